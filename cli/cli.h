@@ -1,0 +1,50 @@
+/* cli/cli.h: the counterpoint command.  main.c dispatches to one function
+ * per subcommand (one file each); the helpers here print errors and load
+ * models the same way everywhere.
+ *
+ * Exit statuses: 0 success (every observation consistent), 1 a result
+ * that is not success (an infeasible observation; for the compiler
+ * commands paths/dot/cone, a model with errors), 2 bad usage or input,
+ * 3 internal error. */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdio.h>
+
+#include "common/cp.h"
+#include "dsl/udd.h"
+
+enum { CLI_OK = 0, CLI_RESULT = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
+
+/* ---- subcommands: argv[0] is the subcommand's name ---- */
+int cli_paths(int argc, char **argv);
+int cli_dot(int argc, char **argv);
+
+/* ---- shared helpers ---- */
+/* "counterpoint CMD: MESSAGE" and "try 'counterpoint CMD --help'" on
+ * stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print err ("counterpoint CMD: file:line:col: message" and its detail) on
+ * stderr; returns the exit status that fits its code. */
+int cli_print_error(const char *cmd, const struct cp_error *err);
+/* Parse and check MODEL, print its diagnostics (errors and warnings) on
+ * stderr, and resolve the --with list (may be NULL).  Returns CLI_OK with
+ * *model and *sel set, or an exit status (model_error_status for errors in
+ * the model, CLI_USAGE for a file that cannot be read). */
+int cli_load_model(const char *cmd, const char *path, const char *with,
+		   int model_error_status, struct udd_model **model,
+		   udd_features *sel);
+/* Parse a non-negative integer option value; CLI_OK or CLI_USAGE (after
+ * printing the error). */
+int cli_parse_size(const char *cmd, const char *opt, const char *text,
+		   size_t *out);
+/* Parse a double in [lo, hi]; CLI_OK or CLI_USAGE. */
+int cli_parse_double(const char *cmd, const char *opt, const char *text,
+		     double lo, double hi, double *out);
+/* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
+int cli_bad_option(const char *cmd, int opt, char **argv);
+/* Write a finished buffer to path atomically ("-" or NULL: stdout). */
+int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
+
+#endif

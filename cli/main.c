@@ -1,0 +1,98 @@
+/* cli/main.c: the counterpoint dispatcher.  Each subcommand lives in its
+ * own file and owns its options and --help text; this file only finds it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	/* one line per subcommand, in the order --help lists them */
+	{ NULL, NULL, NULL }
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"usage: counterpoint [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"Test what you believe about a processor against its hardware event\n"
+		"counters: compile μpath decision diagrams, derive their exact model\n"
+		"cones, and check counter measurements against them.\n"
+		"\n"
+		"commands:\n");
+	for (i = 0; subcommands[i].name; i++)
+		fprintf(out, "  %-15s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(out, "  %-15s %s\n", "help COMMAND", "show a command's options");
+	fprintf(out,
+		"\n"
+		"exit status: 0 success, 1 a negative result (model errors,\n"
+		"infeasible observations), 2 bad usage or input, 3 internal error\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; subcommands[i].name; i++)
+		if (!strcmp(subcommands[i].name, name))
+			return &subcommands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct subcommand *sc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("counterpoint %s\n", cp_version());
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char help[] = "--help";
+		char *args[3];
+
+		if (argc < 3) {
+			usage(stdout);
+			return CLI_OK;
+		}
+		sc = find(argv[2]);
+		if (!sc) {
+			fprintf(stderr, "counterpoint: unknown command '%s'; "
+				"try 'counterpoint --help'\n", argv[2]);
+			return CLI_USAGE;
+		}
+		args[0] = argv[2];
+		args[1] = help;
+		args[2] = NULL;
+		return sc->run(2, args);
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "counterpoint: unknown option '%s'; "
+			"try 'counterpoint --help'\n", argv[1]);
+		return CLI_USAGE;
+	}
+	sc = find(argv[1]);
+	if (!sc) {
+		fprintf(stderr, "counterpoint: unknown command '%s'; "
+			"try 'counterpoint --help'\n", argv[1]);
+		return CLI_USAGE;
+	}
+	return sc->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,99 @@
+/* cli/util.c: what every subcommand shares: error printing with exit
+ * statuses, model loading with diagnostics, option value parsing. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "counterpoint %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; try 'counterpoint %s --help'\n", cmd);
+	return CLI_USAGE;
+}
+
+int cli_print_error(const char *cmd, const struct cp_error *err)
+{
+	char line[CP_ERROR_MAX + 300];
+
+	cp_error_format(err, line, sizeof line);
+	fprintf(stderr, "counterpoint %s: %s\n", cmd, line);
+	if (err->detail[0])
+		fputs(err->detail, stderr);
+	switch (err->code) {
+	case CP_EINTERNAL:
+	case CP_ENOMEM:
+	case CP_ENUMERIC:
+		return CLI_INTERNAL;
+	default:
+		return CLI_USAGE;
+	}
+}
+
+int cli_parse_size(const char *cmd, const char *opt, const char *text,
+		   size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!text[0] || text[0] == '-')
+		return cli_usage_error(cmd, "%s wants a non-negative integer, not '%s'",
+				       opt, text);
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v > SIZE_MAX)
+		return cli_usage_error(cmd, "%s wants a non-negative integer, not '%s'",
+				       opt, text);
+	*out = (size_t)v;
+	return CLI_OK;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *text,
+		     double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
+		return cli_usage_error(cmd, "%s wants a number in [%g, %g], not '%s'",
+				       opt, lo, hi, text);
+	*out = v;
+	return CLI_OK;
+}
+
+int cli_bad_option(const char *cmd, int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_write_output(const char *cmd, const char *path, struct cp_buf *b)
+{
+	struct cp_error err;
+
+	cp_error_clear(&err);
+	if (b->failed) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		return cli_print_error(cmd, &err);
+	}
+	if (cp_write_file_atomic(path ? path : "-", b->data ? b->data : "",
+				 b->len, &err))
+		return cli_print_error(cmd, &err);
+	return CLI_OK;
+}

@@ -1,0 +1,308 @@
+/* common/cp.c: error records, allocation wrappers with failure injection,
+ * text buffers and atomic file writes shared by every module. */
+#include "cp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *cp_version(void)
+{
+	return "0.1.0";
+}
+
+const char *cp_code_str(int code)
+{
+	switch (code) {
+	case CP_OK: return "success";
+	case CP_ENOMEM: return "out of memory";
+	case CP_EIO: return "input/output error";
+	case CP_ESYNTAX: return "syntax error";
+	case CP_ESEMANTIC: return "semantic error";
+	case CP_EINPUT: return "bad input";
+	case CP_ELIMIT: return "limit reached";
+	case CP_ENUMERIC: return "numerical failure";
+	case CP_EINTERNAL: return "internal error";
+	case CP_EUNSUPPORTED: return "not supported on this machine";
+	case CP_EPERM: return "permission denied";
+	}
+	return "unknown error";
+}
+
+void cp_error_clear(struct cp_error *err)
+{
+	if (!err)
+		return;
+	memset(err, 0, sizeof *err);
+}
+
+static void error_vset(struct cp_error *err, int code, const char *file,
+		       unsigned line, unsigned col, const char *fmt, va_list ap)
+{
+	err->code = code;
+	err->file[0] = '\0';
+	if (file)
+		snprintf(err->file, sizeof err->file, "%s", file);
+	err->line = line;
+	err->col = col;
+	err->detail[0] = '\0';
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int cp_error_set(struct cp_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	error_vset(err, code, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int cp_error_at(struct cp_error *err, int code, const char *file,
+		unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	error_vset(err, code, file, line, col, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void cp_error_format(const struct cp_error *err, char *buf, size_t size)
+{
+	if (!err->file[0])
+		snprintf(buf, size, "%s", err->msg);
+	else if (!err->line)
+		snprintf(buf, size, "%s: %s", err->file, err->msg);
+	else if (!err->col)
+		snprintf(buf, size, "%s:%u: %s", err->file, err->line, err->msg);
+	else
+		snprintf(buf, size, "%s:%u:%u: %s", err->file, err->line,
+			 err->col, err->msg);
+}
+
+/* ---- allocation with failure injection ----
+ * fail_at counts down; the call that brings it to zero fails.  Plain
+ * globals: failure injection is a single-threaded test facility. */
+static unsigned long fail_at;
+static unsigned long alloc_count;
+
+static int alloc_should_fail(void)
+{
+	alloc_count++;
+	if (fail_at && --fail_at == 0)
+		return 1;
+	return 0;
+}
+
+void cp_alloc_fail_at(unsigned long n)
+{
+	fail_at = n;
+}
+
+unsigned long cp_alloc_count(void)
+{
+	return alloc_count;
+}
+
+void *cp_malloc(size_t size)
+{
+	if (alloc_should_fail())
+		return NULL;
+	return malloc(size ? size : 1);
+}
+
+void *cp_calloc(size_t n, size_t size)
+{
+	if (alloc_should_fail())
+		return NULL;
+	if (!n || !size)
+		return calloc(1, 1);
+	return calloc(n, size);
+}
+
+void *cp_realloc(void *p, size_t size)
+{
+	if (alloc_should_fail())
+		return NULL;
+	return realloc(p, size ? size : 1);
+}
+
+void *cp_reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return cp_realloc(p, n * size);
+}
+
+char *cp_strndup(const char *s, size_t n)
+{
+	char *d = cp_malloc(n + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *cp_strdup(const char *s)
+{
+	return cp_strndup(s, strlen(s));
+}
+
+void cp_free(void *p)
+{
+	free(p);
+}
+
+/* ---- text buffers ---- */
+void cp_buf_init(struct cp_buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void cp_buf_release(struct cp_buf *b)
+{
+	cp_free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+void cp_buf_append(struct cp_buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *d;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		d = cp_realloc(b->data, cap);
+		if (!d) {
+			b->failed = 1;
+			return;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void cp_buf_puts(struct cp_buf *b, const char *s)
+{
+	cp_buf_append(b, s, strlen(s));
+}
+
+void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		cp_buf_append(b, small, (size_t)n);
+		return;
+	}
+	{
+		char *big = cp_malloc((size_t)n + 1);
+
+		if (!big) {
+			b->failed = 1;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		cp_buf_append(b, big, (size_t)n);
+		cp_free(big);
+	}
+}
+
+/* ---- atomic writes: temp file beside the target, then rename(2), so a
+ * reader never sees half a result ---- */
+int cp_write_file_atomic(const char *path, const char *data, size_t size,
+			 struct cp_error *err)
+{
+	char *tmp = NULL;
+	size_t plen;
+	int fd = -1, rc = CP_OK;
+	size_t off = 0;
+
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, size, stdout) != size || fflush(stdout))
+			return cp_error_set(err, CP_EIO,
+					    "cannot write to standard output: %s",
+					    strerror(errno));
+		return CP_OK;
+	}
+	plen = strlen(path);
+	tmp = cp_malloc(plen + 16);
+	if (!tmp)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = cp_error_set(err, CP_EIO, "cannot create '%s': %s", tmp,
+				  strerror(errno));
+		goto out;
+	}
+	while (off < size) {
+		ssize_t w = write(fd, data + off, size - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s",
+					  tmp, strerror(errno));
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s", tmp,
+				  strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s", tmp,
+				  strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		rc = cp_error_set(err, CP_EIO, "cannot rename '%s' to '%s': %s",
+				  tmp, path, strerror(errno));
+		goto out;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != CP_OK)
+		unlink(tmp);
+	cp_free(tmp);
+	return rc;
+}

@@ -1,0 +1,99 @@
+/* common/cp.h: what every counterpoint module shares: the error record
+ * (struct cp_error), stable error codes and the allocation wrappers.
+ *
+ * Ownership: a struct cp_error lives on the caller's stack; library
+ * functions fill it and never print.  cp_malloc() and friends return NULL
+ * on failure like malloc(), but can be made to fail on purpose (the Nth
+ * call) so tests can walk every allocation failure path. */
+#ifndef CP_H
+#define CP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- error codes: explicit numbers, appended only, never renumbered ---- */
+enum cp_code {
+	CP_OK = 0,
+	CP_ENOMEM = -1,     /* out of memory */
+	CP_EIO = -2,        /* a file could not be read or written */
+	CP_ESYNTAX = -3,    /* a source file does not parse */
+	CP_ESEMANTIC = -4,  /* a model is well-formed but wrong */
+	CP_EINPUT = -5,     /* bad data (dataset row, option value) */
+	CP_ELIMIT = -6,     /* a configured limit was reached */
+	CP_ENUMERIC = -7,   /* a numerical library failed */
+	CP_EINTERNAL = -8,  /* a bug: an invariant did not hold */
+	CP_EUNSUPPORTED = -9, /* the machine cannot do what was asked */
+	CP_EPERM = -10,     /* the system refused permission */
+};
+
+/* One-line description of a code ("out of memory"). */
+const char *cp_code_str(int code);
+
+#define CP_ERROR_MAX 1024
+
+/* What went wrong, and where.  file may be NULL; line/col are 1-based, 0
+ * when unknown.  msg holds no trailing newline.  detail holds optional
+ * extra lines (a source line and its caret) ready to print. */
+struct cp_error {
+	int code;
+	char file[256];
+	unsigned line, col;
+	char msg[CP_ERROR_MAX];
+	char detail[CP_ERROR_MAX];
+};
+
+/* Reset err (NULL is allowed). */
+void cp_error_clear(struct cp_error *err);
+/* Fill err with code and a printf-style message; returns code so that
+ * callers can write `return cp_error_set(err, CP_EINPUT, "...")`.  err may be
+ * NULL.  A second call overwrites the first. */
+int cp_error_set(struct cp_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same with a place: file (may be NULL), line and column. */
+int cp_error_at(struct cp_error *err, int code, const char *file,
+		unsigned line, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Format err as one line: "file:line:col: msg" (parts omitted when
+ * unknown) into buf. */
+void cp_error_format(const struct cp_error *err, char *buf, size_t size);
+
+/* ---- allocation ---- */
+void *cp_malloc(size_t size);
+void *cp_calloc(size_t n, size_t size);
+void *cp_realloc(void *p, size_t size);
+/* realloc for arrays: fails (NULL) on n*size overflow. */
+void *cp_reallocarray(void *p, size_t n, size_t size);
+char *cp_strdup(const char *s);
+char *cp_strndup(const char *s, size_t n);
+void cp_free(void *p);
+/* Make the nth allocation from now fail (1 = the next one); 0 disables.
+ * For tests only; not thread-safe. */
+void cp_alloc_fail_at(unsigned long n);
+/* How many allocations have been made (tests use it to walk N). */
+unsigned long cp_alloc_count(void);
+
+/* Version string of the toolkit ("0.1.0"). */
+const char *cp_version(void);
+
+/* Write `size` bytes to path atomically: a temporary file in the same
+ * directory, fsync, rename.  "-" writes to stdout. */
+int cp_write_file_atomic(const char *path, const char *data, size_t size,
+			 struct cp_error *err);
+
+/* ---- growable text buffer (output is built here, then written once) ----
+ * Lifecycle: cp_buf_init() on a stack struct, cp_buf_release() at the end.
+ * An allocation failure sets `failed` and later appends do nothing, so
+ * callers check once at the end. */
+struct cp_buf {
+	char *data;   /* NUL-terminated when len > 0 */
+	size_t len, cap;
+	int failed;
+};
+void cp_buf_init(struct cp_buf *b);
+void cp_buf_release(struct cp_buf *b);
+void cp_buf_append(struct cp_buf *b, const char *s, size_t n);
+void cp_buf_puts(struct cp_buf *b, const char *s);
+void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,117 @@
+/* dsl/udd.h: the μDD compiler.  Parses a model file (flex + bison), checks
+ * it, resolves features, and enumerates μpaths and their distinct counter
+ * signatures.
+ *
+ * Ownership: udd_model_parse_* returns a model the caller frees with
+ * udd_model_free(); udd_sigset_build returns a signature set the caller
+ * frees with udd_sigset_free().  A sigset keeps a reference-free copy of
+ * everything it reports (names included), so it may outlive its model.
+ * All *_free(NULL) are no-ops.  Strings returned by accessors belong to
+ * the object and live as long as it does. */
+#ifndef UDD_H
+#define UDD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/cp.h"
+
+struct udd_model;
+struct udd_sigset;
+
+/* ---- parsing and checking ---- */
+
+/* Parse and check a model.  On a syntax or semantic error returns
+ * CP_ESYNTAX or CP_ESEMANTIC with the first error in err, and *out is still
+ * set (when memory allowed) so that every diagnostic can be listed; the
+ * caller frees it either way.  Warnings never fail the parse. */
+int udd_model_parse_file(const char *path, struct udd_model **out,
+			 struct cp_error *err);
+int udd_model_parse_string(const char *name, const char *src, size_t len,
+			   struct udd_model **out, struct cp_error *err);
+void udd_model_free(struct udd_model *m);
+
+/* Diagnostics in source order, each fully formatted
+ * ("file:line:col: error: message\n  line | source\n       | ^~~~\n"). */
+size_t udd_model_n_diagnostics(const struct udd_model *m);
+const char *udd_model_diagnostic(const struct udd_model *m, size_t i);
+int udd_model_diagnostic_is_error(const struct udd_model *m, size_t i);
+
+/* ---- declarations ---- */
+const char *udd_model_file(const struct udd_model *m);
+size_t udd_model_n_counters(const struct udd_model *m);
+const char *udd_model_counter_name(const struct udd_model *m, size_t i);
+const char *udd_model_counter_event(const struct udd_model *m, size_t i);
+/* Index of a counter by name or by event name, or -1. */
+long udd_model_counter_find(const struct udd_model *m, const char *name);
+long udd_model_counter_find_event(const struct udd_model *m, const char *event);
+
+size_t udd_model_n_features(const struct udd_model *m);
+const char *udd_model_feature_name(const struct udd_model *m, size_t i);
+/* The feature's doc string ("" when none). */
+const char *udd_model_feature_doc(const struct udd_model *m, size_t i);
+long udd_model_feature_find(const struct udd_model *m, const char *name);
+
+size_t udd_model_n_uops(const struct udd_model *m);
+const char *udd_model_uop_name(const struct udd_model *m, size_t i);
+
+/* Counter groups (`group walk_ref = walk_ref.l1 + ...;`), for printing. */
+size_t udd_model_n_groups(const struct udd_model *m);
+const char *udd_model_group_name(const struct udd_model *m, size_t g);
+size_t udd_model_group_size(const struct udd_model *m, size_t g);
+size_t udd_model_group_member(const struct udd_model *m, size_t g, size_t i);
+
+/* ---- feature selections ----
+ * A selection is a bitset over the model's features (bit i = feature i).
+ * udd_model_select parses a comma-separated list ("a,b"; NULL or "" = none)
+ * and fails with CP_ESEMANTIC naming any feature the model does not declare.
+ * Models have at most 64 features. */
+typedef uint64_t udd_features;
+int udd_model_select(const struct udd_model *m, const char *list,
+		     udd_features *out, struct cp_error *err);
+/* "a,b" for a selection (caller frees with cp_free); "" for none. */
+char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
+
+/* ---- signatures ----
+ * The distinct counter signatures of every μpath of every uop, with how
+ * many μpaths share each.  Enumeration memoises on (node, values of the
+ * decided properties still referenced below it), so it does not visit
+ * every μpath.  Fails with CP_ELIMIT when more than max_signatures
+ * distinct signatures exist (0 = default, 1,000,000). */
+int udd_sigset_build(const struct udd_model *m, udd_features sel,
+		     size_t max_signatures, struct udd_sigset **out,
+		     struct cp_error *err);
+void udd_sigset_free(struct udd_sigset *s);
+
+size_t udd_sigset_n_counters(const struct udd_sigset *s);   /* k */
+size_t udd_sigset_size(const struct udd_sigset *s);         /* m */
+const char *udd_sigset_counter_name(const struct udd_sigset *s, size_t i);
+const char *udd_sigset_counter_event(const struct udd_sigset *s, size_t i);
+/* Signature j: k counts, in counter declaration order.  Signatures are
+ * sorted (uop, then lexicographic), so the order is deterministic. */
+const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);
+/* How many μpaths have signature j (saturates at UINT64_MAX). */
+uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j);
+/* Total μpaths over all signatures (saturating), and per uop. */
+uint64_t udd_sigset_total_paths(const struct udd_sigset *s);
+/* Name of the uop of signature j's example path. */
+const char *udd_sigset_uop(const struct udd_sigset *s, size_t j);
+/* One example μpath with signature j, as text:
+ * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done". */
+const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
+
+/* ---- whole-path listing and drawing ---- */
+/* Call fn once per μpath (uop name, path text, signature); stops early and
+ * returns fn's value when it is non-zero.  Exponential in the worst case:
+ * for --all only. */
+typedef int (*udd_path_fn)(void *ctx, const char *uop, const char *path,
+			   const uint32_t *signature);
+int udd_model_each_path(const struct udd_model *m, udd_features sel,
+			udd_path_fn fn, void *ctx, struct cp_error *err);
+
+/* The μDD for a selection as a Graphviz digraph. */
+int udd_model_dot(const struct udd_model *m, udd_features sel, FILE *out,
+		  struct cp_error *err);
+
+#endif

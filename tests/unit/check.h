@@ -1,0 +1,66 @@
+/* tests/unit/check.h: the unit-test harness.  A test program is a list of
+ * `static void test_NAME(void)` functions run by RUN(); each prints one line
+ * "PASS: prog:NAME" or "FAIL: prog:NAME" (with the failed checks before
+ * it), which tests/run.sh counts.  main() returns check_summary(). */
+#ifndef CHECK_H
+#define CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failed_now;
+static int check_tests_failed;
+static const char *check_prog = "test";
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		printf("  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		check_failed_now = 1; \
+	} \
+} while (0)
+
+#define CHECKF(cond, ...) do { \
+	if (!(cond)) { \
+		printf("  %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		check_failed_now = 1; \
+	} \
+} while (0)
+
+#define CHECK_STR(a, b) do { \
+	const char *check_a_ = (a), *check_b_ = (b); \
+	if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_)) { \
+		printf("  %s:%d: strings differ:\n    got:      %s\n    expected: %s\n", \
+		       __FILE__, __LINE__, check_a_ ? check_a_ : "(null)", \
+		       check_b_ ? check_b_ : "(null)"); \
+		check_failed_now = 1; \
+	} \
+} while (0)
+
+#define CHECK_NEAR(a, b, tol) do { \
+	double check_x_ = (a), check_y_ = (b); \
+	if (!(fabs(check_x_ - check_y_) <= (tol))) { \
+		printf("  %s:%d: %s = %.17g, expected %.17g (tol %g)\n", \
+		       __FILE__, __LINE__, #a, check_x_, check_y_, (double)(tol)); \
+		check_failed_now = 1; \
+	} \
+} while (0)
+
+#define RUN(fn) do { \
+	check_failed_now = 0; \
+	fn(); \
+	printf("%s: %s:%s\n", check_failed_now ? "FAIL" : "PASS", check_prog, #fn); \
+	fflush(stdout); \
+	if (check_failed_now) \
+		check_tests_failed++; \
+} while (0)
+
+static inline int check_summary(void)
+{
+	return check_tests_failed ? 1 : 0;
+}
+
+#endif
