@@ -13,6 +13,9 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
+	{ "record", cli_record, "run a command and record its event counters" },
+	{ "events", cli_events, "list the events this machine can count" },
+	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
 	{ NULL, NULL, NULL }
 };
 
