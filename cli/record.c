@@ -264,7 +264,7 @@ int cli_record(int argc, char **argv)
 	ro.stdout_to_stderr = fd == STDOUT_FILENO;
 	ro.stop = &stop_signal;
 	install_handlers();
-	if (hec_record(list, argv + optind, &ro, &res, &err)) {
+	if (hec_record(list, (const char *const *)(argv + optind), &ro, &res, &err)) {
 		rc = cli_print_error(cmd, &err);
 		if (created && fd != STDOUT_FILENO && !res.intervals)
 			unlink(out_path);
@@ -272,13 +272,14 @@ int cli_record(int argc, char **argv)
 	}
 	if (res.signaled) {
 		fprintf(stderr, "counterpoint record: '%s' was killed by signal %d "
-			"(%s); %zu intervals written\n", argv[optind], res.signal,
-			strsignal(res.signal), res.intervals);
+			"(%s); %zu interval%s written\n", argv[optind], res.signal,
+			strsignal(res.signal), res.intervals,
+			res.intervals == 1 ? "" : "s");
 		rc = CLI_RESULT;
 	} else if (res.exited && res.status != 0) {
 		fprintf(stderr, "counterpoint record: '%s' exited with status %d; "
-			"%zu intervals written\n", argv[optind], res.status,
-			res.intervals);
+			"%zu interval%s written\n", argv[optind], res.status,
+			res.intervals, res.intervals == 1 ? "" : "s");
 		rc = CLI_RESULT;
 	} else if (verbose) {
 		fprintf(stderr, "counterpoint record: %zu intervals of %zu events "

@@ -129,7 +129,7 @@ struct hec_record_result {
  * not written.  Errors: CP_EINPUT when the command cannot be executed,
  * the hec_open_error codes when an event cannot be opened, CP_EIO when
  * the dataset cannot be written. */
-int hec_record(const struct hec_eventlist *l, char *const argv[],
+int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	       const struct hec_record_opts *o, struct hec_record_result *res,
 	       struct cp_error *err);
 

@@ -279,7 +279,7 @@ static int emit_interval(struct recorder *r, struct cp_error *err)
 
 /* ---- the child ---- */
 
-static void run_child(char *const argv[], const struct hec_record_opts *o,
+static void run_child(const char *const argv[], const struct hec_record_opts *o,
 		      int go_fd, int go_write, int err_fd, int err_read)
 {
 	char c;
@@ -293,7 +293,7 @@ static void run_child(char *const argv[], const struct hec_record_opts *o,
 	/* wait until the parent has opened every event (0 bytes: give up) */
 	if (read(go_fd, &c, 1) != 1)
 		_exit(127);
-	execvp(argv[0], argv);
+	execvp(argv[0], (char *const *)argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof e) < 0)
 		_exit(127);
@@ -348,7 +348,7 @@ static void set_result(struct hec_record_result *res, int status)
 	}
 }
 
-int hec_record(const struct hec_eventlist *l, char *const argv[],
+int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	       const struct hec_record_opts *o, struct hec_record_result *res,
 	       struct cp_error *err)
 {
