@@ -542,6 +542,152 @@ size_t hec_event_suggest(const char *name, size_t max, char *buf, size_t size)
 }
 
 /* ================================================================
+ * Listing
+ * ================================================================ */
+
+struct list_ctx {
+	int all, has_pmu;
+	hec_event_fn fn;
+	void *ctx;
+	int pass;           /* 0: the perf PMU's software names; 1: the rest */
+};
+
+/* The perf PMU's table holds canonical PERF_COUNT_* events and their
+ * aliases (PAGE-FAULTS, FAULTS, ...): list the first alias in perf's
+ * lower case with the canonical name and the other aliases. */
+static int list_perf(struct list_ctx *c, const pfm_pmu_info_t *pi, int idx,
+		     const pfm_event_info_t *ei)
+{
+	char name[96], desc[256];
+	int j, n_alias = 0, hw;
+	size_t k;
+
+	(void)idx;
+	if (ei->equiv)
+		return 0;  /* an alias: listed with its canonical event */
+	hw = strncmp(ei->name, "PERF_COUNT_SW_", 14) != 0;
+	if (hw && !c->has_pmu && !c->all)
+		return 0;
+	name[0] = '\0';
+	snprintf(desc, sizeof desc, "%s", ei->name);
+	for (j = pi->first_event; j != -1; j = pfm_get_event_next(j)) {
+		pfm_event_info_t ai;
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_info(j, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
+			break;
+		if (!ai.equiv || strcmp(ai.equiv, ei->name))
+			continue;
+		if (!name[0]) {
+			snprintf(name, sizeof name, "%s", ai.name);
+			for (k = 0; name[k]; k++)
+				name[k] = (char)tolower((unsigned char)name[k]);
+		} else {
+			size_t len = strlen(desc);
+
+			snprintf(desc + len, sizeof desc - len, "%s%s",
+				 n_alias++ ? ", " : " (also: ", ai.name);
+			for (k = len; desc[k]; k++)
+				desc[k] = (char)tolower((unsigned char)desc[k]);
+		}
+	}
+	if (n_alias) {
+		size_t len = strlen(desc);
+
+		snprintf(desc + len, sizeof desc - len, ")");
+	}
+	if (!name[0])
+		snprintf(name, sizeof name, "%s", ei->name);
+	{
+		struct hec_event_desc d = { name, hw, !hw || c->has_pmu,
+					    pi->name, desc };
+
+		return c->fn(c->ctx, &d);
+	}
+}
+
+static int list_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		   const pfm_event_info_t *ei)
+{
+	struct list_ctx *c = vctx;
+	char name[256];
+	int i, r;
+
+	if (!strcmp(pi->name, "perf"))
+		return c->pass == 0 ? list_perf(c, pi, idx, ei) : 0;
+	if (c->pass == 0 || !strcmp(pi->name, "perf_raw"))
+		return 0;
+	if (!pi->is_present && !c->all)
+		return 0;
+	if (pi->is_present)
+		snprintf(name, sizeof name, "%s", ei->name);
+	else
+		snprintf(name, sizeof name, "%s::%s", pi->name, ei->name);
+	{
+		struct hec_event_desc d = { name, 1, pi->is_present, pi->name,
+					    ei->desc ? ei->desc : "" };
+
+		r = c->fn(c->ctx, &d);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < ei->nattrs; i++) {
+		pfm_event_attr_info_t ai;
+		char full[320];
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		    ai.type != PFM_ATTR_UMASK)
+			continue;
+		snprintf(full, sizeof full, "%s.%s", name, ai.name);
+		{
+			struct hec_event_desc d = { full, 1, pi->is_present,
+						    pi->name, ai.desc ? ai.desc : "" };
+
+			r = c->fn(c->ctx, &d);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int hec_events_each(int all, hec_event_fn fn, void *ctx, struct cp_error *err)
+{
+	struct list_ctx c;
+	size_t i;
+	int r;
+
+	if (hec_init(err))
+		return CP_EUNSUPPORTED;
+	memset(&c, 0, sizeof c);
+	c.all = all;
+	c.has_pmu = hec_machine_has_hw_pmu();
+	c.fn = fn;
+	c.ctx = ctx;
+	r = each_event(1, list_fn, &c);
+	for (i = 0; !r && i < sizeof extra_software / sizeof extra_software[0]; i++) {
+		struct hec_event_desc d = { extra_software[i].name, 0, 1, "perf",
+					    "" };
+		char desc[64];
+
+		if (extra_software[i].config == PERF_COUNT_SW_DUMMY)
+			continue;  /* counts nothing */
+		snprintf(desc, sizeof desc, "PERF_COUNT_SW_%s",
+			 extra_software[i].config == PERF_COUNT_SW_ALIGNMENT_FAULTS ?
+			 "ALIGNMENT_FAULTS" : "EMULATION_FAULTS");
+		d.desc = desc;
+		r = fn(ctx, &d);
+	}
+	c.pass = 1;
+	if (!r)
+		r = each_event(!all, list_fn, &c);
+	return r;
+}
+
+/* ================================================================
  * hec_event_encode
  * ================================================================ */
 

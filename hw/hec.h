@@ -65,6 +65,24 @@ int hec_event_encode(const char *name, unsigned flags,
 size_t hec_event_suggest(const char *name, size_t max, char *buf,
 			 size_t size);
 
+/* ---- what a machine can count ---- */
+
+struct hec_event_desc {
+	const char *name;     /* as record accepts it: "page-faults",
+			       * "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK",
+			       * "hsw::..." for a PMU not on this machine */
+	int hardware;         /* needs a hardware PMU */
+	int present;          /* this machine can count it */
+	const char *pmu;      /* libpfm4 PMU name */
+	const char *desc;     /* one line */
+};
+/* Call fn for every software event and every event (and event.umask) of
+ * this machine's PMUs; with all, also for the PMUs libpfm4 knows that are
+ * not on this machine.  Stops when fn returns non-zero and returns that
+ * value. */
+typedef int (*hec_event_fn)(void *ctx, const struct hec_event_desc *d);
+int hec_events_each(int all, hec_event_fn fn, void *ctx, struct cp_error *err);
+
 /* ---- event lists: "a,{b,c},d" (braces make a group) ---- */
 struct hec_eventlist;
 
