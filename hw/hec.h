@@ -151,6 +151,34 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	       const struct hec_record_opts *o, struct hec_record_result *res,
 	       struct cp_error *err);
 
+/* ---- microbenchmarks to record (counterpoint bench-workload) ---- */
+
+enum { HEC_WORKLOAD_LINEAR = 0, HEC_WORKLOAD_RANDOM = 1 };
+
+struct hec_workload {
+	int kind;              /* HEC_WORKLOAD_LINEAR or _RANDOM */
+	size_t footprint;      /* bytes touched */
+	size_t stride;         /* linear: bytes between accesses (multiple of 8) */
+	int descending;        /* linear: walk downwards */
+	double store_ratio;    /* fraction of accesses that are stores, [0, 1] */
+	uint64_t accesses;     /* how many accesses to time */
+	unsigned page_kb;      /* 4, 2048 or 1048576 (hugetlb for the last two) */
+	uint64_t seed;         /* random: the address sequence's seed */
+};
+
+struct hec_workload_result {
+	double seconds;        /* the timed accesses only */
+	uint64_t loads, stores;
+	size_t bytes;          /* mapped (footprint rounded up to pages) */
+	uint64_t checksum;     /* sum of the loaded values (keeps loads alive) */
+};
+
+/* Map the footprint (every page touched before timing), run the accesses,
+ * unmap.  CP_EUNSUPPORTED with the reason and the fix when the asked page
+ * size is not available (no such pages, or none reserved). */
+int hec_workload_run(const struct hec_workload *w,
+		     struct hec_workload_result *res, struct cp_error *err);
+
 /* The dataset header line (with its newline). */
 #define HEC_DATASET_HEADER \
 	"observation,interval,event,value,enabled_ns,running_ns\n"
