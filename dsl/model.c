@@ -292,7 +292,8 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
-	qsort(m->diags.items, m->diags.n, sizeof *m->diags.items, diag_cmp);
+	if (m->diags.n)
+		qsort(m->diags.items, m->diags.n, sizeof *m->diags.items, diag_cmp);
 	if (m->n_errors)
 		return first_error(m, CP_ESEMANTIC, err);
 	return CP_OK;
