@@ -672,6 +672,11 @@ const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j)
 	return s->vec + j * s->k;
 }
 
+const uint32_t *udd_sigset_matrix(const struct udd_sigset *s)
+{
+	return s->vec;
+}
+
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j)
 {
 	return s->mult[j];
