@@ -13,6 +13,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
+	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
+	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
 	{ "record", cli_record, "run a command and record its event counters" },
 	{ "events", cli_events, "list the events this machine can count" },
 	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
