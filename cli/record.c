@@ -18,6 +18,7 @@ static const char record_help[] =
 "usage: counterpoint record -e EVENT[,EVENT...] [-e ...] [-I MS]\n"
 "                           [--observation NAME] [-o data.csv] [--append]\n"
 "                           [--user-only] -- COMMAND [ARGS]\n"
+"       counterpoint record --model MODEL [-e ...] [options] -- COMMAND [ARGS]\n"
 "       counterpoint record --dry-run -e EVENT[,...]\n"
 "\n"
 "Run COMMAND with hardware or software event counters open on it\n"
@@ -32,11 +33,16 @@ static const char record_help[] =
 "                         together.  Names: perf's (page-faults,\n"
 "                         instructions), vendor (DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK),\n"
 "                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108)\n"
+"  -m, --model MODEL      also record every event MODEL's counter lines name\n"
+"                         (one group, counted together, when they fit the PMU)\n"
 "  -I, --interval MS      read the counters every MS milliseconds (default 100)\n"
 "      --observation NAME the dataset's observation (default: COMMAND's name)\n"
 "  -o, --output FILE      the dataset (default '-': stdout, and COMMAND's own\n"
 "                         stdout then goes to stderr)\n"
 "      --append           add rows to an existing dataset instead of replacing it\n"
+"      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
+"                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
+"                         another processor's encodings, e.g. --pmu hsw)\n"
 "  -u, --user-only        count user space only (what perf_event_paranoid=2\n"
 "                         allows unprivileged users)\n"
 "      --dry-run          resolve the events, print their encodings, run nothing\n"
@@ -99,6 +105,89 @@ static int dataset_header_ok(int fd, int *empty)
 	return got == (ssize_t)want && !memcmp(line, HEC_DATASET_HEADER, want);
 }
 
+/* The events a model's `counter` lines name, appended to l: one group
+ * when they are all software events or fit one PMU's counters, so they are
+ * read at the same instant; otherwise one by one (the kernel multiplexes). */
+static int encode_on(const char *pmu, const char *ev, unsigned flags,
+		     struct hec_encoding *e, struct cp_error *err)
+{
+	if (pmu && !strstr(ev, "::")) {
+		char name[512];
+
+		snprintf(name, sizeof name, "%s::%s", pmu, ev);
+		if (hec_event_encode(name, flags, e, NULL) == 0)
+			return 0;
+	}
+	return hec_event_encode(ev, flags, e, err);
+}
+
+static int add_model_events(const char *cmd, const char *path, unsigned flags,
+			    const char *pmu, struct hec_eventlist *l)
+{
+	struct udd_model *model = NULL;
+	udd_features sel;
+	struct cp_error err;
+	struct cp_buf spec;
+	size_t i, n, hw = 0, cap = 0;
+	int rc, together = 1;
+
+	rc = cli_load_model(cmd, path, NULL, CLI_USAGE, &model, &sel);
+	if (rc)
+		return rc;
+	cp_error_clear(&err);
+	cp_buf_init(&spec);
+	n = udd_model_n_counters(model);
+	for (i = 0; i < n; i++) {
+		const char *ev = udd_model_counter_event(model, i);
+		struct hec_encoding e;
+
+		if (strpbrk(ev, ",{}")) {
+			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
+				     "event '%s', which record cannot take apart "
+				     "from its commas or braces", path,
+				     udd_model_counter_name(model, i), ev);
+			goto fail;
+		}
+		if (encode_on(pmu, ev, flags, &e, &err)) {
+			char msg[CP_ERROR_MAX];
+
+			snprintf(msg, sizeof msg, "%s", err.msg);
+			cp_error_set(&err, err.code, "%s: counter '%s': %s", path,
+				     udd_model_counter_name(model, i), msg);
+			goto fail;
+		}
+		if (e.hardware) {
+			hw++;
+			if (!e.pmu_counters)
+				together = 0;
+			else if (!cap || e.pmu_counters < cap)
+				cap = e.pmu_counters;
+		}
+		cp_buf_printf(&spec, "%s%s", i ? "," : "", ev);
+	}
+	if (hw && hw > cap)
+		together = 0;
+	if (n) {
+		struct cp_buf grouped;
+
+		cp_buf_init(&grouped);
+		cp_buf_printf(&grouped, together && n > 1 ? "{%s}" : "%s",
+			      spec.data);
+		rc = grouped.failed ? cp_error_set(&err, CP_ENOMEM, "out of memory")
+				    : hec_eventlist_parse(l, grouped.data, &err);
+		cp_buf_release(&grouped);
+		if (rc)
+			goto fail;
+	}
+	cp_buf_release(&spec);
+	udd_model_free(model);
+	return CLI_OK;
+fail:
+	cp_buf_release(&spec);
+	udd_model_free(model);
+	return cli_print_error(cmd, &err);
+}
+
 static void print_dry_run(const struct hec_eventlist *l)
 {
 	size_t i;
@@ -122,20 +211,23 @@ static void print_dry_run(const struct hec_eventlist *l)
 
 int cli_record(int argc, char **argv)
 {
-	enum { OPT_OBS = 256, OPT_APPEND, OPT_DRY };
+	enum { OPT_OBS = 256, OPT_APPEND, OPT_DRY, OPT_PMU };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "model", required_argument, NULL, 'm' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "observation", required_argument, NULL, OPT_OBS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "append", no_argument, NULL, OPT_APPEND },
 		{ "user-only", no_argument, NULL, 'u' },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "pmu", required_argument, NULL, OPT_PMU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cmd = "record", *out_path = "-", *observation = NULL;
+	const char *model_path = NULL, *pmu = NULL;
 	struct hec_eventlist *list = NULL;
 	struct hec_record_opts ro;
 	struct hec_record_result res;
@@ -155,13 +247,16 @@ int cli_record(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': options end at the command's name */
-	while ((opt = getopt_long(argc, argv, "+:e:I:o:uvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:uvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (hec_eventlist_parse(list, optarg, &err)) {
 				rc = cli_print_error(cmd, &err);
 				goto out;
 			}
+			break;
+		case 'm':
+			model_path = optarg;
 			break;
 		case 'I':
 			if ((rc = cli_parse_size(cmd, "-I", optarg, &interval_ms)))
@@ -187,6 +282,9 @@ int cli_record(int argc, char **argv)
 		case OPT_DRY:
 			dry_run = 1;
 			break;
+		case OPT_PMU:
+			pmu = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -198,8 +296,12 @@ int cli_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after every option, so that --user-only applies to the encoding */
+	if (model_path && (rc = add_model_events(cmd, model_path, flags, pmu, list)))
+		goto out;
 	if (!hec_eventlist_size(list)) {
-		rc = cli_usage_error(cmd, "no events to record (use -e EVENT)");
+		rc = cli_usage_error(cmd, "no events to record (use -e EVENT or "
+				     "--model MODEL)");
 		goto out;
 	}
 	if (!dry_run && optind >= argc) {
@@ -208,6 +310,11 @@ int cli_record(int argc, char **argv)
 	}
 	if (dry_run && optind < argc) {
 		rc = cli_usage_error(cmd, "--dry-run runs no command");
+		goto out;
+	}
+	if (pmu && hec_eventlist_set_pmu(list, pmu)) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		rc = cli_print_error(cmd, &err);
 		goto out;
 	}
 	if (hec_eventlist_encode(list, flags, &err)) {

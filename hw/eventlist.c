@@ -18,6 +18,7 @@ struct hec_eventlist {
 	size_t n, cap;
 	size_t n_groups;
 	int encoded;
+	char *pmu;   /* default PMU for unprefixed names, or NULL */
 };
 
 struct hec_eventlist *hec_eventlist_new(void)
@@ -34,6 +35,7 @@ void hec_eventlist_free(struct hec_eventlist *l)
 	for (i = 0; i < l->n; i++)
 		cp_free(l->ev[i].name);
 	cp_free(l->ev);
+	cp_free(l->pmu);
 	cp_free(l);
 }
 
@@ -142,6 +144,35 @@ int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 	}
 }
 
+int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu)
+{
+	cp_free(l->pmu);
+	l->pmu = NULL;
+	if (pmu && !(l->pmu = cp_strdup(pmu)))
+		return CP_ENOMEM;
+	l->encoded = 0;
+	return 0;
+}
+
+/* With a default PMU, "EVENT" is tried as "pmu::EVENT" first. */
+static int encode_one(const struct hec_eventlist *l, const char *name,
+		      unsigned flags, struct hec_encoding *enc,
+		      struct cp_error *err)
+{
+	if (l->pmu && !strstr(name, "::")) {
+		struct cp_buf b;
+		int rc;
+
+		cp_buf_init(&b);
+		cp_buf_printf(&b, "%s::%s", l->pmu, name);
+		rc = b.failed ? CP_ENOMEM : hec_event_encode(b.data, flags, enc, NULL);
+		cp_buf_release(&b);
+		if (rc == 0)
+			return 0;
+	}
+	return hec_event_encode(name, flags, enc, err);
+}
+
 int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 			 struct cp_error *err)
 {
@@ -149,7 +180,7 @@ int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 	int rc;
 
 	for (i = 0; i < l->n; i++) {
-		rc = hec_event_encode(l->ev[i].name, flags, &l->ev[i].enc, err);
+		rc = encode_one(l, l->ev[i].name, flags, &l->ev[i].enc, err);
 		if (rc)
 			return rc;
 	}

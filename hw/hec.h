@@ -93,6 +93,10 @@ void hec_eventlist_free(struct hec_eventlist *l);
  * an event named twice. */
 int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			struct cp_error *err);
+/* Resolve names without a "pmu::" prefix on this PMU first (e.g. "hsw",
+ * with LIBPFM_ENCODE_INACTIVE=1 to encode for a processor this machine is
+ * not); names that PMU does not know resolve as usual.  NULL: no default. */
+int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu);
 /* Encode every event (flags as for hec_event_encode) and check that no
  * group holds more hardware events than its PMU has counters. */
 int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
