@@ -346,7 +346,7 @@ int cli_record(int argc, char **argv)
 		struct stat st;
 
 		created = stat(out_path, &st) != 0;
-		fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC |
+		fd = open(out_path, (append ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC |
 			  (append ? O_APPEND : O_TRUNC), 0644);
 		if (fd < 0) {
 			cp_error_set(&err, CP_EIO, "cannot open '%s' for writing: %s",
