@@ -266,6 +266,41 @@ static void test_csv_field(void)
 	cp_buf_release(&b);
 }
 
+/* Every allocation of parsing and encoding an event list fails in turn:
+ * each failure is reported as CP_ENOMEM and nothing leaks (ASan build). */
+static void test_allocation_failures(void)
+{
+	unsigned long n;
+	int ok_seen = 0;
+
+	for (n = 1; n < 200 && !ok_seen; n++) {
+		struct hec_eventlist *l;
+		struct cp_error err;
+		int rc;
+
+		cp_error_clear(&err);
+		cp_alloc_fail_at(n);
+		l = hec_eventlist_new();
+		if (!l) {
+			cp_alloc_fail_at(0);
+			continue;
+		}
+		rc = hec_eventlist_parse(l, "a,{b,c},d,e,f,g,h,i,j", &err);
+		if (!rc)
+			rc = hec_eventlist_set_pmu(l, "hsw");
+		if (!rc)
+			rc = hec_eventlist_parse(l, "{page-faults,minor-faults}", &err);
+		cp_alloc_fail_at(0);
+		CHECKF(rc == 0 || rc == CP_ENOMEM, "n=%lu rc=%d %s", n, rc, err.msg);
+		if (rc == 0) {
+			CHECK(hec_eventlist_size(l) == 12);
+			ok_seen = 1;
+		}
+		hec_eventlist_free(l);
+	}
+	CHECK(ok_seen);
+}
+
 int main(void)
 {
 	check_prog = "test_hec_encode";
@@ -281,5 +316,6 @@ int main(void)
 	RUN(test_too_many_in_group);
 	RUN(test_open_errors);
 	RUN(test_csv_field);
+	RUN(test_allocation_failures);
 	return check_summary();
 }

@@ -55,14 +55,17 @@ static void record(struct recording *out, const char *events, const char **argv,
 	hec_eventlist_free(l);
 }
 
-/* Sum of column `value` over the rows of event `name`; counts the rows. */
-static unsigned long long total(const char *text, const char *name, size_t *rows)
+/* Sum of column `value` over the rows of event `name`; counts the rows.
+ * *enabled_sum gets the sum of their enabled_ns. */
+static unsigned long long total_en(const char *text, const char *name,
+				   size_t *rows, unsigned long long *enabled_sum)
 {
 	unsigned long long sum = 0;
 	const char *p = strchr(text, '\n');
 	char ev[64];
 
 	*rows = 0;
+	*enabled_sum = 0;
 	while (p && p[1]) {
 		unsigned long long v, en, run;
 		size_t interval;
@@ -77,11 +80,19 @@ static unsigned long long total(const char *text, const char *name, size_t *rows
 		CHECK(run <= en);
 		if (!strcmp(ev, name)) {
 			sum += v;
+			*enabled_sum += en;
 			(*rows)++;
 		}
 		p = strchr(p, '\n');
 	}
 	return sum;
+}
+
+static unsigned long long total(const char *text, const char *name, size_t *rows)
+{
+	unsigned long long en;
+
+	return total_en(text, name, rows, &en);
 }
 
 static void test_exit_status_and_rows(void)
@@ -110,6 +121,17 @@ static void test_exit_status_and_rows(void)
 	/* every counted fault that completes is minor or major */
 	CHECKF(pf >= min + maj, "page-faults %llu < minor %llu + major %llu",
 	       pf, min, maj);
+	{
+		/* task-clock counts the nanoseconds the task ran, which is
+		 * also its enabled time: the deltas must agree */
+		unsigned long long tc, en;
+		size_t n_tc;
+
+		tc = total_en(r.text, "task-clock", &n_tc, &en);
+		CHECK(n_tc == r.res.intervals && tc > 0);
+		CHECKF(tc <= en + en / 100 + 100000 && en <= tc + tc / 100 + 100000,
+		       "task-clock %llu ns, enabled %llu ns", tc, en);
+	}
 	free(r.text);
 }
 
