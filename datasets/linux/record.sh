@@ -14,8 +14,8 @@ rec() {  # $1 = observation, rest = command
 		--append -o "$OUT" -- "$@" >/dev/null
 }
 rm -f "$OUT"
-rec ls-usr-include        ls -R /usr/include
-rec sort-2M-numbers       sh -c 'seq 1 2000000 | sort -rn'
+rec cc-O2-event.c          cc -O2 -I. -c hw/event.c -o /dev/null
+rec sort-4M-numbers       sh -c 'seq 1 4000000 | sort -rn'
 rec xz-4MB                sh -c 'cat /usr/bin/* 2>/dev/null | head -c 4000000 | xz -6 -T1'
 rec linear-256M           "$CP" bench-workload linear --footprint 256M
 rec random-64M-stores     "$CP" bench-workload random --footprint 64M --store-ratio 0.5
