@@ -415,7 +415,8 @@ static int index_samples(struct stats_dataset *d, struct loader *l)
 {
 	size_t i, o;
 
-	qsort(d->s, d->n_s, sizeof *d->s, sample_cmp);
+	if (d->n_s)
+		qsort(d->s, d->n_s, sizeof *d->s, sample_cmp);
 	for (i = 1; i < d->n_s; i++) {
 		const struct sample *a = &d->s[i - 1], *b = &d->s[i];
 

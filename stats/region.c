@@ -197,6 +197,54 @@ static const char *counter_name(const struct region_options *opt, size_t j,
 	return buf;
 }
 
+/* Largest |lag-1 autocorrelation| over the k columns (NAN if none). */
+static double max_lag1(const double *x, size_t n, size_t k)
+{
+	double worst = NAN;
+	size_t j;
+
+	for (j = 0; j < k; j++) {
+		double a = fabs(stats_lag1_autocorrelation(x, n, k, j));
+
+		if (!isnan(a) && !(a <= worst))
+			worst = a;
+	}
+	return worst;
+}
+
+/* Automatic batch count.  r = the largest lag-1 autocorrelation over
+ * the counters.  If r is within three standard errors of zero (3/sqrt(n);
+ * three, not two, because k counters are tested) every interval is a
+ * sample.  Otherwise the intervals are treated as AR(1): the integrated
+ * autocorrelation time is tau = (1 + r)/(1 - r) intervals, and batches of
+ * m = 8 tau intervals have means whose own lag-1 correlation is about
+ * tau/(2m) = 0.06 (5 tau, 0.1, measurably under-covered).  At least AUTO_MIN_BATCHES batches are kept (fewer
+ * would make the quantile explode), so a short, strongly correlated run
+ * gets a region that is still too small: the report says so (lag1). */
+#define AUTO_MIN_BATCHES 8
+static size_t auto_batches(const double *rates, size_t n, size_t k)
+{
+	double r = NAN, tau;
+	size_t j, m, b;
+
+	for (j = 0; j < k; j++) {
+		double a = stats_lag1_autocorrelation(rates, n, k, j);
+
+		if (!isnan(a) && !(a <= r))
+			r = a;
+	}
+	if (!(r > 3 / sqrt((double)n)))
+		return n;
+	if (r > 0.95)
+		r = 0.95;
+	tau = (1 + r) / (1 - r);
+	m = (size_t)ceil(8 * tau);
+	b = n / m;
+	if (b < AUTO_MIN_BATCHES)
+		b = AUTO_MIN_BATCHES < n ? AUTO_MIN_BATCHES : n;
+	return b;
+}
+
 int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
@@ -224,11 +272,12 @@ int region_build(const double *rates, size_t n, size_t k,
 					    "rate of '%s' in interval %zu is "
 					    "infinite", counter_name(opt, i % k, cname),
 					    i / k);
-	if (batches >= 2) {
-		if (batches > n)
-			return cp_error_set(err, CP_EINPUT,
-					    "%zu batches need at least as many "
-					    "intervals, not %zu", batches, n);
+	if (batches > n)
+		return cp_error_set(err, CP_EINPUT, "%zu batches need at least "
+				    "as many intervals, not %zu", batches, n);
+	if (batches == REGION_BATCHES_AUTO)
+		batches = auto_batches(rates, n, k);
+	if (batches >= 2 && batches < n) {
 		if (!(xb = batch_means(rates, n, k, batches)))
 			goto nomem;
 		x = xb;
@@ -269,6 +318,8 @@ int region_build(const double *rates, size_t n, size_t k,
 			nmin = r->n_counted[j];
 	}
 	r->n = nmin;
+	r->batch_size = m ? n / m : 1;
+	r->lag1 = max_lag1(x, m, k);
 
 	/* Sample covariance, pairwise over the samples where both counters
 	 * were counted:  S_jl = sum (x_ij - mu_j)(x_il - mu_l) / (n_jl - 1).

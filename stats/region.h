@@ -80,11 +80,15 @@ enum region_rule {
 				    * (Sidak), ellipsoid circumscribing them */
 };
 
+#define REGION_BATCHES_AUTO 0
+
 struct region_options {
 	double confidence;         /* 0 => 0.99 */
-	/* Batch means: 0 or 1 = every interval is a sample; b >= 2 = split
-	 * the intervals into b consecutive batches of (nearly) equal size and
-	 * use the batch means as samples (for correlated intervals). */
+	/* Batch means (intervals of one run are correlated): b >= 2 = split
+	 * the n intervals into b consecutive batches of (nearly) equal size
+	 * and use the batch means as samples; 1 = every interval is a sample;
+	 * REGION_BATCHES_AUTO (0, the default) = double the batch size while
+	 * the batch means' lag-1 autocorrelation is significant (docs). */
 	size_t batches;
 	/* Per-interval (prediction) region for one new interval instead of
 	 * the region for the mean: covariance Sigma*(1 + 1/n). */
@@ -115,6 +119,9 @@ struct region {           /* public, read by the solver */
 	double *sigma;        /* k*k: sample covariance of the samples (no floor,
 			       * pairwise over counted intervals), for reports */
 	size_t *n_counted;    /* k: samples in which counter j was counted */
+	size_t batch_size;    /* intervals per sample (1 = no batching) */
+	double lag1;          /* largest |lag-1 autocorrelation| over the
+			       * counters of the samples used (NAN if unknown) */
 };
 
 /* rates: n x k row-major, NAN = not counted.  opt may be NULL. */

@@ -251,6 +251,7 @@ static void test_build_errors(void)
 	struct region_options o = { .names = names };
 	struct region_options bad_conf = { .confidence = 1.5 };
 	struct region_options batches = { .batches = 5 };
+	(void)0;
 	double zero = 0;
 	struct region_options bad_res = { .resolution = &zero };
 

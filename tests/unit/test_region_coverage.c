@@ -175,7 +175,7 @@ static void test_coverage_dim20(void)
 
 	check_coverage(t);
 	CHECKF(t.ell <= 998, "ellipsoid %d", t.ell);
-	CHECK(t.pca_smaller == TRIALS);
+	CHECKF(t.pca_smaller >= 990, "PCA box smaller in %d", t.pca_smaller);
 }
 
 /* Weak correlation: the PCA box holds no advantage, coverage still holds. */
@@ -201,11 +201,14 @@ static void test_coverage_missing(void)
  * independent is dishonest; 10 batch means restore the coverage. */
 static void test_coverage_batch_means(void)
 {
-	struct tally naive = run(707, 2, 400, 0.9, 0, 0.8, 0, 0);
+	struct tally naive = run(707, 2, 400, 0.9, 0, 0.8, 1, 0);
 	struct tally batched = run(707, 2, 400, 0.9, 0, 0.8, 10, 0);
 
 	CHECKF(naive.ell < 900, "naive ellipsoid %d", naive.ell);
 	check_coverage(batched);
+	/* the automatic rule finds the correlation itself */
+	check_coverage(run(707, 2, 400, 0.9, 0, 0.8, REGION_BATCHES_AUTO, 0));
+	check_coverage(run(708, 5, 400, 0.9, 0, 0.5, REGION_BATCHES_AUTO, 0));
 }
 
 /* The per-interval (prediction) region holds a new interval. */
