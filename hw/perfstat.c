@@ -86,6 +86,19 @@ static int is_value(const char *s)
 	       !strcmp(s, "<not supported>");
 }
 
+/* An aggregation id: CPU3 (-A), comm-tid (--per-thread), S0, S0-D0,
+ * S0-D0-C1 (--per-socket/die/core), N0 (--per-node). */
+static int is_agg(const char *s)
+{
+	const char *dash = strrchr(s, '-');
+
+	if (!strncmp(s, "CPU", 3) && is_uint(s + 3))
+		return 1;
+	if ((s[0] == 'S' || s[0] == 'N') && s[1] >= '0' && s[1] <= '9')
+		return 1;
+	return dash && dash > s && is_uint(dash + 1);
+}
+
 /* Socket/die/core/node aggregation ids (S0, S0-D0, S0-D0-C1, N0) are
  * followed by a column with the number of CPUs aggregated. */
 static int agg_has_count(const char *s)
@@ -210,6 +223,10 @@ static void csv_line(struct importer *im, unsigned line, char *text)
 	}
 	idx = 1;
 	if (nf > 1 && !is_value(f[1])) {
+		if (!is_agg(f[1])) {
+			bad(im, line, "count '%s' is not a number", f[1]);
+			return;
+		}
 		agg = f[1];
 		idx = 2;
 		if (agg_has_count(agg) && nf > 3 && is_uint(f[2]) &&
@@ -567,14 +584,16 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 	if (!im.nomem && !im.nbad && im.n == 0)
 		bad(&im, line ? line : 1, "no counts found (is this `perf stat "
 		    "-I MS -x ,` or `-j` output?)");
-	if (!im.nomem && !im.nbad) {
+	if (!im.nomem && im.n) {
 		size_t mark = out->len;
 
 		if (header)
 			cp_buf_puts(out, "observation,interval,event,value,"
 				    "enabled_ns,running_ns\n");
+		/* rows are written even after bad lines, so that duplicates
+		 * are reported too; the output is then dropped */
 		rc = write_rows(&im, observation, out, summary);
-		if (im.nbad && out->data) {       /* drop the partial output */
+		if (im.nbad && out->data) {
 			out->len = mark;
 			out->data[mark] = '\0';
 		}

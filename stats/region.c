@@ -34,7 +34,7 @@ static int conf_ok(double c)
  * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
 double region_quantile1(double confidence, size_t k, size_t n)
 {
-	double gamma;
+	double gamma, t;
 
 	if (!conf_ok(confidence) || k == 0 || n == 1)
 		return NAN;
@@ -42,15 +42,43 @@ double region_quantile1(double confidence, size_t k, size_t n)
 	gamma = pow(confidence, 1.0 / (double)k);
 	if (n == 0)
 		return gsl_cdf_chisq_Pinv(gamma, 1);
-	return gsl_cdf_fdist_Pinv(gamma, 1, (double)(n - 1));
+	/* F(1, n-1) = t(n-1)^2; GSL's t inverse stays accurate for large n
+	 * where its F inverse does not */
+	t = gsl_cdf_tdist_Pinv((1 + gamma) / 2, (double)(n - 1));
+	return t * t;
 }
 
-/* Ellipsoid quantile.  n > k: Hotelling's T^2 = n (xbar-mu)^T S^-1 (xbar-mu)
+/* Which rule a region of k counters from n samples uses.  Hotelling's
+ * quantile explodes as n approaches k (k = 6, n = 8: q = 2086 against
+ * k q1 = 150 for the diagonal rule), so the full covariance is used only
+ * when its quantile is no larger than the diagonal rule's, judged at the
+ * reference level 0.99.  The choice depends on k and n alone, never on
+ * the data, so either way the stated confidence holds.  The crossover is
+ * near n = 1.3 k + 3 (k = 5: n >= 11; k = 20: n >= 29). */
+enum region_rule region_rule_for(size_t k, size_t n)
+{
+	double qh, qd;
+
+	if (n == 0)
+		return REGION_RULE_HOTELLING;   /* known covariance: chi^2 */
+	if (n <= k || k == 0)
+		return REGION_RULE_DIAGONAL;
+	if (n >= 2 * k + 10)
+		return REGION_RULE_HOTELLING;   /* well past the crossover */
+	gsl_quiet();
+	qh = (double)k * (double)(n - 1) / (double)(n - k) *
+	     gsl_cdf_fdist_Pinv(0.99, (double)k, (double)(n - k));
+	qd = (double)k * region_quantile1(0.99, k, n);
+	/* k = 1: the two are the same t interval; rounding decides nothing */
+	return qh <= qd * (1 + 1e-9) ? REGION_RULE_HOTELLING : REGION_RULE_DIAGONAL;
+}
+
+/* Ellipsoid quantile.  Hotelling rule: T^2 = n (xbar-mu)^T S^-1 (xbar-mu)
  * is distributed as k(n-1)/(n-k) F(k, n-k), so with cov = S/n the region
  * (x-mu)^T cov^-1 (x-mu) <= q has exact level c for Gaussian samples.
- * 2 <= n <= k (S singular): the diagonal rule, q = k q1, the ellipsoid
- * through the corners of the Sidak box, which it contains.  n = 0 means a
- * known covariance: chi^2_k. */
+ * Diagonal rule: q = k q1, the ellipsoid through the corners of the Sidak
+ * box, which it therefore contains.  n = 0 means a known covariance:
+ * chi^2_k. */
 double region_quantile(double confidence, size_t k, size_t n)
 {
 	double f;
@@ -60,7 +88,7 @@ double region_quantile(double confidence, size_t k, size_t n)
 	gsl_quiet();
 	if (n == 0)
 		return gsl_cdf_chisq_Pinv(confidence, (double)k);
-	if (n > k) {
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING) {
 		f = gsl_cdf_fdist_Pinv(confidence, (double)k, (double)(n - k));
 		return (double)k * (double)(n - 1) / (double)(n - k) * f;
 	}
@@ -79,11 +107,12 @@ double region_confidence_of(double d2, size_t k, size_t n)
 	gsl_quiet();
 	if (n == 0)
 		return gsl_cdf_chisq_P(d2, (double)k);
-	if (n > k)
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING)
 		return gsl_cdf_fdist_P(d2 * (double)(n - k) /
 				       ((double)k * (double)(n - 1)),
 				       (double)k, (double)(n - k));
-	p = gsl_cdf_fdist_P(d2 / (double)k, 1, (double)(n - 1));
+	/* P(F(1, n-1) <= x) = 2 T_{n-1}(sqrt x) - 1 */
+	p = 2 * gsl_cdf_tdist_P(sqrt(d2 / (double)k), (double)(n - 1)) - 1;
 	return pow(p, (double)k);
 }
 
@@ -307,10 +336,11 @@ int region_build(const double *rates, size_t n, size_t k,
 			}
 		if (r->n_counted[j] < 2) {
 			rc = cp_error_set(err, CP_EINPUT,
-					  "'%s' was counted in %zu %s; a region "
+					  "'%s' was counted in %zu %s%s; a region "
 					  "needs at least 2", counter_name(opt, j, cname),
 					  r->n_counted[j],
-					  xb ? "batches" : "intervals");
+					  xb ? "batch" : "interval",
+					  r->n_counted[j] == 1 ? "" : "s");
 			goto out;
 		}
 		r->mu[j] = s / (double)r->n_counted[j];
@@ -370,7 +400,7 @@ int region_build(const double *rates, size_t n, size_t k,
 	}
 
 	r->q1 = region_quantile1(conf, k, nmin);
-	if (nmin > k) {
+	if (region_rule_for(k, nmin) == REGION_RULE_HOTELLING) {
 		/* Hotelling rule: full covariance.  Pairwise deletion can
 		 * leave C indefinite, so eigenvalues below the smallest floor
 		 * are raised to it and C rebuilt as V diag(lambda) V^T. */
@@ -430,9 +460,14 @@ int region_build(const double *rates, size_t n, size_t k,
 				  "confidence %g, k = %zu, n = %zu", conf, k, nmin);
 		goto out;
 	}
+	/* Under the diagonal rule the PCA axes are the counters and the PCA
+	 * box is the Sidak box itself: it holds the mean with probability
+	 * >= c on its own, and the circumscribing ellipsoid's bounding box
+	 * would be sqrt(k) times wider for nothing. */
 	for (i = 0; i < k; i++) {
-		r->half_pca[i] = sqrt(r->q * r->lambda[i]);
 		r->half_ind[i] = sqrt(r->q1 * r->cov[i * k + i]);
+		r->half_pca[i] = sqrt((r->rule == REGION_RULE_HOTELLING ?
+				       r->q : r->q1) * r->lambda[i]);
 	}
 	*out = r;
 	r = NULL;

@@ -75,10 +75,16 @@ enum region_kind { REGION_PCA, REGION_INDEPENDENT, REGION_ELLIPSOID };
 
 /* How the region was built (docs/statistics.md, "degenerate cases"). */
 enum region_rule {
-	REGION_RULE_HOTELLING = 0, /* n > k: full covariance, Hotelling T^2 */
-	REGION_RULE_DIAGONAL = 1,  /* 2 <= n <= k: per-counter t intervals
-				    * (Sidak), ellipsoid circumscribing them */
+	REGION_RULE_HOTELLING = 0, /* full covariance, Hotelling T^2 */
+	REGION_RULE_DIAGONAL = 1,  /* too few samples (n <= k, or Hotelling's
+				    * quantile larger than this rule's):
+				    * per-counter t intervals (Sidak), the
+				    * ellipsoid circumscribing them */
 };
+/* The rule for k counters and n samples: Hotelling iff n > k and its
+ * quantile at 0.99 is no larger than the diagonal rule's (depends on k and
+ * n only, never on the data). */
+enum region_rule region_rule_for(size_t k, size_t n);
 
 #define REGION_BATCHES_AUTO 0
 
@@ -112,7 +118,10 @@ struct region {           /* public, read by the solver */
 			       * definite (diagonal under REGION_RULE_DIAGONAL) */
 	double *axes;         /* k*k row-major: row i is unit eigenvector v_i of cov */
 	double *lambda;       /* k: eigenvalues of cov, ascending */
-	double *half_pca;     /* k: |v_i.(x-mu)| <= half_pca[i] = sqrt(q*lambda[i]) */
+	double *half_pca;     /* k: |v_i.(x-mu)| <= half_pca[i] = sqrt(q*lambda[i])
+			       * (Hotelling rule: the ellipsoid's bounding box;
+			       * diagonal rule: sqrt(q1*lambda[i]), the
+			       * independent box in variance order) */
 	double *half_ind;     /* k: |x_j - mu_j| <= half_ind[j] */
 	double q;             /* ellipsoid: (x-mu)^T cov^{-1} (x-mu) <= q */
 	double q1;            /* per-counter quantile: half_ind[j]^2 = q1*cov[jj] */
@@ -136,9 +145,9 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 			     struct region **out, struct cp_error *err);
 
 /* The ellipsoid quantile q for a confidence level, k counters and n
- * samples: Hotelling k(n-1)/(n-k) F_{k,n-k}(c) when n > k, the diagonal
- * rule k * F_{1,n-1}(c^{1/k}) when 2 <= n <= k, chi^2_k(c) when n == 0
- * (known covariance).  NAN for n == 1 or c outside (0, 1). */
+ * samples: Hotelling k(n-1)/(n-k) F_{k,n-k}(c) or the diagonal rule
+ * k * F_{1,n-1}(c^{1/k}) as region_rule_for(k, n) says, chi^2_k(c) when
+ * n == 0 (known covariance).  NAN for n == 1 or c outside (0, 1). */
 double region_quantile(double confidence, size_t k, size_t n);
 /* Its inverse: the confidence level at which a squared Mahalanobis
  * distance d2 lies on the boundary (0 for d2 <= 0). */

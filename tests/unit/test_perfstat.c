@@ -244,9 +244,11 @@ static void test_bad_inputs(void)
 	expect_error("2740,,page-faults,103981968,100.00,26.293,K/sec\n",
 		     "stat.csv:1: expected an interval time stamp (perf stat -I), found '2740'");
 	expect_error("0.1,abc,,page-faults,1000,100.00,,\n0.1,CPU0,12x,,e,1,100.00,,\n",
-		     "stat.csv:1: no run time and percentage after event '1000'");
-	expect_error("0.1,12x,,e,1,100.00,,\n",
-		     "stat.csv:1: no run time and percentage after event '1'");
+		     "stat.csv:1: count 'abc' is not a number");
+	expect_error("0.1,CPU0,12x,,e,1,100.00,,\n",
+		     "stat.csv:1: count '12x' of 'e' is not a number");
+	expect_error("0.1,5,,e,1000,100.00,,\n0.1,x,,e,1000,100.00,,\n0.1,5,,e,1000,100.00,,\n",
+		     "stat.csv:2: count 'x' is not a number");
 	expect_error("0.1,-5,,e,1000,100.00,,\n", "stat.csv:1: negative count (-5) of 'e'");
 	expect_error("0.1,5,,e,1000,0.00,,\n",
 		     "stat.csv:1: running percentage '0.00' of 'e' is not in (0, 100]");

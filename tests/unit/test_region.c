@@ -41,8 +41,19 @@ static void test_hotelling_and_t(void)
 	CHECK_NEAR(region_quantile(0.99, 5, 25), 6.0 * 4.1027, 2e-3);
 	/* Hotelling tends to chi^2 as n grows */
 	CHECK_NEAR(region_quantile(0.99, 5, 1000000), 15.086272, 1e-3);
+	/* the rule depends on k and n only: Hotelling from n = 11 for k = 5,
+	 * n = 29 for k = 20 */
+	CHECK(region_rule_for(5, 10) == REGION_RULE_DIAGONAL);
+	CHECK(region_rule_for(5, 11) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(20, 28) == REGION_RULE_DIAGONAL);
+	CHECK(region_rule_for(20, 29) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(1, 2) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(3, 3) == REGION_RULE_DIAGONAL);
 	/* the diagonal rule: k * F_{1,n-1}(c^(1/k)) */
 	CHECK_NEAR(region_quantile(0.99, 5, 4), 5 * region_quantile1(0.99, 5, 4), 1e-9);
+	CHECK_NEAR(region_quantile(0.99, 5, 8), 5 * region_quantile1(0.99, 5, 8), 1e-9);
+	/* F_{1,n} for huge n is chi^2_1 */
+	CHECK_NEAR(region_quantile1(0.99, 1, 10000000), 6.634897, 1e-4);
 	CHECK(isnan(region_quantile(0.99, 3, 1)));
 	CHECK(isnan(region_quantile(1.0, 3, 10)));
 	CHECK(isnan(region_quantile(0.0, 3, 10)));
@@ -228,6 +239,10 @@ static void test_too_few_intervals(void)
 			corner[j] = r->mu[j] + 0.999999 * r->half_ind[j];
 		CHECK(region_contains(r, REGION_ELLIPSOID, corner));
 		CHECK(region_contains(r, REGION_PCA, corner));
+		/* the PCA box is the independent box */
+		corner[1] = r->mu[1] + 1.000001 * r->half_ind[1];
+		CHECK(!region_contains(r, REGION_PCA, corner));
+		CHECK_NEAR(r->half_pca[4], r->half_ind[1], 1e-9 * r->half_ind[1]);
 	}
 	region_free(r);
 }
@@ -255,8 +270,8 @@ static void test_build_errors(void)
 	double zero = 0;
 	struct region_options bad_res = { .resolution = &zero };
 
-	expect_build_error(x, 3, 2, &o, "'b' was counted in 1 intervals; a region needs at least 2");
-	expect_build_error(y, 1, 2, NULL, "'counter 0' was counted in 1 intervals; a region needs at least 2");
+	expect_build_error(x, 3, 2, &o, "'b' was counted in 1 interval; a region needs at least 2");
+	expect_build_error(y, 1, 2, NULL, "'counter 0' was counted in 1 interval; a region needs at least 2");
 	expect_build_error(y, 0, 1, NULL, "'counter 0' was counted in 0 intervals; a region needs at least 2");
 	expect_build_error(inf, 2, 1, NULL, "rate of 'counter 0' in interval 1 is infinite");
 	expect_build_error(y, 2, 1, &bad_conf, "confidence 1.5 is not in (0, 1)");
