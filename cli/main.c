@@ -13,6 +13,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
+	{ "import", cli_import, "convert perf stat output into a dataset" },
+	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ NULL, NULL, NULL }
 };
 
