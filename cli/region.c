@@ -17,8 +17,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: counterpoint region DATA [--observation NAME] [--confidence C]\n"
-		"                          [--events E1,E2,...] [--batches B|auto|none]\n"
-		"                          [--per-interval]\n"
+		"                          [--events E1,E2,... | --model MODEL [--with F,...]]\n"
+		"                          [--batches B|auto|none] [--per-interval]\n"
 		"\n"
 		"Print the confidence regions of a dataset's observations (the long CSV\n"
 		"observation,interval,event,value,enabled_ns,running_ns): per observation\n"
@@ -32,6 +32,9 @@ static void usage(FILE *out)
 		"  --confidence C      confidence level in (0, 1) (default 0.99)\n"
 		"  --events LIST       these events, comma-separated (default: every\n"
 		"                      event counted in the observation)\n"
+		"  --model MODEL       the events MODEL's counters read, in counter order\n"
+		"                      (a missing one is an error naming the counter)\n"
+		"  --with F,...        features enabled in MODEL\n"
 		"  --batches B         batch means: B batches, 'none', or 'auto' (the\n"
 		"                      default: batch when intervals are autocorrelated)\n"
 		"  --per-interval      region for one new interval, not for the mean\n"
@@ -172,9 +175,11 @@ static void print_axes(struct cp_buf *b, const struct region *r,
 
 /* One observation's report.  Returns 0, or an error already in err. */
 static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
-		  char **events, size_t nev, const struct region_options *opt,
+		  const char *const *events, size_t nev,
+		  const char *const *labels, const struct region_options *opt,
 		  struct cp_error *err)
 {
+	struct region_options o = *opt;
 	const char **ev = NULL;
 	struct region *r = NULL;
 	size_t k = 0, e, j, ntot = stats_dataset_n_events(d);
@@ -204,8 +209,13 @@ static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
 		if (!first_nc)
 			cp_buf_puts(b, "\n");
 	}
-	if ((rc = stats_observation_region(d, obs, ev, k, opt, &r, err)))
+	if (labels)
+		o.names = labels;
+	if ((rc = stats_observation_region(d, obs, ev, k, &o, &r, err)))
 		goto out;
+	if (labels)          /* print the model's counter names */
+		for (j = 0; j < k; j++)
+			ev[j] = labels[j];
 	cp_buf_printf(b, "  %zu intervals, %zu counter%s, confidence %g, rule: %s\n",
 		      stats_dataset_n_intervals(d, obs), k, k == 1 ? "" : "s",
 		      r->confidence, rule_name(r->rule));
@@ -221,7 +231,8 @@ static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
 	for (j = 0; j < k; j++) {
 		size_t id;
 
-		for (id = 0; id < ntot && strcmp(stats_dataset_event(d, id), ev[j]); id++)
+		for (id = 0; id < ntot && strcmp(stats_dataset_event(d, id),
+						     events ? events[j] : ev[j]); id++)
 			;
 		cp_buf_printf(b, "  %-28s %-14.6g %-14.5g %zu\n", ev[j], r->mu[j],
 			      r->half_ind[j], stats_dataset_n_counted(d, obs, id));
@@ -246,6 +257,8 @@ int cli_region(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "per-interval", no_argument, NULL, 'p' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "with", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -253,7 +266,11 @@ int cli_region(int argc, char **argv)
 	struct stats_dataset *d = NULL;
 	struct cp_error err;
 	struct cp_buf out, diag;
-	const char *observation = NULL;
+	const char *observation = NULL, *model_path = NULL, *with = NULL;
+	const char **mevents = NULL, **mlabels = NULL;
+	struct udd_model *model = NULL;
+	struct udd_sigset *sigset = NULL;
+	udd_features sel = 0;
 	char *evlist = NULL, **events = NULL;
 	size_t nev = 0, o, nobs;
 	int c, status = CLI_OK;
@@ -296,6 +313,12 @@ int cli_region(int argc, char **argv)
 		case 'p':
 			opt.per_interval = 1;
 			break;
+		case 'm':
+			model_path = optarg;
+			break;
+		case 'w':
+			with = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -306,9 +329,36 @@ int cli_region(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error(cmd, optind >= argc ? "no dataset given" :
 				       "one dataset only");
+	if (model_path && evlist)
+		return cli_usage_error(cmd, "--model and --events exclude each other");
+	if (with && !model_path)
+		return cli_usage_error(cmd, "--with needs --model");
 	cp_error_clear(&err);
 	cp_buf_init(&out);
 	cp_buf_init(&diag);
+	if (model_path) {
+		size_t j, k;
+
+		if ((status = cli_load_model(cmd, model_path, with, CLI_USAGE,
+					     &model, &sel)))
+			goto out;
+		if (udd_sigset_build(model, sel, 0, &sigset, &err)) {
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+		k = udd_sigset_n_counters(sigset);
+		mevents = cp_calloc(k + 1, sizeof *mevents);
+		mlabels = cp_calloc(k + 1, sizeof *mlabels);
+		if (!mevents || !mlabels) {
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+		for (j = 0; j < k; j++) {
+			mevents[j] = udd_sigset_counter_event(sigset, j);
+			mlabels[j] = udd_sigset_counter_name(sigset, j);
+		}
+	}
 	if (stats_dataset_load_diag(argv[optind], &d, &diag, &err)) {
 		if (diag.len && !diag.failed) {
 			char *p = diag.data, *nl;
@@ -350,7 +400,20 @@ int cli_region(int argc, char **argv)
 	for (; o < nobs; o++) {
 		if (o && !observation)
 			cp_buf_puts(&out, "\n");
-		if (report(&out, d, o, events, nev, &opt, &err)) {
+		int rc;
+
+		if (sigset) {
+			/* names the model counter whose event is missing */
+			rc = stats_sigset_events(d, o, sigset, mevents, &err);
+			if (!rc)
+				rc = report(&out, d, o, mevents,
+					    udd_sigset_n_counters(sigset),
+					    mlabels, &opt, &err);
+		} else {
+			rc = report(&out, d, o, (const char *const *)events,
+				    nev, NULL, &opt, &err);
+		}
+		if (rc) {
 			/* print what was built so far, then the error */
 			status = cli_write_output(cmd, NULL, &out);
 			cp_buf_release(&out);
@@ -371,5 +434,9 @@ out:
 	cp_buf_release(&out);
 	cp_buf_release(&diag);
 	stats_dataset_free(d);
+	cp_free(mevents);
+	cp_free(mlabels);
+	udd_sigset_free(sigset);
+	udd_model_free(model);
 	return status;
 }

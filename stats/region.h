@@ -70,6 +70,16 @@ int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 				 const char *const *events, size_t k,
 				 double *res, struct cp_error *err);
 
+/* ---- models: the μDD's counters read the events they declare ---- */
+struct udd_sigset;
+/* The event names of the k = udd_sigset_n_counters(s) model counters, in
+ * counter order, into events (k pointers owned by s).  Error naming the
+ * counter and its event when the dataset lacks the event or observation
+ * obs never counted it. */
+int stats_sigset_events(const struct stats_dataset *d, size_t obs,
+			const struct udd_sigset *s, const char **events,
+			struct cp_error *err);
+
 /* ---- regions ---- */
 enum region_kind { REGION_PCA, REGION_INDEPENDENT, REGION_ELLIPSOID };
 
@@ -143,6 +153,13 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 			     const char *const *events, size_t k,
 			     const struct region_options *opt,
 			     struct region **out, struct cp_error *err);
+
+/* The region of observation obs over the model's counters (events as
+ * stats_sigset_events; counter names in messages). */
+int stats_sigset_region(const struct stats_dataset *d, size_t obs,
+			const struct udd_sigset *s,
+			const struct region_options *opt, struct region **out,
+			struct cp_error *err);
 
 /* The ellipsoid quantile q for a confidence level, k counters and n
  * samples: Hotelling k(n-1)/(n-k) F_{k,n-k}(c) or the diagonal rule

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/cp.h"
+#include "dsl/udd.h"
 #include "stats/region.h"
 #include "check.h"
 
@@ -203,6 +204,53 @@ static void test_load_files(void)
 	stats_dataset_free(d);
 }
 
+/* A model's counters read the events they declare, in counter order. */
+static void test_model_events(void)
+{
+	static const char src[] =
+		"counter walk \"EV_WALK\";\n"
+		"counter hit \"EV_HIT\";\n"
+		"property t { h, m };\n"
+		"uop load { switch (t) { case h: incr hit; case m: incr walk; } done; }\n";
+	struct udd_model *m = NULL;
+	struct udd_sigset *s = NULL;
+	struct stats_dataset *d = NULL;
+	struct region *r = NULL;
+	struct cp_error err;
+	const char *ev[2] = { NULL, NULL };
+
+	cp_error_clear(&err);
+	CHECK(udd_model_parse_string("m.udd", src, sizeof src - 1, &m, &err) == 0);
+	CHECK(m && udd_sigset_build(m, 0, 0, &s, &err) == 0);
+	if (!s) {
+		printf("  %s\n", err.msg);
+		udd_model_free(m);
+		return;
+	}
+	CHECK(parse(HEADER "o,0,EV_HIT,5,10,10\no,0,EV_WALK,1,10,10\n"
+		    "o,1,EV_HIT,6,10,10\no,1,EV_WALK,2,10,10\n"
+		    "o,2,EV_HIT,4,10,10\no,2,EV_WALK,1,10,10\n"
+		    "p,0,EV_HIT,4,10,10\np,0,EV_WALK,0,10,0\n", &d, NULL, &err) == 0);
+	CHECK(stats_sigset_events(d, 0, s, ev, &err) == 0);
+	CHECK_STR(ev[0], "EV_WALK");
+	CHECK_STR(ev[1], "EV_HIT");
+	CHECK(stats_sigset_region(d, 0, s, NULL, &r, &err) == 0);
+	CHECK(r && r->k == 2);
+	if (r)
+		CHECK_NEAR(r->mu[1], 5e8, 1e-3);
+	region_free(r);
+	CHECK(stats_sigset_events(d, 1, s, ev, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "event 'EV_WALK' (model counter 'walk') was never "
+		  "counted in observation 'p'");
+	stats_dataset_free(d);
+	CHECK(parse(HEADER "o,0,EV_HIT,5,10,10\n", &d, NULL, &err) == 0);
+	CHECK(stats_sigset_region(d, 0, s, NULL, &r, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "the dataset has no event 'EV_WALK' (model counter 'walk')");
+	stats_dataset_free(d);
+	udd_sigset_free(s);
+	udd_model_free(m);
+}
+
 static void test_allocation_failures(void)
 {
 	unsigned long nth;
@@ -240,6 +288,7 @@ int main(void)
 	RUN(test_nul_byte);
 	RUN(test_every_bad_row_reported);
 	RUN(test_load_files);
+	RUN(test_model_events);
 	RUN(test_allocation_failures);
 	return check_summary();
 }
