@@ -286,6 +286,7 @@ int region_build(const double *rates, size_t n, size_t k,
 	size_t batches = opt ? opt->batches : 0;
 	int per_interval = opt && opt->per_interval, rc = CP_OK;
 	char cname[32];
+	double zero_count;
 
 	*out = NULL;
 	if (k == 0)
@@ -379,12 +380,21 @@ int region_build(const double *rates, size_t n, size_t k,
 			r->cov[j * k + l] = r->cov[l * k + j] = c;
 		}
 
-	/* The floor: counting resolution res_j (one count, as a rate) gives a
-	 * per-interval variance of at least res_j^2/12 (rounding to whole
-	 * counts); for the mean of N_j counted intervals res_j^2/(12 N_j).
-	 * It is added to the diagonal, so the region only grows. */
+	/* The floor, from the counting resolution res_j (one count as a
+	 * rate).  (a) Rounding to whole counts: per-interval variance
+	 * res_j^2/12, for the mean of N_j counted intervals res_j^2/(12 N_j).
+	 * (b) Zero counts: a counter that saw nothing in N_j intervals still
+	 * has a rate up to L res_j / N_j, L = ln(1/(1-gamma)), at the
+	 * per-counter level gamma = c^(1/k) (the exact Poisson bound for no
+	 * event in running time N_j/res_j); the variance floor
+	 * (L res_j/N_j)^2 / q1 makes every half-width at least that.  (b) is
+	 * negligible once the counter's total count exceeds ~L^2 (about 20
+	 * at 0.99).  Both are added to the diagonal, so regions only grow. */
+	r->q1 = region_quantile1(conf, k, nmin);
+	zero_count = -log1p(-pow(conf, 1.0 / (double)k));
 	for (j = 0; j < k; j++) {
 		double res = opt && opt->resolution ? opt->resolution[j] : 1.0;
+		double z;
 
 		if (!(res > 0) || !isfinite(res)) {
 			rc = cp_error_set(err, CP_EINPUT,
@@ -393,13 +403,13 @@ int region_build(const double *rates, size_t n, size_t k,
 					  res);
 			goto out;
 		}
-		floor_[j] = res * res / 12.0 / (double)nint[j];
+		z = zero_count * res / (double)nint[j];
+		floor_[j] = res * res / 12.0 / (double)nint[j] + z * z / r->q1;
 		if (per_interval)
 			floor_[j] += res * res / 12.0;
 		r->cov[j * k + j] += floor_[j];
 	}
 
-	r->q1 = region_quantile1(conf, k, nmin);
 	if (region_rule_for(k, nmin) == REGION_RULE_HOTELLING) {
 		/* Hotelling rule: full covariance.  Pairwise deletion can
 		 * leave C indefinite, so eigenvalues below the smallest floor

@@ -158,7 +158,9 @@ static void test_region_by_hand(void)
 }
 
 /* Default floor: resolution 1 per counter gives variance 1/12 per
- * interval, 1/(12 n) for the mean. */
+ * interval, 1/(12 n) for the mean, plus the zero-count term
+ * (L/n)^2/q1, L = -ln(1 - 0.99^(1/k)); a constant counter's half-width
+ * is then at least L/n, the Poisson bound for no event. */
 static void test_default_floor(void)
 {
 	double x[8] = { 5, 1, 5, 2, 5, 3, 5, 4 };   /* counter 0 constant */
@@ -169,8 +171,12 @@ static void test_default_floor(void)
 	if (!r)
 		return;
 	CHECK(r->confidence == 0.99);
-	CHECK_NEAR(r->cov[0], 1.0 / 48, 1e-12);
-	CHECK(r->half_ind[0] > 0 && r->lambda[0] > 0);
+	{
+		double L = -log(1 - sqrt(0.99));
+
+		CHECK_NEAR(r->cov[0], 1.0 / 48 + L * L / 16 / r->q1, 1e-12);
+		CHECK(r->half_ind[0] >= L / 4 && r->lambda[0] > 0);
+	}
 	region_free(r);
 }
 

@@ -220,6 +220,42 @@ static void test_coverage_per_interval(void)
 	check_coverage(run(808, 5, 40, 0.95, 0, 0, 0, 1));
 }
 
+/* Rare events: Poisson counts in 0.1 s intervals (resolution 10/s), so
+ * most intervals of the slow rates count nothing and the sample variance
+ * is often zero: the counting-resolution floor must keep the independent
+ * box honest.  1000 trials per rate, n = 20. */
+static void test_coverage_rare_counts(void)
+{
+	static const double rate[] = { 0.1, 1, 2, 5, 20, 200 };
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[20], res = 10;
+	struct region_options o = { .confidence = 0.99, .resolution = &res,
+				    .batches = 1 };
+	size_t a, i;
+	int trial;
+
+	gsl_rng_set(g, 909);
+	for (a = 0; a < sizeof rate / sizeof *rate; a++) {
+		int hits = 0;
+
+		for (trial = 0; trial < TRIALS; trial++) {
+			struct region *r = NULL;
+			struct cp_error err;
+
+			for (i = 0; i < 20; i++)
+				x[i] = 10.0 * gsl_ran_poisson(g, rate[a] * 0.1);
+			if (region_build(x, 20, 1, &o, &r, &err))
+				break;
+			hits += region_contains(r, REGION_INDEPENDENT, &rate[a]);
+			region_free(r);
+		}
+		printf("  Poisson rate %g/s, n=20: independent box %d of %d\n",
+		       rate[a], hits, TRIALS);
+		CHECKF(hits >= MIN_HITS, "rate %g: %d", rate[a], hits);
+	}
+	gsl_rng_free(g);
+}
+
 int main(void)
 {
 	check_prog = "test_region_coverage";
@@ -231,5 +267,6 @@ int main(void)
 	RUN(test_coverage_missing);
 	RUN(test_coverage_batch_means);
 	RUN(test_coverage_per_interval);
+	RUN(test_coverage_rare_counts);
 	return check_summary();
 }
