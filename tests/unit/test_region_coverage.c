@@ -220,6 +220,52 @@ static void test_coverage_per_interval(void)
 	check_coverage(run(808, 5, 40, 0.95, 0, 0, 0, 1));
 }
 
+/* Multiplexing with short intervals: 6 counters in 3 groups of 2, one
+ * group counted per interval in rotation, so counters of different groups
+ * are never counted together (n_jl = 0: no covariance estimate, and none
+ * needed, since their means come from disjoint intervals). */
+static void test_coverage_rotating_groups(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[60 * 6], mu[6], res[6];
+	struct region_options o = { .confidence = 0.99, .resolution = res,
+				    .batches = 1 };
+	struct tally t = { 0, 0, 0, 0 };
+	size_t i, j;
+	int trial;
+
+	gsl_rng_set(g, 1010);
+	for (j = 0; j < 6; j++) {
+		mu[j] = 100.0 * (double)(j + 1);
+		res[j] = 1e-9;
+	}
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+
+		for (i = 0; i < 60; i++) {
+			double f = gsl_ran_gaussian(g, 1.0);
+
+			for (j = 0; j < 6; j++)
+				x[i * 6 + j] = j / 2 == i % 3 ?
+					mu[j] + (double)(j + 1) *
+					(0.95 * f + 0.31 * gsl_ran_gaussian(g, 1.0)) : NAN;
+		}
+		if (region_build(x, 60, 6, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		t.ell += region_contains(r, REGION_ELLIPSOID, mu);
+		t.pca += region_contains(r, REGION_PCA, mu);
+		t.ind += region_contains(r, REGION_INDEPENDENT, mu);
+		region_free(r);
+	}
+	printf("  k=6 n=60 rotating groups of 2: ellipsoid %d, PCA box %d, "
+	       "independent box %d of %d\n", t.ell, t.pca, t.ind, TRIALS);
+	check_coverage(t);
+	gsl_rng_free(g);
+}
+
 /* Rare events: Poisson counts in 0.1 s intervals (resolution 10/s), so
  * most intervals of the slow rates count nothing and the sample variance
  * is often zero: the counting-resolution floor must keep the independent
@@ -267,6 +313,7 @@ int main(void)
 	RUN(test_coverage_missing);
 	RUN(test_coverage_batch_means);
 	RUN(test_coverage_per_interval);
+	RUN(test_coverage_rotating_groups);
 	RUN(test_coverage_rare_counts);
 	return check_summary();
 }
