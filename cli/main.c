@@ -15,6 +15,8 @@ static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
+	{ "import", cli_import, "convert perf stat output into a dataset" },
+	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ "record", cli_record, "run a command and record its event counters" },
 	{ "events", cli_events, "list the events this machine can count" },
 	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
