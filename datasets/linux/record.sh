@@ -1,6 +1,6 @@
 #!/bin/sh
 # datasets/linux/record.sh: the exact commands that recorded
-# datasets/linux/faults.csv: six real programs, each one observation,
+# datasets/linux/faults.csv: seven real programs, each one observation,
 # under `counterpoint record` with the events models/linux/faults.udd
 # declares (page-faults, minor-faults, major-faults, read as one group)
 # every 10 ms.  Run from the repository root after `make`; as root or with
@@ -20,3 +20,4 @@ rec xz-4MB                sh -c 'cat /usr/bin/* 2>/dev/null | head -c 4000000 | 
 rec linear-256M           "$CP" bench-workload linear --footprint 256M
 rec random-64M-stores     "$CP" bench-workload random --footprint 64M --store-ratio 0.5
 rec coldmap-16M           python3 datasets/linux/coldmap.py 16 2
+rec python-bytes-512M     python3 -c "b = b'x' * (1 << 29)"
