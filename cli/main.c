@@ -13,6 +13,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
+	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
 	{ NULL, NULL, NULL }
 };
 
