@@ -21,11 +21,13 @@
 #define A_ACCESSED 2u
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
- * tag holds key + 1 (0 = empty); stamp is the last use, so the victim is
- * the smallest stamp of the set. */
+ * Each set keeps its ways in recency order, most recent first, so a hit
+ * moves its tag to the front and a miss shifts the set and drops the
+ * last (least recently used) way.  tag holds key + 1 (0 = empty).  One
+ * flat array, no stamps: a set is ways consecutive words. */
 struct sa {
-	uint64_t *tag, *stamp;
-	uint64_t mask, clock;
+	uint64_t *tag;
+	uint64_t mask;
 	unsigned ways;
 };
 
@@ -33,64 +35,66 @@ static int sa_init(struct sa *s, unsigned entries, unsigned ways)
 {
 	s->ways = ways;
 	s->mask = entries / ways - 1;
-	s->clock = 0;
 	s->tag = cp_calloc(entries, sizeof *s->tag);
-	s->stamp = cp_calloc(entries, sizeof *s->stamp);
-	return s->tag && s->stamp ? CP_OK : CP_ENOMEM;
+	return s->tag ? CP_OK : CP_ENOMEM;
 }
 
 static void sa_release(struct sa *s)
 {
 	cp_free(s->tag);
-	cp_free(s->stamp);
 }
 
-/* Hit: refresh LRU and return 1.  Miss: return 0 (nothing changes). */
+static inline uint64_t *sa_set(const struct sa *s, uint64_t key)
+{
+	return s->tag + (size_t)(key & s->mask) * s->ways;
+}
+
+/* Way of key in set t, or ways if absent. */
+static inline unsigned sa_find(const uint64_t *t, unsigned ways, uint64_t key)
+{
+	unsigned w;
+
+	for (w = 0; w < ways; w++)
+		if (t[w] == key + 1)
+			break;
+	return w;
+}
+
+/* Hit: make it most recent and return 1.  Miss: return 0, no change. */
 static inline int sa_lookup(struct sa *s, uint64_t key)
 {
-	size_t base = (size_t)(key & s->mask) * s->ways;
-	uint64_t *t = s->tag + base;
-	unsigned w;
+	uint64_t *t = sa_set(s, key);
+	unsigned w = sa_find(t, s->ways, key);
 
-	for (w = 0; w < s->ways; w++)
-		if (t[w] == key + 1) {
-			s->stamp[base + w] = ++s->clock;
-			return 1;
-		}
-	return 0;
+	if (w == s->ways)
+		return 0;
+	if (w) {
+		memmove(t + 1, t, w * sizeof *t);
+		t[0] = key + 1;
+	}
+	return 1;
 }
 
-/* Presence without touching LRU (the prefetcher's probe). */
+/* Presence without touching recency (the prefetcher's probe). */
 static inline int sa_probe(const struct sa *s, uint64_t key)
 {
-	size_t base = (size_t)(key & s->mask) * s->ways;
-	unsigned w;
-
-	for (w = 0; w < s->ways; w++)
-		if (s->tag[base + w] == key + 1)
-			return 1;
-	return 0;
+	return sa_find(sa_set(s, key), s->ways, key) != s->ways;
 }
 
-/* Look up key; on a miss, replace the set's LRU way with it.  Returns
- * whether it hit. */
+/* Look up key; on a miss, insert it as most recent, evicting the least
+ * recent way.  Returns whether it hit. */
 static inline int sa_access(struct sa *s, uint64_t key)
 {
-	size_t base = (size_t)(key & s->mask) * s->ways;
-	uint64_t *t = s->tag + base, *st = s->stamp + base;
-	unsigned w, victim = 0;
+	uint64_t *t = sa_set(s, key);
+	unsigned w = sa_find(t, s->ways, key);
+	int hit = w < s->ways;
 
-	for (w = 0; w < s->ways; w++) {
-		if (t[w] == key + 1) {
-			st[w] = ++s->clock;
-			return 1;
-		}
-		if (st[w] < st[victim])
-			victim = w;
-	}
-	t[victim] = key + 1;
-	st[victim] = ++s->clock;
-	return 0;
+	if (!hit)
+		w = s->ways - 1;
+	if (w)
+		memmove(t + 1, t, w * sizeof *t);
+	t[0] = key + 1;
+	return hit;
 }
 
 static inline void sa_fill(struct sa *s, uint64_t key)
