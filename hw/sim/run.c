@@ -149,6 +149,18 @@ static void mux_advance(struct mux *x, const uint64_t *count, uint64_t t)
 	}
 }
 
+/* The first cycle whose ns (cycles / ghz, truncated) reaches ns. */
+static uint64_t edge_cycles(const struct mmu_config *cfg, uint64_t ns)
+{
+	uint64_t c = (uint64_t)((double)ns * cfg->ghz);
+
+	while (c && (uint64_t)((double)(c - 1) / cfg->ghz) >= ns)
+		c--;
+	while ((uint64_t)((double)c / cfg->ghz) < ns)
+		c++;
+	return c;
+}
+
 int mmu_run(const struct mmu_config *cfg, unsigned features,
 	    enum mmu_page page, const char *workload,
 	    const struct mmu_run_opts *o, const char *obs,
@@ -160,7 +172,7 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	uint64_t truth0[MMU_N_CLASSES * MMU_N_PATHS];
 	const uint64_t *count;
 	size_t i, j, k;
-	uint64_t t0, t;
+	uint64_t t0, t, edge;
 	int rc = CP_OK;
 	uint32_t events = o->events ? o->events : (1u << MMU_N_EVENTS) - 1;
 
@@ -200,6 +212,7 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	memcpy(x.snap, count, sizeof x.snap);
 	x.slice_start = t;
 	x.next_slice = t + x.mux_ns;
+	edge = edge_cycles(cfg, x.next_slice);
 	memcpy(truth0, mmu_truth(m), sizeof truth0);
 	for (i = 0; i < o->intervals; i++) {
 		t0 = x.slice_start;
@@ -207,10 +220,13 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		memset(x.running, 0, sizeof x.running);
 		for (k = 0; k < o->interval_uops; k++) {
 			stream_step(&s, m);
-			t = mmu_ns(m);
-			if (t >= x.next_slice)
-				mux_advance(&x, count, t);
+			/* Compare cycles, not ns: no division per μop. */
+			if (mmu_cycles(m) >= edge) {
+				mux_advance(&x, count, mmu_ns(m));
+				edge = edge_cycles(cfg, x.next_slice);
+			}
 		}
+		t = mmu_ns(m);
 		mux_credit(&x, count, t);
 		for (j = 0; j < x.n; j++)
 			cp_buf_printf(dataset, "%s,%zu,%s,%llu,%llu,%llu\n", obs, i,
