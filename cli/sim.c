@@ -30,7 +30,8 @@ static void help(void)
 "  --features LIST    comma list of prefetch, merge, pde_early, pml4_cache,\n"
 "                     abort, replay (or all, none); default none (the\n"
 "                     conventional model m0)\n"
-"  --sweep            run the default workloads x {4k,2m,1g} into one dataset\n"
+"  --sweep            run the default workloads and every --workload (may be\n"
+"                     repeated) x {4k,2m,1g} pages into one dataset\n"
 "  --intervals N      intervals (samples) per observation; default 50\n"
 "  --interval-uops N  correct-path memory μops per interval; default 100000\n"
 "  --warmup N         μops simulated before counting; default 100000\n"
@@ -94,6 +95,33 @@ static const struct option options[] = {
 };
 
 #define MAX_SETS 64
+#define MAX_WORKLOADS 16
+
+/* One observation per page size (sweep) or one (single run). */
+static int run_one(const struct mmu_config *cfg, unsigned features,
+		   enum mmu_page page, const char *workload,
+		   const struct mmu_run_opts *ro, const char *name,
+		   struct cp_buf *data, struct cp_buf *truth)
+{
+	struct cp_error err;
+	struct mmu_workload *wl;
+	char obs[160];
+
+	cp_error_clear(&err);
+	wl = mmu_workload_new(workload, 0, &err);
+	if (!wl)
+		return cli_print_error(cmd, &err);
+	snprintf(obs, sizeof obs, "%s-%s", mmu_workload_label(wl),
+		 mmu_page_name(page));
+	mmu_workload_free(wl);
+	if (name)
+		snprintf(obs, sizeof obs, "%s", name);
+	if (strchr(obs, ',') || strchr(obs, '\n'))
+		return cli_usage_error(cmd, "observation name '%s' has a comma", obs);
+	if (mmu_run(cfg, features, page, workload, ro, obs, data, truth, &err))
+		return cli_print_error(cmd, &err);
+	return CLI_OK;
+}
 
 int cli_sim(int argc, char **argv)
 {
@@ -101,7 +129,8 @@ int cli_sim(int argc, char **argv)
 	struct mmu_run_opts ro;
 	struct cp_error err;
 	struct cp_buf data, truth;
-	const char *workload = "linear", *out = NULL, *truth_path = NULL;
+	const char *workloads[MAX_WORKLOADS], *out = NULL, *truth_path = NULL;
+	size_t n_workloads = 0;
 	const char *name = NULL, *config = NULL, *sets[MAX_SETS];
 	enum mmu_page page = MMU_PAGE_4K;
 	unsigned features = 0;
@@ -119,7 +148,11 @@ int cli_sim(int argc, char **argv)
 			help();
 			return CLI_OK;
 		case 'o': out = optarg; break;
-		case O_WORKLOAD: workload = optarg; break;
+		case O_WORKLOAD:
+			if (n_workloads == MAX_WORKLOADS)
+				return cli_usage_error(cmd, "too many --workload options");
+			workloads[n_workloads++] = optarg;
+			break;
 		case O_PAGES:
 			if (mmu_page_parse(optarg, &page))
 				return cli_usage_error(cmd, "--pages wants 4k, 2m or 1g, not '%s'",
@@ -188,6 +221,8 @@ int cli_sim(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!sweep && n_workloads > 1)
+		return cli_usage_error(cmd, "several --workload options need --sweep");
 	if (sweep && name)
 		return cli_usage_error(cmd, "--name names one observation; not with --sweep");
 	if (config && mmu_config_load(&cfg, config, &err))
@@ -224,41 +259,18 @@ int cli_sim(int argc, char **argv)
 		size_t k;
 		int p;
 
+		/* the defaults, then the --workload ones */
 		for (k = 0; w[k] && !rc; k++)
-			for (p = 0; p < MMU_N_PAGES && !rc; p++) {
-				struct mmu_workload *wl = mmu_workload_new(w[k], 0, &err);
-				char obs[160];
-
-				if (!wl) {
-					rc = cli_print_error(cmd, &err);
-					break;
-				}
-				snprintf(obs, sizeof obs, "%s-%s", mmu_workload_label(wl),
-					 mmu_page_name((enum mmu_page)p));
-				mmu_workload_free(wl);
-				if (mmu_run(&cfg, features, (enum mmu_page)p, w[k], &ro, obs,
-					    &data, truth_path ? &truth : NULL, &err))
-					rc = cli_print_error(cmd, &err);
-			}
+			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+				rc = run_one(&cfg, features, (enum mmu_page)p, w[k], &ro,
+					     NULL, &data, truth_path ? &truth : NULL);
+		for (k = 0; k < n_workloads && !rc; k++)
+			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+				rc = run_one(&cfg, features, (enum mmu_page)p, workloads[k],
+					     &ro, NULL, &data, truth_path ? &truth : NULL);
 	} else {
-		char obs[160];
-		struct mmu_workload *wl = mmu_workload_new(workload, 0, &err);
-
-		if (!wl) {
-			rc = cli_print_error(cmd, &err);
-		} else {
-			snprintf(obs, sizeof obs, "%s-%s", mmu_workload_label(wl),
-				 mmu_page_name(page));
-			mmu_workload_free(wl);
-			if (name)
-				snprintf(obs, sizeof obs, "%s", name);
-			if (strchr(obs, ',') || strchr(obs, '\n'))
-				rc = cli_usage_error(cmd, "observation name '%s' has a comma",
-						     obs);
-			else if (mmu_run(&cfg, features, page, workload, &ro, obs, &data,
-					 truth_path ? &truth : NULL, &err))
-				rc = cli_print_error(cmd, &err);
-		}
+		rc = run_one(&cfg, features, page, n_workloads ? workloads[0] : "linear",
+			     &ro, name, &data, truth_path ? &truth : NULL);
 	}
 	if (!rc && truth_path)
 		rc = cli_write_output(cmd, truth_path, &truth);
