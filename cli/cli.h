@@ -19,6 +19,8 @@ enum { CLI_OK = 0, CLI_RESULT = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
 /* ---- subcommands: argv[0] is the subcommand's name ---- */
 int cli_paths(int argc, char **argv);
 int cli_dot(int argc, char **argv);
+int cli_region(int argc, char **argv);
+int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
 
 /* ---- shared helpers ---- */
@@ -45,6 +47,8 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text,
 		     double lo, double hi, double *out);
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
 int cli_bad_option(const char *cmd, int opt, char **argv);
+/* Append s as a JSON string literal (quoted, escaped). */
+void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */
 int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
 
