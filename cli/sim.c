@@ -28,7 +28,7 @@ static void help(void)
 "                     lackey text, .xz allowed); default linear\n"
 "  --pages SIZE       4k, 2m or 1g (every page of the run); default 4k\n"
 "  --features LIST    comma list of prefetch, merge, pde_early, pml4_cache,\n"
-"                     abort, replay (or all, none); default none (the\n"
+"                     abort, replay, bypass (or all, none); default none (the\n"
 "                     conventional model m0)\n"
 "  --sweep            run the default workloads and every --workload (may be\n"
 "                     repeated) x {4k,2m,1g} pages into one dataset\n"

@@ -55,6 +55,7 @@ static const struct param params[] = {
 	U(squash_cycles, "mean cycles from a wrong-path μop's issue to its squash"),
 	{ "abort_after_refs", offsetof(struct mmu_config, abort_after_refs), T_INT,
 	  "-1: an aborted walk stops at the squash time; n >= 0: after n references" },
+	U(bypass_cycles, "bypass: cycles a fetched paging-structure line stays in the walker's fill buffer"),
 	U(pf_up_from, "prefetch trigger, ascending: line (of 64 in a 4K page) ..."),
 	U(pf_up_to, "... followed by this line; prefetches the next 4K page"),
 	U(pf_down_from, "prefetch trigger, descending: line ..."),
@@ -85,6 +86,7 @@ void mmu_config_default(struct mmu_config *c)
 	c->spec_share = 0.05;
 	c->squash_cycles = 30;
 	c->abort_after_refs = -1;
+	c->bypass_cycles = 100;
 	c->pf_up_from = 51; c->pf_up_to = 52;
 	c->pf_down_from = 8; c->pf_down_to = 7;
 }

@@ -85,7 +85,7 @@ int mmu_event_find(const char *name)
 static const char *const path_names[MMU_N_PATHS] = {
 	"dtlb_hit", "stlb_hit", "walk_1ref", "walk_2ref", "walk_3ref",
 	"walk_4ref", "merged", "waited", "squashed", "walk_aborted",
-	"replayed", "pf_walk", "pf_aborted", "pf_dropped",
+	"replayed", "pf_walk", "pf_aborted", "pf_dropped", "walk_bypassed",
 };
 
 const char *mmu_path_name(enum mmu_path p)
@@ -95,6 +95,7 @@ const char *mmu_path_name(enum mmu_path p)
 
 static const char *const feature_names[MMU_N_FEATURES] = {
 	"prefetch", "merge", "pde_early", "pml4_cache", "abort", "replay",
+	"bypass",
 };
 
 const char *mmu_feature_name(unsigned index)
@@ -124,7 +125,8 @@ int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err)
 		if (n && i == MMU_N_FEATURES)
 			return cp_error_set(err, CP_EINPUT,
 					    "unknown feature '%.*s' (known: prefetch, "
-					    "merge, pde_early, pml4_cache, abort, replay)",
+					    "merge, pde_early, pml4_cache, abort, replay, "
+					    "bypass)",
 					    (int)n, p);
 		if (n)
 			set |= 1u << i;

@@ -140,6 +140,11 @@ struct mmu_machine {
 
 	uint64_t pf_prev_line;        /* line address of the previous load */
 
+	/* bypass: the walker's fill buffer, the last paging-structure lines
+	 * fetched and when each arrived */
+	uint64_t fb_line[8], fb_ready[8];
+	unsigned fb_next;
+
 	uint64_t count[MMU_N_EVENTS];
 	uint64_t truth[MMU_N_CLASSES * MMU_N_PATHS];
 };
@@ -267,7 +272,8 @@ static inline void count(struct mmu_machine *m, enum mmu_event e, int cls)
 enum walk_kind { W_DEMAND, W_PREFETCH };
 
 struct walk_out {
-	unsigned refs;
+	unsigned refs;        /* references made (counted or bypassed) */
+	unsigned bypassed;    /* of which served by the fill buffer */
 	int completed;
 	uint64_t end;
 };
@@ -295,6 +301,21 @@ static int pde_lookup(struct mmu_machine *m, uint64_t va)
 	return m->page == MMU_PAGE_4K && sa_lookup(&m->pde, va >> 21);
 }
 
+/* bypass: is the paging-structure line in the walker's fill buffer at
+ * cycle t (fetched, by this or another walk, less than bypass_cycles ago,
+ * or still arriving)? */
+static int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
+			   uint64_t t)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		if (m->fb_ready[i] && m->fb_line[i] == line &&
+		    t < m->fb_ready[i] + m->cfg.bypass_cycles)
+			return 1;
+	return 0;
+}
+
 /* Walk va starting at cycle start.  squash_at (NONE: never) is when the
  * requester is squashed: with feature abort the walk stops there (or
  * after abort_after_refs references).  A demand walk creates missing
@@ -312,6 +333,7 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 
 	out->refs = 0;
+	out->bypassed = 0;
 	out->completed = 0;
 	if (pde_hit)
 		first = 0;
@@ -326,13 +348,27 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 		unsigned e = (unsigned)(va >> (12 + 9 * level)) & 511;
 		struct ptnode *n;
 		unsigned lvl;
+		uint64_t pa;
 
 		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
-		lvl = cache_access(m, PT_BASE + ((uint64_t)node << 12) + e * 8u);
-		m->count[MMU_WALK_REF_L1 + lvl]++;
+		pa = PT_BASE + ((uint64_t)node << 12) + e * 8u;
 		out->refs++;
-		t += m->lat[lvl];
+		if ((m->features & MMU_F_BYPASS) && fill_buffer_hit(m, pa >> 6, t)) {
+			/* served by the walker's own buffer: no cache access,
+			 * not a PAGE_WALKER_LOADS event */
+			out->bypassed++;
+			t += m->lat[0];
+		} else {
+			lvl = cache_access(m, pa);
+			m->count[MMU_WALK_REF_L1 + lvl]++;
+			t += m->lat[lvl];
+			if (m->features & MMU_F_BYPASS) {
+				m->fb_line[m->fb_next] = pa >> 6;
+				m->fb_ready[m->fb_next] = t;
+				m->fb_next = (m->fb_next + 1) % 8;
+			}
+		}
 		n = &m->nodes[node];
 		if (kind == W_PREFETCH) {
 			if ((n->flags[e] & (A_PRESENT | A_ACCESSED)) !=
@@ -542,6 +578,8 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			return MMU_P_WALK_ABORTED;
 		count(m, (enum mmu_event)(MMU_LOAD_WALK_DONE_4K + m->page), cls);
 		count(m, MMU_LOAD_WALK_DONE, cls);
+		if (o.bypassed)
+			return MMU_P_WALK_BYPASSED;
 		return (enum mmu_path)(MMU_P_WALK_1REF + (o.refs ? o.refs - 1 : 0));
 	}
 }

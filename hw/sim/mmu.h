@@ -60,6 +60,7 @@ enum mmu_path {
 	MMU_P_PF_WALK,       /* prefetcher walk that completed */
 	MMU_P_PF_ABORTED,    /* prefetcher walk aborted on a clear A bit */
 	MMU_P_PF_DROPPED,    /* prefetch not needed or no free walker */
+	MMU_P_WALK_BYPASSED, /* own walk, completed, >= 1 reference bypassed */
 	MMU_N_PATHS
 };
 /* Per μop class: truth counts are indexed [class][path]. */
@@ -74,8 +75,9 @@ enum mmu_feature {
 	MMU_F_PML4_CACHE = 1u << 3, /* root-level paging-structure cache */
 	MMU_F_ABORT = 1u << 4,      /* squashed μops' walks are aborted */
 	MMU_F_REPLAY = 1u << 5,     /* out-of-order translations re-walked at retirement */
+	MMU_F_BYPASS = 1u << 6,     /* walker reads served by its fill buffer, uncounted */
 };
-#define MMU_N_FEATURES 6
+#define MMU_N_FEATURES 7
 #define MMU_F_ALL ((1u << MMU_N_FEATURES) - 1)
 const char *mmu_feature_name(unsigned index);
 /* Parse "prefetch,merge" (or "" / "none" / "all") into a bitset. */
@@ -112,6 +114,7 @@ struct mmu_config {
 	double spec_share;         /* wrong-path μops per correct-path μop */
 	unsigned squash_cycles;    /* mean delay from issue to squash */
 	int abort_after_refs;      /* >= 0: aborted walks stop after n refs */
+	unsigned bypass_cycles;    /* bypass: a fetched paging line stays this long */
 	/* prefetcher trigger: line pairs within a 4K page */
 	unsigned pf_up_from, pf_up_to, pf_down_from, pf_down_to;
 };
