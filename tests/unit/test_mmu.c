@@ -152,12 +152,29 @@ static void test_walks_2m_1g(void)
 		mmu_access(m, BASE + i * GB, 1);
 		mmu_drain(m);
 	}
+	for (i = 3; i < 5; i++) {
+		mmu_access(m, BASE + i * GB, 0);
+		mmu_drain(m);
+	}
+	CHECK(c(m, MMU_LOAD_WALK_DONE_1G) == 2);
+	CHECK(c(m, MMU_LOAD_WALK_DONE) == 2);
 	CHECK(c(m, MMU_STORE_WALK_DONE_1G) == 3);
 	CHECK(c(m, MMU_STORE_WALK_DONE) == 3);
 	CHECK(c(m, MMU_STORE_PDE_MISS) == 3);
 	/* 1G walk without a PML4E cache: PML4E + PDPTE, 2 references. */
 	CHECK(c(m, MMU_WALK_REF_L1) + c(m, MMU_WALK_REF_L2) +
-	      c(m, MMU_WALK_REF_L3) + c(m, MMU_WALK_REF_MEM) == 6);
+	      c(m, MMU_WALK_REF_L3) + c(m, MMU_WALK_REF_MEM) == 10);
+	mmu_machine_free(m);
+
+	m = machine(0, MMU_PAGE_2M);
+	for (i = 0; i < n; i++) {
+		mmu_access(m, BASE + i * 2 * MB, 1);
+		mmu_drain(m);
+	}
+	CHECK(c(m, MMU_STORE_WALK_DONE_2M) == n);
+	CHECK(c(m, MMU_STORE_WALK_DONE) == n);
+	CHECK(c(m, MMU_STORE_CAUSES_WALK) == n);
+	CHECK(c(m, MMU_RETIRED_STLB_MISS_STORES) == n);
 	mmu_machine_free(m);
 }
 
@@ -195,6 +212,7 @@ static void test_stlb_hits(void)
 	CHECK(c(m, MMU_LOAD_STLB_HIT_2M) == n / 2);
 	CHECK(c(m, MMU_STORE_STLB_HIT_2M) == n / 2);
 	CHECK(c(m, MMU_LOAD_STLB_HIT) == n / 2);
+	CHECK(c(m, MMU_STORE_STLB_HIT) == n / 2);
 	CHECK(c(m, MMU_STORE_STLB_HIT_4K) == 0);
 	mmu_machine_free(m);
 }
