@@ -54,20 +54,29 @@ int main(int argc, char **argv)
 		double t0, t;
 		double n = (double)o.intervals * (double)o.interval_uops;
 
-		cp_buf_init(&b);
+		int rep, failed = 0;
+
 		mmu_features_format(cases[i].features, feat, sizeof feat);
-		t0 = now_s();
-		if (mmu_run(&cfg, cases[i].features, cases[i].page, cases[i].workload,
-			    &o, "bench", &b, NULL, &err)) {
-			printf("%s: %s\n", cases[i].workload, err.msg);
+		/* Best of 3: on a shared machine the slowest runs measure the
+		 * neighbours, the fastest the simulator. */
+		t = 1e300;
+		for (rep = 0; rep < 3 && !failed; rep++) {
+			cp_buf_init(&b);
+			t0 = now_s();
+			if (mmu_run(&cfg, cases[i].features, cases[i].page,
+				    cases[i].workload, &o, "bench", &b, NULL, &err)) {
+				printf("%s: %s\n", cases[i].workload, err.msg);
+				failed = 1;
+			}
+			if (now_s() - t0 < t)
+				t = now_s() - t0;
 			cp_buf_release(&b);
-			continue;
 		}
-		t = now_s() - t0;
-		printf("%-50s %-3s %-45s %7.1f M correct-path μops/s (%.2f s CPU)\n",
+		if (failed)
+			continue;
+		printf("%-50s %-3s %-45s %7.1f M correct-path μops/s (best of 3: %.2f s CPU)\n",
 		       cases[i].workload, mmu_page_name(cases[i].page), feat,
 		       n / t / 1e6, t);
-		cp_buf_release(&b);
 	}
 	return 0;
 }
