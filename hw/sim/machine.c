@@ -331,6 +331,8 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 	uint32_t node = 0;
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
+	/* The fill buffer serves demand walks; prefetch walks always read. */
+	int bypass = (m->features & MMU_F_BYPASS) && kind == W_DEMAND;
 
 	out->refs = 0;
 	out->bypassed = 0;
@@ -354,7 +356,7 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 			goto aborted;
 		pa = PT_BASE + ((uint64_t)node << 12) + e * 8u;
 		out->refs++;
-		if ((m->features & MMU_F_BYPASS) && fill_buffer_hit(m, pa >> 6, t)) {
+		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
 			 * not a PAGE_WALKER_LOADS event */
 			out->bypassed++;
@@ -363,7 +365,7 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 			lvl = cache_access(m, pa);
 			m->count[MMU_WALK_REF_L1 + lvl]++;
 			t += m->lat[lvl];
-			if (m->features & MMU_F_BYPASS) {
+			if (bypass) {
 				m->fb_line[m->fb_next] = pa >> 6;
 				m->fb_ready[m->fb_next] = t;
 				m->fb_next = (m->fb_next + 1) % 8;
