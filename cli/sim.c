@@ -34,7 +34,7 @@ static void help(void)
 "                     repeated) x {4k,2m,1g} pages into one dataset\n"
 "  --intervals N      intervals (samples) per observation; default 50\n"
 "  --interval-uops N  correct-path memory μops per interval; default 100000\n"
-"  --warmup N         μops simulated before counting; default 100000\n"
+"  --warmup N         μops simulated before counting; default 1000000\n"
 "  --counters P       physical counters; default 4 (P >= events: no\n"
 "                     multiplexing)\n"
 "  --mux-ns NS        simulated ns per multiplexing slice; default 4000\n"

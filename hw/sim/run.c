@@ -32,7 +32,7 @@ void mmu_run_opts_default(struct mmu_run_opts *o)
 	o->interval_uops = 100000;
 	o->counters = 4;
 	o->mux_ns = 4000;
-	o->warmup_uops = 100000;
+	o->warmup_uops = 1000000;
 	o->seed = 1;
 	o->events = 0;
 }

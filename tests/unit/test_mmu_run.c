@@ -61,6 +61,7 @@ static void test_no_mux(void)
 	size_t n, i;
 
 	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
 	o.intervals = 5;
 	o.interval_uops = 20000;
 	o.counters = MMU_N_EVENTS;
@@ -92,6 +93,7 @@ static void test_mux(void)
 	size_t n, i, k;
 
 	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
 	o.intervals = 10;
 	o.interval_uops = 50000;
 	o.mux_ns = 2000;
@@ -141,6 +143,7 @@ static void test_events_subset(void)
 	size_t n;
 
 	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
 	o.intervals = 3;
 	o.interval_uops = 1000;
 	CHECK(mmu_events_parse("load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
@@ -163,6 +166,7 @@ static void test_deterministic(void)
 	struct cp_buf a, b, ta, tb;
 
 	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
 	o.intervals = 4;
 	o.interval_uops = 20000;
 	run(&a, &ta, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
@@ -190,6 +194,7 @@ static void test_truth(void)
 	unsigned long long sum[3] = { 0, 0, 0 };
 
 	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
 	o.intervals = 3;
 	o.interval_uops = 10000;
 	run(&b, &t, MMU_F_MERGE, "linear:footprint=64M,stores=0.25", &o);
