@@ -21,6 +21,7 @@ int cli_paths(int argc, char **argv);
 int cli_dot(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
+int cli_sim(int argc, char **argv);
 
 /* ---- shared helpers ---- */
 /* "counterpoint CMD: MESSAGE" and "try 'counterpoint CMD --help'" on
