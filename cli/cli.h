@@ -21,6 +21,7 @@ int cli_paths(int argc, char **argv);
 int cli_dot(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
+int cli_sim(int argc, char **argv);
 int cli_record(int argc, char **argv);
 int cli_events(int argc, char **argv);
 int cli_bench_workload(int argc, char **argv);
