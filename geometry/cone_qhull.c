@@ -1,0 +1,266 @@
+/* geometry/cone_qhull.c: Qhull proposes the facets of a full-dimensional
+ * cone in R^d (d >= 3); exact arithmetic decides (cone.c).
+ *
+ * Qhull runs on the slice polytope: each ray y scaled onto the hyperplane
+ * 1.y = 1 (the rays are non-negative and non-zero, so 1.y > 0), with the
+ * last coordinate dropped, which maps that hyperplane affinely onto
+ * R^(d-1).  Facets of the polytope are facets of the cone.  No joggle
+ * ('QJ' would destroy the exact coplanarity we rely on); Qhull's default
+ * merging groups coplanar simplices, and each facet's vertex set is what we
+ * take: its exact normal is computed from the signatures themselves.
+ *
+ * Qhull reports errors by longjmp to qh->errexit and text on its errfile,
+ * which here is a memory stream we own.  The hull is built point by point
+ * (qh_initbuild, then qh_addpoint as qh_buildhull does) so that the facet
+ * limit and the time limit can stop it between points.  Every path frees
+ * with qh_freeqhull + qh_memfreeshort. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libqhull_r/qhull_ra.h>
+
+#include "geometry/cone_int.h"
+
+/* Qhull's proposals: the vertex (ray) indices of each facet, flat. */
+struct proposals {
+	size_t n, cap, nv, capv;
+	size_t *off;    /* n+1 */
+	int *vid;
+	int oom;
+	int stopped;    /* 1 facet limit, 2 time limit */
+};
+
+static void push_vertex(struct proposals *p, int id)
+{
+	if (p->oom)
+		return;
+	if (p->nv == p->capv) {
+		size_t cap = p->capv ? 2 * p->capv : 1024;
+		int *v = cp_reallocarray(p->vid, cap, sizeof *v);
+
+		if (!v) {
+			p->oom = 1;
+			return;
+		}
+		p->vid = v;
+		p->capv = cap;
+	}
+	p->vid[p->nv++] = id;
+}
+
+static void end_facet(struct proposals *p)
+{
+	if (p->oom)
+		return;
+	if (p->n + 2 > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		size_t *o = cp_reallocarray(p->off, cap, sizeof *o);
+
+		if (!o) {
+			p->oom = 1;
+			return;
+		}
+		if (!p->off)
+			o[0] = 0;
+		p->off = o;
+		p->cap = cap;
+	}
+	p->n++;
+	p->off[p->n] = p->nv;
+}
+
+/* Build the hull.  Returns Qhull's exit code (0 = built).  Nothing that
+ * changes after setjmp is read after a longjmp. */
+static int run_qhull(qhT *qh, char *cmd, int dim, int np, coordT *pts,
+		     struct cone_build *b, struct proposals *pr)
+{
+	facetT *facet;
+	pointT *furthest;
+	int code;
+
+	code = setjmp(qh->errexit);
+	if (code)
+		return code;
+	qh->NOerrexit = False;
+	qh_initflags(qh, cmd);
+	qh_init_B(qh, pts, np, dim, False);
+	qh->hulltime = qh_CPUclock;
+	qh_initbuild(qh);
+	qh->facet_next = qh->facet_list;
+	while ((furthest = qh_nextfurthest(qh, &facet))) {
+		qh->num_outside--;
+		if (!qh_addpoint(qh, furthest, facet, qh->ONLYmax))
+			break;
+		/* Qhull's facets are not yet the cone's (simplices not merged
+		 * yet): stop only well past the limit; the exact count decides */
+		if ((size_t)qh->num_facets / 4 > b->max_facets + 250) {
+			pr->stopped = 1;
+			break;
+		}
+		if (cone_time_over(b)) {
+			pr->stopped = 2;
+			break;
+		}
+	}
+	qh->NOerrexit = True;
+	return 0;
+}
+
+static void collect(qhT *qh, struct proposals *pr, unsigned char *is_vertex)
+{
+	facetT *facet;
+	vertexT *vertex, **vertexp;
+
+	FORALLfacets {
+		if (facet->visible)
+			continue;
+		FOREACHvertex_(facet->vertices) {
+			int id = qh_pointid(qh, vertex->point);
+
+			if (id >= 0) {
+				push_vertex(pr, id);
+				is_vertex[id] = 1;
+			}
+		}
+		end_facet(pr);
+	}
+}
+
+/* The first line of Qhull's message that names an error code ("QH6154
+ * qhull precision error: ..."), without its newline. */
+static void qhull_message(const char *text, char *out, size_t size)
+{
+	const char *s = text ? strstr(text, "QH") : NULL;
+	size_t n;
+
+	if (!s) {
+		snprintf(out, size, "no message");
+		return;
+	}
+	n = strcspn(s, "\n");
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
+{
+	static const char *const commands[] = { "qhull", "qhull Qs", "qhull Qs QbB" };
+	size_t d = b->d, j, i, f, rejected = 0, degenerate = 0;
+	int dim = (int)d - 1, np = (int)b->nr, code = 0, rc = 0, attempt;
+	coordT *pts = NULL;
+	qhT *qh = NULL;
+	struct proposals pr;
+	int64_t *bv = NULL;
+	char msg[512] = "";
+
+	memset(&pr, 0, sizeof pr);
+	if (b->nr > (size_t)INT32_MAX / (d + 1))
+		return cp_error_set(err, CP_ELIMIT, "too many signatures for qhull");
+	pts = cp_malloc((size_t)np * (size_t)dim * sizeof *pts);
+	qh = cp_calloc(1, sizeof *qh);
+	b->qhull_vertex = cp_calloc(b->nr + 1, 1);
+	bv = cp_malloc((d + 1) * sizeof *bv);
+	if (!pts || !qh || !b->qhull_vertex || !bv) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	for (j = 0; j < b->nr; j++) {
+		const int64_t *y = b->Y + j * d;
+		double sum = 0;
+
+		for (i = 0; i < d; i++)
+			sum += (double)y[i];
+		for (i = 0; i < (size_t)dim; i++)
+			pts[j * (size_t)dim + i] = (double)y[i] / sum;
+	}
+	for (attempt = 0; attempt < 3; attempt++) {
+		char cmd[32], *ebuf = NULL;
+		size_t elen = 0;
+		FILE *ef = open_memstream(&ebuf, &elen);
+		int curlong, totlong;
+
+		if (!ef) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
+		snprintf(cmd, sizeof cmd, "%s", commands[attempt]);
+		memset(qh, 0, sizeof *qh);
+		qh_zero(qh, ef);
+		qh_initqhull_start(qh, NULL, NULL, ef);
+		pr.n = pr.nv = 0;
+		pr.stopped = 0;
+		memset(b->qhull_vertex, 0, b->nr);
+		code = run_qhull(qh, cmd, dim, np, pts, b, &pr);
+		if (!code && !pr.stopped)
+			collect(qh, &pr, b->qhull_vertex);
+		qh->NOerrexit = True;
+		qh_freeqhull(qh, !qh_ALL);
+		qh_memfreeshort(qh, &curlong, &totlong);
+		fclose(ef);
+		if (code)
+			qhull_message(ebuf, msg, sizeof msg);
+		free(ebuf);
+		if (!code)
+			break;
+	}
+	if (code) {
+		rc = cp_error_set(err, CP_ENUMERIC, "qhull failed on a %zu-dimensional "
+				  "cone with %zu rays: %s", d, b->nr, msg);
+		goto out;
+	}
+	if (pr.stopped == 1) {
+		rc = cp_error_set(err, CP_ELIMIT,
+			"the cone has more than %zu facets (qhull passed %zu; "
+			"raise --max-facets)", b->max_facets, 4 * (b->max_facets + 250));
+		goto out;
+	}
+	if (pr.stopped == 2) {
+		rc = cp_error_set(err, CP_ELIMIT,
+			"the cone took more than %g s (raise the time limit)",
+			b->max_seconds);
+		goto out;
+	}
+	if (pr.oom) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	/* exact arithmetic decides */
+	for (f = 0; f < pr.n; f++) {
+		rc = cone_normal_of_rays(b, pr.vid + pr.off[f],
+					 pr.off[f + 1] - pr.off[f], bv, err);
+		if (rc < 0)
+			goto out;
+		if (rc == CONE_REJECT) {
+			degenerate++;
+			continue;
+		}
+		rc = cone_offer_facet(b, bv, err);
+		if (rc < 0)
+			goto out;
+		if (rc == CONE_REJECT)
+			rejected++;
+		if ((f & 255) == 255 && cone_time_over(b)) {
+			rc = cp_error_set(err, CP_ELIMIT,
+				"the cone took more than %g s (raise the time limit)",
+				b->max_seconds);
+			goto out;
+		}
+	}
+	rc = 0;
+	if (rejected)
+		rc = cp_error_set(err, CP_ENUMERIC,
+			"qhull proposed %zu facets that exact arithmetic rejects "
+			"(%zu-dimensional cone, %zu rays)", rejected, d, b->nr);
+out:
+	(void)degenerate;
+	cp_free(pts);
+	cp_free(qh);
+	cp_free(bv);
+	cp_free(pr.off);
+	cp_free(pr.vid);
+	return rc;
+}
