@@ -408,15 +408,17 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 		}
 		ext[r] = d >= 1 && e->rank == d - 1;
 	}
+	/* Qhull may keep a ray lying inside a face as a vertex of a merged
+	 * facet, so its vertex set can be larger than the extreme rays; but
+	 * a ray extreme for the exact facets that Qhull never used means
+	 * Qhull's hull is wrong. */
 	if (b->qhull_vertex) {
 		for (r = 0; r < b->nr; r++)
-			if (!ext[r] != !b->qhull_vertex[r]) {
+			if (ext[r] && !b->qhull_vertex[r]) {
 				rc = cp_error_set(err, CP_ENUMERIC,
-					"exact check failed: ray %zu (signature %zu) is %s "
-					"for the exact facets but %s for qhull",
-					r, b->ray_first[r] + 1,
-					ext[r] ? "extreme" : "not extreme",
-					b->qhull_vertex[r] ? "a vertex" : "not a vertex");
+					"exact check failed: signature %zu is extreme "
+					"but qhull found no facet through it",
+					b->ray_first[r] + 1);
 				goto out;
 			}
 	}
