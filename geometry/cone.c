@@ -261,10 +261,11 @@ static int grow_facets(struct cone_build *b)
 }
 
 /* Offer a candidate normal bv (primitive, any sign).  Orients it, checks
- * every ray exactly, and keeps it once.  Returns 0 (kept or already
- * known), CONE_REJECT when some ray lies strictly on each side, or a
+ * every ray exactly, and keeps it once (its index in *index, which may be
+ * NULL).  Returns 0 (kept or already known), CONE_REJECT when some ray lies strictly on each side, or a
  * CP_E* code. */
-int cone_offer_facet(struct cone_build *b, int64_t *bv, struct cp_error *err)
+int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
+		     struct cp_error *err)
 {
 	size_t d = b->d, j, h, nonzero = 0;
 	int sign = 0;
@@ -293,8 +294,11 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, struct cp_error *err)
 		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 	h = (size_t)hash_words(bv, d * sizeof *bv) & (2 * b->capf - 1);
 	while (b->ht[h] != SIZE_MAX) {
-		if (!memcmp(b->B + b->ht[h] * d, bv, d * sizeof *bv))
+		if (!memcmp(b->B + b->ht[h] * d, bv, d * sizeof *bv)) {
+			if (index)
+				*index = b->ht[h];
 			return 0;
+		}
 		h = (h + 1) & (2 * b->capf - 1);
 	}
 	if (b->nf >= b->max_facets)
@@ -302,6 +306,8 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, struct cp_error *err)
 			"the cone has more than %zu facets (raise --max-facets)",
 			b->max_facets);
 	b->ht[h] = b->nf;
+	if (index)
+		*index = b->nf;
 	memcpy(b->B + b->nf * d, bv, d * sizeof *bv);
 	on = b->on + b->nf * b->words;
 	memset(on, 0, b->words * sizeof *on);
@@ -310,6 +316,15 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, struct cp_error *err)
 			on[j / 64] |= (uint64_t)1 << (j % 64);
 	b->nf++;
 	return 0;
+}
+
+void cone_forget_facets(struct cone_build *b)
+{
+	size_t i;
+
+	b->nf = 0;
+	for (i = 0; i < 2 * b->capf; i++)
+		b->ht[i] = SIZE_MAX;
 }
 
 /* The unique (up to sign) normal of the span of the given rays, when they
@@ -367,13 +382,13 @@ static int facets_dim2(struct cone_build *b, struct cp_error *err)
 	}
 	bv[0] = -Y[2 * u + 1];
 	bv[1] = Y[2 * u];
-	if ((rc = cone_offer_facet(b, bv, err)) < 0)
+	if ((rc = cone_offer_facet(b, bv, NULL, err)) < 0)
 		return rc;
 	if (rc)
 		return cp_error_set(err, CP_EINTERNAL, "2-dimensional cone: first facet rejected");
 	bv[0] = -Y[2 * w + 1];
 	bv[1] = Y[2 * w];
-	if ((rc = cone_offer_facet(b, bv, err)) < 0)
+	if ((rc = cone_offer_facet(b, bv, NULL, err)) < 0)
 		return rc;
 	if (rc)
 		return cp_error_set(err, CP_EINTERNAL, "2-dimensional cone: second facet rejected");
@@ -653,7 +668,7 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	if (b.d == 1) {
 		int64_t one = 1;
 
-		if ((rc = cone_offer_facet(&b, &one, err)) < 0)
+		if ((rc = cone_offer_facet(&b, &one, NULL, err)) < 0)
 			goto out;
 		rc = 0;
 	} else if (b.d == 2) {

@@ -38,7 +38,10 @@ struct cone_build {
 };
 
 int cone_time_over(const struct cone_build *b);
-int cone_offer_facet(struct cone_build *b, int64_t *bv, struct cp_error *err);
+int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
+		     struct cp_error *err);
+/* Forget every facet found so far (before another attempt). */
+void cone_forget_facets(struct cone_build *b);
 int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
 			int64_t *bv, struct cp_error *err);
 /* d >= 3: facets from Qhull's proposals (geometry/cone_qhull.c). */
