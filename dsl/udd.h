@@ -4,8 +4,8 @@
  *
  * Ownership: udd_model_parse_* returns a model the caller frees with
  * udd_model_free(); udd_sigset_build returns a signature set the caller
- * frees with udd_sigset_free().  A sigset keeps a reference-free copy of
- * everything it reports (names included), so it may outlive its model.
+ * frees with udd_sigset_free().  A sigset refers to its model's names:
+ * free it before the model.
  * All *_free(NULL) are no-ops.  Strings returned by accessors belong to
  * the object and live as long as it does. */
 #ifndef UDD_H
@@ -91,6 +91,9 @@ const char *udd_sigset_counter_event(const struct udd_sigset *s, size_t i);
 /* Signature j: k counts, in counter declaration order.  Signatures are
  * sorted (uop, then lexicographic), so the order is deterministic. */
 const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);
+/* All m signatures as one row-major m × k matrix (signature j at
+ * matrix + j*k), the layout cone_build and the solver take. */
+const uint32_t *udd_sigset_matrix(const struct udd_sigset *s);
 /* How many μpaths have signature j (saturates at UINT64_MAX). */
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j);
 /* Total μpaths over all signatures (saturating), and per uop. */
@@ -98,7 +101,8 @@ uint64_t udd_sigset_total_paths(const struct udd_sigset *s);
 /* Name of the uop of signature j's example path. */
 const char *udd_sigset_uop(const struct udd_sigset *s, size_t j);
 /* One example μpath with signature j, as text:
- * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done". */
+ * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done".  The text lives
+ * in the set until the next call (not safe across threads). */
 const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
 
 /* ---- whole-path listing and drawing ---- */
