@@ -122,9 +122,10 @@ static int run_qhull(qhT *qh, char *cmd, int dim, int np, coordT *pts,
 		qh->num_outside--;
 		if (!qh_addpoint(qh, furthest, facet, qh->ONLYmax))
 			break;
-		/* Qhull's facets are not yet the cone's (simplices not merged
-		 * yet): stop only well past the limit; the exact count decides */
-		if ((size_t)qh->num_facets / 4 > b->max_facets + 250) {
+		/* Qhull's facets are not yet the cone's (a facet may be split
+		 * into simplices): stop only well past the limit; the exact
+		 * count decides */
+		if ((size_t)qh->num_facets / 2 > b->max_facets + 500) {
 			pr->stopped = 1;
 			break;
 		}
@@ -228,7 +229,7 @@ static int decide(struct cone_build *b, struct proposals *pr, int64_t *bv,
 		}
 		if ((f & 255) == 255 && cone_time_over(b)) {
 			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise the time limit)",
+				"the cone took more than %g s (raise --max-seconds)",
 				b->max_seconds);
 			goto out;
 		}
@@ -314,12 +315,12 @@ int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
 			rc = cp_error_set(err, CP_ELIMIT,
 				"the cone has more than %zu facets (qhull passed %zu; "
 				"raise --max-facets)", b->max_facets,
-				4 * (b->max_facets + 250));
+				2 * (b->max_facets + 500));
 			goto out;
 		}
 		if (pr.stopped == 2) {
 			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise the time limit)",
+				"the cone took more than %g s (raise --max-seconds)",
 				b->max_seconds);
 			goto out;
 		}
