@@ -261,6 +261,76 @@ static void test_facet_from_subset(void)
 	CHECKF(strstr(err.msg, "both sides") != NULL, "%s", err.msg);
 }
 
+/* A sparse set in dimension 9 on which Qhull without merging meets a ridge
+ * of three facets and stops, so the rerun with merging is what answers.
+ * Facet and extreme-ray counts from Normaliz (normaliz -c). */
+static void test_qhull_fallback(void)
+{
+	static const uint32_t S[] = {
+		0, 0, 0, 2, 0, 0, 0, 0, 1,
+		1, 2, 0, 1, 0, 0, 0, 1, 0,
+		0, 0, 0, 0, 0, 2, 0, 2, 2,
+		3, 0, 0, 0, 0, 0, 2, 0, 0,
+		0, 0, 0, 1, 0, 0, 0, 2, 2,
+		0, 0, 0, 0, 0, 2, 0, 2, 0,
+		1, 0, 0, 0, 0, 0, 0, 2, 0,
+		1, 0, 0, 0, 2, 1, 2, 0, 0,
+		0, 0, 1, 0, 0, 0, 0, 2, 0,
+		0, 0, 0, 2, 0, 3, 0, 2, 0,
+		0, 0, 2, 1, 2, 0, 0, 0, 1,
+		4, 0, 0, 0, 0, 0, 1, 0, 0,
+		3, 0, 0, 0, 0, 2, 2, 0, 0,
+		0, 2, 0, 1, 2, 0, 0, 0, 0,
+		0, 2, 0, 0, 0, 2, 2, 0, 2,
+		3, 0, 0, 1, 0, 0, 2, 0, 0,
+		0, 0, 0, 0, 0, 1, 1, 0, 0,
+		0, 0, 2, 0, 0, 0, 2, 0, 0,
+		2, 0, 0, 4, 0, 0, 0, 0, 0,
+		2, 3, 1, 0, 0, 0, 0, 0, 0,
+		0, 2, 0, 0, 2, 0, 1, 1, 0,
+		0, 0, 3, 1, 1, 0, 0, 0, 0,
+		0, 0, 2, 0, 0, 2, 0, 0, 0,
+		0, 0, 0, 0, 0, 2, 0, 0, 2,
+		1, 0, 0, 2, 0, 0, 0, 0, 2,
+		1, 1, 0, 0, 0, 2, 2, 0, 0,
+		0, 0, 0, 0, 1, 0, 0, 2, 0,
+		3, 0, 0, 0, 2, 0, 1, 0, 0,
+		0, 0, 1, 2, 0, 2, 0, 0, 0,
+		0, 0, 2, 0, 3, 2, 0, 0, 0,
+		0, 0, 2, 0, 2, 2, 0, 0, 0,
+		0, 0, 1, 2, 3, 0, 0, 0, 0,
+		
+	};
+	size_t k = 9, m = sizeof S / sizeof *S / 9, f, j, x;
+	struct cone *c = NULL;
+	struct cp_error err;
+
+	CHECK(cone_build(k, m, S, NULL, &c, &err) == CP_OK);
+	if (!c)
+		return;
+	CHECK(cone_dim(c) == 9);
+	CHECK(cone_n_facets(c) == 534);
+	CHECK(cone_n_extreme(c) == 31);
+	for (f = 0; f < cone_n_facets(c); f++) {
+		const int64_t *a = cone_facet(c, f);
+		size_t on = 0;
+
+		for (j = 0; j < m; j++) {
+			int64_t v = 0;
+
+			for (x = 0; x < k; x++)
+				v += a[x] * (int64_t)S[j * k + x];
+			CHECK(v >= 0);
+			on += v == 0;
+		}
+		CHECK(on >= 8);
+	}
+	for (j = 0; j < m; j++)
+		if (cone_signature_is_extreme(c, j))
+			CHECK(cone_signature_n_facets(c, j) >= 8);
+	cone_free(c);
+}
+
 static void test_alloc_failures(void)
 {
 	uint32_t S[9 * 4];
@@ -305,6 +375,7 @@ int main(void)
 	RUN(test_format);
 	RUN(test_limits);
 	RUN(test_facet_from_subset);
+	RUN(test_qhull_fallback);
 	RUN(test_alloc_failures);
 	return check_summary();
 }
