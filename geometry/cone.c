@@ -675,7 +675,21 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 		if ((rc = facets_dim2(&b, err)))
 			goto out;
 	} else if (b.d >= 3) {
-		if ((rc = cone_facets_qhull(&b, err)))
+		/* double description first: exact and fast when facets are few
+		 * (however many rays lie on them); Qhull when they are many */
+		int method = opt ? opt->method : CONE_AUTO;
+
+		rc = CONE_REJECT;
+		if (method != CONE_QHULL)
+			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 200000000, err);
+		if (rc == CONE_REJECT && method == CONE_DD)
+			rc = cp_error_set(err, CP_ELIMIT, "double description gave up "
+					  "(a coefficient beyond 64 bits)");
+		if (rc == CONE_REJECT) {
+			cone_forget_facets(&b);
+			rc = cone_facets_qhull(&b, err);
+		}
+		if (rc)
 			goto out;
 	}
 	if ((rc = extreme_rays(&b, c, err)))

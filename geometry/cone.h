@@ -22,7 +22,12 @@ struct cone;
 struct cone_options {
 	size_t max_facets;  /* stop with CP_ELIMIT beyond this; 0 = 1,000,000 */
 	double max_seconds; /* stop with CP_ELIMIT after this; 0 = no limit */
+	int method;         /* CONE_AUTO (0), or force one method (tests) */
 };
+
+/* How facets are found for d >= 3: double description while the work stays
+ * small, else Qhull's proposals checked exactly (docs/cone.md). */
+enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2 };
 
 /* ---- building ----
  * S: m signatures of k counters, row-major (signature j at S + j*k),

@@ -44,6 +44,10 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
 void cone_forget_facets(struct cone_build *b);
 int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
 			int64_t *bv, struct cp_error *err);
+/* d >= 3: facets by exact double description (geometry/cone_dd.c);
+ * CONE_REJECT when it gives up (overflow, or more than max_work pair
+ * checks), having found no facet. */
+int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err);
 /* d >= 3: facets from Qhull's proposals (geometry/cone_qhull.c). */
 int cone_facets_qhull(struct cone_build *b, struct cp_error *err);
 

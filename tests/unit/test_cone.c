@@ -221,7 +221,7 @@ static void test_format(void)
 static void test_limits(void)
 {
 	uint32_t S[8 * 4];
-	struct cone_options opt = { 3, 0 };
+	struct cone_options opt = { 3, 0, CONE_AUTO };
 	int rc;
 	char *s;
 
@@ -262,8 +262,9 @@ static void test_facet_from_subset(void)
 }
 
 /* A sparse set in dimension 9 on which Qhull without merging meets a ridge
- * of three facets and stops, so the rerun with merging is what answers.
- * Facet and extreme-ray counts from Normaliz (normaliz -c). */
+ * of three facets and stops, so the rerun with merging is what answers
+ * (Qhull forced; double description checked too).  Facet and extreme-ray
+ * counts from Normaliz (normaliz -c). */
 static void test_qhull_fallback(void)
 {
 	static const uint32_t S[] = {
@@ -302,12 +303,18 @@ static void test_qhull_fallback(void)
 		
 	};
 	size_t k = 9, m = sizeof S / sizeof *S / 9, f, j, x;
-	struct cone *c = NULL;
+	struct cone_options opt = { 0, 0, CONE_QHULL };
+	struct cone *c = NULL, *dd = NULL;
 	struct cp_error err;
 
-	CHECK(cone_build(k, m, S, NULL, &c, &err) == CP_OK);
-	if (!c)
-		return;
+	CHECK(cone_build(k, m, S, &opt, &c, &err) == CP_OK);
+	opt.method = CONE_DD;
+	CHECK(cone_build(k, m, S, &opt, &dd, &err) == CP_OK);
+	if (!c || !dd)
+		goto out;
+	CHECK(cone_n_facets(dd) == cone_n_facets(c));
+	for (f = 0; f < cone_n_facets(c); f++)
+		CHECK(!memcmp(cone_facet(c, f), cone_facet(dd, f), k * sizeof(int64_t)));
 	CHECK(cone_dim(c) == 9);
 	CHECK(cone_n_facets(c) == 534);
 	CHECK(cone_n_extreme(c) == 31);
@@ -328,7 +335,9 @@ static void test_qhull_fallback(void)
 	for (j = 0; j < m; j++)
 		if (cone_signature_is_extreme(c, j))
 			CHECK(cone_signature_n_facets(c, j) >= 8);
+out:
 	cone_free(c);
+	cone_free(dd);
 }
 
 static void test_alloc_failures(void)

@@ -294,8 +294,11 @@ static void random_case(struct oracle *o)
 	}
 }
 
+static int method_under_test;
+
 static int check_case(struct oracle *o, unsigned long seed, int verbose)
 {
+	struct cone_options opt = { 0, 0, method_under_test };
 	struct cp_error err;
 	struct cone *c = NULL;
 	size_t k = o->k, m = o->m, f, j, x, nf;
@@ -304,7 +307,7 @@ static int check_case(struct oracle *o, unsigned long seed, int verbose)
 
 	oracle_facets(o);
 	cp_error_clear(&err);
-	if (cone_build(k, m, o->S, NULL, &c, &err)) {
+	if (cone_build(k, m, o->S, &opt, &c, &err)) {
 		printf("  seed %lu: cone_build failed: %s\n", seed, err.msg);
 		return 1;
 	}
@@ -449,10 +452,18 @@ static void test_oracle_full_dimension(void)
 	free(o);
 }
 
+static void test_dd_random(void) { method_under_test = CONE_DD; test_oracle_random(); }
+static void test_dd_full_dimension(void) { method_under_test = CONE_DD; test_oracle_full_dimension(); }
+static void test_qhull_random(void) { method_under_test = CONE_QHULL; test_oracle_random(); }
+static void test_qhull_full_dimension(void) { method_under_test = CONE_QHULL; test_oracle_full_dimension(); }
+
 int main(void)
 {
 	check_prog = "test_cone_oracle";
-	RUN(test_oracle_random);
-	RUN(test_oracle_full_dimension);
+	/* both ways of finding facets, each against the oracle */
+	RUN(test_dd_random);
+	RUN(test_dd_full_dimension);
+	RUN(test_qhull_random);
+	RUN(test_qhull_full_dimension);
 	return check_summary();
 }
