@@ -2,7 +2,8 @@
  * and its other description, the model constraints
  *     C = { x : A x = 0, B x >= 0 }
  * (equalities A, facet inequalities B, all primitive integer vectors).
- * Qhull proposes the facets in floating point; exact integer and GMP
+ * Facets come from an exact double description, or (for cones with many
+ * facets) Qhull proposes them in floating point and exact integer and GMP
  * arithmetic derives every normal and verifies it against every signature.
  *
  * Ownership: cone_build returns a cone the caller frees with cone_free()
