@@ -682,7 +682,7 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 
 		rc = CONE_REJECT;
 		if (method != CONE_QHULL)
-			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 200000000, err);
+			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 4000000000, err);
 		if (rc == CONE_REJECT && method == CONE_DD)
 			rc = cp_error_set(err, CP_ELIMIT, "double description gave up "
 					  "(a coefficient beyond 64 bits)");

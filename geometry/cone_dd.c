@@ -11,9 +11,13 @@
  * with incidence inc(p) & inc(n) + {y}; facets with s_f < 0 go.  p and n are
  * adjacent iff their common rays number at least d-2 and no third facet
  * holds them all (the combinatorial test, exact for a full-dimensional
- * cone).  All arithmetic is int64, checked; on overflow, or when the work
- * grows past a bound (cones with many facets, where Qhull does better), it
- * gives up and the caller uses Qhull. */
+ * cone).  Rays go in lexicographic order (cdd's "lexmin"), which keeps the
+ * intermediate cones small (dimension 16, 200 rays: 0.4 s, against more
+ * than 2 minutes in input order).  All arithmetic is int64, checked; on
+ * overflow, or when the work (pairs tried plus facets scanned by the
+ * adjacency test, about 3.5e8 a second) passes a bound, it gives up and
+ * the caller uses Qhull. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "geometry/cone_int.h"
@@ -97,11 +101,26 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 	return 0;
 }
 
+/* Insertion order: lexicographic on the projected rays (cdd's "lexmin"),
+ * which keeps the intermediate cones smaller than input order. */
+static int cmp_lex(const void *pa, const void *pb, void *ctx)
+{
+	const struct cone_build *b = ctx;
+	const int64_t *x = b->Y + (size_t)*(const int *)pa * b->d;
+	const int64_t *y = b->Y + (size_t)*(const int *)pb * b->d;
+	size_t i;
+
+	for (i = 0; i < b->d; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 {
 	size_t d = b->d, words = b->words, i, j, r, f, nchosen = 0;
 	struct dd_facets cur, next;
-	int *chosen = NULL, *others = NULL;
+	int *chosen = NULL, *others = NULL, *order = NULL;
 	unsigned char *used = NULL;
 	__int128 *s = NULL;
 	uint64_t *common = NULL;
@@ -114,11 +133,17 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 	others = cp_malloc((d + 1) * sizeof *others);
 	used = cp_calloc(b->nr + 1, 1);
 	common = cp_malloc((words + 1) * sizeof *common);
-	if (!chosen || !others || !used || !common || dd_reserve(&cur, d, d, words))
+	order = cp_malloc((b->nr + 1) * sizeof *order);
+	if (!chosen || !others || !used || !common || !order ||
+	    dd_reserve(&cur, d, d, words))
 		goto nomem;
+	for (r = 0; r < b->nr; r++)
+		order[r] = (int)r;
+	qsort_r(order, b->nr, sizeof *order, cmp_lex, b);
 	/* the initial simplicial cone */
 	cone_ech_reset(&b->ech_d);
-	for (r = 0; r < b->nr && nchosen < d; r++) {
+	for (i = 0; i < b->nr && nchosen < d; i++) {
+		r = (size_t)order[i];
 		rc = cone_ech_add(&b->ech_d, b->Y + r * d);
 		if (rc < 0)
 			goto nomem;
@@ -158,10 +183,12 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 	}
 	cur.n = d;
 	/* add the other rays one at a time */
-	for (r = 0; r < b->nr; r++) {
-		const int64_t *y = b->Y + r * d;
+	for (size_t oi = 0; oi < b->nr; oi++) {
 		size_t npos = 0, nneg = 0, p, n;
+		const int64_t *y;
 
+		r = (size_t)order[oi];
+		y = b->Y + r * d;
 		if (used[r])
 			continue;
 		cp_free(s);
@@ -190,11 +217,6 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 			       words * sizeof *next.inc);
 			next.n++;
 		}
-		work += npos * nneg * cur.n;
-		if (work > max_work) {
-			rc = CONE_REJECT;
-			goto out;
-		}
 		for (p = 0; p < cur.n; p++) {
 			if (s[p] <= 0)
 				continue;
@@ -204,6 +226,7 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 
 				if (s[n] >= 0)
 					continue;
+				work++;
 				for (w = 0; w < words; w++) {
 					common[w] = cur.inc[p * words + w] & cur.inc[n * words + w];
 					cnt += (size_t)__builtin_popcountll(common[w]);
@@ -213,11 +236,16 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 				for (g = 0; g < cur.n && adjacent; g++) {
 					if (g == p || g == n)
 						continue;
+					work++;
 					for (w = 0; w < words; w++)
 						if (common[w] & ~cur.inc[g * words + w])
 							break;
 					if (w == words)
 						adjacent = 0;
+				}
+				if (work > max_work) {
+					rc = CONE_REJECT;
+					goto out;
 				}
 				if (!adjacent)
 					continue;
@@ -272,6 +300,7 @@ out:
 	dd_release(&next);
 	cp_free(chosen);
 	cp_free(others);
+	cp_free(order);
 	cp_free(used);
 	cp_free(s);
 	cp_free(common);
