@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	const char *models[64];
 	int quick = 0, oracle = 0, repeat = 3, a, nmodels = 0, i;
 	double limit = 60;
-	struct cone_options copt = { 0, 0, CONE_AUTO };
+	struct cone_options copt = { 0, 0 };
 	size_t di, si;
 	uint32_t *S = malloc(20 * 300 * sizeof *S);
 

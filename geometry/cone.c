@@ -619,6 +619,13 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err)
 {
+	return cone_build_method(k, m, S, opt, CONE_AUTO, out, err);
+}
+
+int cone_build_method(size_t k, size_t m, const uint32_t *S,
+		      const struct cone_options *opt, int method,
+		      struct cone **out, struct cp_error *err)
+{
 	struct cone_build b;
 	struct cone *c;
 	size_t i;
@@ -678,8 +685,6 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	} else if (b.d >= 3) {
 		/* double description first: exact and fast when facets are few
 		 * (however many rays lie on them); Qhull when they are many */
-		int method = opt ? opt->method : CONE_AUTO;
-
 		rc = CONE_REJECT;
 		if (method != CONE_QHULL)
 			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 4000000000, err);

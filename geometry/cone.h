@@ -23,12 +23,7 @@ struct cone;
 struct cone_options {
 	size_t max_facets;  /* stop with CP_ELIMIT beyond this; 0 = 1,000,000 */
 	double max_seconds; /* stop with CP_ELIMIT after this; 0 = no limit */
-	int method;         /* CONE_AUTO (0), or force one method (tests) */
 };
-
-/* How facets are found for d >= 3: double description while the work stays
- * small, else Qhull's proposals checked exactly (docs/cone.md). */
-enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2 };
 
 /* ---- building ----
  * S: m signatures of k counters, row-major (signature j at S + j*k),
@@ -40,6 +35,14 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err);
 void cone_free(struct cone *c);
+/* The same with the way facets are found (d >= 3) forced, for tests and
+ * benchmarks: CONE_AUTO is what cone_build does (exact double description
+ * while its work stays small, else Qhull's proposals checked exactly);
+ * CONE_DD and CONE_QHULL use only one (docs/cone.md). */
+enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2 };
+int cone_build_method(size_t k, size_t m, const uint32_t *S,
+		      const struct cone_options *opt, int method,
+		      struct cone **out, struct cp_error *err);
 
 /* ---- the H-representation ---- */
 size_t cone_n_counters(const struct cone *c);   /* k */

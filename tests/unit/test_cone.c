@@ -221,7 +221,7 @@ static void test_format(void)
 static void test_limits(void)
 {
 	uint32_t S[8 * 4];
-	struct cone_options opt = { 3, 0, CONE_AUTO };
+	struct cone_options opt = { 3, 0 };
 	int rc;
 	char *s;
 
@@ -303,13 +303,11 @@ static void test_qhull_fallback(void)
 		
 	};
 	size_t k = 9, m = sizeof S / sizeof *S / 9, f, j, x;
-	struct cone_options opt = { 0, 0, CONE_QHULL };
 	struct cone *c = NULL, *dd = NULL;
 	struct cp_error err;
 
-	CHECK(cone_build(k, m, S, &opt, &c, &err) == CP_OK);
-	opt.method = CONE_DD;
-	CHECK(cone_build(k, m, S, &opt, &dd, &err) == CP_OK);
+	CHECK(cone_build_method(k, m, S, NULL, CONE_QHULL, &c, &err) == CP_OK);
+	CHECK(cone_build_method(k, m, S, NULL, CONE_DD, &dd, &err) == CP_OK);
 	if (!c || !dd)
 		goto out;
 	CHECK(cone_n_facets(dd) == cone_n_facets(c));

@@ -298,7 +298,6 @@ static int method_under_test;
 
 static int check_case(struct oracle *o, unsigned long seed, int verbose)
 {
-	struct cone_options opt = { 0, 0, method_under_test };
 	struct cp_error err;
 	struct cone *c = NULL;
 	size_t k = o->k, m = o->m, f, j, x, nf;
@@ -307,7 +306,7 @@ static int check_case(struct oracle *o, unsigned long seed, int verbose)
 
 	oracle_facets(o);
 	cp_error_clear(&err);
-	if (cone_build(k, m, o->S, &opt, &c, &err)) {
+	if (cone_build_method(k, m, o->S, NULL, method_under_test, &c, &err)) {
 		printf("  seed %lu: cone_build failed: %s\n", seed, err.msg);
 		return 1;
 	}
