@@ -886,15 +886,11 @@ static int round_certificate(const struct feas_model *fm,
  * Writes the float normal into fnorm (k) and the signatures on it into
  * mask.  Starts from a fixed basis so the answer does not depend on what
  * the worker solved before. */
-static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
-		    unsigned char *mask)
+static int facet_lp_solve(struct worker *w, const double *xstar, double *fnorm)
 {
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, m = fm->m, d = fm->d, j, p, i;
-	double fmaxn = 0;
 
-	if (!w->facet)
-		return -1;
 	glp_error_hook(glpk_error, w);
 	if (setjmp(w->jump)) {
 		w->broken = 1;
@@ -922,9 +918,21 @@ static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
 			fnorm[i] += z * fm->Q[j * k + i];
 	}
 	glp_error_hook(NULL, NULL);
+	return 0;
+}
+
+static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
+		    unsigned char *mask)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, p, i;
+	double fmaxn = 0;
+
+	if (!w->facet || w->broken || facet_lp_solve(w, xstar, fnorm) != 0)
+		return -1;
 	for (i = 0; i < k; i++)
 		fmaxn = fmax(fmaxn, fabs(fnorm[i]));
-	for (p = 0; p < m; p++)
+	for (p = 0; p < fm->m; p++)
 		mask[p] = dot(fnorm, fm->S + p * k, k) <= 1e-9 * fmaxn * fm->snorm[p];
 	return 0;
 }
@@ -1009,16 +1017,19 @@ static int explain(struct worker *w, const struct feas_query *q,
 		}
 	}
 
-	/* 3. the facet most violated by the centre's projection, then by the
-	 * certificate's extreme point of the region */
-	for (attempt = 0; attempt < 2; attempt++) {
+	/* 3. the facet most violated at a point of the region: first the
+	 * centre's projection, then the region's extreme point along the
+	 * certificate, then the ends of each axis of the region.  A facet
+	 * separating the region need not be the one most violated at a given
+	 * point, so several points are tried; none is tried twice. */
+	for (attempt = 0; attempt < 2 + 2 * (int)k; attempt++) {
 		if (attempt == 0) {
 			memcpy(w->xstar, proj, k * sizeof *proj);
-		} else {
+		} else if (attempt == 1) {
 			double h;
 
 			if (!cert)
-				break;
+				continue;
 			/* x* = argmax_R cert.x, by the support function's
 			 * gradient: mu + spread direction */
 			h = spread(q, cert, k);
@@ -1043,6 +1054,18 @@ static int explain(struct worker *w, const struct feas_query *q,
 					for (j = 0; j < k; j++)
 						w->xstar[i] += q->q * q->cov[i * k + j] * cert[j] / h;
 			}
+		} else {
+			size_t j = (size_t)(attempt - 2) / 2;
+			double s = (attempt % 2) ? -1 : 1;
+
+			memcpy(w->xstar, q->mu, k * sizeof *q->mu);
+			if (q->shape == FEAS_PCA)
+				for (i = 0; i < k; i++)
+					w->xstar[i] += s * q->half[j] * q->axes[j * k + i];
+			else if (q->shape == FEAS_INDEPENDENT)
+				w->xstar[j] += s * q->half[j];
+			else
+				w->xstar[j] += s * sqrt(q->q * q->cov[j * k + j]);
 		}
 		if (facet_lp(w, w->xstar, fnorm, mask) != 0)
 			continue;
