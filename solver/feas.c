@@ -65,6 +65,9 @@ struct worker {
 
 struct feas_model {
 	size_t k, m;        /* m counts the non-zero signatures only */
+	size_t nr;          /* columns of the LPs: the first nr signatures
+			     * (all of them: dropping the non-extreme ones by
+			     * LP cost seconds per model and saved little) */
 	double *S;          /* m x k */
 	uint32_t *Su;       /* m x k, exact */
 	double *snorm;      /* m: ||s_p|| */
@@ -246,6 +249,13 @@ out:
 	return rc;
 }
 
+static int glpk_quiet_hook(void *info, const char *s)
+{
+	(void)info;
+	(void)s;
+	return 1;  /* swallow every line GLPK would print */
+}
+
 int feas_model_new(size_t k, size_t m, const uint32_t *S,
 		   const struct feas_model_options *opt,
 		   struct feas_model **out, struct cp_error *err)
@@ -284,6 +294,7 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 		fm->snorm[kept++] = sqrt(n2);
 	}
 	fm->m = kept;
+	fm->nr = kept;
 	rc = span_basis(fm, err);
 	if (rc)
 		goto fail;
@@ -415,13 +426,6 @@ static void glpk_error(void *info)
 	longjmp(w->jump, 1);
 }
 
-static int glpk_quiet(void *info, const char *s)
-{
-	(void)info;
-	(void)s;
-	return 1;  /* swallow every line GLPK would print */
-}
-
 static void worker_free(struct worker *w)
 {
 	if (!w)
@@ -451,7 +455,7 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 		      struct cp_error *err)
 {
 	struct worker *w = cp_calloc(1, sizeof *w);
-	size_t k = fm->k, m = fm->m, d = fm->d, n = (m > k ? m : k) + k + 2;
+	size_t k = fm->k, m = fm->nr, d = fm->d, n = (fm->m > k ? fm->m : k) + k + 2;
 	size_t p, i;
 
 	*out = NULL;
@@ -473,7 +477,7 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}
 	glp_term_out(GLP_OFF);
-	glp_term_hook(glpk_quiet, NULL);
+	glp_term_hook(glpk_quiet_hook, NULL);
 	glp_error_hook(glpk_error, w);
 	if (setjmp(w->jump)) {
 		w->broken = 1;
@@ -576,7 +580,7 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 		     double sigma, int exact, int *verdict)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->m, i, j;
+	size_t k = fm->k, m = fm->nr, i, j;
 	int ret, st;
 
 	glp_error_hook(glpk_error, w);
@@ -650,7 +654,7 @@ static double box_residual(struct worker *w, const struct feas_query *q,
 			   double sigma)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->m, i, j, p;
+	size_t k = fm->k, m = fm->nr, i, j, p;
 	double worst = 0;
 
 	for (i = 0; i < k; i++)
@@ -889,7 +893,7 @@ static int round_certificate(const struct feas_model *fm,
 static int facet_lp_solve(struct worker *w, const double *xstar, double *fnorm)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->m, d = fm->d, j, p, i;
+	size_t k = fm->k, m = fm->nr, d = fm->d, j, p, i;
 
 	glp_error_hook(glpk_error, w);
 	if (setjmp(w->jump)) {
@@ -1136,7 +1140,7 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 			   struct cp_error *err)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->m, i, p;
+	size_t k = fm->k, m = fm->nr, i, p;
 	double *L = cp_malloc(k * k * sizeof *L), *A = cp_malloc((m ? m : 1) * k * sizeof *A);
 	double *b = cp_malloc(k * sizeof *b), *f = cp_malloc((m ? m : 1) * sizeof *f);
 	double *r = cp_malloc(k * sizeof *r);
@@ -1211,7 +1215,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
 	if (!(sigma > 0))
 		sigma = 1;
-	if (fm->m == 0) {
+	if (fm->nr == 0) {
 		/* the cone is {0}: feasible iff the box holds 0 */
 		double *z = w->vk;
 

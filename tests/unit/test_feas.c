@@ -7,7 +7,7 @@
 
 #include "solver/feas.h"
 #include "check.h"
-#include "feas_testlib.h"
+#include "test_feas_lib.h"
 
 /* walk_basic-like: counters (causes_walk, pde_miss); a walk either hits
  * the PDE cache (1,0) or misses it (1,1).  Cone: pde_miss >= 0 and

@@ -1,10 +1,10 @@
-/* tests/unit/feas_testlib.h: helpers for the solver's unit tests: a fixed
+/* tests/unit/test_feas_lib.h: helpers for the solver's unit tests: a fixed
  * random generator, regions built by hand (mean, covariance of the mean,
  * PCA axes, boxes and the ellipsoid at one quantile), and brute-force
  * facets of small full-dimensional cones (the oracle the LP is compared
  * with).  Static functions only: included by one test program each. */
-#ifndef FEAS_TESTLIB_H
-#define FEAS_TESTLIB_H
+#ifndef TEST_FEAS_LIB_H
+#define TEST_FEAS_LIB_H
 
 #include <gsl/gsl_cdf.h>
 #include <lapacke.h>
