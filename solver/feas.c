@@ -43,11 +43,23 @@ struct worker {
 	int broken;         /* a GLPK error happened: never touch GLPK again */
 
 	/* Box LP: rows i = 1..k:  sum_p S[p][i] f_p - sum_j W[j][i] y_j = 0;
-	 * columns 1..m the flows f_p >= 0, m+1..m+k the box coordinates y_j
-	 * = w_j.x, bounded by the box.  Only y's bounds and (for PCA boxes)
-	 * y's columns change between observations. */
+	 * columns 1..k the box coordinates y_j = w_j.x, bounded by the box,
+	 * then one column per active signature, its flow f_p >= 0.  Only y's
+	 * bounds and (for PCA boxes) y's columns change between
+	 * observations. */
 	glp_prob *box;
 	int box_identity;   /* y's columns currently hold W = I */
+	/* Working set (column generation): only active flow columns are free
+	 * as LP columns; the others are not in the LP at all.
+	 * A Farkas certificate of the restricted LP is priced against every
+	 * signature; the ones it violates join the set and the LP is solved
+	 * again.  So a check costs a small LP (GLPK's per-solve overhead grows
+	 * with the columns, even fixed ones) plus, when infeasible, one pass
+	 * over S.  Column k+1+c holds signature colsig[c]. */
+	unsigned char *active;
+	size_t n_active, *colsig, *price_pick;
+	double *price_score;
+	int *delcols;
 	glp_smcp dual;
 
 	/* Facet-finding LP in the reduced space z (d = dim span S):
@@ -360,6 +372,8 @@ void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
 		st->certificates += fm->own->st.certificates;
 		st->facet_lps += fm->own->st.facet_lps;
 		st->facets_verified += fm->own->st.facets_verified;
+		if (fm->own->box && !fm->own->broken)
+			st->iterations += (uint64_t)glp_get_it_cnt(fm->own->box);
 	}
 }
 
@@ -438,6 +452,11 @@ static void worker_free(struct worker *w)
 		if (w->facet)
 			glp_delete_prob(w->facet);
 	}
+	cp_free(w->active);
+	cp_free(w->colsig);
+	cp_free(w->delcols);
+	cp_free(w->price_pick);
+	cp_free(w->price_score);
 	cp_free(w->facet_start_row);
 	cp_free(w->facet_start_col);
 	cp_free(w->ind);
@@ -471,7 +490,12 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->xstar = cp_malloc((k + 1) * sizeof *w->xstar);
 	w->facet_start_row = cp_malloc((m + 2) * sizeof *w->facet_start_row);
 	w->facet_start_col = cp_malloc((d + 1) * sizeof *w->facet_start_col);
-	if (!w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
+	w->active = cp_calloc(m ? m : 1, 1);
+	w->colsig = cp_malloc((m ? m : 1) * sizeof *w->colsig);
+	w->delcols = cp_malloc((m + 1) * sizeof *w->delcols);
+	w->price_pick = cp_malloc((2 * k + 8) * sizeof *w->price_pick);
+	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
+	if (!w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
 	    !w->facet_start_row || !w->facet_start_col) {
 		worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
@@ -490,26 +514,14 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->box = glp_create_prob();
 	glp_set_obj_dir(w->box, GLP_MIN);
 	glp_add_rows(w->box, (int)k);
-	glp_add_cols(w->box, (int)(m + k));
+	glp_add_cols(w->box, (int)k);
 	for (i = 0; i < k; i++)
 		glp_set_row_bnds(w->box, (int)i + 1, GLP_FX, 0, 0);
-	for (p = 0; p < m; p++) {
-		int len = 0;
-
-		for (i = 0; i < k; i++)
-			if (fm->Su[p * k + i]) {
-				len++;
-				w->ind[len] = (int)i + 1;
-				w->val[len] = fm->S[p * k + i];
-			}
-		glp_set_mat_col(w->box, (int)p + 1, len, w->ind, w->val);
-		glp_set_col_bnds(w->box, (int)p + 1, GLP_LO, 0, 0);
-	}
 	for (i = 0; i < k; i++) {
 		w->ind[1] = (int)i + 1;
 		w->val[1] = -1;
-		glp_set_mat_col(w->box, (int)(m + i) + 1, 1, w->ind, w->val);
-		glp_set_col_bnds(w->box, (int)(m + i) + 1, GLP_FX, 0, 0);
+		glp_set_mat_col(w->box, (int)i + 1, 1, w->ind, w->val);
+		glp_set_col_bnds(w->box, (int)i + 1, GLP_FX, 0, 0);
 	}
 	w->box_identity = 1;
 	glp_adv_basis(w->box, 0);
@@ -576,11 +588,13 @@ enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };
 /* Set the box (scaled by 1/sigma: the LP is homogeneous in x, so scaling
  * keeps the verdict and puts the bounds near 1 where GLPK's tolerances
  * are relative) and solve with the dual simplex from the last basis. */
+enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
+
 static int box_solve(struct worker *w, const struct feas_query *q,
-		     double sigma, int exact, int *verdict)
+		     double sigma, int mode, int *verdict)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->nr, i, j;
+	size_t k = fm->k, i, j;
 	int ret, st;
 
 	glp_error_hook(glpk_error, w);
@@ -589,7 +603,7 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 		glp_error_hook(NULL, NULL);
 		return CP_EINTERNAL;
 	}
-	if (!exact) {
+	if (mode == SOLVE_NEW_BOX) {
 		if (q->shape == FEAS_PCA) {
 			/* column y_j: -W[j][i] in row i (x = W^T y) */
 			for (j = 0; j < k; j++) {
@@ -597,14 +611,14 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 					w->ind[i + 1] = (int)i + 1;
 					w->val[i + 1] = -q->axes[j * k + i];
 				}
-				glp_set_mat_col(w->box, (int)(m + j) + 1, (int)k, w->ind, w->val);
+				glp_set_mat_col(w->box, (int)j + 1, (int)k, w->ind, w->val);
 			}
 			w->box_identity = 0;
 		} else if (!w->box_identity) {
 			for (j = 0; j < k; j++) {
 				w->ind[1] = (int)j + 1;
 				w->val[1] = -1;
-				glp_set_mat_col(w->box, (int)(m + j) + 1, 1, w->ind, w->val);
+				glp_set_mat_col(w->box, (int)j + 1, 1, w->ind, w->val);
 			}
 			w->box_identity = 1;
 		}
@@ -614,12 +628,12 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 			double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
 
 			if (lo < hi)
-				glp_set_col_bnds(w->box, (int)(m + j) + 1, GLP_DB, lo, hi);
+				glp_set_col_bnds(w->box, (int)j + 1, GLP_DB, lo, hi);
 			else
-				glp_set_col_bnds(w->box, (int)(m + j) + 1, GLP_FX, lo, lo);
+				glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, lo, lo);
 		}
 	}
-	if (exact) {
+	if (mode == SOLVE_EXACT) {
 		w->st.exact_solves++;
 		ret = glp_exact(w->box, &w->dual);
 	} else {
@@ -654,13 +668,14 @@ static double box_residual(struct worker *w, const struct feas_query *q,
 			   double sigma)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->nr, i, j, p;
+	size_t k = fm->k, i, j, col;
 	double worst = 0;
 
 	for (i = 0; i < k; i++)
 		w->vk[i] = 0;
-	for (p = 0; p < m; p++) {
-		double f = glp_get_col_prim(w->box, (int)p + 1);
+	for (col = 0; col < w->n_active; col++) {
+		size_t p = w->colsig[col];
+		double f = glp_get_col_prim(w->box, (int)(k + col) + 1);
 
 		if (f < 0)
 			worst = fmax(worst, -f);
@@ -669,7 +684,7 @@ static double box_residual(struct worker *w, const struct feas_query *q,
 				w->vk[i] += fm->S[p * k + i] * f;
 	}
 	for (j = 0; j < k; j++) {
-		double y = glp_get_col_prim(w->box, (int)(m + j) + 1);
+		double y = glp_get_col_prim(w->box, (int)j + 1);
 		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
 		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
 
@@ -694,7 +709,7 @@ static double box_residual(struct worker *w, const struct feas_query *q,
  * Returns the depth -max_R a.x / (||a|| sigma), or 0 when it is not. */
 static double certificate_depth(const struct feas_model *fm,
 				const struct feas_query *q, const double *a,
-				double sigma, double tol)
+				double sigma, double tol, const unsigned char *active)
 {
 	size_t k = fm->k, p;
 	double na = sqrt(dot(a, a, k)), h;
@@ -702,7 +717,8 @@ static double certificate_depth(const struct feas_model *fm,
 	if (!(na > 0))
 		return 0;
 	for (p = 0; p < fm->m; p++)
-		if (dot(a, fm->S + p * k, k) < -tol * na * fm->snorm[p])
+		if ((!active || p >= fm->nr || active[p]) &&
+		    dot(a, fm->S + p * k, k) < -tol * na * fm->snorm[p])
 			return 0;
 	h = dot(a, q->mu, k) + spread(q, a, k);
 	return h < 0 ? -h / (na * sigma) : 0;
@@ -759,7 +775,7 @@ static double box_certificate(struct worker *w, const struct feas_query *q,
 
 			for (i = 0; i < k; i++)
 				w->vk[i] = sgn * w->val[i + 1];
-			dpt = certificate_depth(fm, q, w->vk, sigma, 1e-9);
+			dpt = certificate_depth(fm, q, w->vk, sigma, 1e-9, w->active);
 			if (dpt > best) {
 				best = dpt;
 				memcpy(w->rho, w->vk, k * sizeof *w->rho);
@@ -768,6 +784,97 @@ static double box_certificate(struct worker *w, const struct feas_query *q,
 	}
 	glp_error_hook(NULL, NULL);
 	return best;
+}
+
+/* Add signature p's flow column to the box LP (non-basic at 0, so the
+ * basis stays). */
+static void activate(struct worker *w, size_t p)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i;
+	int len = 0, col;
+
+	if (w->active[p])
+		return;
+	col = glp_add_cols(w->box, 1);
+	for (i = 0; i < k; i++)
+		if (fm->Su[p * k + i]) {
+			len++;
+			w->ind[len] = (int)i + 1;
+			w->val[len] = fm->S[p * k + i];
+		}
+	glp_set_mat_col(w->box, col, len, w->ind, w->val);
+	glp_set_col_bnds(w->box, col, GLP_LO, 0, 0);
+	w->active[p] = 1;
+	w->colsig[w->n_active++] = p;
+}
+
+/* Price the inactive columns against certificate a: a signature with
+ * a.s_p < 0 could still reach the region.  The 2k most violated (by
+ * a.s_p / ||s_p||) join the working set, so the LP stays small even when
+ * half the signatures qualify.  Returns how many joined (0: a is a
+ * certificate for the whole LP). */
+static size_t price_columns(struct worker *w, const double *a)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, p, n = 0, budget = 2 * k + 8, i;
+	double na = sqrt(dot(a, a, k));
+	double *score = w->price_score;
+	size_t *pick = w->price_pick;
+
+	for (p = 0; p < fm->nr; p++) {
+		double v;
+
+		if (w->active[p])
+			continue;
+		v = dot(a, fm->S + p * k, k) / fm->snorm[p];
+		if (!(v < -1e-9 * na))
+			continue;
+		/* keep the `budget` smallest scores, sorted ascending */
+		if (n == budget && v >= score[n - 1])
+			continue;
+		i = n < budget ? n++ : n - 1;
+		while (i > 0 && score[i - 1] > v) {
+			score[i] = score[i - 1];
+			pick[i] = pick[i - 1];
+			i--;
+		}
+		score[i] = v;
+		pick[i] = p;
+	}
+	for (i = 0; i < n; i++)
+		activate(w, pick[i]);
+	return n;
+}
+
+/* Keep the working set small: past 4k + 32 columns, delete the non-basic
+ * ones (they sit at 0, so the basis and its solution stay). */
+static void trim_columns(struct worker *w)
+{
+	size_t k = w->fm->k, c, keep = 0;
+	int nd = 0;
+
+	if (w->n_active <= 4 * k + 32)
+		return;
+	for (c = 0; c < w->n_active; c++) {
+		if (glp_get_col_stat(w->box, (int)(k + c) + 1) != GLP_BS) {
+			w->delcols[++nd] = (int)(k + c) + 1;
+			w->active[w->colsig[c]] = 0;
+		} else {
+			w->colsig[keep++] = w->colsig[c];
+		}
+	}
+	if (nd)
+		glp_del_cols(w->box, nd, w->delcols);
+	w->n_active = keep;
+}
+
+static void activate_all(struct worker *w)
+{
+	size_t p;
+
+	for (p = 0; p < w->fm->nr; p++)
+		activate(w, p);
 }
 
 /* ================================================================ *
@@ -1209,7 +1316,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, i;
 	double sigma = 0, depth = 0;
-	int verdict, rc;
+	int verdict, rc, round;
 
 	for (i = 0; i < k; i++)
 		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
@@ -1231,32 +1338,47 @@ static int check_box(struct worker *w, const struct feas_query *q,
 		res->feasible = verdict == BOX_FEASIBLE;
 		goto explain_it;
 	}
-	rc = box_solve(w, q, sigma, 0, &verdict);
+	/* Column generation: solve on the working set; a feasible answer
+	 * stands for the whole LP, an infeasible one only once its
+	 * certificate holds against every signature. */
+	rc = box_solve(w, q, sigma, SOLVE_NEW_BOX, &verdict);
+	for (round = 0; !rc; round++) {
+		if (verdict == BOX_FEASIBLE)
+			break;
+		depth = box_certificate(w, q, sigma);
+		if (w->broken)
+			return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed (GLPK)");
+		if (depth > 0 ? price_columns(w, w->rho) == 0
+			      : w->n_active == fm->nr)
+			break;
+		if (depth == 0 || round >= 50)
+			activate_all(w);  /* no usable certificate: the whole LP */
+		rc = box_solve(w, q, sigma, SOLVE_AGAIN, &verdict);
+	}
 	if (rc)
 		return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
 	/* Borderline: GLPK accepts bound violations up to ~1e-7; a solution
 	 * off by more than 1e-9 (scaled units), or a certificate shallower
-	 * than 1e-7, is settled in exact arithmetic. */
+	 * than 1e-7, is settled in exact arithmetic on the whole LP. */
 	if (verdict == BOX_FEASIBLE) {
 		if (box_residual(w, q, sigma) > 1e-9)
 			res->borderline = 1;
-	} else {
-		depth = box_certificate(w, q, sigma);
-		if (w->broken)
-			return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed (GLPK)");
-		if (depth < 1e-7)
-			res->borderline = 1;
+	} else if (depth < 1e-7) {
+		res->borderline = 1;
 	}
 	if (res->borderline) {
 		w->st.borderline++;
 		if (!(flags & FEAS_NO_EXACT)) {
-			rc = box_solve(w, q, sigma, 1, &verdict);
+			activate_all(w);
+			rc = box_solve(w, q, sigma, SOLVE_EXACT, &verdict);
 			if (rc)
 				return cp_error_set(err, rc, "the exact feasibility LP failed (GLPK)");
+			depth = 0;
 			if (verdict == BOX_INFEASIBLE && (flags & FEAS_EXPLAIN))
 				depth = box_certificate(w, q, sigma);
 		}
 	}
+	trim_columns(w);
 	res->feasible = verdict == BOX_FEASIBLE;
 explain_it:
 	if (!res->feasible && (flags & FEAS_EXPLAIN)) {

@@ -167,7 +167,7 @@ void feas_thread_end(void);
 /* ---- statistics of a model's LP (bench and tests) ---- */
 struct feas_stats {
 	uint64_t checks, lp_solves, exact_solves, borderline, certificates,
-		facet_lps, facets_verified;
+		facet_lps, facets_verified, iterations;
 };
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
 
