@@ -77,6 +77,7 @@ static void test_decided_property_follows(void)
 		CHECK(has_sig(s, ac, 1));
 		CHECK(has_sig(s, bd, 1));
 		CHECK_STR(udd_sigset_example(s, 0), "p=y, +b, step, +d, done");
+		CHECK(udd_sigset_matrix(s) + 4 == udd_sigset_signature(s, 1));
 	}
 	udd_sigset_free(s);
 	udd_model_free(m);
