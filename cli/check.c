@@ -47,7 +47,8 @@ static const char check_help[] =
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
 	"  --json                machine-readable output\n"
 	"  --threads N           worker threads (default: one per CPU)\n"
-	"  --max-facets N        list at most N facets of the cone (default 20000)\n"
+	"  --max-facets N        list at most N facets of the cone (default 20000;\n"
+	"                        0: explain from LP certificates only)\n"
 	"  -o, --output FILE     write the report to FILE (atomically)\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -319,7 +320,9 @@ int cli_check(int argc, char **argv)
 		r.names[j] = udd_sigset_counter_name(r.set, j);
 		r.events[j] = udd_sigset_counter_event(r.set, j);
 	}
-	{
+	if (max_facets == 0) {
+		/* --max-facets 0: explain from certificates only */
+	} else {
 		struct cone_options copt = { max_facets, 30.0 };
 		struct cp_error cerr;
 
@@ -510,7 +513,7 @@ int cli_check(int argc, char **argv)
 				      cone_n_equalities(r.cone) == 1 ? "y" : "ies",
 				      cone_n_facets(r.cone), cone_n_facets(r.cone) == 1 ? "" : "s");
 		else
-			cp_buf_puts(&b, "; cone facets not listed)\n");
+			cp_buf_puts(&b, "; cone facets not listed: violations from LP certificates)\n");
 		for (i = 0; i < n_tally; i++)
 			cp_buf_printf(&b, "  %zu violate %s\n", tally[i].count, tally[i].text);
 	}

@@ -58,6 +58,7 @@ struct worker {
 	 * over S.  Column k+1+c holds signature colsig[c]. */
 	unsigned char *active;
 	size_t n_active, *colsig, *price_pick;
+	size_t *passive, n_passive;  /* NNLS warm start */
 	double *price_score;
 	int *delcols;
 	glp_smcp dual;
@@ -456,6 +457,7 @@ static void worker_free(struct worker *w)
 	cp_free(w->colsig);
 	cp_free(w->delcols);
 	cp_free(w->price_pick);
+	cp_free(w->passive);
 	cp_free(w->price_score);
 	cp_free(w->facet_start_row);
 	cp_free(w->facet_start_col);
@@ -494,8 +496,9 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->colsig = cp_malloc((m ? m : 1) * sizeof *w->colsig);
 	w->delcols = cp_malloc((m + 1) * sizeof *w->delcols);
 	w->price_pick = cp_malloc((2 * k + 8) * sizeof *w->price_pick);
+	w->passive = cp_malloc((k + 1) * sizeof *w->passive);
 	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
-	if (!w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
+	if (!w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
 	    !w->facet_start_row || !w->facet_start_col) {
 		worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
@@ -1247,14 +1250,13 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 			   struct cp_error *err)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->nr, i, p;
-	double *L = cp_malloc(k * k * sizeof *L), *A = cp_malloc((m ? m : 1) * k * sizeof *A);
-	double *b = cp_malloc(k * sizeof *b), *f = cp_malloc((m ? m : 1) * sizeof *f);
+	size_t k = fm->k, m = fm->nr, i;
+	double *L = cp_malloc(k * k * sizeof *L), *f = cp_malloc((m ? m : 1) * sizeof *f);
 	double *r = cp_malloc(k * sizeof *r);
 	double kkt = 0, d2;
 	int rc = CP_OK;
 
-	if (!L || !A || !b || !f || !r) {
+	if (!L || !f || !r) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory in the ellipsoid test");
 		goto out;
 	}
@@ -1263,17 +1265,8 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 		rc = cp_error_set(err, CP_EINPUT, "region covariance is not positive definite");
 		goto out;
 	}
-	/* A = L^{-1} S^T (column p = L^{-1} s_p), b = L^{-1} mu */
-	memcpy(A, fm->S, m * k * sizeof *A);
-	memcpy(b, q->mu, k * sizeof *b);
-	if ((m && LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)k,
-				 (lapack_int)m, L, (lapack_int)k, A, (lapack_int)k) != 0) ||
-	    LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)k, 1, L,
-			   (lapack_int)k, b, (lapack_int)k) != 0) {
-		rc = cp_error_set(err, CP_ENUMERIC, "triangular solve failed in the ellipsoid test");
-		goto out;
-	}
-	rc = feas_nnls(k, m, A, b, f, r, &kkt, err);
+	rc = feas_nnls(k, m, fm->S, fm->snorm, L, q->mu, w->passive, &w->n_passive,
+		       f, r, &kkt, err);
 	if (rc)
 		goto out;
 	d2 = dot(r, r, k);
@@ -1284,9 +1277,8 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 	res->borderline = fabs(d2 - q->q) <= 1e-7 * fmax(q->q, 1e-300) || kkt > 1e-6;
 	if (res->borderline)
 		w->st.borderline++;
-	(void)p;
 	if (!res->feasible && (flags & FEAS_EXPLAIN)) {
-		/* a = L^{-T} r */
+		/* a = L^{-T} r = cov^{-1} (x^ - mu) */
 		if (LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', (lapack_int)k, 1, L,
 				   (lapack_int)k, r, (lapack_int)k) != 0) {
 			rc = cp_error_set(err, CP_ENUMERIC, "triangular solve failed in the ellipsoid test");
@@ -1302,8 +1294,6 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 	}
 out:
 	cp_free(L);
-	cp_free(A);
-	cp_free(b);
 	cp_free(f);
 	cp_free(r);
 	return rc;

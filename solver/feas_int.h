@@ -9,14 +9,20 @@
 
 #include "common/cp.h"
 
-/* Lawson-Hanson non-negative least squares: min_{f >= 0} ||A f - b||^2,
- * A column-major k x m (column p = A + p*k).  On return f (m) holds the
- * solution, r (k) the residual A f - b, *kkt the largest violation of the
- * optimality conditions (w = A^T (b - A f): w_p <= 0 where f_p = 0,
- * w_p = 0 where f_p > 0), relative to ||A_p|| ||b||.  CP_OK, CP_ENOMEM,
- * or CP_ENUMERIC (LAPACK failed; the iteration limit is not an error: kkt
- * tells how far from optimal the answer is). */
-int feas_nnls(size_t k, size_t m, const double *A, const double *b,
+/* Lawson-Hanson non-negative least squares for the ellipsoid test:
+ *     min_{f >= 0} || L^{-1} (S^T f - mu) ||^2
+ * S row-major m x k (signature p = S + p*k, norms snorm), L the lower
+ * Cholesky factor of the covariance (column-major k x k).  On return f (m)
+ * holds the flows, r (k) the whitened residual L^{-1}(S^T f - mu), *kkt
+ * the largest violation of the optimality conditions (w = -S L^{-T} r:
+ * w_p <= 0 where f_p = 0, w_p = 0 where f_p > 0), relative to ||s_p|| and
+ * the gradient's size at f = 0.  passive (k entries, may be NULL) holds a
+ * starting passive set of *n_passive columns (a warm start: the optimum
+ * is unique in x, so only the path changes) and returns the final one.
+ * CP_OK, CP_ENOMEM or CP_ENUMERIC (LAPACK failed); running out of
+ * iterations is not an error: kkt tells how far from optimal f is. */
+int feas_nnls(size_t k, size_t m, const double *S, const double *snorm,
+	      const double *L, const double *mu, size_t *passive, size_t *n_passive,
 	      double *f, double *r, double *kkt, struct cp_error *err);
 
 #endif

@@ -570,6 +570,102 @@ static void test_pca_vs_independent(void)
 	feas_model_free(fm);
 }
 
+/* The ellipsoid's distance d2 against brute force: every subset of at
+ * most k signatures, unconstrained least squares, keep the ones with
+ * positive flows; d2 is the smallest residual (or ||L^-1 mu||^2). */
+static double brute_d2(size_t k, size_t m, const uint32_t *S, const double *cov,
+		       const double *mu)
+{
+	double L[16], b[4], best;
+	size_t mask, i, j;
+
+	memcpy(L, cov, k * k * sizeof *L);
+	LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)k, L, (int)k);
+	memcpy(b, mu, k * sizeof *b);
+	LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (int)k, 1, L, (int)k, b, (int)k);
+	best = 0;
+	for (i = 0; i < k; i++)
+		best += b[i] * b[i];
+	for (mask = 1; mask < (1u << m); mask++) {
+		double A[4 * 8], rhs[8], r2 = 0;
+		size_t np = 0, cols[8];
+		int ok = 1;
+
+		for (j = 0; j < m; j++)
+			if (mask & (1u << j))
+				cols[np++] = j;
+		if (np > k)
+			continue;
+		for (j = 0; j < np; j++) {
+			for (i = 0; i < k; i++)
+				A[j * k + i] = S[cols[j] * k + i];
+			LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (int)k, 1, L, (int)k,
+				       A + j * k, (int)k);
+		}
+		memset(rhs, 0, sizeof rhs);
+		memcpy(rhs, b, k * sizeof *b);
+		if (LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (int)k, (int)np, 1, A, (int)k, rhs,
+				  (int)(k > np ? k : np)) != 0)
+			continue;
+		for (j = 0; j < np; j++)
+			ok &= rhs[j] > 0;
+		if (!ok)
+			continue;
+		/* residual of the least-squares fit: rows np..k-1 of rhs */
+		for (i = np; i < k; i++)
+			r2 += rhs[i] * rhs[i];
+		if (r2 < best)
+			best = r2;
+	}
+	return best;
+}
+
+static void test_nnls_brute_force(void)
+{
+	size_t trial, worst_i = 0;
+	double worst = 0;
+	struct cp_error err;
+	struct feas_result res;
+
+	tl_seed(31);
+	feas_result_init(&res);
+	for (trial = 0; trial < 300; trial++) {
+		size_t k = 2 + trial % 3, m = 2 + tl_next() % 7, p, i, rep;
+		uint32_t S[8 * 4];
+		struct feas_model *fm = NULL;
+		struct tl_region r;
+		struct feas_query q;
+		double want;
+
+		for (p = 0; p < m * k; p++)
+			S[p] = (uint32_t)(tl_next() % 4);
+		for (p = 0; p < m; p++)
+			S[p * k + p % k] += 1;
+		CHECK(feas_model_new(k, m, S, NULL, &fm, &err) == CP_OK);
+		memset(&r, 0, sizeof r);
+		r.k = k;
+		for (i = 0; i < k; i++)
+			r.mu[i] = 5 * tl_normal();
+		tl_random_cov(&r, 0.5 + tl_unif(), 0.7);
+		tl_region_finish(&r, 7.8);
+		tl_query(&r, FEAS_ELLIPSOID, &q);
+		want = brute_d2(k, m, S, r.cov, r.mu);
+		/* twice: the second run warm-starts from the first */
+		for (rep = 0; rep < 2; rep++) {
+			CHECK(feas_check(fm, &q, 0, &res, &err) == CP_OK);
+			if (fabs(res.d2 - want) > worst) {
+				worst = fabs(res.d2 - want);
+				worst_i = trial;
+			}
+			CHECK(res.kkt < 1e-8);
+			CHECK(res.feasible == (want <= r.q) || fabs(want - r.q) < 1e-9);
+		}
+		feas_model_free(fm);
+	}
+	CHECKF(worst < 1e-8, "worst |d2 - brute force| = %g (trial %zu)", worst, worst_i);
+	feas_result_release(&res);
+}
+
 int main(void)
 {
 	check_prog = "test_feas";
@@ -581,6 +677,7 @@ int main(void)
 	RUN(test_lp_vs_hrep);
 	RUN(test_generated_feasible);
 	RUN(test_nesting);
+	RUN(test_nnls_brute_force);
 	RUN(test_batch_threads);
 	RUN(test_pca_vs_independent);
 	feas_thread_end();
