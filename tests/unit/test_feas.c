@@ -151,6 +151,51 @@ static void test_equality_violation(void)
 	feas_model_free(fm);
 }
 
+/* The whole walk_basic model (causes_walk, pde_miss, walk_done, retired):
+ * a TLB hit (0,0,0,1), a walk with a PDE hit (1,0,1,1) and with a miss
+ * (1,1,1,1); walk_done = causes_walk on every path.  Without a facet list
+ * the certificate's facet is written in its sparsest form,
+ * causes_walk - pde_miss >= 0, not combined with the equality. */
+static void test_sparsest_form(void)
+{
+	static const uint32_t S[] = { 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1 };
+	struct feas_model *fm = NULL;
+	struct feas_result res;
+	struct feas_query q;
+	struct tl_region r;
+	struct cp_error err;
+	enum feas_shape sh;
+
+	feas_result_init(&res);
+	CHECK(feas_model_new(4, 3, S, NULL, &fm, &err) == CP_OK);
+	CHECK(feas_model_dim(fm) == 3);
+	memset(&r, 0, sizeof r);
+	r.k = 4;
+	r.mu[0] = 1000;
+	r.mu[1] = 1300;
+	r.mu[2] = 1000;
+	r.mu[3] = 5000;
+	r.cov[0] = r.cov[5] = r.cov[10] = r.cov[15] = 4;
+	r.cov[2] = r.cov[8] = 3.9;  /* walks and completed walks move together */
+	tl_region_finish(&r, 13.28);
+	for (sh = FEAS_PCA; sh <= FEAS_ELLIPSOID; sh++) {
+		tl_query(&r, sh, &q);
+		CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+		CHECK(!res.feasible);
+		CHECKF(res.n_violations == 1, "shape %d", (int)sh);
+		if (res.n_violations == 1) {
+			const int64_t *a = res.violations[0].a;
+
+			CHECKF(a[0] == 1 && a[1] == -1 && a[2] == 0 && a[3] == 0,
+			       "shape %d: %lld %lld %lld %lld", (int)sh, (long long)a[0],
+			       (long long)a[1], (long long)a[2], (long long)a[3]);
+			CHECK(res.violations[0].exact && res.violations[0].margin > 0);
+		}
+	}
+	feas_result_release(&res);
+	feas_model_free(fm);
+}
+
 /* Bad queries are errors, never GLPK aborts. */
 static void test_bad_queries(void)
 {
@@ -672,6 +717,7 @@ int main(void)
 	RUN(test_walk_basic_violation);
 	RUN(test_listed_constraints);
 	RUN(test_equality_violation);
+	RUN(test_sparsest_form);
 	RUN(test_bad_queries);
 	RUN(test_borderline_exact);
 	RUN(test_lp_vs_hrep);
