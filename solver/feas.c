@@ -67,7 +67,8 @@ struct worker {
 	 * rows p = 1..m: z.(Q s_p) >= 0; row m+1: z.(Q c) = 1; minimise
 	 * z.(Q x*).  Its vertices are the facets of the cone. */
 	glp_prob *facet;
-	int *facet_start_row, *facet_start_col; /* a fixed primal-feasible basis */
+	unsigned char *facet_row;  /* signature p is a row of the facet LP */
+	size_t facet_extra;        /* rows added by row generation */
 	glp_smcp primal;
 
 	/* scratch */
@@ -87,7 +88,10 @@ struct feas_model {
 	size_t d;           /* dim span(S) */
 	double *Q;          /* d x k orthonormal basis of span(S) */
 	double *Qs;         /* m x d: Q s_p */
-	double *qc;         /* d: Q c, c = sum of s_p/||s_p|| */
+	double *qc;         /* d: Q c, c = sum of s_p/||s_p|| over basis_rows */
+	size_t *basis_rows; /* d linearly independent signatures (0 if fewer
+			     * were found: no facet LP) */
+	size_t n_basis_rows;
 	size_t n_eqb;
 	int64_t *eqb;       /* n_eqb x k: integer basis of span(S)'s orthogonal
 			     * complement (the model's equalities), sparse
@@ -256,10 +260,47 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 		for (i = 0; i < k; i++)
 			fm->Q[j * k + i] = G[i * k + (k - d + j)];
 	for (p = 0; p < m; p++)
-		for (j = 0; j < d; j++) {
+		for (j = 0; j < d; j++)
 			fm->Qs[p * d + j] = dot(fm->Q + j * k, fm->S + p * k, k);
-			fm->qc[j] += fm->Qs[p * d + j] / fm->snorm[p];
+	/* d independent signatures, greedily (Gram-Schmidt in the span's
+	 * coordinates); c = the sum of their unit vectors lies inside
+	 * their cone, hence inside C, so {f : f.c = 1} slices C's dual in a
+	 * bounded set, and already their d rows bound it. */
+	fm->basis_rows = cp_malloc((d ? d : 1) * sizeof *fm->basis_rows);
+	{
+		double *gs = cp_malloc((d ? d : 1) * (d ? d : 1) * sizeof *gs);
+		double *v = cp_malloc((d ? d : 1) * sizeof *v);
+		size_t nb = 0, b;
+
+		if (!fm->basis_rows || !gs || !v) {
+			cp_free(gs);
+			cp_free(v);
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+			goto out;
 		}
+		for (p = 0; p < m && nb < d; p++) {
+			double nv = 0;
+
+			memcpy(v, fm->Qs + p * d, d * sizeof *v);
+			for (b = 0; b < nb; b++) {
+				double t = dot(v, gs + b * d, d);
+
+				for (j = 0; j < d; j++)
+					v[j] -= t * gs[b * d + j];
+			}
+			nv = sqrt(dot(v, v, d));
+			if (nv <= 1e-8 * fm->snorm[p])
+				continue;
+			for (j = 0; j < d; j++)
+				gs[nb * d + j] = v[j] / nv;
+			fm->basis_rows[nb++] = p;
+			for (j = 0; j < d; j++)
+				fm->qc[j] += fm->Qs[p * d + j] / fm->snorm[p];
+		}
+		fm->n_basis_rows = nb == d ? d : 0;
+		cp_free(gs);
+		cp_free(v);
+	}
 out:
 	cp_free(G);
 	cp_free(ev);
@@ -420,6 +461,7 @@ void feas_model_free(struct feas_model *fm)
 	cp_free(fm->Q);
 	cp_free(fm->Qs);
 	cp_free(fm->qc);
+	cp_free(fm->basis_rows);
 	cp_free(fm->eqb);
 	cp_free(fm->cons);
 	cp_free(fm->cons_eq);
@@ -549,8 +591,7 @@ static void worker_free(struct worker *w)
 	cp_free(w->price_pick);
 	cp_free(w->passive);
 	cp_free(w->price_score);
-	cp_free(w->facet_start_row);
-	cp_free(w->facet_start_col);
+	cp_free(w->facet_row);
 	cp_free(w->ind);
 	cp_free(w->val);
 	cp_free(w->vk);
@@ -580,8 +621,7 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->vk2 = cp_malloc((k + 1) * sizeof *w->vk2);
 	w->rho = cp_malloc((k + 1) * sizeof *w->rho);
 	w->xstar = cp_malloc((k + 1) * sizeof *w->xstar);
-	w->facet_start_row = cp_malloc((m + 2) * sizeof *w->facet_start_row);
-	w->facet_start_col = cp_malloc((d + 1) * sizeof *w->facet_start_col);
+	w->facet_row = cp_calloc(fm->m ? fm->m : 1, 1);
 	w->active = cp_calloc(m ? m : 1, 1);
 	w->colsig = cp_malloc((m ? m : 1) * sizeof *w->colsig);
 	w->delcols = cp_malloc((m + 1) * sizeof *w->delcols);
@@ -589,7 +629,7 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->passive = cp_malloc((k + 1) * sizeof *w->passive);
 	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
 	if (!w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
-	    !w->facet_start_row || !w->facet_start_col) {
+	    !w->facet_row) {
 		worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}
@@ -630,41 +670,29 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->primal.meth = GLP_PRIMAL;
 	w->primal.presolve = GLP_OFF;
 	w->primal.it_lim = 100000;
-	if (d >= 1 && m >= 1) {
-		size_t j;
+	if (d >= 1 && fm->n_basis_rows == d) {
+		size_t j, b;
 
+		/* row 1: f.c = 1; rows 2..d+1: the basis signatures; more
+		 * rows join by row generation and leave after each solve */
 		w->facet = glp_create_prob();
 		glp_set_obj_dir(w->facet, GLP_MIN);
-		glp_add_rows(w->facet, (int)m + 1);
+		glp_add_rows(w->facet, (int)d + 1);
 		glp_add_cols(w->facet, (int)d);
-		for (p = 0; p < m; p++) {
-			for (j = 0; j < d; j++) {
-				w->ind[j + 1] = (int)j + 1;
-				w->val[j + 1] = fm->Qs[p * d + j];
-			}
-			glp_set_mat_row(w->facet, (int)p + 1, (int)d, w->ind, w->val);
-			glp_set_row_bnds(w->facet, (int)p + 1, GLP_LO, 0, 0);
-		}
 		for (j = 0; j < d; j++) {
 			w->ind[j + 1] = (int)j + 1;
 			w->val[j + 1] = fm->qc[j];
 			glp_set_col_bnds(w->facet, (int)j + 1, GLP_FR, 0, 0);
-			/* a fixed objective (the centroid direction) gives a
-			 * deterministic primal-feasible start basis */
-			glp_set_obj_coef(w->facet, (int)j + 1, fm->qc[j]);
 		}
-		glp_set_mat_row(w->facet, (int)m + 1, (int)d, w->ind, w->val);
-		glp_set_row_bnds(w->facet, (int)m + 1, GLP_FX, 1, 1);
-		glp_adv_basis(w->facet, 0);
-		if (glp_simplex(w->facet, &w->primal) == 0 &&
-		    glp_get_status(w->facet) == GLP_OPT) {
-			for (p = 1; p <= m + 1; p++)
-				w->facet_start_row[p] = glp_get_row_stat(w->facet, (int)p);
-			for (j = 1; j <= d; j++)
-				w->facet_start_col[j] = glp_get_col_stat(w->facet, (int)j);
-		} else {
-			glp_delete_prob(w->facet);
-			w->facet = NULL;  /* explanations fall back to certificates */
+		glp_set_mat_row(w->facet, 1, (int)d, w->ind, w->val);
+		glp_set_row_bnds(w->facet, 1, GLP_FX, 1, 1);
+		for (b = 0; b < d; b++) {
+			p = fm->basis_rows[b];
+			for (j = 0; j < d; j++)
+				w->val[j + 1] = fm->Qs[p * d + j];
+			glp_set_mat_row(w->facet, (int)b + 2, (int)d, w->ind, w->val);
+			glp_set_row_bnds(w->facet, (int)b + 2, GLP_LO, 0, 0);
+			w->facet_row[p] = 1;
 		}
 	}
 	glp_error_hook(NULL, NULL);
@@ -1087,13 +1115,20 @@ static int round_certificate(const struct feas_model *fm,
 
 /* Facet-finding LP: the facet f of the cone (a vertex of its dual slice
  * {f.s_p >= 0, f.c = 1}) that minimises f.x*; x* in counter space.
- * Writes the float normal into fnorm (k) and the signatures on it into
- * mask.  Starts from a fixed basis so the answer does not depend on what
- * the worker solved before. */
+ * Row generation: start from the d basis signatures (a bounded simplex),
+ * solve, add the 2d signatures the solution violates most, solve again
+ * (dual simplex) until none is violated: then the solution is optimal for
+ * every signature.  Each call starts from the same rows and basis, so the
+ * facet does not depend on what the worker solved before.  Writes the
+ * float normal into fnorm (k). */
 static int facet_lp_solve(struct worker *w, const double *xstar, double *fnorm)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, m = fm->nr, d = fm->d, j, p, i;
+	size_t k = fm->k, m = fm->nr, d = fm->d, j, p, i, round;
+	size_t budget = 2 * d + 8, n;
+	double *score = w->price_score;
+	size_t *pick = w->price_pick;
+	int ret;
 
 	glp_error_hook(glpk_error, w);
 	if (setjmp(w->jump)) {
@@ -1102,25 +1137,75 @@ static int facet_lp_solve(struct worker *w, const double *xstar, double *fnorm)
 		return -1;
 	}
 	w->st.facet_lps++;
-	for (p = 1; p <= m + 1; p++)
-		glp_set_row_stat(w->facet, (int)p, w->facet_start_row[p]);
-	for (j = 1; j <= d; j++) {
-		glp_set_col_stat(w->facet, (int)j, w->facet_start_col[j]);
-		glp_set_obj_coef(w->facet, (int)j, dot(fm->Q + (j - 1) * k, xstar, k));
+	/* back to the d basis rows */
+	if (w->facet_extra) {
+		for (i = 0; i < w->facet_extra; i++)
+			w->delcols[i + 1] = (int)(d + 2 + i);
+		glp_del_rows(w->facet, (int)w->facet_extra, w->delcols);
+		w->facet_extra = 0;
+		memset(w->facet_row, 0, fm->m);
+		for (i = 0; i < d; i++)
+			w->facet_row[fm->basis_rows[i]] = 1;
 	}
-	if (glp_simplex(w->facet, &w->primal) != 0 ||
-	    glp_get_status(w->facet) != GLP_OPT) {
+	glp_std_basis(w->facet);
+	for (j = 1; j <= d; j++)
+		glp_set_obj_coef(w->facet, (int)j, dot(fm->Q + (j - 1) * k, xstar, k));
+	ret = glp_simplex(w->facet, &w->primal);
+	for (round = 0; round < 200; round++) {
+		double zn;
+
+		if (ret != 0 || glp_get_status(w->facet) != GLP_OPT) {
+			glp_error_hook(NULL, NULL);
+			return -1;
+		}
+		for (j = 0; j < d; j++)
+			w->vk[j] = glp_get_col_prim(w->facet, (int)j + 1);
+		zn = sqrt(dot(w->vk, w->vk, d));
+		/* the most violated rows, normalised by ||s_p|| */
+		n = 0;
+		for (p = 0; p < m; p++) {
+			double v;
+
+			if (w->facet_row[p])
+				continue;
+			v = dot(w->vk, fm->Qs + p * d, d) / fm->snorm[p];
+			if (!(v < -1e-10 * zn) || (n == budget && v >= score[n - 1]))
+				continue;
+			i = n < budget ? n++ : n - 1;
+			while (i > 0 && score[i - 1] > v) {
+				score[i] = score[i - 1];
+				pick[i] = pick[i - 1];
+				i--;
+			}
+			score[i] = v;
+			pick[i] = p;
+		}
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++) {
+			int row = glp_add_rows(w->facet, 1);
+
+			p = pick[i];
+			for (j = 0; j < d; j++) {
+				w->ind[j + 1] = (int)j + 1;
+				w->val[j + 1] = fm->Qs[p * d + j];
+			}
+			glp_set_mat_row(w->facet, row, (int)d, w->ind, w->val);
+			glp_set_row_bnds(w->facet, row, GLP_LO, 0, 0);
+			w->facet_row[p] = 1;
+			w->facet_extra++;
+		}
+		ret = glp_simplex(w->facet, &w->dual);
+	}
+	if (round == 200) {
 		glp_error_hook(NULL, NULL);
 		return -1;
 	}
 	for (i = 0; i < k; i++)
 		fnorm[i] = 0;
-	for (j = 0; j < d; j++) {
-		double z = glp_get_col_prim(w->facet, (int)j + 1);
-
+	for (j = 0; j < d; j++)
 		for (i = 0; i < k; i++)
-			fnorm[i] += z * fm->Q[j * k + i];
-	}
+			fnorm[i] += w->vk[j] * fm->Q[j * k + i];
 	glp_error_hook(NULL, NULL);
 	return 0;
 }
