@@ -214,9 +214,10 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 		struct feas_stats st;
 
 		feas_model_stats(fm, &st);
-		printf("  LP solves %llu (%llu simplex iterations), exact re-checks %llu "
-		       "(borderline %llu), certificates %llu, facet LPs %llu\n",
+		printf("  LP solves %llu (%llu simplex iterations), shrunk-box tests %llu, "
+		       "exact re-checks %llu (borderline %llu), certificates %llu, facet LPs %llu\n",
 		       (unsigned long long)st.lp_solves, (unsigned long long)st.iterations,
+		       (unsigned long long)st.shrink_tests,
 		       (unsigned long long)st.exact_solves, (unsigned long long)st.borderline,
 		       (unsigned long long)st.certificates, (unsigned long long)st.facet_lps);
 	}

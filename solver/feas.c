@@ -56,6 +56,7 @@ struct worker {
 	 * again.  So a check costs a small LP (GLPK's per-solve overhead grows
 	 * with the columns, even fixed ones) plus, when infeasible, one pass
 	 * over S.  Column k+1+c holds signature colsig[c]. */
+	long double *resid;  /* 2k: box_residual's sums */
 	unsigned char *active;
 	size_t n_active, *colsig, *price_pick;
 	size_t *passive, n_passive;  /* NNLS warm start */
@@ -505,6 +506,7 @@ void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
 		st->certificates += fm->own->st.certificates;
 		st->facet_lps += fm->own->st.facet_lps;
 		st->facets_verified += fm->own->st.facets_verified;
+		st->shrink_tests += fm->own->st.shrink_tests;
 		if (fm->own->box && !fm->own->broken)
 			st->iterations += (uint64_t)glp_get_it_cnt(fm->own->box);
 	}
@@ -590,6 +592,7 @@ static void worker_free(struct worker *w)
 	cp_free(w->delcols);
 	cp_free(w->price_pick);
 	cp_free(w->passive);
+	cp_free(w->resid);
 	cp_free(w->price_score);
 	cp_free(w->facet_row);
 	cp_free(w->ind);
@@ -627,8 +630,9 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->delcols = cp_malloc((m + 1) * sizeof *w->delcols);
 	w->price_pick = cp_malloc((2 * k + 8) * sizeof *w->price_pick);
 	w->passive = cp_malloc((k + 1) * sizeof *w->passive);
+	w->resid = cp_malloc(2 * k * sizeof *w->resid);
 	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
-	if (!w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
+	if (!w->resid || !w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
 	    !w->facet_row) {
 		worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
@@ -711,6 +715,35 @@ enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };
  * are relative) and solve with the dual simplex from the last basis. */
 enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
 
+/* The box's bounds on y (scaled by 1/sigma), each side pulled in by
+ * shrink (1 + |bound|).  Returns -1, changing nothing, when shrinking
+ * would empty an interval. */
+static int set_bounds(struct worker *w, const struct feas_query *q,
+		      double sigma, double shrink)
+{
+	size_t k = w->fm->k, j;
+
+	for (j = 0; shrink > 0 && j < k; j++) {
+		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
+		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+
+		if (lo + shrink * (1 + fabs(lo)) >= hi - shrink * (1 + fabs(hi)))
+			return -1;
+	}
+	for (j = 0; j < k; j++) {
+		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
+		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+
+		lo += shrink * (1 + fabs(lo));
+		hi -= shrink * (1 + fabs(hi));
+		if (lo < hi)
+			glp_set_col_bnds(w->box, (int)j + 1, GLP_DB, lo, hi);
+		else
+			glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, lo, lo);
+	}
+	return 0;
+}
+
 static int box_solve(struct worker *w, const struct feas_query *q,
 		     double sigma, int mode, int *verdict)
 {
@@ -743,16 +776,7 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 			}
 			w->box_identity = 1;
 		}
-		for (j = 0; j < k; j++) {
-			double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k)
-							 : q->mu[j];
-			double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
-
-			if (lo < hi)
-				glp_set_col_bnds(w->box, (int)j + 1, GLP_DB, lo, hi);
-			else
-				glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, lo, lo);
-		}
+		set_bounds(w, q, sigma, 0);
 	}
 	if (mode == SOLVE_EXACT) {
 		w->st.exact_solves++;
@@ -783,44 +807,61 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 	return CP_OK;
 }
 
-/* How far the float solution is from satisfying the box exactly (scaled
- * units): the row residuals of S f = W^T y and y's bound excesses. */
+/* Is the float solution a solution?  Returns the largest violation
+ * relative to 1e-11 of the magnitudes involved (> 1: GLPK used its
+ * tolerance, about 1e-7, and the verdict needs the exact re-check).
+ * Residuals of S f = W^T y are summed in long double and compared with
+ * the sum of the terms' magnitudes; f must be >= 0 and y within its
+ * bounds.  (Pure rounding noise of GLPK's solutions reaches ~1e-14, so a
+ * tighter test would send many clear verdicts to the slow exact path.) */
+#define BOX_REL_TOL 1e-11
+
 static double box_residual(struct worker *w, const struct feas_query *q,
 			   double sigma)
 {
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, i, j, col;
+	long double *x = w->resid, *mag = w->resid + k;
 	double worst = 0;
 
 	for (i = 0; i < k; i++)
-		w->vk[i] = 0;
+		x[i] = mag[i] = 0;
 	for (col = 0; col < w->n_active; col++) {
 		size_t p = w->colsig[col];
 		double f = glp_get_col_prim(w->box, (int)(k + col) + 1);
 
 		if (f < 0)
-			worst = fmax(worst, -f);
+			worst = fmax(worst, -f / BOX_REL_TOL);
 		if (f != 0)
-			for (i = 0; i < k; i++)
-				w->vk[i] += fm->S[p * k + i] * f;
+			for (i = 0; i < k; i++) {
+				x[i] += (long double)fm->S[p * k + i] * f;
+				mag[i] += fabsl((long double)fm->S[p * k + i] * f);
+			}
 	}
 	for (j = 0; j < k; j++) {
 		double y = glp_get_col_prim(w->box, (int)j + 1);
 		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
 		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+		double ex = fmax(lo - y, y - hi);
 
-		worst = fmax(worst, fmax(lo - y, y - hi));
+		if (ex > 0)
+			worst = fmax(worst, ex / (BOX_REL_TOL * fmax(fabs(y), 1e-300)));
 		w->vk2[j] = y;
 	}
 	for (i = 0; i < k; i++) {
-		double x = 0;
+		long double r = x[i], m = mag[i];
 
-		if (q->shape == FEAS_PCA)
-			for (j = 0; j < k; j++)
-				x += q->axes[j * k + i] * w->vk2[j];
-		else
-			x = w->vk2[i];
-		worst = fmax(worst, fabs(w->vk[i] - x));
+		if (q->shape == FEAS_PCA) {
+			for (j = 0; j < k; j++) {
+				r -= (long double)q->axes[j * k + i] * w->vk2[j];
+				m += fabsl((long double)q->axes[j * k + i] * w->vk2[j]);
+			}
+		} else {
+			r -= w->vk2[i];
+			m += fabsl((long double)w->vk2[i]);
+		}
+		if (r != 0)
+			worst = fmax(worst, (double)(fabsl(r) / (BOX_REL_TOL * (m > 0 ? m : 1))));
 	}
 	return worst;
 }
@@ -1583,8 +1624,9 @@ static int check_box(struct worker *w, const struct feas_query *q,
 
 	for (i = 0; i < k; i++)
 		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
-	if (!(sigma > 0))
-		sigma = 1;
+	/* a power of two, so that scaling loses no bits: the exact re-check
+	 * then decides the box as given */
+	sigma = sigma > 0 && isfinite(sigma) ? ldexp(1, ilogb(sigma) + 1) : 1;
 	if (fm->nr == 0) {
 		/* the cone is {0}: feasible iff the box holds 0 */
 		double *z = w->vk;
@@ -1620,12 +1662,28 @@ static int check_box(struct worker *w, const struct feas_query *q,
 	}
 	if (rc)
 		return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
-	/* Borderline: GLPK accepts bound violations up to ~1e-7; a solution
-	 * off by more than 1e-9 (scaled units), or a certificate shallower
-	 * than 1e-7, is settled in exact arithmetic on the whole LP. */
+	/* Borderline: GLPK accepts bound violations up to ~1e-7.  A box it
+	 * calls feasible only by using that tolerance, or infeasible by a
+	 * certificate shallower than 1e-7, lies within ~1e-7 of the cone:
+	 * it is settled by glp_exact on the whole LP (rational arithmetic;
+	 * GLPK reads the doubles as rationals within 1e-9 relative). */
 	if (verdict == BOX_FEASIBLE) {
-		if (box_residual(w, q, sigma) > 1e-9)
-			res->borderline = 1;
+		/* A solution GLPK bent by its tolerance: solve again in the box
+		 * shrunk by 3 times the tolerance; a solution there (even a
+		 * bent one) lies strictly inside the real box. */
+		if (box_residual(w, q, sigma) > 1) {
+			int v2 = BOX_INFEASIBLE;
+
+			w->st.shrink_tests++;
+			if (set_bounds(w, q, sigma, 3e-7) == 0) {
+				rc = box_solve(w, q, sigma, SOLVE_AGAIN, &v2);
+				set_bounds(w, q, sigma, 0);
+				if (rc)
+					return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
+			}
+			if (v2 != BOX_FEASIBLE)
+				res->borderline = 1;
+		}
 	} else if (depth < 1e-7) {
 		res->borderline = 1;
 	}

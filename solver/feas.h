@@ -114,9 +114,11 @@ struct feas_violation {
 
 struct feas_result {
 	int feasible;
-	/* The floating-point verdict was within GLPK's tolerance (or the
-	 * NNLS distance within 1e-7 of q) and was settled by an exact
-	 * re-check (glp_exact); the verdict stands but is close. */
+	/* The region lies within about 1e-7 (relative) of the cone's
+	 * boundary, where GLPK's floating-point tolerance could decide either
+	 * way (or the NNLS distance is within 1e-7 of q): the verdict was
+	 * settled by glp_exact, which is exact for the data read as
+	 * rationals within 1e-9 relative.  The verdict stands but is close. */
 	int borderline;
 	/* Ellipsoid: the smallest squared Mahalanobis distance from mu to the
 	 * cone, and p = 1 - F(d2): the observation is infeasible at every
@@ -167,7 +169,7 @@ void feas_thread_end(void);
 /* ---- statistics of a model's LP (bench and tests) ---- */
 struct feas_stats {
 	uint64_t checks, lp_solves, exact_solves, borderline, certificates,
-		facet_lps, facets_verified, iterations;
+		facet_lps, facets_verified, iterations, shrink_tests;
 };
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
 

@@ -256,8 +256,79 @@ static void test_borderline_exact(void)
 		CHECK(feas_check(fm, &q, 0, &res, &err) == CP_OK);
 		CHECKF(res.feasible == (gap <= 0), "gap %g: feasible %d", gap, res.feasible);
 	}
+	{
+		struct feas_stats st;
+
+		feas_model_stats(fm, &st);
+		printf("  borderline: %llu of %llu checks borderline, %llu exact re-checks\n",
+		       (unsigned long long)st.borderline, (unsigned long long)st.checks,
+		       (unsigned long long)st.exact_solves);
+	}
 	/* FEAS_NO_EXACT still answers */
 	CHECK(feas_check(fm, &q, FEAS_NO_EXACT, &res, &err) == CP_OK);
+	feas_result_release(&res);
+	feas_model_free(fm);
+}
+
+/* Many boxes within a few units of the cone at scales up to 1e12, against
+ * the exact answer: for walk_basic's cone {0 <= x1 <= x0} an independent
+ * box [lo0,hi0] x [lo1,hi1] is feasible iff max(lo1, 0) <= min(hi0, hi1).
+ * Integers below 2^53 keep every bound exact.  glp_exact turns doubles
+ * into rationals within 1e-9 relative (GLPK's set_d_eps), so the verdict
+ * is exact for gaps above that; below, a wrong verdict must at least be
+ * flagged borderline when GLPK's solution shows it (gaps above 1e-11). */
+static void test_borderline_many(void)
+{
+	struct feas_model *fm = NULL;
+	struct feas_result res;
+	struct feas_query q;
+	struct cp_error err;
+	double mu[2], half[2];
+	size_t t, wrong_big = 0, unflagged = 0, wrong_small = 0, wrong_float = 0;
+	size_t n = 3000, n_big = 0, n_small = 0;
+
+	tl_seed(77);
+	feas_result_init(&res);
+	CHECK(feas_model_new(2, 2, walk_basic, NULL, &fm, &err) == CP_OK);
+	memset(&q, 0, sizeof q);
+	q.shape = FEAS_INDEPENDENT;
+	q.mu = mu;
+	q.half = half;
+	for (t = 0; t < n; t++) {
+		double scale = pow(10, 3 + (double)(tl_next() % 10)), rel;
+		double hi0, lo1, hi1;
+		int want, gap = (int)(tl_next() % 7) - 3;
+
+		half[0] = floor(scale * (0.01 + tl_unif()));
+		half[1] = floor(scale * (0.01 + tl_unif()));
+		mu[0] = floor(scale * (1 + tl_unif()));
+		/* put lo1 = mu1 - half1 at hi0 + gap */
+		mu[1] = mu[0] + half[0] + half[1] + gap;
+		hi0 = mu[0] + half[0];
+		lo1 = mu[1] - half[1];
+		hi1 = mu[1] + half[1];
+		want = fmax(lo1, 0) <= fmin(hi0, hi1);
+		rel = fabs((double)gap) / (fabs(mu[1]) + half[1]);
+		CHECK(feas_check(fm, &q, 0, &res, &err) == CP_OK);
+		if (rel >= 1e-8) {
+			n_big++;
+			wrong_big += res.feasible != want;
+		} else {
+			n_small++;
+			wrong_small += res.feasible != want;
+			if (rel >= 1e-11)
+				unflagged += res.feasible != want && !res.borderline;
+		}
+		CHECK(feas_check(fm, &q, FEAS_NO_EXACT, &res, &err) == CP_OK);
+		wrong_float += res.feasible != want;
+	}
+	printf("  %zu boxes within 3 units of the cone (scales 1e3-1e12): float verdicts "
+	       "wrong %zu; with the exact re-check wrong %zu of %zu with gaps >= 1e-8 "
+	       "relative, %zu of %zu below (%zu unflagged above 1e-11)\n", n, wrong_float,
+	       wrong_big, n_big, wrong_small, n_small, unflagged);
+	CHECK(wrong_big == 0);
+	CHECK(unflagged == 0);
+	CHECK(n_big > 500);
 	feas_result_release(&res);
 	feas_model_free(fm);
 }
@@ -720,6 +791,7 @@ int main(void)
 	RUN(test_sparsest_form);
 	RUN(test_bad_queries);
 	RUN(test_borderline_exact);
+	RUN(test_borderline_many);
 	RUN(test_lp_vs_hrep);
 	RUN(test_generated_feasible);
 	RUN(test_nesting);
