@@ -28,6 +28,7 @@ static const char check_help[] =
 	"usage: counterpoint check MODEL DATA [--with F,...]\n"
 	"                          [--region pca|independent|ellipsoid]\n"
 	"                          [--confidence P] [--json] [--threads N]\n"
+	"                          [--batches N] [--per-interval]\n"
 	"                          [--max-facets N] [-o FILE]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
@@ -45,6 +46,9 @@ static const char check_help[] =
 	"                        independent: box along each counter;\n"
 	"                        ellipsoid: exact test, with p-values\n"
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
+	"  --batches N           batch means over N batches of intervals (default:\n"
+	"                        chosen from the autocorrelation; 1 = none)\n"
+	"  --per-interval        regions for one interval, not for the mean\n"
 	"  --json                machine-readable output\n"
 	"  --threads N           worker threads (default: one per CPU)\n"
 	"  --max-facets N        list at most N facets of the cone (default 20000;\n"
@@ -190,7 +194,6 @@ struct run {
 	struct feas_result *results;
 	size_t n_obs, k;
 	const char **names;
-	const char **events;
 };
 
 static void run_free(struct run *r)
@@ -207,7 +210,6 @@ static void run_free(struct run *r)
 	cp_free(r->regions);
 	cp_free(r->queries);
 	cp_free(r->names);
-	cp_free(r->events);
 	stats_dataset_free(r->data);
 	feas_model_free(r->fm);
 	cone_free(r->cone);
@@ -225,6 +227,8 @@ int cli_check(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "max-facets", required_argument, NULL, 'f' },
+		{ "batches", required_argument, NULL, 'b' },
+		{ "per-interval", no_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -233,7 +237,8 @@ int cli_check(int argc, char **argv)
 	enum feas_shape shape = FEAS_PCA;
 	double confidence = 0.99;
 	size_t threads = 0, max_facets = 20000, i, j, infeasible = 0, n_tally = 0;
-	int json = 0, opt, rc = CLI_OK, hrep = 0;
+	size_t batches = 0;
+	int json = 0, opt, rc = CLI_OK, hrep = 0, per_interval = 0;
 	struct run r;
 	struct cp_error err;
 	struct cp_buf b, rel;
@@ -278,6 +283,13 @@ int cli_check(int argc, char **argv)
 			if (cli_parse_size("check", "--max-facets", optarg, &max_facets))
 				return CLI_USAGE;
 			break;
+		case 'b':
+			if (cli_parse_size("check", "--batches", optarg, &batches))
+				return CLI_USAGE;
+			break;
+		case 'p':
+			per_interval = 1;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -310,16 +322,13 @@ int cli_check(int argc, char **argv)
 	}
 	r.k = udd_sigset_n_counters(r.set);
 	r.names = cp_calloc(r.k ? r.k : 1, sizeof *r.names);
-	r.events = cp_calloc(r.k ? r.k : 1, sizeof *r.events);
-	if (!r.names || !r.events) {
+	if (!r.names) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		rc = cli_print_error("check", &err);
 		goto out;
 	}
-	for (j = 0; j < r.k; j++) {
+	for (j = 0; j < r.k; j++)
 		r.names[j] = udd_sigset_counter_name(r.set, j);
-		r.events[j] = udd_sigset_counter_event(r.set, j);
-	}
 	if (max_facets == 0) {
 		/* --max-facets 0: explain from certificates only */
 	} else {
@@ -376,22 +385,19 @@ int cli_check(int argc, char **argv)
 	}
 	for (i = 0; i < r.n_obs; i++) {
 		struct region_options ropt;
-		double *rates = NULL;
-		size_t n = 0;
-		int e;
 
 		feas_result_init(&r.results[i]);
 		memset(&ropt, 0, sizeof ropt);
 		ropt.confidence = confidence;
-		e = stats_observation_rates(r.data, i, r.events, r.k, &rates, &n, &err);
-		if (!e)
-			e = region_build(rates, n, r.k, &ropt, &r.regions[i], &err);
-		cp_free(rates);
-		if (e) {
+		ropt.batches = batches;
+		ropt.per_interval = per_interval;
+		ropt.names = r.names;
+		if (stats_sigset_region(r.data, i, r.set, &ropt, &r.regions[i], &err)) {
 			char msg[CP_ERROR_MAX];
 
 			snprintf(msg, sizeof msg, "%s", err.msg);
-			cp_error_set(&err, e, "observation '%.200s': %.700s",
+			cp_error_set(&err, err.code ? err.code : CP_EINPUT,
+				     "observation '%.200s': %.700s",
 				     stats_dataset_observation(r.data, i), msg);
 			rc = cli_print_error("check", &err);
 			goto out;

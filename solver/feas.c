@@ -1547,8 +1547,10 @@ out:
 static double chisq_pvalue(double d2, size_t k, size_t n)
 {
 #ifdef FEAS_HAVE_REGION
-	if (n > k)
-		return 1 - region_confidence_of(d2, k, n);
+	double c = region_confidence_of(d2, k, n);
+
+	if (isfinite(c))
+		return 1 - c;
 #endif
 	(void)n;
 	gsl_set_error_handler_off();
