@@ -15,6 +15,8 @@ static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
+	{ "import", cli_import, "convert perf stat output into a dataset" },
+	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ "check", cli_check, "test a model against measured observations" },
 	{ NULL, NULL, NULL }
 };
