@@ -57,6 +57,7 @@ struct worker {
 	 * with the columns, even fixed ones) plus, when infeasible, one pass
 	 * over S.  Column k+1+c holds signature colsig[c]. */
 	long double *resid;  /* 2k: box_residual's sums */
+	double *ysign;       /* k: sign of each PCA axis in the LP */
 	unsigned char *active;
 	size_t n_active, *colsig, *price_pick;
 	size_t *passive, n_passive;  /* NNLS warm start */
@@ -593,6 +594,7 @@ static void worker_free(struct worker *w)
 	cp_free(w->price_pick);
 	cp_free(w->passive);
 	cp_free(w->resid);
+	cp_free(w->ysign);
 	cp_free(w->price_score);
 	cp_free(w->facet_row);
 	cp_free(w->ind);
@@ -631,8 +633,9 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 	w->price_pick = cp_malloc((2 * k + 8) * sizeof *w->price_pick);
 	w->passive = cp_malloc((k + 1) * sizeof *w->passive);
 	w->resid = cp_malloc(2 * k * sizeof *w->resid);
+	w->ysign = cp_malloc(k * sizeof *w->ysign);
 	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
-	if (!w->resid || !w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
+	if (!w->ysign || !w->resid || !w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
 	    !w->facet_row) {
 		worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
@@ -661,6 +664,8 @@ static int worker_new(const struct feas_model *fm, struct worker **out,
 		glp_set_col_bnds(w->box, (int)i + 1, GLP_FX, 0, 0);
 	}
 	w->box_identity = 1;
+	for (i = 0; i < k; i++)
+		w->ysign[i] = 1;
 	glp_adv_basis(w->box, 0);
 	glp_init_smcp(&w->dual);
 	w->dual.msg_lev = GLP_MSG_OFF;
@@ -715,6 +720,15 @@ enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };
  * are relative) and solve with the dual simplex from the last basis. */
 enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
 
+/* Centre of the box along LP column y_j (axes signed as in the LP). */
+static double box_centre(const struct worker *w, const struct feas_query *q,
+			 size_t j)
+{
+	if (q->shape == FEAS_PCA)
+		return w->ysign[j] * dot(q->axes + j * w->fm->k, q->mu, w->fm->k);
+	return q->mu[j];
+}
+
 /* The box's bounds on y (scaled by 1/sigma), each side pulled in by
  * shrink (1 + |bound|).  Returns -1, changing nothing, when shrinking
  * would empty an interval. */
@@ -724,14 +738,14 @@ static int set_bounds(struct worker *w, const struct feas_query *q,
 	size_t k = w->fm->k, j;
 
 	for (j = 0; shrink > 0 && j < k; j++) {
-		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
+		double c = box_centre(w, q, j);
 		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
 
 		if (lo + shrink * (1 + fabs(lo)) >= hi - shrink * (1 + fabs(hi)))
 			return -1;
 	}
 	for (j = 0; j < k; j++) {
-		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
+		double c = box_centre(w, q, j);
 		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
 
 		lo += shrink * (1 + fabs(lo));
@@ -759,17 +773,32 @@ static int box_solve(struct worker *w, const struct feas_query *q,
 	}
 	if (mode == SOLVE_NEW_BOX) {
 		if (q->shape == FEAS_PCA) {
-			/* column y_j: -W[j][i] in row i (x = W^T y) */
+			/* column y_j: -W[j][i] in row i (x = W^T y).  An
+			 * eigenvector's sign is arbitrary; fixing it (largest
+			 * component positive) keeps y_j's basis status
+			 * (at lower or upper bound) meaningful for the next
+			 * observation's warm start. */
+			for (j = 0; j < k; j++) {
+				double big = 0;
+
+				w->ysign[j] = 1;
+				for (i = 0; i < k; i++)
+					if (fabs(q->axes[j * k + i]) > fabs(big))
+						big = q->axes[j * k + i];
+				if (big < 0)
+					w->ysign[j] = -1;
+			}
 			for (j = 0; j < k; j++) {
 				for (i = 0; i < k; i++) {
 					w->ind[i + 1] = (int)i + 1;
-					w->val[i + 1] = -q->axes[j * k + i];
+					w->val[i + 1] = -w->ysign[j] * q->axes[j * k + i];
 				}
 				glp_set_mat_col(w->box, (int)j + 1, (int)k, w->ind, w->val);
 			}
 			w->box_identity = 0;
 		} else if (!w->box_identity) {
 			for (j = 0; j < k; j++) {
+				w->ysign[j] = 1;
 				w->ind[1] = (int)j + 1;
 				w->val[1] = -1;
 				glp_set_mat_col(w->box, (int)j + 1, 1, w->ind, w->val);
@@ -840,7 +869,7 @@ static double box_residual(struct worker *w, const struct feas_query *q,
 	}
 	for (j = 0; j < k; j++) {
 		double y = glp_get_col_prim(w->box, (int)j + 1);
-		double c = q->shape == FEAS_PCA ? dot(q->axes + j * k, q->mu, k) : q->mu[j];
+		double c = box_centre(w, q, j);
 		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
 		double ex = fmax(lo - y, y - hi);
 
@@ -853,7 +882,7 @@ static double box_residual(struct worker *w, const struct feas_query *q,
 
 		if (q->shape == FEAS_PCA) {
 			for (j = 0; j < k; j++) {
-				r -= (long double)q->axes[j * k + i] * w->vk2[j];
+				r -= (long double)w->ysign[j] * q->axes[j * k + i] * w->vk2[j];
 				m += fabsl((long double)q->axes[j * k + i] * w->vk2[j]);
 			}
 		} else {
