@@ -15,9 +15,9 @@
 
 static uint64_t tl_state = 88172645463325252ull;
 
-static void tl_seed(uint64_t s) { tl_state = s ? s : 1; }
+static inline void tl_seed(uint64_t s) { tl_state = s ? s : 1; }
 
-static uint64_t tl_next(void)
+static inline uint64_t tl_next(void)
 {
 	tl_state ^= tl_state << 13;
 	tl_state ^= tl_state >> 7;
@@ -25,9 +25,9 @@ static uint64_t tl_next(void)
 	return tl_state;
 }
 
-static double tl_unif(void) { return (double)(tl_next() >> 11) / 9007199254740992.0; }
+static inline double tl_unif(void) { return (double)(tl_next() >> 11) / 9007199254740992.0; }
 
-static double tl_normal(void)
+static inline double tl_normal(void)
 {
 	double u = tl_unif(), v = tl_unif();
 
@@ -47,7 +47,7 @@ struct tl_region {
 /* Fill axes/lambda from cov, and both boxes at quantile q: the PCA box
  * +-sqrt(q lambda_i) along v_i and the independent box +-sqrt(q cov_jj)
  * (both circumscribe the ellipsoid, so the ellipsoid nests inside). */
-static void tl_region_finish(struct tl_region *r, double q)
+static inline void tl_region_finish(struct tl_region *r, double q)
 {
 	size_t k = r->k, i, j;
 	double a[64 * 64];
@@ -68,7 +68,7 @@ static void tl_region_finish(struct tl_region *r, double q)
 
 /* Random covariance B B^T / k + eps I, scaled by s^2, with correlation
  * controlled by rho (0: diagonal, near 1: strongly correlated). */
-static void tl_random_cov(struct tl_region *r, double s, double rho)
+static inline void tl_random_cov(struct tl_region *r, double s, double rho)
 {
 	size_t k = r->k, i, j, l;
 	double B[64 * 64];
@@ -86,7 +86,7 @@ static void tl_random_cov(struct tl_region *r, double s, double rho)
 		}
 }
 
-static void tl_query(const struct tl_region *r, enum feas_shape shape,
+static inline void tl_query(const struct tl_region *r, enum feas_shape shape,
 		     struct feas_query *q)
 {
 	memset(q, 0, sizeof *q);
@@ -101,7 +101,7 @@ static void tl_query(const struct tl_region *r, enum feas_shape shape,
 
 /* ---- brute-force facets of a full-dimensional cone (k <= 4) ---- */
 
-static double tl_det(double *a, size_t n)
+static inline double tl_det(double *a, size_t n)
 {
 	size_t i, j, c;
 	double d = 1;
@@ -134,7 +134,7 @@ static double tl_det(double *a, size_t n)
 	return d;
 }
 
-static int64_t tl_gcd(int64_t a, int64_t b)
+static inline int64_t tl_gcd(int64_t a, int64_t b)
 {
 	if (a < 0) a = -a;
 	if (b < 0) b = -b;
@@ -144,7 +144,7 @@ static int64_t tl_gcd(int64_t a, int64_t b)
 
 /* Facets (primitive integer normals, a.s >= 0) of cone{S} in dimension
  * k (2..4), S full-dimensional; returns how many (at most maxf). */
-static size_t tl_facets(size_t k, size_t m, const uint32_t *S, int64_t *F,
+static inline size_t tl_facets(size_t k, size_t m, const uint32_t *S, int64_t *F,
 			size_t maxf)
 {
 	size_t nf = 0, idx[4], i, j, p, r = k - 1;
