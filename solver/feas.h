@@ -126,8 +126,13 @@ struct feas_result {
 	double d2, p_value;
 	/* NNLS optimality (KKT) residual; 0 for boxes. */
 	double kkt;
-	/* Infeasible and explained (FEAS_EXPLAIN): the violated constraints,
-	 * listed ones first (by index), then the certificate's facet. */
+	/* Infeasible and explained (FEAS_EXPLAIN): every listed constraint
+	 * the region breaks (by index); when none does (or none is listed),
+	 * one constraint derived from the Farkas certificate: an equality, a
+	 * facet (is_facet, exact), or failing both the certificate itself.
+	 * Derived ones are written in their sparsest form (model equalities
+	 * added while that removes counters).  Empty only when no certificate
+	 * could be computed. */
 	size_t n_violations;
 	struct feas_violation *violations;
 	size_t k;
@@ -144,9 +149,13 @@ enum {
 };
 
 /* Check one region against the model, warm-starting from the previous
- * check of the same shape.  Returns CP_OK (verdict in res), CP_EINPUT for a
- * malformed query (NaN, negative half-width, ...), CP_ENUMERIC when a
- * numerical library failed. */
+ * check (LP basis and working set of signatures; NNLS passive set), so
+ * similar observations in a row are cheapest.  The verdict does not depend
+ * on the order (only the time does); nor do the constraints reported.
+ * Returns CP_OK (verdict in res), CP_EINPUT for a malformed query (NaN,
+ * negative half-width, covariance not positive definite, ...), CP_ENOMEM,
+ * CP_ENUMERIC when a numerical library failed, CP_EINTERNAL when GLPK
+ * failed (its error hook fired) or the thread is not the model's. */
 int feas_check(struct feas_model *fm, const struct feas_query *q,
 	       unsigned flags, struct feas_result *res, struct cp_error *err);
 
