@@ -151,7 +151,10 @@ enum {
 /* Check one region against the model, warm-starting from the previous
  * check (LP basis and working set of signatures; NNLS passive set), so
  * similar observations in a row are cheapest.  The verdict does not depend
- * on the order (only the time does); nor do the constraints reported.
+ * on the order (only the time does), except within GLPK's tolerance of the
+ * boundary (borderline); the constraints reported depend on it only when
+ * the facet search falls back on the certificate (step 1 of the docs'
+ * explanation and the centre's facet are order-free).
  * Returns CP_OK (verdict in res), CP_EINPUT for a malformed query (NaN,
  * negative half-width, covariance not positive definite, ...), CP_ENOMEM,
  * CP_ENUMERIC when a numerical library failed, CP_EINTERNAL when GLPK
