@@ -196,6 +196,38 @@ static void test_sparsest_form(void)
 	feas_model_free(fm);
 }
 
+/* A model whose μpaths count nothing: its cone is {0}.  A region around 0
+ * is feasible; one away from it breaks an equality x_j = 0. */
+static void test_zero_cone(void)
+{
+	static const uint32_t S[] = { 0, 0, 0, 0 };
+	struct feas_model *fm = NULL;
+	struct feas_result res;
+	struct feas_query q;
+	struct tl_region r;
+	struct cp_error err;
+	enum feas_shape sh;
+
+	feas_result_init(&res);
+	CHECK(feas_model_new(2, 2, S, NULL, &fm, &err) == CP_OK);
+	CHECK(feas_model_n_signatures(fm) == 0 && feas_model_dim(fm) == 0);
+	for (sh = FEAS_PCA; sh <= FEAS_ELLIPSOID; sh++) {
+		box2(&r, 1, -1, 2);
+		tl_query(&r, sh, &q);
+		CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+		CHECKF(res.feasible, "shape %d", (int)sh);
+		box2(&r, 100, 1, 2);
+		tl_query(&r, sh, &q);
+		CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+		CHECKF(!res.feasible, "shape %d", (int)sh);
+		CHECK(res.n_violations == 1);
+		if (res.n_violations == 1)
+			CHECK(res.violations[0].is_equality && res.violations[0].a[0] != 0);
+	}
+	feas_result_release(&res);
+	feas_model_free(fm);
+}
+
 /* Bad queries are errors, never GLPK aborts. */
 static void test_bad_queries(void)
 {
@@ -789,6 +821,7 @@ int main(void)
 	RUN(test_listed_constraints);
 	RUN(test_equality_violation);
 	RUN(test_sparsest_form);
+	RUN(test_zero_cone);
 	RUN(test_bad_queries);
 	RUN(test_borderline_exact);
 	RUN(test_borderline_many);
