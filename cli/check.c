@@ -521,7 +521,9 @@ int cli_check(int argc, char **argv)
 		else
 			cp_buf_puts(&b, "; cone facets not listed: violations from LP certificates)\n");
 		for (i = 0; i < n_tally; i++)
-			cp_buf_printf(&b, "  %zu violate %s\n", tally[i].count, tally[i].text);
+			cp_buf_printf(&b, "  %zu observation%s violate%s %s\n", tally[i].count,
+				      tally[i].count == 1 ? "" : "s", tally[i].count == 1 ? "s" : "",
+				      tally[i].text);
 	}
 	cp_buf_release(&rel);
 	rc = cli_write_output("check", output, &b);

@@ -42,7 +42,7 @@ for region in pca independent ellipsoid; do
 	grep -q '^bad: INFEASIBLE' "$tmp/out" || fail "walk_basic $region: bad not infeasible"
 	sed -n '/^bad:/,/^[a-z0-9]*:/p' "$tmp/out" | grep 'violates' | grep 'load.pde_miss' |
 		grep -q 'load.causes_walk' || { cat "$tmp/out"; fail "walk_basic $region: constraint not named"; }
-	grep -q '3 observations, 1 infeasible' "$tmp/out" || fail "walk_basic $region: summary"
+	grep -q "3 observations, 1 infeasible" "$tmp/out" || fail "walk_basic $region: summary"
 	"$ACP" check models/examples/walk_pde_early.udd "$tmp/data.csv" --region $region \
 		>"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc = 0 ] || { cat "$tmp/out" "$tmp/err"; fail "walk_pde_early $region: status $rc, expected 0"; }
