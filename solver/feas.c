@@ -1443,8 +1443,23 @@ static int explain(struct worker *w, const struct feas_query *q,
 	if (res->n_violations)
 		goto out;
 
-	/* 2. the centre's distance from span(S) along its own residual: the
-	 * region misses the model's equalities */
+	/* 2. the model's equalities (the exact sparse basis): every one the
+	 * region breaks; then the centre's distance from span(S) along its
+	 * own residual, which catches a combination of them */
+	for (c = 0; c < fm->n_eqb; c++) {
+		double mg;
+
+		for (i = 0; i < k; i++)
+			a[i] = (double)fm->eqb[c * k + i];
+		mg = margin_of(q, a, k, 1, &ms);
+		if (mg > 0) {
+			rc = add_violation(res, k, fm->eqb + c * k, 1, 1, 1, FEAS_NO_INDEX, mg, ms);
+			if (rc)
+				goto out;
+		}
+	}
+	if (res->n_violations)
+		goto out;
 	for (i = 0; i < k; i++)
 		proj[i] = 0;
 	for (c = 0; c < fm->d; c++) {
