@@ -82,6 +82,7 @@ struct progress {
 	int tty;
 	double start;
 	int shown;
+	const char *what;  /* "regions", "checking" */
 };
 
 static double wall_now(void)
@@ -104,7 +105,8 @@ static void progress_cb(void *ctx, size_t done, size_t total)
 	for (i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[30] = '\0';
-	fprintf(stderr, "\rcounterpoint check: [%s] %zu/%zu observations", bar, done, total);
+	fprintf(stderr, "\rcounterpoint check: %s [%s] %zu/%zu observations", p->what, bar,
+		done, total);
 	fflush(stderr);
 	p->shown = 1;
 }
@@ -383,9 +385,15 @@ int cli_check(int argc, char **argv)
 		rc = cli_print_error("check", &err);
 		goto out;
 	}
+	prog.tty = isatty(2);
+	prog.start = wall_now();
+	prog.shown = 0;
+	prog.what = "regions ";
 	for (i = 0; i < r.n_obs; i++) {
 		struct region_options ropt;
 
+		if (i % 64 == 0)
+			progress_cb(&prog, i, r.n_obs);
 		feas_result_init(&r.results[i]);
 		memset(&ropt, 0, sizeof ropt);
 		ropt.confidence = confidence;
@@ -399,6 +407,7 @@ int cli_check(int argc, char **argv)
 			cp_error_set(&err, err.code ? err.code : CP_EINPUT,
 				     "observation '%.200s': %.700s",
 				     stats_dataset_observation(r.data, i), msg);
+			progress_end(&prog);
 			rc = cli_print_error("check", &err);
 			goto out;
 		}
@@ -406,9 +415,7 @@ int cli_check(int argc, char **argv)
 	}
 
 	/* ---- the check ---- */
-	prog.tty = isatty(2);
-	prog.start = wall_now();
-	prog.shown = 0;
+	prog.what = "checking";
 	if (feas_check_batch(r.fm, r.n_obs, r.queries, FEAS_EXPLAIN, threads, r.results,
 			     progress_cb, &prog, &err)) {
 		progress_end(&prog);
