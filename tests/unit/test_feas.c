@@ -3,6 +3,7 @@
  * from certificates, the exact re-check of borderline boxes, NNLS, the
  * nesting of the three region shapes, and the LP against brute-force
  * facets on random cones.  Fixed seeds throughout. */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "solver/feas.h"
@@ -671,6 +672,73 @@ static void test_batch_threads(void)
 	feas_thread_end();
 }
 
+struct other_thread {
+	struct feas_model *fm;
+	const struct feas_query *q;
+	int rc;
+};
+
+static void *check_elsewhere(void *arg)
+{
+	struct other_thread *t = arg;
+	struct feas_result res;
+	struct cp_error err;
+
+	feas_result_init(&res);
+	t->rc = feas_check(t->fm, t->q, 0, &res, &err);
+	feas_result_release(&res);
+	feas_thread_end();
+	return NULL;
+}
+
+static void count_progress(void *ctx, size_t done, size_t total)
+{
+	size_t *last = ctx;
+
+	CHECK(done <= total);
+	CHECK(done >= *last);
+	*last = done;
+}
+
+/* A model's own LP belongs to the thread that first used it: another
+ * thread gets an error, not a crash; the batch reports progress up to the
+ * total. */
+static void test_thread_rules(void)
+{
+	struct feas_model *fm = NULL;
+	struct feas_result res, many[40];
+	struct feas_query q, qs[40];
+	struct tl_region r;
+	struct cp_error err;
+	struct other_thread t;
+	pthread_t tid;
+	size_t i, last = 0;
+
+	feas_result_init(&res);
+	CHECK(feas_model_new(2, 2, walk_basic, NULL, &fm, &err) == CP_OK);
+	box2(&r, 1000, 300, 5);
+	tl_query(&r, FEAS_PCA, &q);
+	CHECK(feas_check(fm, &q, 0, &res, &err) == CP_OK && res.feasible);
+	t.fm = fm;
+	t.q = &q;
+	t.rc = 0;
+	CHECK(pthread_create(&tid, NULL, check_elsewhere, &t) == 0);
+	pthread_join(tid, NULL);
+	CHECK(t.rc == CP_EINTERNAL);
+	for (i = 0; i < 40; i++) {
+		qs[i] = q;
+		feas_result_init(&many[i]);
+	}
+	CHECK(feas_check_batch(fm, 40, qs, 0, 2, many, count_progress, &last, &err) == CP_OK);
+	CHECK(last == 40);
+	for (i = 0; i < 40; i++) {
+		CHECK(many[i].feasible);
+		feas_result_release(&many[i]);
+	}
+	feas_result_release(&res);
+	feas_model_free(fm);
+}
+
 /* Correlated synthetic data: counters come in strongly correlated pairs
  * and the model ties each pair by a constraint along the correlated
  * direction; the PCA box sees the violations an independent box misses. */
@@ -830,6 +898,7 @@ int main(void)
 	RUN(test_nesting);
 	RUN(test_nnls_brute_force);
 	RUN(test_batch_threads);
+	RUN(test_thread_rules);
 	RUN(test_pca_vs_independent);
 	feas_thread_end();
 	return check_summary();
