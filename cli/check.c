@@ -494,6 +494,8 @@ int cli_check(int argc, char **argv)
 					      v->is_facet ? "true" : "false",
 					      v->exact ? "true" : "false", origin);
 				json_num(&b, v->margin);
+				cp_buf_puts(&b, ", \"centre_sd\": ");
+				json_num(&b, v->mean_sd);
 				cp_buf_puts(&b, "}");
 			} else {
 				cp_buf_printf(&b, "    violates %s   margin %.3g sd", rel.data ? rel.data : "",
