@@ -508,7 +508,8 @@ int cli_check(int argc, char **argv)
 		if (json)
 			cp_buf_puts(&b, "]}");
 	}
-	qsort(tally, n_tally, sizeof *tally, tally_cmp);
+	if (n_tally)
+		qsort(tally, n_tally, sizeof *tally, tally_cmp);
 	if (json) {
 		cp_buf_printf(&b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
 			      "\"violated\": [", r.n_obs, infeasible);
