@@ -16,13 +16,8 @@
 #include "cli/cli.h"
 #include "solver/feas.h"
 
-#if defined(__has_include)
-#if __has_include("geometry/cone.h") && __has_include("stats/region.h")
-#define CHECK_AVAILABLE 1
 #include "geometry/cone.h"
 #include "stats/region.h"
-#endif
-#endif
 
 static const char check_help[] =
 	"usage: counterpoint check MODEL DATA [--with F,...]\n"
@@ -62,19 +57,6 @@ static const char check_help[] =
 	"exit status: 0 every observation feasible, 1 some infeasible, 2 bad\n"
 	"usage or input, 3 internal error\n";
 
-#ifndef CHECK_AVAILABLE
-
-int cli_check(int argc, char **argv)
-{
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(check_help, stdout);
-		return CLI_OK;
-	}
-	fprintf(stderr, "counterpoint check: this build lacks the geometry and stats modules\n");
-	return CLI_INTERNAL;
-}
-
-#else
 
 /* ---- progress on a terminal ---- */
 
@@ -547,5 +529,3 @@ out:
 	run_free(&r);
 	return rc;
 }
-
-#endif

@@ -19,16 +19,8 @@
 #include "solver/feas.h"
 #include "solver/feas_int.h"
 
-#if defined(__has_include)
-#if __has_include("geometry/cone.h")
 #include "geometry/cone.h"
-#define FEAS_HAVE_CONE 1
-#endif
-#if __has_include("stats/region.h")
 #include "stats/region.h"
-#define FEAS_HAVE_REGION 1
-#endif
-#endif
 
 /* ================================================================ *
  * Data                                                              *
@@ -1304,14 +1296,12 @@ static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
 static int exact_facet(const struct feas_model *fm, const double *fnorm,
 		       const unsigned char *mask, int64_t *a, int *is_facet)
 {
-#ifdef FEAS_HAVE_CONE
 	struct cp_error e;
 
 	if (cone_facet_from_subset(fm->k, fm->m, fm->Su, mask, a, &e) == CP_OK) {
 		*is_facet = 1;
 		return 1;
 	}
-#endif
 	*is_facet = 0;
 	if (!integerize(fnorm, fm->k, a))
 		return 0;
@@ -1590,13 +1580,10 @@ out:
 
 static double chisq_pvalue(double d2, size_t k, size_t n)
 {
-#ifdef FEAS_HAVE_REGION
 	double c = region_confidence_of(d2, k, n);
 
 	if (isfinite(c))
 		return 1 - c;
-#endif
-	(void)n;
 	gsl_set_error_handler_off();
 	return gsl_cdf_chisq_Q(d2, (double)k);
 }
@@ -1955,7 +1942,6 @@ void feas_query_from_region(const struct region *r, enum feas_shape shape,
 {
 	memset(q, 0, sizeof *q);
 	q->shape = shape;
-#ifdef FEAS_HAVE_REGION
 	q->mu = r->mu;
 	q->cov = r->cov;
 	q->n = r->n;
@@ -1971,7 +1957,4 @@ void feas_query_from_region(const struct region *r, enum feas_shape shape,
 	case FEAS_ELLIPSOID:
 		break;
 	}
-#else
-	(void)r;
-#endif
 }

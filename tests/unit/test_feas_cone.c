@@ -4,22 +4,14 @@
  * LP is feasible only if no listed constraint is broken by the box's
  * support; a listed constraint broken means infeasible; and without the
  * list, a constraint derived from a certificate that the solver calls a
- * facet is one of the cone's facets, modulo its equalities.  Skipped (one
- * passing check) until geometry/cone.h is in the tree. */
+ * facet is one of the cone's facets, modulo its equalities. */
 #include <stdio.h>
 
 #include "solver/feas.h"
 #include "check.h"
 #include "test_feas_lib.h"
 
-#if defined(__has_include)
-#if __has_include("geometry/cone.h")
 #include "geometry/cone.h"
-#define HAVE_CONE 1
-#endif
-#endif
-
-#ifdef HAVE_CONE
 
 /* Is a (a facet normal up to equalities) equal to one of the cone's
  * facets?  Both are valid on the cone and vanish on the same signatures
@@ -150,14 +142,6 @@ static void test_random_cones(void)
 	feas_result_release(&res2);
 }
 
-#else
-
-static void test_random_cones(void)
-{
-	CHECK(1);  /* geometry/cone.h not in the tree yet */
-}
-
-#endif
 
 int main(void)
 {
