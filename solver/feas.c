@@ -1288,24 +1288,37 @@ static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
 	return 0;
 }
 
-/* Exact facet through the masked signatures.  With the geometry module:
- * cone_facet_from_subset (GMP, verified: rank d-1 and valid).  Without it:
- * the float normal made integral, then checked exactly here (valid and
- * zero on the mask; the rank is not checked, so it is not called a facet
- * unless the mask spans d-1 dimensions by the float basis). */
+/* Exact normal through the masked signatures: the float normal made
+ * integral and checked exactly here (valid on every signature, zero on the
+ * mask: 128-bit integers), or, when that fails, the geometry module's
+ * exact (GMP) cone_facet_from_subset.  *is_facet tells whether the facet
+ * property (the mask spans d-1 dimensions) was verified; facet_verify
+ * does that for the one constraint finally reported, since the GMP check
+ * costs milliseconds on thousands of signatures. */
 static int exact_facet(const struct feas_model *fm, const double *fnorm,
 		       const unsigned char *mask, int64_t *a, int *is_facet)
 {
 	struct cp_error e;
 
+	*is_facet = 0;
+	if (integerize(fnorm, fm->k, a) && exact_valid(fm, a, 0, mask))
+		return 1;
 	if (cone_facet_from_subset(fm->k, fm->m, fm->Su, mask, a, &e) == CP_OK) {
 		*is_facet = 1;
 		return 1;
 	}
-	*is_facet = 0;
-	if (!integerize(fnorm, fm->k, a))
-		return 0;
-	return exact_valid(fm, a, 0, mask);
+	return 0;
+}
+
+/* Is the valid inequality a, zero on the mask, a facet?  It is when the
+ * mask defines one (cone_facet_from_subset verifies rank d-1 exactly): a
+ * valid inequality vanishing on a (d-1)-dimensional face is that facet. */
+static int facet_verify(const struct feas_model *fm, const unsigned char *mask,
+			int64_t *scratch)
+{
+	struct cp_error e;
+
+	return cone_facet_from_subset(fm->k, fm->m, fm->Su, mask, scratch, &e) == CP_OK;
 }
 
 static size_t nnz64(const int64_t *a, size_t k, int64_t *l1)
@@ -1531,6 +1544,8 @@ static int explain(struct worker *w, const struct feas_query *q,
 		for (i = 0; i < k; i++)
 			a[i] = (double)ai[i];
 		if (margin_of(q, a, k, 0, &ms) > 0) {
+			if (!is_facet)
+				is_facet = facet_verify(fm, mask, cand);
 			w->st.facets_verified += is_facet;
 			simplify(fm, q, ai, 0, a, cand);
 			for (i = 0; i < k; i++)
