@@ -24,6 +24,9 @@ int cli_check(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
+int cli_record(int argc, char **argv);
+int cli_events(int argc, char **argv);
+int cli_bench_workload(int argc, char **argv);
 
 /* ---- shared helpers ---- */
 /* "counterpoint CMD: MESSAGE" and "try 'counterpoint CMD --help'" on

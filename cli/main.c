@@ -20,6 +20,9 @@ static const struct subcommand subcommands[] = {
 	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
 	{ "check", cli_check, "test a model against measured observations" },
+	{ "record", cli_record, "run a command and record its event counters" },
+	{ "events", cli_events, "list the events this machine can count" },
+	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,0 +1,116 @@
+/* cli/events.c: `counterpoint events`: the events this machine can count
+ * (and, with --all, those of every processor libpfm4 knows), as names
+ * `counterpoint record -e` accepts. */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "hw/hec.h"
+
+static const char events_help[] =
+"usage: counterpoint events [--all] [PATTERN]\n"
+"\n"
+"List the events this machine can count, one a line: the name to give\n"
+"'counterpoint record -e', whether it is a software (kernel) or hardware\n"
+"(PMU) event, and a description.  Hardware events are listed in the\n"
+"vendor's EVENT.UMASK form.  PATTERN selects names containing it (case\n"
+"does not matter), or matching it as a glob when it holds * ? or [.\n"
+"\n"
+"options:\n"
+"  -a, --all    also list the events of processors this machine is not\n"
+"               (prefixed 'pmu::'; encodable with LIBPFM_ENCODE_INACTIVE=1)\n"
+"  -h, --help   this text\n"
+"\n"
+"exit status: 0 events listed, 1 none matches PATTERN, 2 bad usage.\n";
+
+struct listing {
+	const char *pattern;
+	int glob;
+	size_t shown;
+	struct cp_buf out;
+};
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return n == 0;
+}
+
+static int show(void *vctx, const struct hec_event_desc *d)
+{
+	struct listing *l = vctx;
+
+	if (l->pattern) {
+		/* "hsw::EVENT" also matches a pattern for EVENT */
+		const char *sep = strstr(d->name, "::");
+		const char *bare = sep ? sep + 2 : d->name;
+
+		if (l->glob ? fnmatch(l->pattern, d->name, FNM_CASEFOLD) != 0 &&
+			      fnmatch(l->pattern, bare, FNM_CASEFOLD) != 0
+			    : !contains_nocase(d->name, l->pattern))
+			return 0;
+	}
+	cp_buf_printf(&l->out, "%-40s %-8s %s%s\n", d->name,
+		      d->hardware ? "hardware" : "software", d->desc,
+		      d->present ? "" : " [not on this machine]");
+	l->shown++;
+	return 0;
+}
+
+int cli_events(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd = "events";
+	struct listing l;
+	struct cp_error err;
+	int all = 0, opt, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":ah", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			all = 1;
+			break;
+		case 'h':
+			fputs(events_help, stdout);
+			return CLI_OK;
+		default:
+			return cli_bad_option(cmd, opt, argv);
+		}
+	}
+	if (argc - optind > 1)
+		return cli_usage_error(cmd, "one PATTERN at most");
+	memset(&l, 0, sizeof l);
+	cp_buf_init(&l.out);
+	l.pattern = optind < argc ? argv[optind] : NULL;
+	l.glob = l.pattern && strpbrk(l.pattern, "*?[") != NULL;
+	cp_error_clear(&err);
+	if (hec_events_each(all, show, &l, &err)) {
+		cp_buf_release(&l.out);
+		return cli_print_error(cmd, &err);
+	}
+	if (!hec_machine_has_hw_pmu())
+		fprintf(stderr, "counterpoint events: note: " HEC_NO_PMU_MSG
+			"%s\n", all ? "" : " ('--all' lists other processors' events)");
+	rc = cli_write_output(cmd, "-", &l.out);
+	cp_buf_release(&l.out);
+	if (rc)
+		return rc;
+	if (!l.shown) {
+		fprintf(stderr, "counterpoint events: no event matches '%s'\n",
+			l.pattern ? l.pattern : "");
+		return CLI_RESULT;
+	}
+	return CLI_OK;
+}

@@ -1,0 +1,416 @@
+/* cli/record.c: `counterpoint record`: run a command under perf_event_open
+ * and write its counters, interval by interval, as a long-CSV dataset.
+ * Option parsing, the output file and signals live here; the recording
+ * itself is hec_record (hw/). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "hw/hec.h"
+
+static const char record_help[] =
+"usage: counterpoint record -e EVENT[,EVENT...] [-e ...] [-I MS]\n"
+"                           [--observation NAME] [-o data.csv] [--append]\n"
+"                           [--user-only] -- COMMAND [ARGS]\n"
+"       counterpoint record --model MODEL [-e ...] [options] -- COMMAND [ARGS]\n"
+"       counterpoint record --dry-run -e EVENT[,...]\n"
+"\n"
+"Run COMMAND with hardware or software event counters open on it\n"
+"(perf_event_open: counting starts at its exec, its threads and children\n"
+"count too) and write one dataset row per event per interval:\n"
+"  observation,interval,event,value,enabled_ns,running_ns\n"
+"with the raw deltas of the interval.  The event column holds each event\n"
+"exactly as named here, so a model's `counter` lines match it.\n"
+"\n"
+"options:\n"
+"  -e, --event LIST       events, comma-separated; {a,b} is a group counted\n"
+"                         together.  Names: perf's (page-faults,\n"
+"                         instructions), vendor (DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK),\n"
+"                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108)\n"
+"  -m, --model MODEL      also record every event MODEL's counter lines name\n"
+"                         (one group, counted together, when they fit the PMU)\n"
+"  -I, --interval MS      read the counters every MS milliseconds (default 100)\n"
+"      --observation NAME the dataset's observation (default: COMMAND's name)\n"
+"  -o, --output FILE      the dataset (default '-': stdout, and COMMAND's own\n"
+"                         stdout then goes to stderr)\n"
+"      --append           add rows to an existing dataset instead of replacing it\n"
+"      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
+"                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
+"                         another processor's encodings, e.g. --pmu hsw)\n"
+"  -u, --user-only        count user space only (what perf_event_paranoid=2\n"
+"                         allows unprivileged users)\n"
+"      --dry-run          resolve the events, print their encodings, run nothing\n"
+"  -v, --verbose          say how many intervals were written and how much\n"
+"                         CPU time the recorder itself used\n"
+"  -h, --help             this text\n"
+"\n"
+"The dataset is written as the command runs, each interval in one write,\n"
+"so a command that is killed leaves a valid dataset up to its last interval.\n"
+"\n"
+"exit status: 0 the command exited with 0; 1 it exited with another status\n"
+"or was killed (the dataset is still valid; the status is reported);\n"
+"2 bad usage, an unknown event, a machine that cannot count an event, or a\n"
+"command that cannot be executed; 3 internal error.\n"
+"SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the\n"
+"terminal, and the recorder waits for it to finish.\n";
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;  /* the command gets the terminal's SIGINT itself */
+}
+
+static void on_pipe(int sig)
+{
+	(void)sig;  /* a write error (EPIPE) stops the recording instead */
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_pipe;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Does fd hold a counterpoint dataset (or nothing)?  1 yes (and *empty),
+ * 0 no. */
+static int dataset_header_ok(int fd, int *empty)
+{
+	char line[sizeof HEC_DATASET_HEADER];
+	size_t want = strlen(HEC_DATASET_HEADER) - 1;
+	ssize_t got = pread(fd, line, want, 0);
+
+	*empty = got == 0;
+	if (got == 0)
+		return 1;
+	return got == (ssize_t)want && !memcmp(line, HEC_DATASET_HEADER, want);
+}
+
+/* The events a model's `counter` lines name, appended to l: one group
+ * when they are all software events or fit one PMU's counters, so they are
+ * read at the same instant; otherwise one by one (the kernel multiplexes). */
+static int encode_on(const char *pmu, const char *ev, unsigned flags,
+		     struct hec_encoding *e, struct cp_error *err)
+{
+	if (pmu && !strstr(ev, "::")) {
+		char name[512];
+
+		snprintf(name, sizeof name, "%s::%s", pmu, ev);
+		if (hec_event_encode(name, flags, e, NULL) == 0)
+			return 0;
+	}
+	return hec_event_encode(ev, flags, e, err);
+}
+
+static int add_model_events(const char *cmd, const char *path, unsigned flags,
+			    const char *pmu, struct hec_eventlist *l)
+{
+	struct udd_model *model = NULL;
+	udd_features sel;
+	struct cp_error err;
+	struct cp_buf spec;
+	size_t i, n, hw = 0, cap = 0;
+	int rc, together = 1;
+
+	rc = cli_load_model(cmd, path, NULL, CLI_USAGE, &model, &sel);
+	if (rc)
+		return rc;
+	cp_error_clear(&err);
+	cp_buf_init(&spec);
+	n = udd_model_n_counters(model);
+	for (i = 0; i < n; i++) {
+		const char *ev = udd_model_counter_event(model, i);
+		struct hec_encoding e;
+
+		if (strpbrk(ev, ",{}")) {
+			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
+				     "event '%s', which record cannot take apart "
+				     "from its commas or braces", path,
+				     udd_model_counter_name(model, i), ev);
+			goto fail;
+		}
+		if (encode_on(pmu, ev, flags, &e, &err)) {
+			char msg[CP_ERROR_MAX];
+
+			snprintf(msg, sizeof msg, "%s", err.msg);
+			cp_error_set(&err, err.code, "%s: counter '%s': %s", path,
+				     udd_model_counter_name(model, i), msg);
+			goto fail;
+		}
+		if (e.hardware) {
+			hw++;
+			if (!e.pmu_counters)
+				together = 0;
+			else if (!cap || e.pmu_counters < cap)
+				cap = e.pmu_counters;
+		}
+		cp_buf_printf(&spec, "%s%s", i ? "," : "", ev);
+	}
+	if (hw && hw > cap)
+		together = 0;
+	if (n) {
+		struct cp_buf grouped;
+
+		cp_buf_init(&grouped);
+		cp_buf_printf(&grouped, together && n > 1 ? "{%s}" : "%s",
+			      spec.data);
+		rc = grouped.failed ? cp_error_set(&err, CP_ENOMEM, "out of memory")
+				    : hec_eventlist_parse(l, grouped.data, &err);
+		cp_buf_release(&grouped);
+		if (rc)
+			goto fail;
+	}
+	cp_buf_release(&spec);
+	udd_model_free(model);
+	return CLI_OK;
+fail:
+	cp_buf_release(&spec);
+	udd_model_free(model);
+	return cli_print_error(cmd, &err);
+}
+
+static void print_dry_run(const struct hec_eventlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < hec_eventlist_size(l); i++) {
+		const struct hec_encoding *e = hec_eventlist_encoding(l, i);
+
+		printf("%s\tgroup=%zu type=%u config=%#llx", hec_eventlist_name(l, i),
+		       hec_eventlist_group(l, i), e->type,
+		       (unsigned long long)e->config);
+		if (e->config1)
+			printf(" config1=%#llx", (unsigned long long)e->config1);
+		if (e->config2)
+			printf(" config2=%#llx", (unsigned long long)e->config2);
+		printf(" pmu=%s%s%s%s\n", e->pmu[0] ? e->pmu : "-",
+		       e->hardware ? " hardware" : " software",
+		       e->exclude_kernel ? " exclude_kernel" : "",
+		       e->exclude_user ? " exclude_user" : "");
+	}
+}
+
+int cli_record(int argc, char **argv)
+{
+	enum { OPT_OBS = 256, OPT_APPEND, OPT_DRY, OPT_PMU };
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "observation", required_argument, NULL, OPT_OBS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "append", no_argument, NULL, OPT_APPEND },
+		{ "user-only", no_argument, NULL, 'u' },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "pmu", required_argument, NULL, OPT_PMU },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd = "record", *out_path = "-", *observation = NULL;
+	const char *model_path = NULL, *pmu = NULL;
+	struct hec_eventlist *list = NULL;
+	struct hec_record_opts ro;
+	struct hec_record_result res;
+	struct cp_error err;
+	size_t interval_ms = 100;
+	unsigned flags = 0;
+	int append = 0, dry_run = 0, verbose = 0, opt, rc = CLI_OK;
+	int fd = -1, created = 0, empty = 1;
+	char *obs_default = NULL;
+
+	cp_error_clear(&err);
+	list = hec_eventlist_new();
+	if (!list) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		return cli_print_error(cmd, &err);
+	}
+	opterr = 0;
+	optind = 1;
+	/* '+': options end at the command's name */
+	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:uvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (hec_eventlist_parse(list, optarg, &err)) {
+				rc = cli_print_error(cmd, &err);
+				goto out;
+			}
+			break;
+		case 'm':
+			model_path = optarg;
+			break;
+		case 'I':
+			if ((rc = cli_parse_size(cmd, "-I", optarg, &interval_ms)))
+				goto out;
+			if (interval_ms < 1 || interval_ms > 86400000) {
+				rc = cli_usage_error(cmd, "-I wants milliseconds in "
+						     "[1, 86400000], not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case OPT_OBS:
+			observation = optarg;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case OPT_APPEND:
+			append = 1;
+			break;
+		case 'u':
+			flags |= HEC_USER_ONLY;
+			break;
+		case OPT_DRY:
+			dry_run = 1;
+			break;
+		case OPT_PMU:
+			pmu = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			fputs(record_help, stdout);
+			goto out;
+		default:
+			rc = cli_bad_option(cmd, opt, argv);
+			goto out;
+		}
+	}
+	/* after every option, so that --user-only applies to the encoding */
+	if (model_path && (rc = add_model_events(cmd, model_path, flags, pmu, list)))
+		goto out;
+	if (!hec_eventlist_size(list)) {
+		rc = cli_usage_error(cmd, "no events to record (use -e EVENT or "
+				     "--model MODEL)");
+		goto out;
+	}
+	if (!dry_run && optind >= argc) {
+		rc = cli_usage_error(cmd, "no command to run (put it after '--')");
+		goto out;
+	}
+	if (dry_run && optind < argc) {
+		rc = cli_usage_error(cmd, "--dry-run runs no command");
+		goto out;
+	}
+	if (pmu && hec_eventlist_set_pmu(list, pmu)) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		rc = cli_print_error(cmd, &err);
+		goto out;
+	}
+	if (hec_eventlist_encode(list, flags, &err)) {
+		rc = cli_print_error(cmd, &err);
+		goto out;
+	}
+	if (dry_run) {
+		print_dry_run(list);
+		goto out;
+	}
+
+	if (!observation) {
+		const char *slash = strrchr(argv[optind], '/');
+
+		obs_default = cp_strdup(slash ? slash + 1 : argv[optind]);
+		if (!obs_default) {
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+			rc = cli_print_error(cmd, &err);
+			goto out;
+		}
+		observation = obs_default;
+	}
+	/* The dataset is the one file written in place, not through a
+	 * temporary and rename: rows must be on disk while the command runs
+	 * so that a crash of either process leaves every finished interval. */
+	if (!strcmp(out_path, "-")) {
+		fd = STDOUT_FILENO;
+	} else {
+		struct stat st;
+
+		created = stat(out_path, &st) != 0;
+		fd = open(out_path, (append ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC |
+			  (append ? O_APPEND : O_TRUNC), 0644);
+		if (fd < 0) {
+			cp_error_set(&err, CP_EIO, "cannot open '%s' for writing: %s",
+				     out_path, strerror(errno));
+			rc = cli_print_error(cmd, &err);
+			goto out;
+		}
+		if (append && !dataset_header_ok(fd, &empty)) {
+			cp_error_set(&err, CP_EINPUT, "cannot append to '%s': it is "
+				     "not a counterpoint dataset (its first line is "
+				     "not the dataset header)", out_path);
+			rc = cli_print_error(cmd, &err);
+			goto out;
+		}
+	}
+
+	memset(&ro, 0, sizeof ro);
+	ro.observation = observation;
+	ro.interval_ms = (unsigned)interval_ms;
+	ro.out_fd = fd;
+	ro.write_header = !append || empty;
+	ro.stdout_to_stderr = fd == STDOUT_FILENO;
+	ro.stop = &stop_signal;
+	install_handlers();
+	if (hec_record(list, (const char *const *)(argv + optind), &ro, &res, &err)) {
+		rc = cli_print_error(cmd, &err);
+		if (created && fd != STDOUT_FILENO && !res.intervals)
+			unlink(out_path);
+		goto out;
+	}
+	if (res.signaled) {
+		fprintf(stderr, "counterpoint record: '%s' was killed by signal %d "
+			"(%s); %zu interval%s written\n", argv[optind], res.signal,
+			strsignal(res.signal), res.intervals,
+			res.intervals == 1 ? "" : "s");
+		rc = CLI_RESULT;
+	} else if (res.exited && res.status != 0) {
+		fprintf(stderr, "counterpoint record: '%s' exited with status %d; "
+			"%zu interval%s written\n", argv[optind], res.status,
+			res.intervals, res.intervals == 1 ? "" : "s");
+		rc = CLI_RESULT;
+	}
+	if (verbose) {
+		/* the recorder's own CPU time (the command's is not in it) */
+		struct rusage ru;
+		double cpu = 0.0;
+
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+			      ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+		fprintf(stderr, "counterpoint record: %zu intervals of %zu events "
+			"in %.3f s; the recorder used %.1f ms of CPU\n",
+			res.intervals, hec_eventlist_size(list),
+			(double)res.elapsed_ns / 1e9, cpu * 1e3);
+	}
+out:
+	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) && rc == CLI_OK) {
+		cp_error_set(&err, CP_EIO, "cannot write '%s': %s", out_path,
+			     strerror(errno));
+		rc = cli_print_error(cmd, &err);
+	}
+	cp_free(obs_default);
+	hec_eventlist_free(list);
+	return rc;
+}

@@ -1,0 +1,815 @@
+/* hw/event.c: event names to perf_event_attr encodings through libpfm4,
+ * close-match suggestions for unknown names, and the error messages a
+ * person needs when the kernel refuses to count something. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "hw/hec.h"
+
+/* ================================================================
+ * The machine
+ * ================================================================ */
+
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_status = PFM_ERR_NOINIT;
+
+static void pfm_start(void)
+{
+	pfm_status = pfm_initialize();
+}
+
+int hec_init(struct cp_error *err)
+{
+	pthread_once(&pfm_once, pfm_start);
+	if (pfm_status != PFM_SUCCESS)
+		return cp_error_set(err, CP_EUNSUPPORTED,
+				    "cannot initialise libpfm4: %s",
+				    pfm_strerror(pfm_status));
+	return 0;
+}
+
+static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+				int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/* The kernel's answer is authoritative: open "instructions" on ourselves.
+ * ENOENT/EOPNOTSUPP/ENODEV mean no hardware PMU.  When the open is refused
+ * for permission (perf_event_paranoid 3), fall back on sysfs and libpfm4's
+ * own detection. */
+static int has_pmu_cached = -1;
+static pthread_once_t pmu_once = PTHREAD_ONCE_INIT;
+
+static int sysfs_or_pfm_core_pmu(void)
+{
+	static const char *const dirs[] = {
+		"/sys/bus/event_source/devices/cpu",
+		"/sys/bus/event_source/devices/cpu_core",
+		"/sys/bus/event_source/devices/cpu_atom",
+		"/sys/bus/event_source/devices/armv8_pmuv3_0",
+	};
+	struct stat st;
+	size_t i;
+	int p;
+
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (stat(dirs[i], &st) == 0)
+			return 1;
+	if (hec_init(NULL))
+		return 0;
+	for (p = 0; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof pi);
+		pi.size = sizeof pi;
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
+		    pi.is_present && pi.type == PFM_PMU_TYPE_CORE)
+			return 1;
+	}
+	return 0;
+}
+
+static void detect_pmu(void)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close((int)fd);
+		has_pmu_cached = 1;
+	} else if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) {
+		has_pmu_cached = 0;
+	} else {
+		has_pmu_cached = sysfs_or_pfm_core_pmu();
+	}
+}
+
+int hec_machine_has_hw_pmu(void)
+{
+	pthread_once(&pmu_once, detect_pmu);
+	return has_pmu_cached;
+}
+
+int hec_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v;
+
+	if (!f)
+		return INT32_MIN;
+	if (fscanf(f, "%d", &v) != 1)
+		v = INT32_MIN;
+	fclose(f);
+	return v;
+}
+
+/* ================================================================
+ * Encoding one name
+ * ================================================================ */
+
+/* Software events perf knows that libpfm4 4.13's `perf` table lacks. */
+static const struct {
+	const char *name;
+	uint64_t config;
+} extra_software[] = {
+	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "dummy", PERF_COUNT_SW_DUMMY },
+};
+
+static int is_hardware_type(uint32_t type)
+{
+	return !(type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT ||
+		 type == PERF_TYPE_BREAKPOINT);
+}
+
+/* libpfm4 with the perf_event extended encoding.  Returns the pfm status. */
+static int pfm_encode(const char *name, unsigned flags,
+		      struct hec_encoding *out)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	pfm_event_info_t ei;
+	pfm_pmu_info_t pi;
+	char *fstr = NULL;
+	int plm = PFM_PLM3 | ((flags & HEC_USER_ONLY) ? 0 : PFM_PLM0);
+	int ret;
+
+	memset(&attr, 0, sizeof attr);
+	memset(&arg, 0, sizeof arg);
+	arg.attr = &attr;
+	arg.size = sizeof arg;
+	arg.fstr = &fstr;
+	ret = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret != PFM_SUCCESS)
+		return ret;
+	memset(out, 0, sizeof *out);
+	out->type = attr.type;
+	out->config = attr.config;
+	out->config1 = attr.config1;
+	out->config2 = attr.config2;
+	out->exclude_kernel = attr.exclude_kernel;
+	out->exclude_user = attr.exclude_user;
+	out->exclude_hv = attr.exclude_hv;
+	out->hardware = is_hardware_type(attr.type);
+	snprintf(out->canonical, sizeof out->canonical, "%s", fstr ? fstr : name);
+	free(fstr);  /* libpfm4 allocates fstr with malloc */
+	memset(&ei, 0, sizeof ei);
+	ei.size = sizeof ei;
+	if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS) {
+		memset(&pi, 0, sizeof pi);
+		pi.size = sizeof pi;
+		if (pfm_get_pmu_info(ei.pmu, &pi) == PFM_SUCCESS) {
+			snprintf(out->pmu, sizeof out->pmu, "%s", pi.name);
+			if (pi.type == PFM_PMU_TYPE_CORE)
+				out->pmu_counters = (unsigned)(pi.num_cntrs +
+							       pi.num_fixed_cntrs);
+		}
+	}
+	return PFM_SUCCESS;
+}
+
+/* "A.B.C" -> "A:B:C", keeping a "pmu::" prefix as it is.  NULL when the
+ * name has no dot (nothing to try). */
+static char *dotted_to_colon(const char *name)
+{
+	const char *rest = strstr(name, "::");
+	char *copy, *p;
+
+	rest = rest ? rest + 2 : name;
+	if (!strchr(rest, '.'))
+		return NULL;
+	copy = cp_strdup(name);
+	if (!copy)
+		return NULL;
+	for (p = copy + (rest - name); *p; p++)
+		if (*p == '.')
+			*p = ':';
+	return copy;
+}
+
+/* Our own table, with optional ":u" / ":k" modifiers. */
+static int extra_encode(const char *name, unsigned flags,
+			struct hec_encoding *out)
+{
+	size_t i, n = strcspn(name, ":");
+	const char *mods = name + n;
+
+	for (i = 0; i < sizeof extra_software / sizeof extra_software[0]; i++) {
+		if (strlen(extra_software[i].name) != n ||
+		    strncasecmp(extra_software[i].name, name, n))
+			continue;
+		memset(out, 0, sizeof *out);
+		out->type = PERF_TYPE_SOFTWARE;
+		out->config = extra_software[i].config;
+		out->exclude_hv = 1;
+		out->exclude_kernel = (flags & HEC_USER_ONLY) ? 1 : 0;
+		if (!strcasecmp(mods, ":u"))
+			out->exclude_kernel = 1;
+		else if (!strcasecmp(mods, ":k"))
+			out->exclude_user = 1;
+		else if (*mods)
+			return -1;
+		snprintf(out->canonical, sizeof out->canonical, "%s%s",
+			 extra_software[i].name, mods);
+		snprintf(out->pmu, sizeof out->pmu, "perf");
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- walking libpfm4's tables (active and inactive PMUs) ---- */
+
+/* Calls fn(ctx, pmu, event index, event info) for every event of every PMU
+ * libpfm4 knows; only_present restricts it to this machine's PMUs.  Stops
+ * when fn returns non-zero and returns that value. */
+typedef int (*event_fn)(void *ctx, const pfm_pmu_info_t *pi, int idx,
+			const pfm_event_info_t *ei);
+
+static int each_event(int only_present, event_fn fn, void *ctx)
+{
+	int p, idx, r;
+
+	for (p = 0; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof pi);
+		pi.size = sizeof pi;
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS)
+			continue;
+		if (only_present && !pi.is_present)
+			continue;
+		for (idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+			pfm_event_info_t ei;
+
+			memset(&ei, 0, sizeof ei);
+			ei.size = sizeof ei;
+			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+				break;
+			r = fn(ctx, &pi, idx, &ei);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* Is `name` (colon form, maybe with "pmu::" and modifiers) an event of a
+ * PMU that is not on this machine?  Fills pmu_desc with that PMU. */
+struct known_ctx {
+	const char *pmu;       /* prefix given, or NULL */
+	size_t pmu_len;
+	const char *event;     /* event part */
+	size_t event_len;
+	const char *attrs;     /* ":a:b=1..." after the event part */
+	char found[64];
+};
+
+static int attr_known(int idx, const pfm_event_info_t *ei, const char *a,
+		      size_t n)
+{
+	int i;
+
+	for (i = 0; i < ei->nattrs; i++) {
+		pfm_event_attr_info_t ai;
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
+			continue;
+		if (strlen(ai.name) == n && !strncasecmp(ai.name, a, n))
+			return 1;
+	}
+	return 0;
+}
+
+static int known_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		    const pfm_event_info_t *ei)
+{
+	struct known_ctx *c = vctx;
+	const char *a;
+
+	if (pi->is_present)
+		return 0;
+	if (c->pmu && (strlen(pi->name) != c->pmu_len ||
+		       strncasecmp(pi->name, c->pmu, c->pmu_len)))
+		return 0;
+	if (strlen(ei->name) != c->event_len ||
+	    strncasecmp(ei->name, c->event, c->event_len))
+		return 0;
+	for (a = c->attrs; *a == ':';) {
+		size_t n;
+
+		a++;
+		n = strcspn(a, ":=");
+		if (!attr_known(idx, ei, a, n))
+			return 0;
+		a += n;
+		if (*a == '=')
+			a += strcspn(a, ":");
+	}
+	if (*a)
+		return 0;
+	snprintf(c->found, sizeof c->found, "%s", pi->desc ? pi->desc : pi->name);
+	return 1;
+}
+
+static int known_elsewhere(const char *colon_name, char *desc, size_t size)
+{
+	struct known_ctx c;
+	const char *sep = strstr(colon_name, "::");
+
+	memset(&c, 0, sizeof c);
+	if (sep) {
+		c.pmu = colon_name;
+		c.pmu_len = (size_t)(sep - colon_name);
+		c.event = sep + 2;
+	} else {
+		c.event = colon_name;
+	}
+	c.event_len = strcspn(c.event, ":");
+	c.attrs = c.event + c.event_len;
+	if (!each_event(0, known_fn, &c))
+		return 0;
+	snprintf(desc, size, "%s", c.found);
+	return 1;
+}
+
+/* ================================================================
+ * Close matches
+ * ================================================================ */
+
+/* Optimal string alignment distance (Levenshtein plus adjacent
+ * transpositions), case-insensitive, giving up above limit (returns
+ * limit + 1). */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t rows[3][128], *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (la > 127 || lb > 127)
+		return limit + 1;
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t best;
+		size_t *t;
+
+		cur[0] = i;
+		best = i;
+		for (j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb, v;
+
+			v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < v)
+				v = prev[j - 1] + cost;
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb &&
+			    prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+#define SUGGEST_MAX 8
+
+struct suggest_ctx {
+	const char *query;     /* without "pmu::" */
+	const char *pmu;       /* restrict to this PMU when given */
+	size_t pmu_len;
+	size_t qlen, limit;
+	char sep;              /* '.' when the query is dotted, else ':' */
+	int lower;             /* show perf names in lower case */
+	size_t n;
+	struct { char name[160]; size_t d; } best[SUGGEST_MAX];
+};
+
+static void offer(struct suggest_ctx *c, const char *cand)
+{
+	size_t d = edit_distance(c->query, cand, c->limit), i, at;
+
+	if (d > c->limit)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (!strcasecmp(c->best[i].name, cand))
+			return;
+	/* keep best[] sorted by (distance, name) */
+	for (at = 0; at < c->n; at++)
+		if (d < c->best[at].d ||
+		    (d == c->best[at].d && strcmp(cand, c->best[at].name) < 0))
+			break;
+	if (at >= SUGGEST_MAX)
+		return;
+	if (c->n < SUGGEST_MAX)
+		c->n++;
+	memmove(&c->best[at + 1], &c->best[at],
+		(c->n - 1 - at) * sizeof c->best[0]);
+	snprintf(c->best[at].name, sizeof c->best[at].name, "%s", cand);
+	c->best[at].d = d;
+}
+
+static int suggest_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		      const pfm_event_info_t *ei)
+{
+	struct suggest_ctx *c = vctx;
+	size_t elen = strlen(ei->name);
+	char buf[160];
+	int i;
+
+	if (c->pmu && (strlen(pi->name) != c->pmu_len ||
+		       strncasecmp(pi->name, c->pmu, c->pmu_len)))
+		return 0;
+	if (!strcmp(pi->name, "perf_raw"))
+		return 0;
+	if (!strcmp(pi->name, "perf")) {
+		/* perf's aliases are the names people type: page-faults */
+		size_t k;
+
+		snprintf(buf, sizeof buf, "%s", ei->name);
+		if (strchr(buf, '-'))
+			for (k = 0; buf[k]; k++)
+				buf[k] = (char)tolower((unsigned char)buf[k]);
+		offer(c, buf);
+		return 0;
+	}
+	if (elen + c->limit + 1 >= c->qlen)
+		offer(c, ei->name);
+	if (elen + 1 > c->qlen + c->limit)
+		return 0;
+	for (i = 0; i < ei->nattrs; i++) {
+		pfm_event_attr_info_t ai;
+		size_t alen;
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		    ai.type != PFM_ATTR_UMASK)
+			continue;
+		alen = strlen(ai.name);
+		if (elen + 1 + alen + c->limit < c->qlen ||
+		    elen + 1 + alen > c->qlen + c->limit)
+			continue;
+		snprintf(buf, sizeof buf, "%s%c%s", ei->name, c->sep, ai.name);
+		offer(c, buf);
+	}
+	return 0;
+}
+
+size_t hec_event_suggest(const char *name, size_t max, char *buf, size_t size)
+{
+	struct suggest_ctx *c;
+	const char *sep = strstr(name, "::");
+	size_t i, k, n, best_d;
+
+	if (size)
+		buf[0] = '\0';
+	if (hec_init(NULL) || !max)
+		return 0;
+	c = cp_calloc(1, sizeof *c);
+	if (!c)
+		return 0;
+	if (sep) {
+		c->pmu = name;
+		c->pmu_len = (size_t)(sep - name);
+		c->query = sep + 2;
+	} else {
+		c->query = name;
+	}
+	c->qlen = strlen(c->query);
+	c->limit = c->qlen < 6 ? 1 : c->qlen < 12 ? 2 : 3;
+	c->sep = strchr(c->query, '.') ? '.' : ':';
+	for (i = 0; i < sizeof extra_software / sizeof extra_software[0]; i++)
+		if (!c->pmu)
+			offer(c, extra_software[i].name);
+	each_event(0, suggest_fn, c);
+	/* only the closest ones: at the best distance, or one more */
+	n = 0;
+	best_d = c->n ? c->best[0].d : 0;
+	for (i = 0; i < c->n && n < max; i++) {
+		if (c->best[i].d > best_d + 1)
+			break;
+		n++;
+	}
+	for (i = 0, k = 0; i < n && size; i++) {
+		int w = snprintf(buf + k, size - k, "%s'%.*s%s%s'",
+				 i == 0 ? "" : i + 1 == n ? " or " : ", ",
+				 (int)c->pmu_len, c->pmu ? c->pmu : "",
+				 c->pmu ? "::" : "", c->best[i].name);
+		if (w < 0 || (size_t)w >= size - k)
+			break;
+		k += (size_t)w;
+	}
+	cp_free(c);
+	return n;
+}
+
+/* ================================================================
+ * Listing
+ * ================================================================ */
+
+struct list_ctx {
+	int all, has_pmu;
+	hec_event_fn fn;
+	void *ctx;
+	int pass;           /* 0: the perf PMU's software names; 1: the rest */
+};
+
+/* The perf PMU's table holds canonical PERF_COUNT_* events and their
+ * aliases (PAGE-FAULTS, FAULTS, ...): list the first alias in perf's
+ * lower case with the canonical name and the other aliases. */
+static int list_perf(struct list_ctx *c, const pfm_pmu_info_t *pi, int idx,
+		     const pfm_event_info_t *ei)
+{
+	char name[96], desc[256];
+	int j, n_alias = 0, hw;
+	size_t k;
+
+	(void)idx;
+	if (ei->equiv)
+		return 0;  /* an alias: listed with its canonical event */
+	hw = strncmp(ei->name, "PERF_COUNT_SW_", 14) != 0;
+	if (hw && !c->has_pmu && !c->all)
+		return 0;
+	name[0] = '\0';
+	snprintf(desc, sizeof desc, "%s", ei->name);
+	for (j = pi->first_event; j != -1; j = pfm_get_event_next(j)) {
+		pfm_event_info_t ai;
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_info(j, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
+			break;
+		if (!ai.equiv || strcmp(ai.equiv, ei->name))
+			continue;
+		if (!name[0]) {
+			snprintf(name, sizeof name, "%s", ai.name);
+			for (k = 0; name[k]; k++)
+				name[k] = (char)tolower((unsigned char)name[k]);
+		} else {
+			size_t len = strlen(desc);
+
+			snprintf(desc + len, sizeof desc - len, "%s%s",
+				 n_alias++ ? ", " : " (also: ", ai.name);
+			for (k = len; desc[k]; k++)
+				desc[k] = (char)tolower((unsigned char)desc[k]);
+		}
+	}
+	if (n_alias) {
+		size_t len = strlen(desc);
+
+		snprintf(desc + len, sizeof desc - len, ")");
+	}
+	if (!name[0])
+		snprintf(name, sizeof name, "%s", ei->name);
+	{
+		struct hec_event_desc d = { name, hw, !hw || c->has_pmu,
+					    pi->name, desc };
+
+		return c->fn(c->ctx, &d);
+	}
+}
+
+static int list_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		   const pfm_event_info_t *ei)
+{
+	struct list_ctx *c = vctx;
+	char name[256];
+	int i, r;
+
+	if (!strcmp(pi->name, "perf"))
+		return c->pass == 0 ? list_perf(c, pi, idx, ei) : 0;
+	if (c->pass == 0 || !strcmp(pi->name, "perf_raw"))
+		return 0;
+	if (!pi->is_present && !c->all)
+		return 0;
+	if (pi->is_present)
+		snprintf(name, sizeof name, "%s", ei->name);
+	else
+		snprintf(name, sizeof name, "%s::%s", pi->name, ei->name);
+	{
+		struct hec_event_desc d = { name, 1, pi->is_present, pi->name,
+					    ei->desc ? ei->desc : "" };
+
+		r = c->fn(c->ctx, &d);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < ei->nattrs; i++) {
+		pfm_event_attr_info_t ai;
+		char full[320];
+
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		    ai.type != PFM_ATTR_UMASK)
+			continue;
+		snprintf(full, sizeof full, "%s.%s", name, ai.name);
+		{
+			struct hec_event_desc d = { full, 1, pi->is_present,
+						    pi->name, ai.desc ? ai.desc : "" };
+
+			r = c->fn(c->ctx, &d);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int hec_events_each(int all, hec_event_fn fn, void *ctx, struct cp_error *err)
+{
+	struct list_ctx c;
+	size_t i;
+	int r;
+
+	if (hec_init(err))
+		return CP_EUNSUPPORTED;
+	memset(&c, 0, sizeof c);
+	c.all = all;
+	c.has_pmu = hec_machine_has_hw_pmu();
+	c.fn = fn;
+	c.ctx = ctx;
+	r = each_event(1, list_fn, &c);
+	for (i = 0; !r && i < sizeof extra_software / sizeof extra_software[0]; i++) {
+		struct hec_event_desc d = { extra_software[i].name, 0, 1, "perf",
+					    "" };
+		char desc[64];
+
+		if (extra_software[i].config == PERF_COUNT_SW_DUMMY)
+			continue;  /* counts nothing */
+		snprintf(desc, sizeof desc, "PERF_COUNT_SW_%s",
+			 extra_software[i].config == PERF_COUNT_SW_ALIGNMENT_FAULTS ?
+			 "ALIGNMENT_FAULTS" : "EMULATION_FAULTS");
+		d.desc = desc;
+		r = fn(ctx, &d);
+	}
+	c.pass = 1;
+	if (!r)
+		r = each_event(!all, list_fn, &c);
+	return r;
+}
+
+/* ================================================================
+ * hec_event_encode
+ * ================================================================ */
+
+int hec_event_encode(const char *name, unsigned flags,
+		     struct hec_encoding *out, struct cp_error *err)
+{
+	char *colon = NULL;
+	char desc[64], near[600];
+	int ret, rc = 0;
+
+	if (hec_init(err))
+		return CP_EUNSUPPORTED;
+	if (!name[0])
+		return cp_error_set(err, CP_EINPUT, "empty event name");
+	ret = pfm_encode(name, flags, out);
+	if (ret != PFM_SUCCESS) {
+		colon = dotted_to_colon(name);
+		if (colon)
+			ret = pfm_encode(colon, flags, out);
+	}
+	if (ret == PFM_SUCCESS || extra_encode(name, flags, out) == 0) {
+		if (flags & HEC_USER_ONLY)
+			out->exclude_kernel = 1;
+		goto out;
+	}
+	if (known_elsewhere(colon ? colon : name, desc, sizeof desc)) {
+		if (!hec_machine_has_hw_pmu())
+			rc = cp_error_set(err, CP_EUNSUPPORTED,
+					  "cannot record '%s': " HEC_NO_PMU_MSG,
+					  name);
+		else
+			rc = cp_error_set(err, CP_EUNSUPPORTED,
+					  "cannot record '%s': it is an event of "
+					  "%s, which is not this machine's PMU "
+					  "(try 'counterpoint events')", name, desc);
+		goto out;
+	}
+	if (hec_event_suggest(name, 3, near, sizeof near))
+		rc = cp_error_set(err, CP_EINPUT,
+				  "unknown event '%s'; did you mean %s?", name, near);
+	else if (ret == PFM_ERR_ATTR || ret == PFM_ERR_ATTR_VAL)
+		rc = cp_error_set(err, CP_EINPUT,
+				  "unknown event '%s': %s (try 'counterpoint "
+				  "events')", name, pfm_strerror(ret));
+	else
+		rc = cp_error_set(err, CP_EINPUT,
+				  "unknown event '%s' (try 'counterpoint events')",
+				  name);
+out:
+	cp_free(colon);
+	return rc;
+}
+
+/* ================================================================
+ * Why an open failed
+ * ================================================================ */
+
+int hec_open_error(struct cp_error *err, const char *name,
+		   const struct hec_encoding *enc, int errnum, int paranoid,
+		   int has_hw_pmu, size_t group_size)
+{
+	char setting[64];
+
+	if (paranoid == INT32_MIN)
+		snprintf(setting, sizeof setting,
+			 "perf_event_paranoid could not be read");
+	else
+		snprintf(setting, sizeof setting, "perf_event_paranoid is %d",
+			 paranoid);
+	switch (errnum) {
+	case EACCES:
+	case EPERM:
+		if (paranoid >= 3)
+			return cp_error_set(err, CP_EPERM,
+				"cannot open '%s': permission denied (%s: only "
+				"privileged users may count events); run as root, "
+				"or as root run 'sysctl kernel.perf_event_paranoid=2' "
+				"and record with --user-only", name, setting);
+		if (enc && !enc->exclude_kernel && paranoid >= 2)
+			return cp_error_set(err, CP_EPERM,
+				"cannot open '%s': permission denied (%s: "
+				"unprivileged users may count user space only); "
+				"record with --user-only, run as root, or as root run "
+				"'sysctl kernel.perf_event_paranoid=1'", name, setting);
+		return cp_error_set(err, CP_EPERM,
+			"cannot open '%s': permission denied (%s); run as root "
+			"or give the recorder CAP_PERFMON", name, setting);
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		if (enc && enc->hardware && !has_hw_pmu)
+			return cp_error_set(err, CP_EUNSUPPORTED,
+					    "cannot record '%s': " HEC_NO_PMU_MSG,
+					    name);
+		if (enc && enc->hardware)
+			return cp_error_set(err, CP_EUNSUPPORTED,
+				"cannot record '%s': this machine's PMU does not "
+				"support it (%s)", name, strerror(errnum));
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot record '%s': this kernel does not provide it (%s)",
+			name, strerror(errnum));
+	case EINVAL:
+		if (enc && enc->hardware && !has_hw_pmu)
+			return cp_error_set(err, CP_EUNSUPPORTED,
+					    "cannot record '%s': " HEC_NO_PMU_MSG,
+					    name);
+		if (group_size > 1)
+			return cp_error_set(err, CP_EUNSUPPORTED,
+				"cannot open '%s': too many events in one group "
+				"for the PMU (its group of %zu events cannot be "
+				"counted at once); split the group", name, group_size);
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot open '%s': the kernel rejected its encoding "
+			"(%s)", name, strerror(errnum));
+	case EMFILE:
+	case ENFILE:
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot open '%s': too many open files (raise 'ulimit -n')",
+			name);
+	default:
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot open '%s': perf_event_open failed: %s", name,
+			strerror(errnum));
+	}
+}

@@ -1,0 +1,195 @@
+/* hw/hec.h: hardware event counters from real machines.  Event names are
+ * resolved through libpfm4 (vendor, libpfm and perf names, raw codes);
+ * `hec_record` runs a command under perf_event_open and appends its counts
+ * to a long-CSV dataset, one row per event per interval.
+ *
+ * Ownership: hec_eventlist_new() returns a list the caller frees with
+ * hec_eventlist_free() (NULL is a no-op).  Strings returned by accessors
+ * belong to the list.  Functions return 0 or a negative CP_E* code and
+ * fill the caller's struct cp_error; nothing here prints.  libpfm4 keeps
+ * process-wide tables: hec_init() initialises them once (thread-safe after
+ * the first call returns). */
+#ifndef HEC_H
+#define HEC_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+
+/* ---- the machine ---- */
+
+/* Initialise libpfm4 (idempotent).  CP_EUNSUPPORTED when it fails. */
+int hec_init(struct cp_error *err);
+/* 1 when the kernel exposes a hardware PMU (a hardware event can be
+ * opened, or libpfm4 sees an active core PMU), 0 when not. */
+int hec_machine_has_hw_pmu(void);
+/* /proc/sys/kernel/perf_event_paranoid, or INT32_MIN when unreadable. */
+int hec_perf_paranoid(void);
+
+/* The one message for machines without a hardware PMU. */
+#define HEC_NO_PMU_MSG "this machine exposes no hardware counters " \
+	"(virtual machine?): only software events can be recorded"
+
+/* ---- one event name ---- */
+
+enum {
+	HEC_USER_ONLY = 1u << 0  /* count user space only (exclude_kernel) */
+};
+
+/* How an event name is opened: the perf_event_attr fields that matter. */
+struct hec_encoding {
+	uint32_t type;              /* PERF_TYPE_* or a dynamic PMU type */
+	uint64_t config, config1, config2;
+	unsigned exclude_kernel : 1, exclude_user : 1, exclude_hv : 1;
+	unsigned hardware : 1;      /* needs a hardware PMU */
+	char pmu[32];               /* libpfm4 PMU ("perf", "hsw"); "" if none */
+	unsigned pmu_counters;      /* that PMU's generic + fixed counters, 0 unknown */
+	char canonical[256];        /* libpfm4's fully qualified name */
+};
+
+/* Resolve one event name: libpfm4 names with or without a `pmu::` prefix
+ * and modifiers (`DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK:u`), vendor dotted
+ * names (`DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK`, mapped to libpfm's colon
+ * form), raw codes (`r108`), and perf's generic names (`page-faults`,
+ * `instructions`).  Errors: CP_EINPUT for an unknown name (with close
+ * matches), CP_EUNSUPPORTED for a hardware event this machine cannot
+ * count (HEC_NO_PMU_MSG when it has no hardware PMU at all). */
+int hec_event_encode(const char *name, unsigned flags,
+		     struct hec_encoding *out, struct cp_error *err);
+
+/* Up to max close matches of an unknown name (edit distance over the
+ * software names and libpfm4's event tables), written to buf as
+ * "'a', 'b' or 'c'"; returns how many were found. */
+size_t hec_event_suggest(const char *name, size_t max, char *buf,
+			 size_t size);
+
+/* ---- what a machine can count ---- */
+
+struct hec_event_desc {
+	const char *name;     /* as record accepts it: "page-faults",
+			       * "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK",
+			       * "hsw::..." for a PMU not on this machine */
+	int hardware;         /* needs a hardware PMU */
+	int present;          /* this machine can count it */
+	const char *pmu;      /* libpfm4 PMU name */
+	const char *desc;     /* one line */
+};
+/* Call fn for every software event and every event (and event.umask) of
+ * this machine's PMUs; with all, also for the PMUs libpfm4 knows that are
+ * not on this machine.  Stops when fn returns non-zero and returns that
+ * value. */
+typedef int (*hec_event_fn)(void *ctx, const struct hec_event_desc *d);
+int hec_events_each(int all, hec_event_fn fn, void *ctx, struct cp_error *err);
+
+/* ---- event lists: "a,{b,c},d" (braces make a group) ---- */
+struct hec_eventlist;
+
+struct hec_eventlist *hec_eventlist_new(void);
+void hec_eventlist_free(struct hec_eventlist *l);
+/* Append the events of spec; each brace pair is one group, every other
+ * event its own group.  CP_EINPUT for unbalanced braces, empty names or
+ * an event named twice. */
+int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
+			struct cp_error *err);
+/* Resolve names without a "pmu::" prefix on this PMU first (e.g. "hsw",
+ * with LIBPFM_ENCODE_INACTIVE=1 to encode for a processor this machine is
+ * not); names that PMU does not know resolve as usual.  NULL: no default. */
+int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu);
+/* Encode every event (flags as for hec_event_encode) and check that no
+ * group holds more hardware events than its PMU has counters. */
+int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
+			 struct cp_error *err);
+size_t hec_eventlist_size(const struct hec_eventlist *l);
+/* The name as given: the dataset's `event` column. */
+const char *hec_eventlist_name(const struct hec_eventlist *l, size_t i);
+/* Group index of event i (groups are numbered from 0 in order). */
+size_t hec_eventlist_group(const struct hec_eventlist *l, size_t i);
+size_t hec_eventlist_n_groups(const struct hec_eventlist *l);
+/* After hec_eventlist_encode: event i's encoding. */
+const struct hec_encoding *hec_eventlist_encoding(const struct hec_eventlist *l,
+						  size_t i);
+
+/* ---- error messages (exposed so tests can feed them any errno) ---- */
+
+/* Explain why perf_event_open failed for event `name` (encoded as enc)
+ * with errno errnum: permission (with the perf_event_paranoid value and
+ * what to do), no hardware PMU, too many events in a group of
+ * group_size, or the system's own words.  Returns the CP_E* code. */
+int hec_open_error(struct cp_error *err, const char *name,
+		   const struct hec_encoding *enc, int errnum, int paranoid,
+		   int has_hw_pmu, size_t group_size);
+
+/* ---- recording ---- */
+
+struct hec_record_opts {
+	const char *observation;   /* the dataset's observation column */
+	unsigned interval_ms;      /* read every interval_ms (>= 1) */
+	int out_fd;                /* dataset rows go here (one write per interval) */
+	int write_header;          /* start with the CSV header line */
+	int stdout_to_stderr;      /* the command's stdout goes to our stderr */
+	volatile sig_atomic_t *stop; /* non-zero: forward that signal to the
+				      * command and finish (may be NULL) */
+};
+
+struct hec_record_result {
+	int exited;         /* the command exited: status is its exit code */
+	int status;
+	int signaled;       /* the command was killed: signal is the number */
+	int signal;
+	size_t intervals;   /* intervals written */
+	uint64_t elapsed_ns;
+};
+
+/* Run argv (argv[0] looked up in PATH) with every event of l (encoded)
+ * opened on it: counting mode, enable_on_exec, inherit (threads and
+ * children count), groups read together.  Writes one row per event per
+ * interval (raw deltas of value, enabled and running time) to out_fd,
+ * each interval in one write, so a killed command leaves a valid dataset
+ * up to its last interval.  Intervals in which no event was enabled are
+ * not written.  Errors: CP_EINPUT when the command cannot be executed,
+ * the hec_open_error codes when an event cannot be opened, CP_EIO when
+ * the dataset cannot be written. */
+int hec_record(const struct hec_eventlist *l, const char *const argv[],
+	       const struct hec_record_opts *o, struct hec_record_result *res,
+	       struct cp_error *err);
+
+/* ---- microbenchmarks to record (counterpoint bench-workload) ---- */
+
+enum { HEC_WORKLOAD_LINEAR = 0, HEC_WORKLOAD_RANDOM = 1 };
+
+struct hec_workload {
+	int kind;              /* HEC_WORKLOAD_LINEAR or _RANDOM */
+	size_t footprint;      /* bytes touched */
+	size_t stride;         /* linear: bytes between accesses (multiple of 8) */
+	int descending;        /* linear: walk downwards */
+	double store_ratio;    /* fraction of accesses that are stores, [0, 1] */
+	uint64_t accesses;     /* how many accesses to time */
+	unsigned page_kb;      /* 4, 2048 or 1048576 (hugetlb for the last two) */
+	uint64_t seed;         /* random: the address sequence's seed */
+};
+
+struct hec_workload_result {
+	double seconds;        /* the timed accesses only */
+	uint64_t loads, stores;
+	size_t bytes;          /* mapped (footprint rounded up to pages) */
+	uint64_t checksum;     /* sum of the loaded values (keeps loads alive) */
+};
+
+/* Map the footprint (every page touched before timing), run the accesses,
+ * unmap.  CP_EUNSUPPORTED with the reason and the fix when the asked page
+ * size is not available (no such pages, or none reserved). */
+int hec_workload_run(const struct hec_workload *w,
+		     struct hec_workload_result *res, struct cp_error *err);
+
+/* The dataset header line (with its newline). */
+#define HEC_DATASET_HEADER \
+	"observation,interval,event,value,enabled_ns,running_ns\n"
+
+/* Append one CSV field to b, quoted when it holds a comma, quote or
+ * newline (RFC 4180). */
+struct cp_buf;
+void hec_csv_field(struct cp_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/cli/record_check.sh: the real-hardware path end to end on real
+# counters.  The bundled recordings (datasets/linux/faults.csv) and a fresh
+# one made here are feasible for models/linux/faults.udd and refuted by
+# models/linux/faults_wrong.udd.  Skipped (77) until `counterpoint check`
+# exists.
+CP=${CP:-bin/counterpoint}
+"$CP" check --help >/dev/null 2>&1 || { echo "counterpoint check does not exist yet"; exit 77; }
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+fail=0
+
+expect() {  # $1 = wanted status, $2 = model, $3 = dataset
+	"$CP" check "$2" "$3" >"$out/check.out" 2>&1; rc=$?
+	if [ "$rc" != "$1" ]; then
+		echo "check $2 $3: status $rc, expected $1"; cat "$out/check.out"; fail=1
+	fi
+}
+
+expect 0 models/linux/faults.udd datasets/linux/faults.csv
+expect 1 models/linux/faults_wrong.udd datasets/linux/faults.csv
+# the wrong model is refuted on the observation with the steadiest fault
+# rate (bursty ones have regions reaching the origin: they refute nothing)
+for obs in linear-256M; do
+	grep "$obs" "$out/check.out" | grep -q INFEASIBLE ||
+		{ echo "wrong model not refuted on $obs"; cat "$out/check.out"; fail=1; }
+done
+
+# record -> check on this machine, now
+# (a steady fault rate: the benchmark only touches its 256 MB, page by page)
+"$CP" record --user-only --model models/linux/faults.udd -I 10 --observation prefault \
+	-o "$out/fresh.csv" -- "$CP" bench-workload linear --footprint 256M --accesses 1 -q || exit 1
+expect 0 models/linux/faults.udd "$out/fresh.csv"
+expect 1 models/linux/faults_wrong.udd "$out/fresh.csv"
+exit $fail

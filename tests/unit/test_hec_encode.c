@@ -1,0 +1,321 @@
+/* tests/unit/test_hec_encode.c: event names to perf_event encodings.
+ * Hardware names are encoded for Haswell through libpfm4's inactive-PMU
+ * mode (LIBPFM_ENCODE_INACTIVE=1, set before libpfm4 starts), so the
+ * expected configs hold on any machine, PMU or not.  Values from Intel's
+ * event tables (event code | umask << 8). */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "hw/hec.h"
+#include "tests/unit/check.h"
+
+#define PERF_TYPE_HARDWARE_ 0
+#define PERF_TYPE_SOFTWARE_ 1
+#define PERF_TYPE_RAW_ 4
+
+static void expect(const char *name, unsigned flags, uint32_t type,
+		   uint64_t config)
+{
+	struct hec_encoding e;
+	struct cp_error err;
+	int rc;
+
+	cp_error_clear(&err);
+	rc = hec_event_encode(name, flags, &e, &err);
+	CHECKF(rc == 0, "%s: %s", name, err.msg);
+	if (rc)
+		return;
+	CHECKF(e.type == type, "%s: type %u, expected %u", name, e.type, type);
+	CHECKF(e.config == config, "%s: config %#llx, expected %#llx", name,
+	       (unsigned long long)e.config, (unsigned long long)config);
+}
+
+static void test_haswell_dtlb(void)
+{
+	expect("hsw::DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK", 0, PERF_TYPE_RAW_, 0x108);
+	expect("hsw::DTLB_LOAD_MISSES:WALK_COMPLETED_4K", 0, PERF_TYPE_RAW_, 0x208);
+	expect("hsw::DTLB_LOAD_MISSES:WALK_COMPLETED_2M_4M", 0, PERF_TYPE_RAW_, 0x408);
+	expect("hsw::DTLB_LOAD_MISSES:WALK_COMPLETED", 0, PERF_TYPE_RAW_, 0xe08);
+	expect("hsw::DTLB_LOAD_MISSES:STLB_HIT_4K", 0, PERF_TYPE_RAW_, 0x2008);
+	expect("hsw::DTLB_LOAD_MISSES:PDE_CACHE_MISS", 0, PERF_TYPE_RAW_, 0x8008);
+	expect("hsw::DTLB_STORE_MISSES:MISS_CAUSES_A_WALK", 0, PERF_TYPE_RAW_, 0x149);
+}
+
+static void test_haswell_walker_and_retired(void)
+{
+	expect("hsw::PAGE_WALKER_LOADS:DTLB_L1", 0, PERF_TYPE_RAW_, 0x11bc);
+	expect("hsw::PAGE_WALKER_LOADS:DTLB_MEMORY", 0, PERF_TYPE_RAW_, 0x18bc);
+	expect("hsw::MEM_UOPS_RETIRED:ALL_LOADS", 0, PERF_TYPE_RAW_, 0x81d0);
+	expect("hsw::MEM_UOPS_RETIRED:STLB_MISS_LOADS", 0, PERF_TYPE_RAW_, 0x11d0);
+}
+
+/* Vendor dotted names map to libpfm4's colon form; case does not matter. */
+static void test_vendor_dotted_names(void)
+{
+	expect("hsw::DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK", 0, PERF_TYPE_RAW_, 0x108);
+	expect("hsw::dtlb_load_misses.miss_causes_a_walk", 0, PERF_TYPE_RAW_, 0x108);
+	expect("hsw::PAGE_WALKER_LOADS.DTLB_L1", 0, PERF_TYPE_RAW_, 0x11bc);
+}
+
+static void test_modifiers_and_user_only(void)
+{
+	struct hec_encoding e;
+	struct cp_error err;
+
+	CHECK(hec_event_encode("hsw::DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK:u", 0,
+			       &e, &err) == 0);
+	CHECK(e.config == 0x108 && e.exclude_kernel && !e.exclude_user);
+	CHECK(hec_event_encode("hsw::DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK",
+			       HEC_USER_ONLY, &e, &err) == 0);
+	CHECK(e.exclude_kernel);
+	CHECK(hec_event_encode("hsw::DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK", 0,
+			       &e, &err) == 0);
+	CHECK(!e.exclude_kernel && !e.exclude_user);
+	CHECK(e.hardware);
+	CHECK_STR(e.pmu, "hsw");
+	CHECKF(e.pmu_counters >= 4, "hsw counters %u", e.pmu_counters);
+	CHECK(hec_event_encode("page-faults", HEC_USER_ONLY, &e, &err) == 0);
+	CHECK(e.exclude_kernel && !e.hardware);
+}
+
+static void test_generic_perf_names(void)
+{
+	expect("page-faults", 0, PERF_TYPE_SOFTWARE_, 2);
+	expect("faults", 0, PERF_TYPE_SOFTWARE_, 2);
+	expect("minor-faults", 0, PERF_TYPE_SOFTWARE_, 5);
+	expect("major-faults", 0, PERF_TYPE_SOFTWARE_, 6);
+	expect("context-switches", 0, PERF_TYPE_SOFTWARE_, 3);
+	expect("cpu-migrations", 0, PERF_TYPE_SOFTWARE_, 4);
+	expect("task-clock", 0, PERF_TYPE_SOFTWARE_, 1);
+	expect("alignment-faults", 0, PERF_TYPE_SOFTWARE_, 7);
+	expect("emulation-faults", 0, PERF_TYPE_SOFTWARE_, 8);
+	expect("instructions", 0, PERF_TYPE_HARDWARE_, 1);
+	expect("cycles", 0, PERF_TYPE_HARDWARE_, 0);
+	expect("r108", 0, PERF_TYPE_RAW_, 0x108);
+	expect("r81d0", 0, PERF_TYPE_RAW_, 0x81d0);
+}
+
+static void test_unknown_names_suggest(void)
+{
+	struct hec_encoding e;
+	struct cp_error err;
+	char buf[512];
+
+	cp_error_clear(&err);
+	CHECK(hec_event_encode("page-fault", 0, &e, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "unknown event 'page-fault'; did you mean 'page-faults'?");
+	CHECK(hec_event_encode("hsw::DTLB_LOAD_MISSES:MISS_CAUSE_A_WALK", 0, &e,
+			       &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "unknown event 'hsw::DTLB_LOAD_MISSES:MISS_CAUSE_A_WALK'; "
+		  "did you mean 'hsw::DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK'?");
+	CHECK(hec_event_encode("no_such_event_anywhere", 0, &e, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "unknown event 'no_such_event_anywhere' "
+		  "(try 'counterpoint events')");
+	CHECK(hec_event_suggest("contxt-switches", 3, buf, sizeof buf) >= 1);
+	CHECK(strstr(buf, "'context-switches'") != NULL);
+	CHECK(hec_event_suggest("", 3, buf, sizeof buf) == 0 || buf[0]);
+	CHECK(hec_event_encode("", 0, &e, &err) == CP_EINPUT);
+}
+
+static void test_eventlist_groups(void)
+{
+	struct hec_eventlist *l = hec_eventlist_new();
+	struct cp_error err;
+
+	CHECK(l != NULL);
+	CHECK(hec_eventlist_parse(l, "page-faults, {minor-faults,major-faults},cs",
+				  &err) == 0);
+	CHECK(hec_eventlist_parse(l, "{task-clock}", &err) == 0);
+	CHECK(hec_eventlist_size(l) == 5);
+	CHECK(hec_eventlist_n_groups(l) == 4);
+	CHECK_STR(hec_eventlist_name(l, 0), "page-faults");
+	CHECK_STR(hec_eventlist_name(l, 1), "minor-faults");
+	CHECK(hec_eventlist_group(l, 0) == 0);
+	CHECK(hec_eventlist_group(l, 1) == 1 && hec_eventlist_group(l, 2) == 1);
+	CHECK(hec_eventlist_group(l, 3) == 2 && hec_eventlist_group(l, 4) == 3);
+	CHECK(hec_eventlist_encoding(l, 0) == NULL);
+	CHECK(hec_eventlist_encode(l, 0, &err) == 0);
+	CHECK(hec_eventlist_encoding(l, 3)->config == 3);
+	hec_eventlist_free(l);
+	hec_eventlist_free(NULL);
+}
+
+static void bad_list(const char *spec, const char *msg)
+{
+	struct hec_eventlist *l = hec_eventlist_new();
+	struct cp_error err;
+
+	cp_error_clear(&err);
+	CHECKF(hec_eventlist_parse(l, spec, &err) == CP_EINPUT, "%s", spec);
+	CHECK_STR(err.msg, msg);
+	hec_eventlist_free(l);
+}
+
+static void test_eventlist_errors(void)
+{
+	bad_list("a,,b", "empty event name in event list 'a,,b'");
+	bad_list("{a,b", "missing '}' in event list '{a,b'");
+	bad_list("a}", "unmatched '}' in event list 'a}'");
+	bad_list("{a,{b}}", "nested '{' in event list '{a,{b}}'");
+	bad_list("{}", "empty event name in event list '{}'");
+	bad_list("a,a", "event 'a' named twice");
+	bad_list("{a}b", "',' expected after '}' in event list '{a}b'");
+}
+
+/* Haswell has 4 (8 without hyper-threading) generic and 3 fixed counters:
+ * twelve events in one group can never be scheduled. */
+static void test_too_many_in_group(void)
+{
+	static const char *const umasks[] = {
+		"DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK", "DTLB_LOAD_MISSES:WALK_COMPLETED_4K",
+		"DTLB_LOAD_MISSES:WALK_COMPLETED_2M_4M", "DTLB_LOAD_MISSES:STLB_HIT_4K",
+		"DTLB_LOAD_MISSES:PDE_CACHE_MISS", "DTLB_STORE_MISSES:MISS_CAUSES_A_WALK",
+		"DTLB_STORE_MISSES:WALK_COMPLETED_4K", "PAGE_WALKER_LOADS:DTLB_L1",
+		"PAGE_WALKER_LOADS:DTLB_L2", "PAGE_WALKER_LOADS:DTLB_L3",
+		"PAGE_WALKER_LOADS:DTLB_MEMORY", "MEM_UOPS_RETIRED:ALL_LOADS",
+	};
+	struct hec_eventlist *l = hec_eventlist_new(), *ok = hec_eventlist_new();
+	struct cp_error err;
+	struct cp_buf b;
+	size_t i;
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "{");
+	for (i = 0; i < 12; i++)
+		cp_buf_printf(&b, "%shsw::%s", i ? "," : "", umasks[i]);
+	cp_buf_puts(&b, "}");
+	CHECK(hec_eventlist_parse(l, b.data, &err) == 0);
+	cp_error_clear(&err);
+	CHECK(hec_eventlist_encode(l, 0, &err) == CP_EINPUT);
+	CHECKF(strstr(err.msg, "too many events in one group for the PMU") != NULL,
+	       "%s", err.msg);
+	CHECKF(strstr(err.msg, "has 12 hardware events but the hsw PMU has 11 "
+		      "counters") != NULL, "%s", err.msg);
+	/* the same events ungrouped are fine: the kernel multiplexes them */
+	for (i = 0; i < 12; i++) {
+		char name[128];
+
+		snprintf(name, sizeof name, "hsw::%s", umasks[i]);
+		CHECK(hec_eventlist_parse(ok, name, &err) == 0);
+	}
+	CHECK(hec_eventlist_encode(ok, 0, &err) == 0);
+	cp_buf_release(&b);
+	hec_eventlist_free(l);
+	hec_eventlist_free(ok);
+}
+
+/* The open-error messages, fed every errno that matters. */
+static void test_open_errors(void)
+{
+	struct hec_encoding sw, hw;
+	struct cp_error err;
+
+	memset(&sw, 0, sizeof sw);
+	sw.type = 1;
+	memset(&hw, 0, sizeof hw);
+	hw.type = 4;
+	hw.hardware = 1;
+
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 2, 0, 1) == CP_EPERM);
+	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
+		  "(perf_event_paranoid is 2: unprivileged users may count user "
+		  "space only); record with --user-only, run as root, or as root "
+		  "run 'sysctl kernel.perf_event_paranoid=1'");
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 0, 1) == CP_EPERM);
+	CHECK(strstr(err.msg, "perf_event_paranoid is 3: only privileged users") != NULL);
+	sw.exclude_kernel = 1;
+	CHECK(hec_open_error(&err, "page-faults", &sw, EPERM, 2, 0, 1) == CP_EPERM);
+	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
+		  "(perf_event_paranoid is 2); run as root or give the recorder "
+		  "CAP_PERFMON");
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, INT32_MIN, 0, 1) == CP_EPERM);
+	CHECK(strstr(err.msg, "perf_event_paranoid could not be read") != NULL);
+
+	CHECK(hec_open_error(&err, "instructions", &hw, ENOENT, 2, 0, 1) == CP_EUNSUPPORTED);
+	CHECK_STR(err.msg, "cannot record 'instructions': this machine exposes no "
+		  "hardware counters (virtual machine?): only software events can "
+		  "be recorded");
+	CHECK(hec_open_error(&err, "r108", &hw, EOPNOTSUPP, 2, 0, 1) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, HEC_NO_PMU_MSG) != NULL);
+	CHECK(hec_open_error(&err, "r108", &hw, ENOENT, 2, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "this machine's PMU does not support it") != NULL);
+
+	CHECK(hec_open_error(&err, "e5", &hw, EINVAL, 2, 1, 5) == CP_EUNSUPPORTED);
+	CHECK_STR(err.msg, "cannot open 'e5': too many events in one group for "
+		  "the PMU (its group of 5 events cannot be counted at once); "
+		  "split the group");
+	CHECK(hec_open_error(&err, "x", &hw, EINVAL, 2, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "rejected its encoding") != NULL);
+	CHECK(hec_open_error(&err, "x", &sw, EMFILE, 2, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "ulimit -n") != NULL);
+}
+
+static void test_csv_field(void)
+{
+	struct cp_buf b;
+
+	cp_buf_init(&b);
+	hec_csv_field(&b, "plain");
+	cp_buf_puts(&b, "|");
+	hec_csv_field(&b, "a,b");
+	cp_buf_puts(&b, "|");
+	hec_csv_field(&b, "say \"hi\"");
+	CHECK_STR(b.data, "plain|\"a,b\"|\"say \"\"hi\"\"\"");
+	cp_buf_release(&b);
+}
+
+/* Every allocation of parsing and encoding an event list fails in turn:
+ * each failure is reported as CP_ENOMEM and nothing leaks (ASan build). */
+static void test_allocation_failures(void)
+{
+	unsigned long n;
+	int ok_seen = 0;
+
+	for (n = 1; n < 200 && !ok_seen; n++) {
+		struct hec_eventlist *l;
+		struct cp_error err;
+		int rc;
+
+		cp_error_clear(&err);
+		cp_alloc_fail_at(n);
+		l = hec_eventlist_new();
+		if (!l) {
+			cp_alloc_fail_at(0);
+			continue;
+		}
+		rc = hec_eventlist_parse(l, "a,{b,c},d,e,f,g,h,i,j", &err);
+		if (!rc)
+			rc = hec_eventlist_set_pmu(l, "hsw");
+		if (!rc)
+			rc = hec_eventlist_parse(l, "{page-faults,minor-faults}", &err);
+		cp_alloc_fail_at(0);
+		CHECKF(rc == 0 || rc == CP_ENOMEM, "n=%lu rc=%d %s", n, rc, err.msg);
+		if (rc == 0) {
+			CHECK(hec_eventlist_size(l) == 12);
+			ok_seen = 1;
+		}
+		hec_eventlist_free(l);
+	}
+	CHECK(ok_seen);
+}
+
+int main(void)
+{
+	check_prog = "test_hec_encode";
+	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	RUN(test_haswell_dtlb);
+	RUN(test_haswell_walker_and_retired);
+	RUN(test_vendor_dotted_names);
+	RUN(test_modifiers_and_user_only);
+	RUN(test_generic_perf_names);
+	RUN(test_unknown_names_suggest);
+	RUN(test_eventlist_groups);
+	RUN(test_eventlist_errors);
+	RUN(test_too_many_in_group);
+	RUN(test_open_errors);
+	RUN(test_csv_field);
+	RUN(test_allocation_failures);
+	return check_summary();
+}
