@@ -44,6 +44,8 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text,
 		     double lo, double hi, double *out);
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
 int cli_bad_option(const char *cmd, int opt, char **argv);
+/* Append s as a JSON string literal (quoted, escaped). */
+void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */
 int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
 

@@ -13,6 +13,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
+	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
+	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -97,3 +97,23 @@ int cli_write_output(const char *cmd, const char *path, struct cp_buf *b)
 		return cli_print_error(cmd, &err);
 	return CLI_OK;
 }
+
+void cli_json_string(struct cp_buf *b, const char *s)
+{
+	cp_buf_puts(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			cp_buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			cp_buf_puts(b, "\\n");
+		else if (c == '\t')
+			cp_buf_puts(b, "\\t");
+		else if (c < 0x20)
+			cp_buf_printf(b, "\\u%04x", c);
+		else
+			cp_buf_append(b, (const char *)&c, 1);
+	}
+	cp_buf_puts(b, "\"");
+}

@@ -4,8 +4,8 @@
  *
  * Ownership: udd_model_parse_* returns a model the caller frees with
  * udd_model_free(); udd_sigset_build returns a signature set the caller
- * frees with udd_sigset_free().  A sigset keeps a reference-free copy of
- * everything it reports (names included), so it may outlive its model.
+ * frees with udd_sigset_free().  A sigset refers to its model's names:
+ * free it before the model.
  * All *_free(NULL) are no-ops.  Strings returned by accessors belong to
  * the object and live as long as it does. */
 #ifndef UDD_H
@@ -98,7 +98,8 @@ uint64_t udd_sigset_total_paths(const struct udd_sigset *s);
 /* Name of the uop of signature j's example path. */
 const char *udd_sigset_uop(const struct udd_sigset *s, size_t j);
 /* One example μpath with signature j, as text:
- * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done". */
+ * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done".  The text lives
+ * in the set until the next call (not safe across threads). */
 const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
 
 /* ---- whole-path listing and drawing ---- */

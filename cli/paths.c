@@ -1,0 +1,220 @@
+/* cli/paths.c: `counterpoint paths`: a model's distinct counter
+ * signatures, how many μpaths share each, one example path each; or every
+ * μpath with --all. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+
+static const char usage_text[] =
+	"usage: counterpoint paths MODEL [--with F,...] [--json] [--all]\n"
+	"                          [--max-signatures N]\n"
+	"\n"
+	"Compile a μDD model and list its distinct counter signatures: for each,\n"
+	"the uop, how many μpaths share it, the counters it bumps, and one\n"
+	"example μpath.  Ends with the totals.\n"
+	"\n"
+	"options:\n"
+	"  --with F,...          enable these features (all others are off)\n"
+	"  --json                machine-readable output\n"
+	"  --all                 list every μpath instead (can be very long)\n"
+	"  --max-signatures N    stop with an error beyond N distinct signatures\n"
+	"                        (default 1000000)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"exit status: 0 ok, 1 the model has errors, 2 bad usage or unreadable file,\n"
+	"3 internal error\n";
+
+/* "load.causes_walk, walk_ref.l1*2" or "(no counter)" */
+static void put_signature(struct cp_buf *b, const struct udd_model *m,
+			  const uint32_t *sig)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < udd_model_n_counters(m); i++) {
+		if (!sig[i])
+			continue;
+		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
+		if (sig[i] != 1)
+			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
+	}
+	if (!n)
+		cp_buf_puts(b, "(no counter)");
+}
+
+static void put_json_vector(struct cp_buf *b, const uint32_t *sig, size_t k)
+{
+	size_t i;
+
+	cp_buf_puts(b, "[");
+	for (i = 0; i < k; i++)
+		cp_buf_printf(b, "%s%u", i ? "," : "", (unsigned)sig[i]);
+	cp_buf_puts(b, "]");
+}
+
+struct all_ctx {
+	const struct udd_model *m;
+	struct cp_buf *b;
+	int json;
+	uint64_t n;
+};
+
+static int print_one_path(void *arg, const char *uop, const char *path,
+			  const uint32_t *sig)
+{
+	struct all_ctx *c = arg;
+
+	if (c->json) {
+		cp_buf_printf(c->b, "%s\n  {\"uop\": ", c->n ? "," : "");
+		cli_json_string(c->b, uop);
+		cp_buf_puts(c->b, ", \"path\": ");
+		cli_json_string(c->b, path);
+		cp_buf_puts(c->b, ", \"signature\": ");
+		put_json_vector(c->b, sig, udd_model_n_counters(c->m));
+		cp_buf_puts(c->b, "}");
+	} else {
+		cp_buf_printf(c->b, "%s: %s  [", uop, path);
+		put_signature(c->b, c->m, sig);
+		cp_buf_puts(c->b, "]\n");
+	}
+	c->n++;
+	return c->b->failed ? CP_ENOMEM : 0;
+}
+
+static void put_header_json(struct cp_buf *b, const struct udd_model *m,
+			    const char *features)
+{
+	size_t i;
+
+	cp_buf_puts(b, "{\n\"model\": ");
+	cli_json_string(b, udd_model_file(m));
+	cp_buf_puts(b, ",\n\"features\": ");
+	cli_json_string(b, features);
+	cp_buf_puts(b, ",\n\"counters\": [");
+	for (i = 0; i < udd_model_n_counters(m); i++) {
+		cp_buf_printf(b, "%s\n  {\"name\": ", i ? "," : "");
+		cli_json_string(b, udd_model_counter_name(m, i));
+		cp_buf_puts(b, ", \"event\": ");
+		cli_json_string(b, udd_model_counter_event(m, i));
+		cp_buf_puts(b, "}");
+	}
+	cp_buf_puts(b, "],\n");
+}
+
+int cli_paths(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "with", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "max-signatures", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *with = NULL;
+	int json = 0, all = 0, opt, rc;
+	size_t max_sigs = 1000000, j;
+	struct udd_model *m = NULL;
+	struct udd_sigset *s = NULL;
+	udd_features sel = 0;
+	struct cp_error err;
+	struct cp_buf b;
+	char *features = NULL;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'w': with = optarg; break;
+		case 'j': json = 1; break;
+		case 'a': all = 1; break;
+		case 'M':
+			if (cli_parse_size("paths", "--max-signatures", optarg, &max_sigs))
+				return CLI_USAGE;
+			if (!max_sigs)
+				return cli_usage_error("paths", "--max-signatures must be at least 1");
+			break;
+		case 'h': fputs(usage_text, stdout); return CLI_OK;
+		default: return cli_bad_option("paths", opt, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("paths", optind >= argc ? "a MODEL file is required"
+							     : "only one MODEL file is accepted");
+	rc = cli_load_model("paths", argv[optind], with, CLI_RESULT, &m, &sel);
+	if (rc)
+		return rc;
+	cp_error_clear(&err);
+	cp_buf_init(&b);
+	features = udd_model_selection_str(m, sel);
+	if (!features) {
+		rc = cli_print_error("paths", &err);
+		goto out;
+	}
+	if (all) {
+		struct all_ctx c = { m, &b, json, 0 };
+
+		if (json) {
+			put_header_json(&b, m, features);
+			cp_buf_puts(&b, "\"paths\": [");
+		}
+		rc = udd_model_each_path(m, sel, print_one_path, &c, &err);
+		if (rc) {
+			rc = cli_print_error("paths", &err);
+			goto out;
+		}
+		if (json)
+			cp_buf_printf(&b, "],\n\"total_paths\": %llu\n}\n",
+				      (unsigned long long)c.n);
+		else
+			cp_buf_printf(&b, "%llu μpaths\n", (unsigned long long)c.n);
+		rc = cli_write_output("paths", "-", &b);
+		goto out;
+	}
+	rc = udd_sigset_build(m, sel, max_sigs, &s, &err);
+	if (rc) {
+		rc = cli_print_error("paths", &err);
+		goto out;
+	}
+	if (json) {
+		put_header_json(&b, m, features);
+		cp_buf_puts(&b, "\"signatures\": [");
+		for (j = 0; j < udd_sigset_size(s); j++) {
+			cp_buf_printf(&b, "%s\n  {\"uop\": ", j ? "," : "");
+			cli_json_string(&b, udd_sigset_uop(s, j));
+			cp_buf_printf(&b, ", \"paths\": %llu, \"signature\": ",
+				      (unsigned long long)udd_sigset_multiplicity(s, j));
+			put_json_vector(&b, udd_sigset_signature(s, j), udd_sigset_n_counters(s));
+			cp_buf_puts(&b, ", \"example\": ");
+			cli_json_string(&b, udd_sigset_example(s, j));
+			cp_buf_puts(&b, "}");
+		}
+		cp_buf_printf(&b, "],\n\"total_paths\": %llu,\n\"distinct_signatures\": %zu\n}\n",
+			      (unsigned long long)udd_sigset_total_paths(s),
+			      udd_sigset_size(s));
+	} else {
+		cp_buf_printf(&b, "model %s, features: %s\n\n", udd_model_file(m),
+			      features[0] ? features : "(none)");
+		for (j = 0; j < udd_sigset_size(s); j++) {
+			cp_buf_printf(&b, "[%zu] %s, %llu μpath%s: ", j + 1,
+				      udd_sigset_uop(s, j),
+				      (unsigned long long)udd_sigset_multiplicity(s, j),
+				      udd_sigset_multiplicity(s, j) == 1 ? "" : "s");
+			put_signature(&b, m, udd_sigset_signature(s, j));
+			cp_buf_printf(&b, "\n    e.g. %s\n", udd_sigset_example(s, j));
+		}
+		cp_buf_printf(&b, "\n%llu μpaths, %zu distinct signatures over %zu counters in %zu uop%s\n",
+			      (unsigned long long)udd_sigset_total_paths(s),
+			      udd_sigset_size(s), udd_sigset_n_counters(s),
+			      udd_model_n_uops(m), udd_model_n_uops(m) == 1 ? "" : "s");
+	}
+	rc = cli_write_output("paths", "-", &b);
+out:
+	cp_free(features);
+	cp_buf_release(&b);
+	udd_sigset_free(s);
+	udd_model_free(m);
+	return rc;
+}

@@ -1,0 +1,151 @@
+/* dsl/graph.c: lowering a checked model to the μDD graph of one feature
+ * selection.  `if`s disappear (features are compile-time), switches become
+ * decision nodes with one successor per value, and control joins after a
+ * switch by sharing the continuation node.  Nodes are created from the
+ * back, so every successor has a smaller index than its predecessor: the
+ * node array is already in reverse topological order. */
+#include <string.h>
+
+#include "dsl/internal.h"
+
+static uint32_t new_node(struct udd_graph *g, enum udd_node_kind kind,
+			 size_t offset)
+{
+	struct udd_node *n;
+
+	if (g->failed)
+		return 0;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		struct udd_node *nodes = cp_reallocarray(g->nodes, cap, sizeof *nodes);
+
+		if (!nodes || cap > UINT32_MAX) {
+			g->failed = 1;
+			return 0;
+		}
+		g->nodes = nodes;
+		g->cap = cap;
+	}
+	n = &g->nodes[g->n];
+	memset(n, 0, sizeof *n);
+	n->kind = kind;
+	n->offset = offset;
+	return (uint32_t)g->n++;
+}
+
+static uint32_t lower_list(const struct udd_model *m, udd_features sel,
+			   struct udd_graph *g, const struct udd_stmt *s,
+			   uint32_t cont);
+
+static uint32_t lower_stmt(const struct udd_model *m, udd_features sel,
+			   struct udd_graph *g, const struct udd_stmt *s,
+			   uint32_t cont)
+{
+	uint32_t id;
+
+	switch (s->kind) {
+	case UDD_DONE:
+		return new_node(g, UDD_N_DONE, s->span.start);
+	case UDD_ACTION:
+		id = new_node(g, UDD_N_ACTION, s->span.start);
+		if (!g->failed) {
+			g->nodes[id].label = s->name.text;
+			g->nodes[id].next = cont;
+		}
+		return id;
+	case UDD_INCR:
+		id = new_node(g, UDD_N_INCR, s->span.start);
+		if (!g->failed) {
+			g->nodes[id].items = s->items;
+			g->nodes[id].next = cont;
+		}
+		return id;
+	case UDD_IF: {
+		int on = (int)(sel >> s->index & 1);
+
+		if (s->negate)
+			on = !on;
+		return lower_list(m, sel, g, on ? s->then_body : s->else_body,
+				  cont);
+	}
+	case UDD_SWITCH: {
+		const struct udd_property_decl *p = m->properties.items[s->index];
+		const struct udd_case *c, *dflt = NULL;
+		uint32_t *succ, dflt_id = 0;
+		size_t v;
+
+		succ = udd_arena_alloc(&g->arena, p->n_values * sizeof *succ);
+		if (!succ) {
+			g->failed = 1;
+			return 0;
+		}
+		for (v = 0; v < p->n_values; v++)
+			succ[v] = UINT32_MAX;
+		for (c = s->cases; c; c = c->next) {
+			uint32_t body = lower_list(m, sel, g, c->body, cont);
+			const struct udd_value *val;
+
+			if (!c->values) {
+				dflt = c;
+				dflt_id = body;
+			}
+			for (val = c->values; val; val = val->next)
+				succ[val->index] = body;
+		}
+		for (v = 0; v < p->n_values; v++)
+			if (succ[v] == UINT32_MAX)
+				succ[v] = dflt ? dflt_id : cont;
+		id = new_node(g, UDD_N_DECIDE, s->span.start);
+		if (!g->failed) {
+			g->nodes[id].prop = (uint32_t)s->index;
+			g->nodes[id].succ = succ;
+		}
+		return id;
+	}
+	}
+	return cont;
+}
+
+static uint32_t lower_list(const struct udd_model *m, udd_features sel,
+			   struct udd_graph *g, const struct udd_stmt *s,
+			   uint32_t cont)
+{
+	if (!s)
+		return cont;
+	return lower_stmt(m, sel, g, s, lower_list(m, sel, g, s->next, cont));
+}
+
+int udd_graph_build(const struct udd_model *m, udd_features sel,
+		    struct udd_graph *g, struct cp_error *err)
+{
+	size_t i;
+
+	memset(g, 0, sizeof *g);
+	if (m->n_errors)
+		return cp_error_set(err, CP_ESEMANTIC, "%s: model has errors",
+				    m->file);
+	g->roots = cp_calloc(m->uops.n, sizeof *g->roots);
+	if (!g->roots)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	g->n_uops = m->uops.n;
+	for (i = 0; i < m->uops.n; i++) {
+		const struct udd_uop_decl *u = m->uops.items[i];
+		/* the end of a uop: unreachable in a checked model */
+		uint32_t end = new_node(g, UDD_N_END, u->close.start);
+
+		g->roots[i] = lower_list(m, sel, g, u->body, end);
+	}
+	if (g->failed || g->arena.failed) {
+		udd_graph_release(g);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	return CP_OK;
+}
+
+void udd_graph_release(struct udd_graph *g)
+{
+	cp_free(g->nodes);
+	cp_free(g->roots);
+	udd_arena_release(&g->arena);
+	memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,179 @@
+/* dsl/internal.h: what the DSL's own files share and nobody else sees: the
+ * syntax tree the parser builds, the parse context, the arena, and the
+ * lowered μDD graph.  Names carry udd_ so check-symbols accepts them. */
+#ifndef UDD_INTERNAL_H
+#define UDD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsl/udd.h"
+
+/* ---- arena: the tree and the graph live until the model is freed ---- */
+struct udd_arena_block;
+struct udd_arena {
+	struct udd_arena_block *head;
+	int failed;
+};
+void *udd_arena_alloc(struct udd_arena *a, size_t size);
+char *udd_arena_strndup(struct udd_arena *a, const char *s, size_t n);
+void udd_arena_release(struct udd_arena *a);
+
+/* A span of source bytes [start, end). */
+struct udd_span {
+	size_t start, end;
+};
+
+struct udd_ident {
+	const char *text;
+	struct udd_span span;
+};
+
+/* ---- syntax tree ---- */
+enum udd_stmt_kind { UDD_ACTION, UDD_INCR, UDD_SWITCH, UDD_IF, UDD_DONE };
+
+struct udd_incr_item {
+	struct udd_ident counter;
+	uint32_t mult;
+	struct udd_span mult_span;   /* empty when the multiplicity was omitted */
+	struct udd_incr_item *next;
+	long index;                   /* resolved counter, -1 unresolved */
+};
+
+struct udd_value {
+	struct udd_ident name;
+	struct udd_value *next;
+	long index;                   /* resolved value, -1 unresolved */
+};
+
+struct udd_stmt;
+struct udd_case {
+	struct udd_value *values;     /* NULL for default */
+	struct udd_span span;         /* the 'case'/'default' keyword */
+	struct udd_stmt *body;
+	struct udd_case *next;
+};
+
+struct udd_stmt {
+	enum udd_stmt_kind kind;
+	struct udd_span span;
+	struct udd_stmt *next;
+	struct udd_ident name;         /* action name, switch property, if feature */
+	long index;                    /* resolved property / feature, -1 unresolved */
+	struct udd_incr_item *items;   /* UDD_INCR */
+	struct udd_case *cases;        /* UDD_SWITCH */
+	int negate;                    /* UDD_IF: `if (!f)` */
+	struct udd_stmt *then_body, *else_body;   /* UDD_IF */
+	int has_else;
+};
+
+struct udd_counter_decl {
+	struct udd_ident name;
+	const char *event;
+	struct udd_span event_span;
+	int used;
+};
+
+struct udd_group_decl {
+	struct udd_ident name;
+	struct udd_value *members;     /* member names; index = counter */
+};
+
+struct udd_property_decl {
+	struct udd_ident name;
+	struct udd_value *values;
+	size_t n_values;
+	const char **value_names;      /* filled by the checker */
+	int used;
+};
+
+struct udd_feature_decl {
+	struct udd_ident name;
+	const char *doc;
+	int used;
+};
+
+struct udd_uop_decl {
+	struct udd_ident name;
+	struct udd_stmt *body;
+	struct udd_span close;         /* the closing brace */
+};
+
+/* A growable array of pointers, for declaration lists. */
+struct udd_vec {
+	void **items;
+	size_t n, cap;
+};
+int udd_vec_push(struct udd_vec *v, void *item);
+void udd_vec_release(struct udd_vec *v);
+
+/* ---- the model ---- */
+struct udd_diag {
+	size_t offset;     /* for ordering */
+	int is_error;
+	char *text;        /* formatted, with source line and caret */
+};
+
+struct udd_model {
+	char *file;
+	char *src;
+	size_t len;
+	size_t *line_starts;   /* offsets of each line's first byte */
+	size_t n_lines;
+	struct udd_arena arena;
+	struct udd_vec counters, groups, properties, features, uops;
+	struct udd_vec diags;
+	int n_errors;
+	char *empty;           /* "" for absent doc strings */
+};
+
+/* Add a diagnostic at span (formatted with source line and caret).
+ * Returns -1 when out of memory. */
+int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* 1-based line and column (in characters) of a byte offset. */
+void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
+		  unsigned *col);
+
+/* ---- parse context (parser.y, lexer.l) ---- */
+struct udd_parse {
+	struct udd_model *m;
+	void *scanner;
+	size_t offset;          /* lexer position in bytes */
+	size_t brace[64];       /* offsets of open '{' (innermost last) */
+	size_t brace_depth;
+	size_t comment_start;   /* offset of an open block comment */
+	int failed;             /* a syntax error was reported */
+	int nomem;
+};
+int udd_parse_run(struct udd_parse *ps);
+/* Semantic checks over the tree; diagnostics go to the model. */
+int udd_check(struct udd_model *m);
+
+/* ---- lowered graph for one feature selection ---- */
+enum udd_node_kind { UDD_N_ACTION, UDD_N_INCR, UDD_N_DECIDE, UDD_N_DONE,
+		     UDD_N_END };
+
+struct udd_node {
+	enum udd_node_kind kind;
+	const char *label;               /* action name */
+	const struct udd_incr_item *items;   /* UDD_N_INCR */
+	uint32_t prop;                   /* UDD_N_DECIDE */
+	uint32_t next;                   /* ACTION, INCR */
+	uint32_t *succ;                  /* DECIDE: one per value */
+	size_t offset;                   /* source position */
+};
+
+struct udd_graph {
+	struct udd_node *nodes;
+	size_t n, cap;
+	uint32_t *roots;                 /* one per uop */
+	size_t n_uops;
+	int failed;
+	struct udd_arena arena;          /* successor arrays */
+};
+int udd_graph_build(const struct udd_model *m, udd_features sel,
+		    struct udd_graph *g, struct cp_error *err);
+void udd_graph_release(struct udd_graph *g);
+
+#endif

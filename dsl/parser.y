@@ -1,0 +1,331 @@
+/* dsl/parser.y: the μDD grammar.  Actions only build the syntax tree (in
+ * the model's arena); checks are a separate pass (dsl/check.c). */
+%require "3.8"
+%define api.pure full
+%define api.prefix {udd_yy}
+%define parse.error custom
+%define parse.lac full
+%define api.value.type union
+%locations
+%expect 0
+%param {void *scanner}
+%parse-param {struct udd_parse *ps}
+
+%code requires {
+#include "dsl/internal.h"
+#define UDD_YYLTYPE struct udd_span
+#define UDD_YYLTYPE_IS_DECLARED 1
+}
+
+%code {
+#include <stdio.h>
+#include <string.h>
+
+int udd_yylex(UDD_YYSTYPE *lval, UDD_YYLTYPE *lloc, void *scanner);
+static void udd_yyerror(UDD_YYLTYPE *loc, void *scanner,
+			struct udd_parse *ps, const char *msg);
+
+/* Spans join: a rule covers its first to its last symbol. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N) do { \
+	if (N) { (Cur).start = YYRHSLOC(Rhs, 1).start; \
+		 (Cur).end = YYRHSLOC(Rhs, N).end; } \
+	else { (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end; } \
+} while (0)
+
+#define NEW(type) ((type *)udd_arena_alloc(&ps->m->arena, sizeof(type)))
+#define CHECK_ALLOC(p) do { if (!(p)) { ps->nomem = 1; YYABORT; } } while (0)
+
+static struct udd_ident ident(const char *text, struct udd_span sp)
+{
+	struct udd_ident id;
+
+	id.text = text;
+	id.span = sp;
+	return id;
+}
+
+static struct udd_stmt *new_stmt(struct udd_parse *ps, enum udd_stmt_kind k,
+				 struct udd_span sp)
+{
+	struct udd_stmt *s = NEW(struct udd_stmt);
+
+	if (s) {
+		s->kind = k;
+		s->span = sp;
+		s->index = -1;
+	}
+	return s;
+}
+}
+
+%token COUNTER "'counter'" GROUP "'group'" PROPERTY "'property'"
+%token FEATURE "'feature'" UOP "'uop'" INCR "'incr'" SWITCH "'switch'"
+%token CASE "'case'" DEFAULT "'default'" IF "'if'" ELSE "'else'"
+%token DONE "'done'"
+%token <const char *> NAME "name" STRING "string"
+%token <uint32_t> NUMBER "number"
+
+%type <struct udd_value *> values value names
+%type <struct udd_stmt *> stmts stmt if_stmt else_part
+%type <struct udd_incr_item *> incr_items incr_item
+%type <struct udd_case *> cases case_clause
+%type <const char *> opt_doc
+
+%%
+
+model:
+	decls
+	;
+
+decls:
+	%empty
+	| decls decl
+	;
+
+decl:
+	COUNTER NAME STRING ';' {
+		struct udd_counter_decl *c = NEW(struct udd_counter_decl);
+		CHECK_ALLOC(c);
+		c->name = ident($2, @2);
+		c->event = $3;
+		c->event_span = @3;
+		CHECK_ALLOC(!udd_vec_push(&ps->m->counters, c));
+	}
+	| GROUP NAME '=' names ';' {
+		struct udd_group_decl *g = NEW(struct udd_group_decl);
+		CHECK_ALLOC(g);
+		g->name = ident($2, @2);
+		g->members = $4;
+		CHECK_ALLOC(!udd_vec_push(&ps->m->groups, g));
+	}
+	| PROPERTY NAME '{' values '}' opt_semi {
+		struct udd_property_decl *p = NEW(struct udd_property_decl);
+		CHECK_ALLOC(p);
+		p->name = ident($2, @2);
+		p->values = $4;
+		CHECK_ALLOC(!udd_vec_push(&ps->m->properties, p));
+	}
+	| FEATURE NAME opt_doc ';' {
+		struct udd_feature_decl *f = NEW(struct udd_feature_decl);
+		CHECK_ALLOC(f);
+		f->name = ident($2, @2);
+		f->doc = $3;
+		CHECK_ALLOC(!udd_vec_push(&ps->m->features, f));
+	}
+	| UOP NAME '{' stmts '}' opt_semi {
+		struct udd_uop_decl *u = NEW(struct udd_uop_decl);
+		CHECK_ALLOC(u);
+		u->name = ident($2, @2);
+		u->body = $4;
+		u->close = @5;
+		CHECK_ALLOC(!udd_vec_push(&ps->m->uops, u));
+	}
+	;
+
+opt_semi:
+	%empty
+	| ';'
+	;
+
+opt_doc:
+	%empty { $$ = NULL; }
+	| STRING { $$ = $1; }
+	;
+
+/* `a + b + c`, kept in source order */
+names:
+	NAME {
+		$$ = NEW(struct udd_value);
+		CHECK_ALLOC($$);
+		$$->name = ident($1, @1);
+		$$->index = -1;
+	}
+	| NAME '+' names {
+		$$ = NEW(struct udd_value);
+		CHECK_ALLOC($$);
+		$$->name = ident($1, @1);
+		$$->index = -1;
+		$$->next = $3;
+	}
+	;
+
+values:
+	value { $$ = $1; }
+	| value ',' values { $1->next = $3; $$ = $1; }
+	;
+
+value:
+	NAME {
+		$$ = NEW(struct udd_value);
+		CHECK_ALLOC($$);
+		$$->name = ident($1, @1);
+		$$->index = -1;
+	}
+	| NUMBER {
+		char buf[16];
+		snprintf(buf, sizeof buf, "%u", (unsigned)$1);
+		$$ = NEW(struct udd_value);
+		CHECK_ALLOC($$);
+		$$->name = ident(udd_arena_strndup(&ps->m->arena, buf, strlen(buf)), @1);
+		CHECK_ALLOC($$->name.text);
+		$$->index = -1;
+	}
+	;
+
+/* statement lists are built right to left so they stay in source order */
+stmts:
+	%empty { $$ = NULL; }
+	| stmt stmts { $1->next = $2; $$ = $1; }
+	;
+
+stmt:
+	NAME ';' {
+		$$ = new_stmt(ps, UDD_ACTION, @1);
+		CHECK_ALLOC($$);
+		$$->name = ident($1, @1);
+	}
+	| INCR incr_items ';' {
+		$$ = new_stmt(ps, UDD_INCR, @1);
+		CHECK_ALLOC($$);
+		$$->items = $2;
+	}
+	| SWITCH '(' NAME ')' '{' cases '}' {
+		$$ = new_stmt(ps, UDD_SWITCH, @1);
+		CHECK_ALLOC($$);
+		$$->name = ident($3, @3);
+		$$->cases = $6;
+	}
+	| if_stmt { $$ = $1; }
+	| DONE ';' {
+		$$ = new_stmt(ps, UDD_DONE, @1);
+		CHECK_ALLOC($$);
+	}
+	;
+
+if_stmt:
+	IF '(' NAME ')' '{' stmts '}' else_part {
+		$$ = new_stmt(ps, UDD_IF, @1);
+		CHECK_ALLOC($$);
+		$$->name = ident($3, @3);
+		$$->then_body = $6;
+		$$->else_body = $8;
+		$$->has_else = @8.end > @8.start;
+	}
+	| IF '(' '!' NAME ')' '{' stmts '}' else_part {
+		$$ = new_stmt(ps, UDD_IF, @1);
+		CHECK_ALLOC($$);
+		$$->name = ident($4, @4);
+		$$->negate = 1;
+		$$->then_body = $7;
+		$$->else_body = $9;
+		$$->has_else = @9.end > @9.start;
+	}
+	;
+
+else_part:
+	%empty { $$ = NULL; }
+	| ELSE '{' stmts '}' { $$ = $3; }
+	| ELSE if_stmt { $$ = $2; }
+	;
+
+incr_items:
+	incr_item { $$ = $1; }
+	| incr_item ',' incr_items { $1->next = $3; $$ = $1; }
+	;
+
+incr_item:
+	NAME {
+		$$ = NEW(struct udd_incr_item);
+		CHECK_ALLOC($$);
+		$$->counter = ident($1, @1);
+		$$->mult = 1;
+		$$->mult_span = @1;
+		$$->mult_span.start = $$->mult_span.end;
+		$$->index = -1;
+	}
+	| NAME NUMBER {
+		$$ = NEW(struct udd_incr_item);
+		CHECK_ALLOC($$);
+		$$->counter = ident($1, @1);
+		$$->mult = $2;
+		$$->mult_span = @2;
+		$$->index = -1;
+	}
+	;
+
+cases:
+	case_clause { $$ = $1; }
+	| case_clause cases { $1->next = $2; $$ = $1; }
+	;
+
+case_clause:
+	CASE values ':' stmts {
+		$$ = NEW(struct udd_case);
+		CHECK_ALLOC($$);
+		$$->values = $2;
+		$$->span = @1;
+		$$->body = $4;
+	}
+	| DEFAULT ':' stmts {
+		$$ = NEW(struct udd_case);
+		CHECK_ALLOC($$);
+		$$->span = @1;
+		$$->body = $3;
+	}
+	;
+
+%%
+
+static void udd_yyerror(UDD_YYLTYPE *loc, void *scanner,
+			struct udd_parse *ps, const char *msg)
+{
+	(void)scanner;
+	if (!ps->failed && udd_diag_add(ps->m, 1, *loc, "%s", msg) < 0)
+		ps->nomem = 1;
+	ps->failed = 1;
+}
+
+/* "unexpected '}', expected ';' or 'incr'", with a hint when the file
+ * ends inside a block. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
+				 struct udd_parse *ps)
+{
+	enum { MAX_EXPECTED = 6 };
+	yysymbol_kind_t expected[MAX_EXPECTED];
+	yysymbol_kind_t got = yypcontext_token(ctx);
+	const UDD_YYLTYPE *loc = yypcontext_location(ctx);
+	char msg[512];
+	size_t len = 0;
+	int n, i;
+
+	(void)scanner;
+	if (ps->failed)
+		return 0;
+	len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected %s",
+		got == YYSYMBOL_YYEOF ? "end of file" : yysymbol_name(got));
+	n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+	if (n > 0 && n < MAX_EXPECTED) {
+		for (i = 0; i < n && len < sizeof msg; i++)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s",
+				i == 0 ? ", expected " : i == n - 1 ? " or " : ", ",
+				expected[i] == YYSYMBOL_YYEOF ? "end of file"
+							      : yysymbol_name(expected[i]));
+	}
+	if (got == YYSYMBOL_YYEOF && ps->brace_depth > 0 && len < sizeof msg) {
+		size_t open = ps->brace[ps->brace_depth <= 64 ? ps->brace_depth - 1 : 63];
+		unsigned line, col;
+
+		udd_position(ps->m, open, &line, &col);
+		snprintf(msg + len, sizeof msg - len,
+			 " ('}' missing to close '{' at line %u)", line);
+	}
+	if (udd_diag_add(ps->m, 1, *loc, "%s", msg) < 0)
+		ps->nomem = 1;
+	ps->failed = 1;
+	return 0;
+}
+
+int udd_parse_run(struct udd_parse *ps)
+{
+	return udd_yyparse(ps->scanner, ps);
+}
