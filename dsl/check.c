@@ -112,7 +112,7 @@ static int check_declarations(struct udd_model *m)
 			p->value_names[n++] = v->name.text;
 	}
 	if (m->uops.n == 0) {
-		struct udd_span sp = { m->len, m->len };
+		struct udd_span sp = { 0, 0 };
 
 		ERR(m, sp, "the model declares no uop");
 	}
@@ -326,21 +326,21 @@ int udd_check(struct udd_model *m)
 	for (i = 0; i < m->counters.n; i++) {
 		struct udd_counter_decl *c = m->counters.items[i];
 
-		if (!c->used)
+		if (!c->used && find_decl(&m->counters, c->name.text) == (long)i)
 			WARN(m, c->name.span, "counter '%s' is never incremented",
 			     c->name.text);
 	}
 	for (i = 0; i < m->properties.n; i++) {
 		struct udd_property_decl *p = m->properties.items[i];
 
-		if (!p->used)
+		if (!p->used && find_decl(&m->properties, p->name.text) == (long)i)
 			WARN(m, p->name.span, "property '%s' is never decided",
 			     p->name.text);
 	}
 	for (i = 0; i < m->features.n; i++) {
 		struct udd_feature_decl *f = m->features.items[i];
 
-		if (!f->used)
+		if (!f->used && find_decl(&m->features, f->name.text) == (long)i)
 			WARN(m, f->name.span, "feature '%s' is never tested",
 			     f->name.text);
 	}

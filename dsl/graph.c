@@ -106,13 +106,30 @@ static uint32_t lower_stmt(const struct udd_model *m, udd_features sel,
 	return cont;
 }
 
+/* From the last statement to the first, each continuing into the one
+ * after it; iterative, so long blocks do not deepen the C stack. */
 static uint32_t lower_list(const struct udd_model *m, udd_features sel,
 			   struct udd_graph *g, const struct udd_stmt *s,
 			   uint32_t cont)
 {
-	if (!s)
+	const struct udd_stmt **list, *x;
+	size_t n = 0, i;
+
+	for (x = s; x; x = x->next)
+		n++;
+	if (!n)
 		return cont;
-	return lower_stmt(m, sel, g, s, lower_list(m, sel, g, s->next, cont));
+	list = cp_malloc(n * sizeof *list);
+	if (!list) {
+		g->failed = 1;
+		return 0;
+	}
+	for (x = s, i = 0; x; x = x->next)
+		list[i++] = x;
+	for (i = n; i-- > 0;)
+		cont = lower_stmt(m, sel, g, list[i], cont);
+	cp_free(list);
+	return cont;
 }
 
 int udd_graph_build(const struct udd_model *m, udd_features sel,

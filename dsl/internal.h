@@ -67,6 +67,11 @@ struct udd_stmt {
 	int has_else;
 };
 
+/* a statement list under construction (the parser appends at the tail) */
+struct udd_stmt_list {
+	struct udd_stmt *head, *tail;
+};
+
 struct udd_counter_decl {
 	struct udd_ident name;
 	const char *event;

@@ -273,6 +273,11 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 	}
 	rc = udd_parse_run(&ps);
 	udd_yylex_destroy(ps.scanner);
+	if (rc == 2 && !ps.nomem && !m->arena.failed) {
+		udd_model_free(m);
+		return cp_error_set(err, CP_ELIMIT,
+				    "%s: the model is nested too deeply", name);
+	}
 	if (ps.nomem || m->arena.failed || rc == 2) {
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -292,7 +297,8 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
-	qsort(m->diags.items, m->diags.n, sizeof *m->diags.items, diag_cmp);
+	if (m->diags.n)
+		qsort(m->diags.items, m->diags.n, sizeof *m->diags.items, diag_cmp);
 	if (m->n_errors)
 		return first_error(m, CP_ESEMANTIC, err);
 	return CP_OK;

@@ -32,6 +32,9 @@ static void udd_yyerror(UDD_YYLTYPE *loc, void *scanner,
 	else { (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end; } \
 } while (0)
 
+/* deep nesting is bounded by the parser stack: a clear limit, not a crash */
+#define YYMAXDEPTH 20000
+
 #define NEW(type) ((type *)udd_arena_alloc(&ps->m->arena, sizeof(type)))
 #define CHECK_ALLOC(p) do { if (!(p)) { ps->nomem = 1; YYABORT; } } while (0)
 
@@ -66,7 +69,8 @@ static struct udd_stmt *new_stmt(struct udd_parse *ps, enum udd_stmt_kind k,
 %token <uint32_t> NUMBER "number"
 
 %type <struct udd_value *> values value names
-%type <struct udd_stmt *> stmts stmt if_stmt else_part
+%type <struct udd_stmt_list> stmts
+%type <struct udd_stmt *> stmt if_stmt else_part
 %type <struct udd_incr_item *> incr_items incr_item
 %type <struct udd_case *> cases case_clause
 %type <const char *> opt_doc
@@ -116,7 +120,7 @@ decl:
 		struct udd_uop_decl *u = NEW(struct udd_uop_decl);
 		CHECK_ALLOC(u);
 		u->name = ident($2, @2);
-		u->body = $4;
+		u->body = $4.head;
 		u->close = @5;
 		CHECK_ALLOC(!udd_vec_push(&ps->m->uops, u));
 	}
@@ -173,9 +177,17 @@ value:
 	;
 
 /* statement lists are built right to left so they stay in source order */
+/* left recursion keeps the parser stack flat however long a block is */
 stmts:
-	%empty { $$ = NULL; }
-	| stmt stmts { $1->next = $2; $$ = $1; }
+	%empty { $$.head = $$.tail = NULL; }
+	| stmts stmt {
+		$$ = $1;
+		if ($$.tail)
+			$$.tail->next = $2;
+		else
+			$$.head = $2;
+		$$.tail = $2;
+	}
 	;
 
 stmt:
@@ -207,7 +219,7 @@ if_stmt:
 		$$ = new_stmt(ps, UDD_IF, @1);
 		CHECK_ALLOC($$);
 		$$->name = ident($3, @3);
-		$$->then_body = $6;
+		$$->then_body = $6.head;
 		$$->else_body = $8;
 		$$->has_else = @8.end > @8.start;
 	}
@@ -216,7 +228,7 @@ if_stmt:
 		CHECK_ALLOC($$);
 		$$->name = ident($4, @4);
 		$$->negate = 1;
-		$$->then_body = $7;
+		$$->then_body = $7.head;
 		$$->else_body = $9;
 		$$->has_else = @9.end > @9.start;
 	}
@@ -224,7 +236,7 @@ if_stmt:
 
 else_part:
 	%empty { $$ = NULL; }
-	| ELSE '{' stmts '}' { $$ = $3; }
+	| ELSE '{' stmts '}' { $$ = $3.head; }
 	| ELSE if_stmt { $$ = $2; }
 	;
 
@@ -264,13 +276,13 @@ case_clause:
 		CHECK_ALLOC($$);
 		$$->values = $2;
 		$$->span = @1;
-		$$->body = $4;
+		$$->body = $4.head;
 	}
 	| DEFAULT ':' stmts {
 		$$ = NEW(struct udd_case);
 		CHECK_ALLOC($$);
 		$$->span = @1;
-		$$->body = $3;
+		$$->body = $3.head;
 	}
 	;
 

@@ -20,6 +20,11 @@
 #include "dsl/internal.h"
 
 #define DEFAULT_MAX_SIGNATURES 1000000
+/* Enumeration recurses once per decision on a μpath, --all once per step:
+ * bounded so that absurd models fail cleanly instead of overflowing the
+ * stack (a thread's 8 MiB stack holds these with room to spare). */
+#define MAX_DECISIONS_ON_PATH 4096
+#define MAX_STEPS_ON_PATH 20000
 
 /* One decision of an example path, shared between entries. */
 struct trace {
@@ -60,6 +65,7 @@ struct enumerator {
 	struct udd_arena arena;      /* traces, memo keys and entries */
 	size_t max_signatures;
 	size_t total_entries, max_total;
+	size_t depth;
 	uint32_t *delta;             /* scratch: k */
 	struct cp_error *err;
 	int rc;
@@ -456,8 +462,17 @@ static struct sigtab *sigs(struct enumerator *e, uint32_t node)
 	}
 	memo_key(e, node, key, &hash);
 	t = memo_find(e, node, key, hash);
-	if (!t) {
+	if (!t && e->depth >= MAX_DECISIONS_ON_PATH) {
+		unsigned line, col;
+
+		udd_position(e->m, e->g->nodes[node].offset, &line, &col);
+		e->rc = cp_error_at(e->err, CP_ELIMIT, e->m->file, line, col,
+				    "a μpath passes more than %d decisions",
+				    MAX_DECISIONS_ON_PATH);
+	} else if (!t) {
+		e->depth++;
 		t = compute(e, node);
+		e->depth--;
 		if (t && memo_store(e, node, key, hash, t)) {
 			e->rc = cp_error_set(e->err, CP_ENOMEM, "out of memory");
 			t = NULL;
@@ -657,6 +672,11 @@ const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j)
 	return s->vec + j * s->k;
 }
 
+const uint32_t *udd_sigset_matrix(const struct udd_sigset *s)
+{
+	return s->vec;
+}
+
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j)
 {
 	return s->mult[j];
@@ -765,10 +785,13 @@ struct walk {
 	const char *uop;
 	udd_path_fn fn;
 	void *ctx;
+	size_t depth;
 };
 
 static int walk_from(struct walk *w, uint32_t node)
 {
+	if (++w->depth > MAX_STEPS_ON_PATH)
+		return CP_ELIMIT;
 	for (;;) {
 		const struct udd_node *n = &w->g->nodes[node];
 		size_t mark = w->path.len;
@@ -786,6 +809,7 @@ static int walk_from(struct walk *w, uint32_t node)
 				w->state[n->prop] = (int32_t)v;
 				render_node(w->m, n, v, &w->path);
 				rc = walk_from(w, n->succ[v]);
+				w->depth--;
 				w->path.len = mark;
 				if (w->path.data)
 					w->path.data[mark] = '\0';
@@ -814,6 +838,7 @@ static int walk_from(struct walk *w, uint32_t node)
 			return rc;
 		}
 		rc = walk_from(w, n->next);
+		w->depth--;
 		if (n->kind == UDD_N_INCR) {
 			const struct udd_incr_item *it;
 
@@ -853,10 +878,14 @@ int udd_model_each_path(const struct udd_model *m, udd_features sel,
 		w.state[i] = -1;
 	for (u = 0; u < g.n_uops && !rc; u++) {
 		w.uop = udd_model_uop_name(m, u);
+		w.depth = 0;
 		rc = walk_from(&w, g.roots[u]);
 	}
 	if (rc == CP_ENOMEM)
 		cp_error_set(err, rc, "out of memory");
+	else if (rc == CP_ELIMIT)
+		cp_error_set(err, rc, "%s: a μpath has more than %d steps",
+			     m->file, MAX_STEPS_ON_PATH);
 	else if (rc == CP_EINTERNAL)
 		cp_error_set(err, rc, "a path reaches the end of a uop without 'done'");
 out:

@@ -91,6 +91,9 @@ const char *udd_sigset_counter_event(const struct udd_sigset *s, size_t i);
 /* Signature j: k counts, in counter declaration order.  Signatures are
  * sorted (uop, then lexicographic), so the order is deterministic. */
 const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);
+/* All m signatures as one row-major m × k matrix (signature j at
+ * matrix + j*k), the layout cone_build and the solver take. */
+const uint32_t *udd_sigset_matrix(const struct udd_sigset *s);
 /* How many μpaths have signature j (saturates at UINT64_MAX). */
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j);
 /* Total μpaths over all signatures (saturating), and per uop. */
