@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
+	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ NULL, NULL, NULL }
 };
 

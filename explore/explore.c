@@ -18,6 +18,7 @@ struct explore_search {
 	size_t n_evaluations;
 	int truncated;
 	int exhaustive;
+	size_t tolerance;
 };
 
 /* ================================================================ */
@@ -138,7 +139,7 @@ static int get_model(struct explore_search *s,
 		return rc;
 	}
 	m->seconds = now_seconds() - t0;
-	m->feasible = m->eval.n_infeasible == 0;
+	m->feasible = m->eval.n_infeasible <= s->tolerance;
 	*index = (long)s->n_models++;
 	*fresh = 1;
 	return 0;
@@ -447,6 +448,7 @@ int explore_run(const struct explore_space *space,
 		s->space.start &= all;
 	}
 	s->exhaustive = opt->exhaustive;
+	s->tolerance = opt->tolerance;
 	max_models = opt->max_models ? opt->max_models : 4096;
 	if (opt->exhaustive) {
 		rc = exhaustive(s, ev, max_models, err);

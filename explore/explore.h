@@ -72,6 +72,8 @@ struct explore_space {
 
 struct explore_options {
 	int exhaustive;             /* test every subset of the candidates */
+	size_t tolerance;           /* a model with at most this many infeasible
+	                             * observations counts as feasible (0) */
 	int deep;                   /* keep discovering past the first level
 	                             * that holds a feasible model */
 	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
@@ -90,7 +92,7 @@ struct explore_model {
 	struct explore_eval eval;
 	enum explore_origin origin;
 	size_t parent;              /* index of the model it came from (origin 1, 2) */
-	int feasible;               /* eval.n_infeasible == 0 */
+	int feasible;               /* eval.n_infeasible <= tolerance */
 	int minimal;                /* feasible, and no tested feasible model is a
 	                             * proper subset */
 	double seconds;             /* wall time of its evaluation */
@@ -151,5 +153,47 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b);
 /* The search as a Graphviz digraph: models as nodes (feasible ones green,
  * minimal ones double-bordered), added and pruned features as edges. */
 void explore_dot(const struct explore_search *s, struct cp_buf *b);
+
+/* ---- evaluating a μDD model family against a dataset ----
+ * The real evaluator: for a feature set, the model's distinct signatures
+ * (udd_sigset_build), optionally its exact constraints (cone_build, under
+ * a time and facet budget), and the solver's feasibility LP (feas_*) run
+ * on every observation's confidence region.  Everything built for a
+ * feature set is cached, and feature sets that compile to the same
+ * signatures share one evaluation.  Without the cone's facets (budget
+ * spent), violated constraints come from the LP's certificates and cone
+ * growth from exact membership tests, so the search works either way. */
+struct stats_dataset;
+
+struct explore_family_options {
+	double confidence;          /* 0 => 0.99 */
+	int region;                 /* enum region_kind: 0 PCA box (default),
+	                             * 1 independent box, 2 ellipsoid */
+	size_t batches;             /* batch means (stats/region.h); 0 = none */
+	double cone_seconds;        /* facet budget per model; 0 => 5 s;
+	                             * < 0: never compute facets */
+	size_t max_facets;          /* 0 => 5000 */
+	size_t threads;             /* observations in parallel; 0 => 1 */
+};
+
+struct explore_family;
+
+/* The model and dataset are borrowed and must outlive the family.
+ * Regions for every observation are built here (they do not depend on
+ * the feature set: all of a model's counters exist in every selection). */
+int explore_family_new(const struct udd_model *m,
+		       const struct stats_dataset *d,
+		       const struct explore_family_options *opt,
+		       struct explore_family **out, struct cp_error *err);
+/* Frees the family's LPs; GLPK's per-thread environment stays until the
+ * caller's feas_thread_end(). */
+void explore_family_free(struct explore_family *f);
+/* An evaluator whose ctx is f (valid while f lives). */
+void explore_family_evaluator(struct explore_family *f,
+			      struct explore_evaluator *ev);
+size_t explore_family_n_observations(const struct explore_family *f);
+/* For reports: models built, how many got their facets, LP checks run. */
+void explore_family_stats(const struct explore_family *f, size_t *models,
+			  size_t *with_facets, size_t *checks);
 
 #endif

@@ -121,7 +121,7 @@ static struct explore_search *run(struct family *fam, udd_features start,
 {
 	struct explore_evaluator ev = synth;
 	struct explore_space space = { NF, names, start, BIT(NF) - 1 };
-	struct explore_options opt = { exhaustive, 0, 0 };
+	struct explore_options opt = { .exhaustive = exhaustive };
 	struct explore_search *s = NULL;
 	struct cp_error err;
 
@@ -363,7 +363,7 @@ static void test_budget(void)
 	struct family fam;
 	struct explore_evaluator ev = synth;
 	struct explore_space space = { NF, names, 0, BIT(NF) - 1 };
-	struct explore_options opt = { 1, 0, 5 };
+	struct explore_options opt = { .exhaustive = 1, .max_models = 5 };
 	struct explore_search *s = NULL;
 	struct cp_error err;
 
