@@ -38,6 +38,11 @@ struct entry {
 	struct explore_eval eval;
 	int64_t *viol;            /* eval.n_violations x k */
 	unsigned char *viol_eq;
+	/* Exact equalities of the cone (a basis of span(S)'s orthogonal
+	 * complement), used to print violated constraints readably; NULL
+	 * when a coefficient would not fit int64. */
+	size_t n_eq;
+	int64_t *eq;
 };
 
 struct explore_family {
@@ -134,6 +139,7 @@ static void entry_release(struct entry *e)
 	explore_eval_release(&e->eval);
 	cp_free(e->viol);
 	cp_free(e->viol_eq);
+	cp_free(e->eq);
 }
 
 void explore_family_free(struct explore_family *f)
@@ -262,6 +268,8 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 	return 0;
 }
 
+static int entry_equalities(struct entry *e, size_t k, struct cp_error *err);
+
 /* The entry of sel, built on first use. */
 static int get_entry(struct explore_family *f, udd_features sel,
 		     struct entry **out, struct cp_error *err)
@@ -312,6 +320,8 @@ static int get_entry(struct explore_family *f, udd_features sel,
 	if (e->m && k)
 		qsort_r(e->S, e->m, k * sizeof *e->S, row_cmp, &k);
 	rc = feas_model_new(k, e->m, e->S, NULL, &e->fm, err);
+	if (!rc)
+		rc = entry_equalities(e, k, err);
 	if (rc)
 		goto fail;
 	rc = entry_constraints(f, e, err);
@@ -327,29 +337,279 @@ fail:
 }
 
 /* ================================================================ */
+/* exact equalities and readable constraints                        */
+/* ================================================================ */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Divide v by the gcd of its entries. */
+static void make_primitive(int64_t *v, size_t k)
+{
+	int64_t g = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		g = gcd64(g, v[i]);
+	if (g > 1)
+		for (i = 0; i < k; i++)
+			v[i] /= g;
+}
+
+/* v = x*v - y*r, exactly; 0 or -1 when a coefficient overflows. */
+static int combine(int64_t *v, int64_t x, const int64_t *r, int64_t y,
+		   size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		int64_t a, b;
+
+		if (__builtin_mul_overflow(x, v[i], &a) ||
+		    __builtin_mul_overflow(y, r[i], &b) ||
+		    __builtin_sub_overflow(a, b, &v[i]))
+			return -1;
+	}
+	make_primitive(v, k);
+	return 0;
+}
+
+static size_t nonzeros(const int64_t *v, size_t k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		n += v[i] != 0;
+	return n;
+}
+
+/* The equalities of cone{S}: row-reduce S (fraction-free, rows kept
+ * primitive, each pivot column cleared in every other row), then one
+ * null-space vector per free column: x_f = L, x_p(r) = -r_f * L / r_p for
+ * each row r with pivot p(r), L = lcm of the pivots.  On overflow the
+ * entry simply has no equalities (printing falls back to raw vectors). */
+static int entry_equalities(struct entry *e, size_t k, struct cp_error *err)
+{
+	int64_t *B = NULL, *v = NULL;
+	size_t *piv = NULL, d = 0, i, j, r;
+	unsigned char *is_piv = NULL;
+	int rc = 0;
+
+	B = cp_calloc(k * k + 1, sizeof *B);
+	v = cp_calloc(k + 1, sizeof *v);
+	piv = cp_calloc(k + 1, sizeof *piv);
+	is_piv = cp_calloc(k + 1, 1);
+	if (!B || !v || !piv || !is_piv) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (j = 0; j < e->m && d < k; j++) {
+		for (i = 0; i < k; i++)
+			v[i] = e->S[j * k + i];
+		for (r = 0; r < d; r++)
+			if (v[piv[r]] && combine(v, B[r * k + piv[r]], B + r * k,
+						 v[piv[r]], k))
+				goto out;   /* overflow: no equalities */
+		for (i = 0; i < k && !v[i]; i++)
+			;
+		if (i == k)
+			continue;
+		if (v[i] < 0)
+			for (r = 0; r < k; r++)
+				v[r] = -v[r];
+		for (r = 0; r < d; r++) {
+			int64_t *row = B + r * k;
+
+			if (row[i] && combine(row, v[i], v, row[i], k))
+				goto out;
+		}
+		memcpy(B + d * k, v, k * sizeof *v);
+		piv[d++] = i;
+		is_piv[i] = 1;
+	}
+	e->n_eq = k - d;
+	e->eq = cp_calloc(e->n_eq * k + 1, sizeof *e->eq);
+	if (!e->eq) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0, j = 0; i < k; i++) {
+		int64_t *x = e->eq + j * k, L = 1;
+
+		if (is_piv[i])
+			continue;
+		for (r = 0; r < d; r++) {
+			int64_t p = B[r * k + piv[r]], g = gcd64(L, p), t;
+
+			if (__builtin_mul_overflow(L / g, p < 0 ? -p : p, &t))
+				goto overflow;
+			L = t;
+		}
+		x[i] = L;
+		for (r = 0; r < d; r++) {
+			const int64_t *row = B + r * k;
+			int64_t t;
+
+			if (__builtin_mul_overflow(-row[i], L / row[piv[r]], &t))
+				goto overflow;
+			x[piv[r]] = t;
+		}
+		make_primitive(x, k);
+		j++;
+	}
+	goto out;
+overflow:
+	cp_free(e->eq);
+	e->eq = NULL;
+	e->n_eq = 0;
+out:
+	cp_free(B);
+	cp_free(v);
+	cp_free(piv);
+	cp_free(is_piv);
+	return rc;
+}
+
+/* Does the whole region of q break a.x >= 0 (a.x = 0 when is_eq)?  The
+ * region's range of a.x is a.mu +- w, with w its support along a:
+ *   PCA box:       w = sum_i half_i |axes_i . a|
+ *   independent:   w = sum_j half_j |a_j|
+ *   ellipsoid:     w = sqrt(q a^T cov a) */
+static int region_breaks(const struct feas_query *q, size_t k,
+			 const int64_t *a, int is_eq)
+{
+	double c = 0, w = 0;
+	size_t i, j;
+
+	for (j = 0; j < k; j++)
+		c += (double)a[j] * q->mu[j];
+	switch (q->shape) {
+	case FEAS_PCA:
+		for (i = 0; i < k; i++) {
+			double t = 0;
+
+			for (j = 0; j < k; j++)
+				t += q->axes[i * k + j] * (double)a[j];
+			w += q->half[i] * fabs(t);
+		}
+		break;
+	case FEAS_INDEPENDENT:
+		for (j = 0; j < k; j++)
+			w += q->half[j] * fabs((double)a[j]);
+		break;
+	case FEAS_ELLIPSOID:
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++)
+				w += (double)a[i] * q->cov[i * k + j] * (double)a[j];
+		w = sqrt(q->q * fmax(w, 0));
+		break;
+	}
+	return is_eq ? (c - w > 0 || c + w < 0) : c + w < 0;
+}
+
+/* The readable representative of constraint a (a.x >= 0 or a.x = 0) on
+ * the model's span: adding multiples of the equalities changes nothing on
+ * the cone, so greedily take the combination with the fewest counters,
+ * then the smallest coefficients (the same rule as geometry's facets),
+ * among the forms the observation's region q (when given) still breaks. */
+static void simplify_constraint(const struct entry *e, size_t k, int64_t *a,
+				const struct feas_query *q, int is_eq)
+{
+	int64_t *t = NULL, best_max, tmax;
+	size_t r_i, j, i, best_nz;
+	int improved = 1, rounds = 0;
+
+	if (!e->eq || !e->n_eq)
+		return;
+	t = cp_malloc(k * sizeof *t);
+	if (!t)
+		return;
+	make_primitive(a, k);
+	while (improved && rounds++ < 64) {
+		improved = 0;
+		best_nz = nonzeros(a, k);
+		for (best_max = 0, i = 0; i < k; i++)
+			if (llabs(a[i]) > best_max)
+				best_max = llabs(a[i]);
+		for (r_i = 0; r_i < e->n_eq; r_i++) {
+			const int64_t *r = e->eq + r_i * k;
+
+			for (j = 0; j < k; j++) {
+				size_t nz;
+
+				if (!r[j] || !a[j])
+					continue;
+				memcpy(t, a, k * sizeof *t);
+				/* t = |r_j| a - sign(r_j) a_j r: clears counter j
+				 * and keeps a's orientation */
+				if (combine(t, llabs(r[j]), r,
+					    r[j] < 0 ? -a[j] : a[j], k))
+					continue;
+				nz = nonzeros(t, k);
+				for (tmax = 0, i = 0; i < k; i++)
+					if (llabs(t[i]) > tmax)
+						tmax = llabs(t[i]);
+				/* equivalent on the model, but only a form the
+				 * data break too is worth printing */
+				if (nz && (nz < best_nz ||
+					   (nz == best_nz && tmax < best_max)) &&
+				    (!q || region_breaks(q, k, t, is_eq))) {
+					memcpy(a, t, k * sizeof *t);
+					best_nz = nz;
+					best_max = tmax;
+					improved = 1;
+				}
+			}
+		}
+	}
+	cp_free(t);
+}
+
+/* ================================================================ */
 /* the evaluator callbacks                                          */
 /* ================================================================ */
 
-/* A violation's text, for counting and reports. */
+/* A violation's text, for counting and reports: its readable
+ * representative on the model's span (the raw vector is what the data
+ * break and what compare() tests). */
 static char *constraint_text(const struct explore_family *f,
-			     const int64_t *a, int is_eq)
+			     const struct entry *e, const int64_t *a,
+			     int is_eq, const struct feas_query *q)
 {
 	struct cp_buf b;
-	char *text;
+	int64_t *t;
 
+	t = cp_malloc(f->k * sizeof *t);
+	if (!t)
+		return NULL;
+	memcpy(t, a, f->k * sizeof *t);
+	simplify_constraint(e, f->k, t, q, is_eq);
 	cp_buf_init(&b);
-	cone_format_constraint(a, f->k, f->names, is_eq, &b);
+	cone_format_constraint(t, f->k, f->names, is_eq, &b);
+	cp_free(t);
 	if (b.failed || !b.data) {
 		cp_buf_release(&b);
 		return NULL;
 	}
-	text = b.data;   /* ownership passes to the caller */
-	return text;
+	return b.data;   /* ownership passes to the caller */
 }
 
 /* Add (or count again) violated constraint a in e's evaluation. */
 static int count_violation(struct explore_family *f, struct entry *e,
-			   const int64_t *a, int is_eq, struct cp_error *err)
+			   const int64_t *a, int is_eq,
+			   const struct feas_query *q, struct cp_error *err)
 {
 	struct explore_eval *ev = &e->eval;
 	char *text;
@@ -357,7 +617,7 @@ static int count_violation(struct explore_family *f, struct entry *e,
 	int64_t *v;
 	unsigned char *veq;
 
-	text = constraint_text(f, a, is_eq);
+	text = constraint_text(f, e, a, is_eq, q);
 	if (!text)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < ev->n_violations; i++)
@@ -386,16 +646,21 @@ static int count_violation(struct explore_family *f, struct entry *e,
 static int copy_eval(struct explore_family *f, struct entry *dst,
 		     const struct entry *src, struct cp_error *err)
 {
-	size_t i;
-	int rc;
+	size_t i, n = src->eval.n_violations, k = f->k;
 
-	for (i = 0; i < src->eval.n_violations; i++) {
-		rc = count_violation(f, dst, src->viol + i * f->k,
-				     src->viol_eq[i], err);
-		if (rc)
-			return rc;
-		dst->eval.violations[i].count = src->eval.violations[i].count;
+	if (n) {
+		dst->viol = cp_calloc(n * k, sizeof *dst->viol);
+		dst->viol_eq = cp_calloc(n, 1);
+		if (!dst->viol || !dst->viol_eq)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		memcpy(dst->viol, src->viol, n * k * sizeof *dst->viol);
+		memcpy(dst->viol_eq, src->viol_eq, n);
 	}
+	for (i = 0; i < n; i++)
+		if (explore_eval_add_violation(&dst->eval,
+					       src->eval.violations[i].constraint,
+					       src->eval.violations[i].count))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	dst->eval.n_observations = src->eval.n_observations;
 	dst->eval.n_infeasible = src->eval.n_infeasible;
 	return 0;
@@ -431,7 +696,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		for (j = 0; j < res[i].n_violations && !rc; j++)
 			rc = count_violation(f, e, res[i].violations[j].a,
 					     res[i].violations[j].is_equality,
-					     err);
+					     &f->queries[i], err);
 	}
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_release(&res[i]);
