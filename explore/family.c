@@ -523,7 +523,8 @@ static int region_breaks(const struct feas_query *q, size_t k,
  * the model's span: adding multiples of the equalities changes nothing on
  * the cone, so greedily take the combination with the fewest counters,
  * then the smallest coefficients (the same rule as geometry's facets),
- * among the forms the observation's region q (when given) still breaks. */
+ * among the forms the observation's region q (when given) still breaks;
+ * an inequality also loses the positive terms it does not need. */
 static void simplify_constraint(const struct entry *e, size_t k, int64_t *a,
 				const struct feas_query *q, int is_eq)
 {
@@ -531,19 +532,38 @@ static void simplify_constraint(const struct entry *e, size_t k, int64_t *a,
 	size_t r_i, j, i, best_nz;
 	int improved = 1, rounds = 0;
 
-	if (!e->eq || !e->n_eq)
-		return;
 	t = cp_malloc(k * sizeof *t);
 	if (!t)
 		return;
 	make_primitive(a, k);
 	while (improved && rounds++ < 64) {
 		improved = 0;
+		/* Tighten an inequality: drop a positive term when what is left
+		 * still holds for every signature (exactly) and the data still
+		 * break it ("x <= y + z" becomes "x <= y" when that is valid). */
+		for (j = 0; j < k && !is_eq; j++) {
+			size_t p;
+
+			if (a[j] <= 0)
+				continue;
+			memcpy(t, a, k * sizeof *t);
+			t[j] = 0;
+			if (!nonzeros(t, k))
+				continue;
+			for (p = 0; p < e->m; p++)
+				if (dot_exact(t, e->S + p * k, k) < 0)
+					break;
+			if (p < e->m || (q && !region_breaks(q, k, t, is_eq)))
+				continue;
+			memcpy(a, t, k * sizeof *t);
+			make_primitive(a, k);
+			improved = 1;
+		}
 		best_nz = nonzeros(a, k);
 		for (best_max = 0, i = 0; i < k; i++)
 			if (llabs(a[i]) > best_max)
 				best_max = llabs(a[i]);
-		for (r_i = 0; r_i < e->n_eq; r_i++) {
+		for (r_i = 0; e->eq && r_i < e->n_eq; r_i++) {
 			const int64_t *r = e->eq + r_i * k;
 
 			for (j = 0; j < k; j++) {
