@@ -659,10 +659,10 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_puts(b, "Every one of them has ");
 		say_features(s, req, b);
 		cp_buf_puts(b, popcount64(req) == 1 ?
-			    ": the hardware needs this feature" :
-			    ": the hardware needs these features");
-		cp_buf_puts(b, ", since the models without it are refuted by "
-			    "the counters. ");
+			    ": the hardware needs this feature, since the "
+			    "models without it are refuted by the counters. " :
+			    ": the hardware needs these features, since the "
+			    "models without them are refuted by the counters. ");
 	} else {
 		cp_buf_puts(b, "No feature is in all of them: the data "
 			    "need no hypothesis beyond the ");
