@@ -34,6 +34,7 @@ void explore_eval_release(struct explore_eval *e)
 	for (i = 0; i < e->n_violations; i++)
 		cp_free(e->violations[i].constraint);
 	cp_free(e->violations);
+	cp_free(e->refuted_by);
 	memset(e, 0, sizeof *e);
 }
 
@@ -724,6 +725,8 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_release(&t);
 		origin_text(s, m, b);
 		cp_buf_printf(b, "; %.3f s)\n", m->seconds);
+		if (m->eval.refuted_by)
+			cp_buf_printf(b, "        refuted by: %s\n", m->eval.refuted_by);
 		for (j = 0; j < m->eval.n_violations; j++)
 			cp_buf_printf(b, "        violated by %zu: %s\n",
 				      m->eval.violations[j].count,

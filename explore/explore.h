@@ -34,6 +34,8 @@ struct explore_eval {
 	size_t n_violations;
 	struct explore_violation *violations;
 	size_t n_signatures;        /* the model's distinct signatures (for reports) */
+	char *refuted_by;           /* names of (some) infeasible observations,
+	                             * "a, b (+3 more)", or NULL */
 };
 
 /* Free what an evaluation holds and zero it. */

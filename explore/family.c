@@ -47,6 +47,7 @@ struct entry {
 
 struct explore_family {
 	const struct udd_model *model;
+	const struct stats_dataset *data;
 	size_t k;
 	const char **names;       /* counter names (owned by the model) */
 	size_t n_obs;
@@ -78,6 +79,7 @@ int explore_family_new(const struct udd_model *m,
 	if (!f)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	f->model = m;
+	f->data = d;
 	if (opt)
 		f->opt = *opt;
 	if (f->opt.confidence <= 0)
@@ -683,6 +685,9 @@ static int copy_eval(struct explore_family *f, struct entry *dst,
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	dst->eval.n_observations = src->eval.n_observations;
 	dst->eval.n_infeasible = src->eval.n_infeasible;
+	if (src->eval.refuted_by &&
+	    !(dst->eval.refuted_by = cp_strdup(src->eval.refuted_by)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -690,9 +695,11 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		      struct cp_error *err)
 {
 	struct feas_result *res;
+	struct cp_buf names;
 	size_t i, j;
 	int rc;
 
+	cp_buf_init(&names);
 	res = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *res);
 	if (!res)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -713,11 +720,23 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		if (res[i].feasible)
 			continue;
 		e->eval.n_infeasible++;
+		if (e->eval.n_infeasible <= 4)
+			cp_buf_printf(&names, "%s%s", e->eval.n_infeasible > 1 ?
+				      ", " : "", stats_dataset_observation(f->data, i));
 		for (j = 0; j < res[i].n_violations && !rc; j++)
 			rc = count_violation(f, e, res[i].violations[j].a,
 					     res[i].violations[j].is_equality,
 					     &f->queries[i], err);
 	}
+	if (e->eval.n_infeasible > 4)
+		cp_buf_printf(&names, " (+%zu more)", e->eval.n_infeasible - 4);
+	if (!rc && names.failed)
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (!rc && names.len) {
+		e->eval.refuted_by = names.data;   /* taken over */
+		cp_buf_init(&names);
+	}
+	cp_buf_release(&names);
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);
@@ -756,6 +775,9 @@ static int family_evaluate(void *ctx, udd_features sel,
 	out->n_observations = e->eval.n_observations;
 	out->n_infeasible = e->eval.n_infeasible;
 	out->n_signatures = e->m;
+	if (e->eval.refuted_by &&
+	    !(out->refuted_by = cp_strdup(e->eval.refuted_by)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < e->eval.n_violations; i++) {
 		if (explore_eval_add_violation(out, e->eval.violations[i].constraint,
 					       e->eval.violations[i].count)) {
