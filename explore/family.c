@@ -57,6 +57,9 @@ struct explore_family {
 	struct entry *entries;
 	size_t n_entries, cap_entries;
 	size_t checks;
+	/* The fewest signatures whose facets went over budget: larger models
+	 * (which in a family are mostly supersets) are not tried again. */
+	size_t cone_over_m;
 };
 
 /* ================================================================ */
@@ -80,6 +83,7 @@ int explore_family_new(const struct udd_model *m,
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	f->model = m;
 	f->data = d;
+	f->cone_over_m = SIZE_MAX;
 	if (opt)
 		f->opt = *opt;
 	if (f->opt.confidence <= 0)
@@ -232,7 +236,7 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 	size_t i, ne, nf;
 	int rc;
 
-	if (f->opt.cone_seconds < 0 || e->m == 0)
+	if (f->opt.cone_seconds < 0 || e->m == 0 || e->m >= f->cone_over_m)
 		return 0;
 	memset(&co, 0, sizeof co);
 	co.max_facets = f->opt.max_facets;
@@ -241,6 +245,8 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 	rc = cone_build(f->k, e->m, e->S, &co, &c, &cerr);
 	if (rc == CP_ENOMEM)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (rc == CP_ELIMIT && e->m < f->cone_over_m)
+		f->cone_over_m = e->m;
 	if (rc)
 		return 0;   /* over budget or numerically hard: no facets */
 	ne = cone_n_equalities(c);
@@ -324,9 +330,6 @@ static int get_entry(struct explore_family *f, udd_features sel,
 	rc = feas_model_new(k, e->m, e->S, NULL, &e->fm, err);
 	if (!rc)
 		rc = entry_equalities(e, k, err);
-	if (rc)
-		goto fail;
-	rc = entry_constraints(f, e, err);
 	if (rc)
 		goto fail;
 	f->n_entries++;
@@ -764,7 +767,12 @@ static int family_evaluate(void *ctx, udd_features sel,
 			    !memcmp(o->S, e->S, e->m * f->k * sizeof *e->S))
 				same = o;
 		}
-		rc = same ? copy_eval(f, e, same, err) : run_checks(f, e, err);
+		/* Facets (if the budget allows) only for models that are
+		 * evaluated; they must reach the LP before its first check. */
+		rc = same ? copy_eval(f, e, same, err) :
+			entry_constraints(f, e, err);
+		if (!rc && !same)
+			rc = run_checks(f, e, err);
 		if (rc) {
 			explore_eval_release(&e->eval);
 			return rc;
