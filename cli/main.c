@@ -16,6 +16,8 @@ static const struct subcommand subcommands[] = {
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
 	{ "explore", cli_explore, "search a model family for the features the data need" },
+	{ "import", cli_import, "convert perf stat output into a dataset" },
+	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ NULL, NULL, NULL }
 };
 

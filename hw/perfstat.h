@@ -1,0 +1,45 @@
+/* hw/perfstat.h: import `perf stat -I MS` output (CSV from -x, or JSON
+ * lines from -j) into counterpoint's long dataset format
+ * (observation,interval,event,value,enabled_ns,running_ns).
+ *
+ * perf prints scaled per-interval counts (value*enabled/running) and the
+ * running percentage; the importer turns them back into a raw value and
+ * enabled/running times whose ratio reproduces perf's estimate exactly.
+ * Per-CPU (-A), per-thread (--per-thread) and per-socket/die/core/node
+ * rows are summed into one row per interval and event.  `<not counted>`
+ * and `<not supported>` become rows with running_ns = 0 (not counted).
+ * Units: msec (task-clock, cpu-clock) is converted to ns, the event's
+ * raw unit.  hw/ depends only on libc and libpfm4. */
+#ifndef HW_PERFSTAT_H
+#define HW_PERFSTAT_H
+
+#include <stddef.h>
+
+#include "common/cp.h"
+
+/* What an import found, for the caller to report. */
+struct hec_perfstat_summary {
+	size_t intervals, events, rows;
+	size_t not_counted;      /* rows written with running_ns = 0 */
+	/* events that were <not supported> in every interval,
+	 * comma-separated (truncated if long) */
+	char unsupported[512];
+};
+
+/* Convert text (perf stat output, CSV or JSON detected from the first
+ * data line) to long-format rows for observation, appended to out; with
+ * header != 0 the header line comes first.  name is used in messages
+ * ("name:line: message"; the first bad line in err->msg, further ones in
+ * err->detail).  summary may be NULL. */
+int hec_perfstat_convert(const char *name, const char *text, size_t len,
+			 const char *observation, int header,
+			 struct cp_buf *out,
+			 struct hec_perfstat_summary *summary,
+			 struct cp_error *err);
+/* The same, reading the file at path. */
+int hec_perfstat_import(const char *path, const char *observation,
+			int header, struct cp_buf *out,
+			struct hec_perfstat_summary *summary,
+			struct cp_error *err);
+
+#endif

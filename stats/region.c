@@ -1,0 +1,611 @@
+/* stats/region.c: confidence regions for an observation's mean rate vector:
+ * mean, covariance with missing samples, the degenerate-case floor, the
+ * eigen-decomposition (LAPACKE dsyevd) and the quantiles (GSL) that size
+ * the ellipsoid, the PCA box and the independent box.  docs/statistics.md
+ * derives every formula used here. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <lapacke.h>
+
+#include "stats/region.h"
+
+/* ==== quantiles ==== */
+
+/* GSL calls abort() on domain errors unless its handler is off; every
+ * entry point that calls GSL switches it off first (idempotent). */
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
+static int conf_ok(double c)
+{
+	return c > 0 && c < 1;
+}
+
+/* Per-counter quantile with the Sidak correction: each of the k
+ * intervals has level gamma = c^(1/k), so all k hold together with
+ * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
+ * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
+double region_quantile1(double confidence, size_t k, size_t n)
+{
+	double gamma, t;
+
+	if (!conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	gsl_quiet();
+	gamma = pow(confidence, 1.0 / (double)k);
+	if (n == 0)
+		return gsl_cdf_chisq_Pinv(gamma, 1);
+	/* F(1, n-1) = t(n-1)^2; GSL's t inverse stays accurate for large n
+	 * where its F inverse does not */
+	t = gsl_cdf_tdist_Pinv((1 + gamma) / 2, (double)(n - 1));
+	return t * t;
+}
+
+/* Which rule a region of k counters from n samples uses.  Hotelling's
+ * quantile explodes as n approaches k (k = 6, n = 8: q = 2086 against
+ * k q1 = 150 for the diagonal rule), so the full covariance is used only
+ * when its quantile is no larger than the diagonal rule's, judged at the
+ * reference level 0.99.  The choice depends on k and n alone, never on
+ * the data, so either way the stated confidence holds.  The crossover is
+ * near n = 1.3 k + 3 (k = 5: n >= 11; k = 20: n >= 29). */
+enum region_rule region_rule_for(size_t k, size_t n)
+{
+	double qh, qd;
+
+	if (n == 0)
+		return REGION_RULE_HOTELLING;   /* known covariance: chi^2 */
+	if (n <= k || k == 0)
+		return REGION_RULE_DIAGONAL;
+	if (n >= 2 * k + 10)
+		return REGION_RULE_HOTELLING;   /* well past the crossover */
+	gsl_quiet();
+	qh = (double)k * (double)(n - 1) / (double)(n - k) *
+	     gsl_cdf_fdist_Pinv(0.99, (double)k, (double)(n - k));
+	qd = (double)k * region_quantile1(0.99, k, n);
+	/* k = 1: the two are the same t interval; rounding decides nothing */
+	return qh <= qd * (1 + 1e-9) ? REGION_RULE_HOTELLING : REGION_RULE_DIAGONAL;
+}
+
+/* Ellipsoid quantile.  Hotelling rule: T^2 = n (xbar-mu)^T S^-1 (xbar-mu)
+ * is distributed as k(n-1)/(n-k) F(k, n-k), so with cov = S/n the region
+ * (x-mu)^T cov^-1 (x-mu) <= q has exact level c for Gaussian samples.
+ * Diagonal rule: q = k q1, the ellipsoid through the corners of the Sidak
+ * box, which it therefore contains.  n = 0 means a known covariance:
+ * chi^2_k. */
+double region_quantile(double confidence, size_t k, size_t n)
+{
+	double f;
+
+	if (!conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	gsl_quiet();
+	if (n == 0)
+		return gsl_cdf_chisq_Pinv(confidence, (double)k);
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING) {
+		f = gsl_cdf_fdist_Pinv(confidence, (double)k, (double)(n - k));
+		return (double)k * (double)(n - 1) / (double)(n - k) * f;
+	}
+	return (double)k * region_quantile1(confidence, k, n);
+}
+
+/* The inverse of region_quantile in its first argument. */
+double region_confidence_of(double d2, size_t k, size_t n)
+{
+	double p;
+
+	if (k == 0 || n == 1 || isnan(d2))
+		return NAN;
+	if (d2 <= 0)
+		return 0;
+	gsl_quiet();
+	if (n == 0)
+		return gsl_cdf_chisq_P(d2, (double)k);
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING)
+		return gsl_cdf_fdist_P(d2 * (double)(n - k) /
+				       ((double)k * (double)(n - 1)),
+				       (double)k, (double)(n - k));
+	/* P(F(1, n-1) <= x) = 2 T_{n-1}(sqrt x) - 1 */
+	p = 2 * gsl_cdf_tdist_P(sqrt(d2 / (double)k), (double)(n - 1)) - 1;
+	return pow(p, (double)k);
+}
+
+/* ==== eigen-decomposition ==== */
+
+int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
+			  struct cp_error *err)
+{
+	double *m;
+	size_t i, j;
+	lapack_int info;
+
+	if (k == 0)
+		return CP_OK;
+	if (k > 46340)   /* k*k must fit lapack_int */
+		return cp_error_set(err, CP_ELIMIT, "matrix too large (%zu)", k);
+	if (!(m = cp_malloc(k * k * sizeof *m)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	memcpy(m, a, k * k * sizeof *m);
+	/* row-major: eigenvalues ascending in w, eigenvectors in the
+	 * columns of m */
+	info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k, m,
+			      (lapack_int)k, w);
+	if (info != 0) {
+		cp_free(m);
+		return cp_error_set(err, CP_ENUMERIC,
+				    "eigen-decomposition failed (dsyevd info %d)",
+				    (int)info);
+	}
+	for (i = 0; i < k; i++)
+		for (j = 0; j < k; j++)
+			v[i * k + j] = m[j * k + i];
+	cp_free(m);
+	return CP_OK;
+}
+
+/* ==== regions ==== */
+
+void region_free(struct region *r)
+{
+	if (!r)
+		return;
+	cp_free(r->mu);
+	cp_free(r->cov);
+	cp_free(r->axes);
+	cp_free(r->lambda);
+	cp_free(r->half_pca);
+	cp_free(r->half_ind);
+	cp_free(r->sigma);
+	cp_free(r->n_counted);
+	cp_free(r);
+}
+
+static struct region *region_alloc(size_t k)
+{
+	struct region *r = cp_calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->k = k;
+	r->mu = cp_calloc(k, sizeof *r->mu);
+	r->cov = cp_calloc(k * k, sizeof *r->cov);
+	r->axes = cp_calloc(k * k, sizeof *r->axes);
+	r->lambda = cp_calloc(k, sizeof *r->lambda);
+	r->half_pca = cp_calloc(k, sizeof *r->half_pca);
+	r->half_ind = cp_calloc(k, sizeof *r->half_ind);
+	r->sigma = cp_calloc(k * k, sizeof *r->sigma);
+	r->n_counted = cp_calloc(k, sizeof *r->n_counted);
+	if (!r->mu || !r->cov || !r->axes || !r->lambda || !r->half_pca ||
+	    !r->half_ind || !r->sigma || !r->n_counted) {
+		region_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Batch means: batch t holds intervals [t*n/b, (t+1)*n/b); its mean over
+ * the counted ones, NAN if the counter was counted in none of them. */
+static double *batch_means(const double *x, size_t n, size_t k, size_t b)
+{
+	double *y = cp_malloc(b * k * sizeof *y);
+	size_t t, i, j;
+
+	if (!y)
+		return NULL;
+	for (t = 0; t < b; t++) {
+		size_t lo = t * n / b, hi = (t + 1) * n / b;
+
+		for (j = 0; j < k; j++) {
+			double s = 0;
+			size_t c = 0;
+
+			for (i = lo; i < hi; i++)
+				if (!isnan(x[i * k + j])) {
+					s += x[i * k + j];
+					c++;
+				}
+			y[t * k + j] = c ? s / (double)c : NAN;
+		}
+	}
+	return y;
+}
+
+/* A counter's name for messages: opt->names[j], or "counter j". */
+static const char *counter_name(const struct region_options *opt, size_t j,
+				char *buf)
+{
+	if (opt && opt->names && opt->names[j])
+		return opt->names[j];
+	snprintf(buf, 32, "counter %zu", j);
+	return buf;
+}
+
+/* Largest |lag-1 autocorrelation| over the k columns (NAN if none). */
+static double max_lag1(const double *x, size_t n, size_t k)
+{
+	double worst = NAN;
+	size_t j;
+
+	for (j = 0; j < k; j++) {
+		double a = fabs(stats_lag1_autocorrelation(x, n, k, j));
+
+		if (!isnan(a) && !(a <= worst))
+			worst = a;
+	}
+	return worst;
+}
+
+/* Automatic batch count.  r = the largest lag-1 autocorrelation over
+ * the counters.  If r is within three standard errors of zero (3/sqrt(n);
+ * three, not two, because k counters are tested) every interval is a
+ * sample.  Otherwise the intervals are treated as AR(1): the integrated
+ * autocorrelation time is tau = (1 + r)/(1 - r) intervals, and batches of
+ * m = 8 tau intervals have means whose own lag-1 correlation is about
+ * tau/(2m) = 0.06 (5 tau, 0.1, measurably under-covered).  At least AUTO_MIN_BATCHES batches are kept (fewer
+ * would make the quantile explode), so a short, strongly correlated run
+ * gets a region that is still too small: the report says so (lag1). */
+#define AUTO_MIN_BATCHES 8
+static size_t auto_batches(const double *rates, size_t n, size_t k)
+{
+	double r = NAN, tau;
+	size_t j, m, b;
+
+	for (j = 0; j < k; j++) {
+		double a = stats_lag1_autocorrelation(rates, n, k, j);
+
+		if (!isnan(a) && !(a <= r))
+			r = a;
+	}
+	if (!(r > 3 / sqrt((double)n)))
+		return n;
+	if (r > 0.95)
+		r = 0.95;
+	tau = (1 + r) / (1 - r);
+	m = (size_t)ceil(8 * tau);
+	b = n / m;
+	if (b < AUTO_MIN_BATCHES)
+		b = AUTO_MIN_BATCHES < n ? AUTO_MIN_BATCHES : n;
+	return b;
+}
+
+int region_build(const double *rates, size_t n, size_t k,
+		 const struct region_options *opt, struct region **out,
+		 struct cp_error *err)
+{
+	struct region *r = NULL;
+	const double *x = rates;
+	double *xb = NULL, *floor_ = NULL, *w = NULL, *v = NULL;
+	size_t *nint = NULL, m = n, i, j, l, nmin = SIZE_MAX;
+	double conf = opt && opt->confidence > 0 ? opt->confidence : 0.99;
+	size_t batches = opt ? opt->batches : 0;
+	int per_interval = opt && opt->per_interval, rc = CP_OK;
+	char cname[32];
+	double zero_count;
+
+	*out = NULL;
+	if (k == 0)
+		return cp_error_set(err, CP_EINPUT, "a region needs at least one counter");
+	if (!conf_ok(conf))
+		return cp_error_set(err, CP_EINPUT,
+				    "confidence %g is not in (0, 1)", conf);
+	if (k > 46340 || (n && k > SIZE_MAX / n))
+		return cp_error_set(err, CP_ELIMIT, "too many counters (%zu)", k);
+	for (i = 0; i < n * k; i++)
+		if (isinf(rates[i]))
+			return cp_error_set(err, CP_EINPUT,
+					    "rate of '%s' in interval %zu is "
+					    "infinite", counter_name(opt, i % k, cname),
+					    i / k);
+	if (batches > n)
+		return cp_error_set(err, CP_EINPUT, "%zu batches need at least "
+				    "as many intervals, not %zu", batches, n);
+	if (batches == REGION_BATCHES_AUTO)
+		batches = auto_batches(rates, n, k);
+	if (batches >= 2 && batches < n) {
+		if (!(xb = batch_means(rates, n, k, batches)))
+			goto nomem;
+		x = xb;
+		m = batches;
+	}
+	if (!(r = region_alloc(k)))
+		goto nomem;
+	nint = cp_calloc(k, sizeof *nint);
+	floor_ = cp_calloc(k, sizeof *floor_);
+	w = cp_calloc(k, sizeof *w);
+	v = cp_calloc(k * k, sizeof *v);
+	if (!nint || !floor_ || !w || !v)
+		goto nomem;
+	r->confidence = conf;
+
+	/* Mean of each counter over the samples where it was counted. */
+	for (j = 0; j < k; j++) {
+		double s = 0;
+
+		for (i = 0; i < n; i++)
+			if (!isnan(rates[i * k + j]))
+				nint[j]++;
+		for (i = 0; i < m; i++)
+			if (!isnan(x[i * k + j])) {
+				s += x[i * k + j];
+				r->n_counted[j]++;
+			}
+		if (r->n_counted[j] < 2) {
+			rc = cp_error_set(err, CP_EINPUT,
+					  "'%s' was counted in %zu %s%s; a region "
+					  "needs at least 2", counter_name(opt, j, cname),
+					  r->n_counted[j],
+					  xb ? "batch" : "interval",
+					  r->n_counted[j] == 1 ? "" : "s");
+			goto out;
+		}
+		r->mu[j] = s / (double)r->n_counted[j];
+		if (r->n_counted[j] < nmin)
+			nmin = r->n_counted[j];
+	}
+	r->n = nmin;
+	r->batch_size = m ? n / m : 1;
+	r->lag1 = max_lag1(x, m, k);
+
+	/* Sample covariance, pairwise over the samples where both counters
+	 * were counted:  S_jl = sum (x_ij - mu_j)(x_il - mu_l) / (n_jl - 1).
+	 * Covariance of the mean vector with n_j samples of counter j:
+	 *     C_jl = S_jl * n_jl / (n_j * n_l)      (C_jj = S_jj / n_j);
+	 * a per-interval (prediction) region adds the spread of one new
+	 * interval:  C + S. */
+	for (j = 0; j < k; j++)
+		for (l = j; l < k; l++) {
+			double s = 0, c;
+			size_t njl = 0;
+
+			for (i = 0; i < m; i++) {
+				double a = x[i * k + j], b = x[i * k + l];
+
+				if (isnan(a) || isnan(b))
+					continue;
+				s += (a - r->mu[j]) * (b - r->mu[l]);
+				njl++;
+			}
+			s = njl >= 2 ? s / (double)(njl - 1) : 0;
+			r->sigma[j * k + l] = r->sigma[l * k + j] = s;
+			c = s * (double)njl /
+			    ((double)r->n_counted[j] * (double)r->n_counted[l]);
+			if (per_interval)
+				c += s;
+			r->cov[j * k + l] = r->cov[l * k + j] = c;
+		}
+
+	/* The floor, from the counting resolution res_j (one count as a
+	 * rate).  (a) Rounding to whole counts: per-interval variance
+	 * res_j^2/12, for the mean of N_j counted intervals res_j^2/(12 N_j).
+	 * (b) Zero counts: a counter that saw nothing in N_j intervals still
+	 * has a rate up to L res_j / N_j, L = ln(1/(1-gamma)), at the
+	 * per-counter level gamma = c^(1/k) (the exact Poisson bound for no
+	 * event in running time N_j/res_j); the variance floor
+	 * (L res_j/N_j)^2 / q1 makes every half-width at least that.  (b) is
+	 * negligible once the counter's total count exceeds ~L^2 (about 20
+	 * at 0.99).  Both are added to the diagonal, so regions only grow. */
+	r->q1 = region_quantile1(conf, k, nmin);
+	zero_count = -log1p(-pow(conf, 1.0 / (double)k));
+	for (j = 0; j < k; j++) {
+		double res = opt && opt->resolution ? opt->resolution[j] : 1.0;
+		double z;
+
+		if (!(res > 0) || !isfinite(res)) {
+			rc = cp_error_set(err, CP_EINPUT,
+					  "resolution of '%s' is %g, not a "
+					  "positive number", counter_name(opt, j, cname),
+					  res);
+			goto out;
+		}
+		z = zero_count * res / (double)nint[j];
+		floor_[j] = res * res / 12.0 / (double)nint[j] + z * z / r->q1;
+		if (per_interval)
+			floor_[j] += res * res / 12.0;
+		r->cov[j * k + j] += floor_[j];
+	}
+
+	if (region_rule_for(k, nmin) == REGION_RULE_HOTELLING) {
+		/* Hotelling rule: full covariance.  Pairwise deletion can
+		 * leave C indefinite, so eigenvalues below the smallest floor
+		 * are raised to it and C rebuilt as V diag(lambda) V^T. */
+		double lo = floor_[0];
+		int clipped = 0;
+
+		r->rule = REGION_RULE_HOTELLING;
+		for (j = 1; j < k; j++)
+			if (floor_[j] < lo)
+				lo = floor_[j];
+		if ((rc = stats_symmetric_eigen(r->cov, k, w, v, err)))
+			goto out;
+		for (i = 0; i < k; i++)
+			if (!(w[i] >= lo)) {
+				w[i] = lo;
+				clipped = 1;
+			}
+		if (clipped)
+			for (j = 0; j < k; j++)
+				for (l = 0; l < k; l++) {
+					double s = 0;
+
+					for (i = 0; i < k; i++)
+						s += v[i * k + j] * w[i] * v[i * k + l];
+					r->cov[j * k + l] = s;
+				}
+		memcpy(r->lambda, w, k * sizeof *w);
+		memcpy(r->axes, v, k * k * sizeof *v);
+		/* max(w_i, lo) keeps dsyevd's ascending order */
+	} else {
+		/* Diagonal rule (too few samples for a full covariance): keep
+		 * only the variances; the axes are the counters themselves,
+		 * ordered by ascending variance. */
+		r->rule = REGION_RULE_DIAGONAL;
+		for (j = 0; j < k; j++)
+			for (l = 0; l < k; l++)
+				if (j != l)
+					r->cov[j * k + l] = 0;
+		for (j = 0; j < k; j++)
+			r->lambda[j] = r->cov[j * k + j];
+		for (j = 0; j < k; j++) {
+			/* rank of counter j in ascending variance (stable) */
+			size_t rank = 0;
+
+			for (l = 0; l < k; l++)
+				if (r->lambda[l] < r->lambda[j] ||
+				    (r->lambda[l] == r->lambda[j] && l < j))
+					rank++;
+			w[rank] = r->lambda[j];
+			r->axes[rank * k + j] = 1;
+		}
+		memcpy(r->lambda, w, k * sizeof *w);
+	}
+	r->q = region_quantile(conf, k, nmin);
+	if (!isfinite(r->q) || !isfinite(r->q1)) {
+		rc = cp_error_set(err, CP_ENUMERIC, "quantile failed for "
+				  "confidence %g, k = %zu, n = %zu", conf, k, nmin);
+		goto out;
+	}
+	/* Under the diagonal rule the PCA axes are the counters and the PCA
+	 * box is the Sidak box itself: it holds the mean with probability
+	 * >= c on its own, and the circumscribing ellipsoid's bounding box
+	 * would be sqrt(k) times wider for nothing. */
+	for (i = 0; i < k; i++) {
+		r->half_ind[i] = sqrt(r->q1 * r->cov[i * k + i]);
+		r->half_pca[i] = sqrt((r->rule == REGION_RULE_HOTELLING ?
+				       r->q : r->q1) * r->lambda[i]);
+	}
+	*out = r;
+	r = NULL;
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	region_free(r);
+	cp_free(xb);
+	cp_free(nint);
+	cp_free(floor_);
+	cp_free(w);
+	cp_free(v);
+	return rc;
+}
+
+/* (x-mu)^T cov^-1 (x-mu) = sum_i (v_i.(x-mu))^2 / lambda_i. */
+double region_mahalanobis2(const struct region *r, const double *x)
+{
+	size_t i, j, k = r->k;
+	double d2 = 0;
+
+	for (i = 0; i < k; i++) {
+		double p = 0;
+
+		for (j = 0; j < k; j++)
+			p += r->axes[i * k + j] * (x[j] - r->mu[j]);
+		d2 += p * p / r->lambda[i];
+	}
+	return d2;
+}
+
+int region_contains(const struct region *r, enum region_kind kind,
+		    const double *x)
+{
+	size_t i, j, k = r->k;
+
+	switch (kind) {
+	case REGION_ELLIPSOID:
+		return region_mahalanobis2(r, x) <= r->q;
+	case REGION_PCA:
+		for (i = 0; i < k; i++) {
+			double p = 0;
+
+			for (j = 0; j < k; j++)
+				p += r->axes[i * k + j] * (x[j] - r->mu[j]);
+			if (fabs(p) > r->half_pca[i])
+				return 0;
+		}
+		return 1;
+	case REGION_INDEPENDENT:
+		for (j = 0; j < k; j++)
+			if (fabs(x[j] - r->mu[j]) > r->half_ind[j])
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+int stats_observation_region(const struct stats_dataset *d, size_t obs,
+			     const char *const *events, size_t k,
+			     const struct region_options *opt,
+			     struct region **out, struct cp_error *err)
+{
+	struct region_options o;
+	double *rates = NULL, *res = NULL;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	memset(&o, 0, sizeof o);
+	if (opt)
+		o = *opt;
+	if ((rc = stats_observation_rates(d, obs, events, k, &rates, &n, err)))
+		return rc;
+	if (!o.resolution) {
+		if (!(res = cp_calloc(k ? k : 1, sizeof *res))) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = stats_observation_resolution(d, obs, events, k, res, err)))
+			goto out;
+		o.resolution = res;
+	}
+	if (!o.names)
+		o.names = events;
+	if ((rc = region_build(rates, n, k, &o, out, err)) && err &&
+	    err->code == CP_EINPUT) {
+		char msg[CP_ERROR_MAX];
+
+		snprintf(msg, sizeof msg, "%s", err->msg);
+		cp_error_set(err, rc, "observation '%s': %.900s",
+			     stats_dataset_observation(d, obs), msg);
+	}
+out:
+	cp_free(rates);
+	cp_free(res);
+	return rc;
+}
+
+/* r1 = sum_t (x_t - m)(x_{t+1} - m) / sum_t (x_t - m)^2 over the counted
+ * values (the usual sample autocorrelation; pairs with a gap skipped). */
+double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
+				  size_t j)
+{
+	double m = 0, num = 0, den = 0;
+	size_t i, c = 0, pairs = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(rates[i * k + j])) {
+			m += rates[i * k + j];
+			c++;
+		}
+	if (c < 3)
+		return NAN;
+	m /= (double)c;
+	for (i = 0; i < n; i++) {
+		double a = rates[i * k + j];
+
+		if (isnan(a))
+			continue;
+		den += (a - m) * (a - m);
+		if (i + 1 < n && !isnan(rates[(i + 1) * k + j])) {
+			num += (a - m) * (rates[(i + 1) * k + j] - m);
+			pairs++;
+		}
+	}
+	if (pairs < 3 || !(den > 0))
+		return NAN;
+	return num / den;
+}

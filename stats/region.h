@@ -1,0 +1,192 @@
+/* stats/region.h: counter datasets and confidence regions.
+ *
+ * A dataset is the long CSV of DESIGN.md (observation, interval, event,
+ * value, enabled_ns, running_ns), loaded with strict validation.  For one
+ * observation it yields per-interval rates; region_build turns rates into
+ * the ellipsoid, PCA box and independent box that hold the observation's
+ * true mean rate vector at a stated confidence (docs/statistics.md has the
+ * formulas and the degenerate-case rule).
+ *
+ * Ownership: stats_dataset_load and region_build return heap objects that
+ * the caller frees with stats_dataset_free / region_free (NULL is a no-op).
+ * Arrays returned through pointers (rates, ...) are cp_malloc'd and freed
+ * by the caller with cp_free.  Strings returned by accessors belong to the
+ * dataset. */
+#ifndef STATS_REGION_H
+#define STATS_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+
+/* ---- datasets ---- */
+struct stats_dataset;
+
+/* Load the long CSV at path.  Every bad row is reported as
+ * "path:line: message": the first in err (msg), the rest in err->detail
+ * as far as they fit.  Returns 0 or a negative CP_E* code. */
+int stats_dataset_load(const char *path, struct stats_dataset **out,
+		       struct cp_error *err);
+/* The same, with every diagnostic line ("path:line: message\n") also
+ * appended to diag (may be NULL), however many there are. */
+int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
+			    struct cp_buf *diag, struct cp_error *err);
+/* The same on text in memory; name is used in messages. */
+int stats_dataset_parse(const char *name, const char *text, size_t len,
+			struct stats_dataset **out, struct cp_buf *diag,
+			struct cp_error *err);
+void stats_dataset_free(struct stats_dataset *d);
+
+/* Observations in order of first appearance; events likewise. */
+size_t stats_dataset_n_observations(const struct stats_dataset *d);
+const char *stats_dataset_observation(const struct stats_dataset *d, size_t i);
+/* Index of the observation called name, or (size_t)-1. */
+size_t stats_dataset_find_observation(const struct stats_dataset *d,
+				      const char *name);
+size_t stats_dataset_n_events(const struct stats_dataset *d);
+const char *stats_dataset_event(const struct stats_dataset *d, size_t e);
+/* Number of distinct intervals of observation obs. */
+size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
+/* Number of intervals of observation obs in which event e was counted
+ * (running_ns > 0). */
+size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
+			       size_t e);
+
+/* Per-interval rates of observation obs for the k named events: n x k,
+ * row-major, intervals in ascending order of their number.  The rate is
+ * the scaled count per second of enabled time,
+ *     (value * enabled/running) / (enabled * 1e-9) = value * 1e9 / running,
+ * and NAN where the event was not counted (running_ns = 0 or no row).
+ * Errors: an event the dataset lacks (named), an event never counted in
+ * this observation (named). */
+int stats_observation_rates(const struct stats_dataset *d, size_t obs,
+			    const char *const *events, size_t k,
+			    double **rates, size_t *n, struct cp_error *err);
+/* Rate resolution of each event in observation obs: one count scaled to a
+ * rate, 1e9/running_ns, as a root mean square over the counted intervals
+ * (k values into res).  region_options.resolution takes it. */
+int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
+				 const char *const *events, size_t k,
+				 double *res, struct cp_error *err);
+
+/* ---- models: the μDD's counters read the events they declare ---- */
+struct udd_sigset;
+/* The event names of the k = udd_sigset_n_counters(s) model counters, in
+ * counter order, into events (k pointers owned by s).  Error naming the
+ * counter and its event when the dataset lacks the event or observation
+ * obs never counted it. */
+int stats_sigset_events(const struct stats_dataset *d, size_t obs,
+			const struct udd_sigset *s, const char **events,
+			struct cp_error *err);
+
+/* ---- regions ---- */
+enum region_kind { REGION_PCA, REGION_INDEPENDENT, REGION_ELLIPSOID };
+
+/* How the region was built (docs/statistics.md, "degenerate cases"). */
+enum region_rule {
+	REGION_RULE_HOTELLING = 0, /* full covariance, Hotelling T^2 */
+	REGION_RULE_DIAGONAL = 1,  /* too few samples (n <= k, or Hotelling's
+				    * quantile larger than this rule's):
+				    * per-counter t intervals (Sidak), the
+				    * ellipsoid circumscribing them */
+};
+/* The rule for k counters and n samples: Hotelling iff n > k and its
+ * quantile at 0.99 is no larger than the diagonal rule's (depends on k and
+ * n only, never on the data). */
+enum region_rule region_rule_for(size_t k, size_t n);
+
+#define REGION_BATCHES_AUTO 0
+
+struct region_options {
+	double confidence;         /* 0 => 0.99 */
+	/* Batch means (intervals of one run are correlated): b >= 2 = split
+	 * the n intervals into b consecutive batches of (nearly) equal size
+	 * and use the batch means as samples; 1 = every interval is a sample;
+	 * REGION_BATCHES_AUTO (0, the default) = double the batch size while
+	 * the batch means' lag-1 autocorrelation is significant (docs). */
+	size_t batches;
+	/* Per-interval (prediction) region for one new interval instead of
+	 * the region for the mean: covariance Sigma*(1 + 1/n). */
+	int per_interval;
+	/* k rate resolutions (stats_observation_resolution); the per-interval
+	 * variance floor of counter j is resolution[j]^2/12.  NULL => 1 for
+	 * every counter (one count per second). */
+	const double *resolution;
+	/* k counter names for messages; NULL => "counter j" */
+	const char *const *names;
+};
+
+struct region {           /* public, read by the solver */
+	size_t k, n;          /* counters; samples used (min over counters of
+			       * the intervals, or batches, where counted) */
+	double confidence;
+	enum region_rule rule;
+	double *mu;           /* k: mean */
+	double *cov;          /* k*k row-major: covariance of the mean (Sigma/n)
+			       * after the degenerate-case floor; positive
+			       * definite (diagonal under REGION_RULE_DIAGONAL) */
+	double *axes;         /* k*k row-major: row i is unit eigenvector v_i of cov */
+	double *lambda;       /* k: eigenvalues of cov, ascending */
+	double *half_pca;     /* k: |v_i.(x-mu)| <= half_pca[i] = sqrt(q*lambda[i])
+			       * (Hotelling rule: the ellipsoid's bounding box;
+			       * diagonal rule: sqrt(q1*lambda[i]), the
+			       * independent box in variance order) */
+	double *half_ind;     /* k: |x_j - mu_j| <= half_ind[j] */
+	double q;             /* ellipsoid: (x-mu)^T cov^{-1} (x-mu) <= q */
+	double q1;            /* per-counter quantile: half_ind[j]^2 = q1*cov[jj] */
+	double *sigma;        /* k*k: sample covariance of the samples (no floor,
+			       * pairwise over counted intervals), for reports */
+	size_t *n_counted;    /* k: samples in which counter j was counted */
+	size_t batch_size;    /* intervals per sample (1 = no batching) */
+	double lag1;          /* largest |lag-1 autocorrelation| over the
+			       * counters of the samples used (NAN if unknown) */
+};
+
+/* rates: n x k row-major, NAN = not counted.  opt may be NULL. */
+int region_build(const double *rates, size_t n, size_t k,
+		 const struct region_options *opt, struct region **out,
+		 struct cp_error *err);
+void region_free(struct region *r);
+/* Rates, resolution and region of one observation in one call. */
+int stats_observation_region(const struct stats_dataset *d, size_t obs,
+			     const char *const *events, size_t k,
+			     const struct region_options *opt,
+			     struct region **out, struct cp_error *err);
+
+/* The region of observation obs over the model's counters (events as
+ * stats_sigset_events; counter names in messages). */
+int stats_sigset_region(const struct stats_dataset *d, size_t obs,
+			const struct udd_sigset *s,
+			const struct region_options *opt, struct region **out,
+			struct cp_error *err);
+
+/* The ellipsoid quantile q for a confidence level, k counters and n
+ * samples: Hotelling k(n-1)/(n-k) F_{k,n-k}(c) or the diagonal rule
+ * k * F_{1,n-1}(c^{1/k}) as region_rule_for(k, n) says, chi^2_k(c) when
+ * n == 0 (known covariance).  NAN for n == 1 or c outside (0, 1). */
+double region_quantile(double confidence, size_t k, size_t n);
+/* Its inverse: the confidence level at which a squared Mahalanobis
+ * distance d2 lies on the boundary (0 for d2 <= 0). */
+double region_confidence_of(double d2, size_t k, size_t n);
+/* The per-counter quantile: F_{1,n-1}(c^{1/k}) (Sidak-corrected squared
+ * t), chi^2_1(c^{1/k}) for n == 0. */
+double region_quantile1(double confidence, size_t k, size_t n);
+
+/* Is x (k values) inside the region of the given kind? */
+int region_contains(const struct region *r, enum region_kind kind,
+		    const double *x);
+/* Squared Mahalanobis distance (x-mu)^T cov^{-1} (x-mu). */
+double region_mahalanobis2(const struct region *r, const double *x);
+
+/* ---- descriptive helpers for reports ---- */
+/* Eigen-decomposition of a symmetric k x k matrix a (row-major): ascending
+ * eigenvalues into w, row i of v = unit eigenvector i.  LAPACKE dsyevd. */
+int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
+			  struct cp_error *err);
+/* Lag-1 autocorrelation of column j of rates (n x k, NANs skipped in
+ * pairs); NAN if fewer than 3 usable pairs or zero variance. */
+double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
+				  size_t j);
+
+#endif

@@ -1,0 +1,21 @@
+#!/bin/sh
+# tests/data/perf/capture.sh: re-creates the perf stat captures in this
+# folder (run from this folder, as root or with perf_event_paranoid <= 0 for
+# the -a captures).  Each command is also listed in README.md.
+set -e
+SW=page-faults,minor-faults,major-faults,context-switches,task-clock,cpu-clock
+perf stat -I 100 -x, -o sw.csv -e $SW -- python3 workload.py
+perf stat -I 100 -x, -o unsupported.csv \
+	-e page-faults,context-switches,task-clock,cycles,instructions,dTLB-load-misses \
+	-- python3 workload.py
+perf stat -I 200 -x, -o per-cpu.csv -a -A -e page-faults,context-switches,task-clock \
+	-- python3 workload.py
+python3 workload.py 2 20 & pid=$!
+sleep 1
+perf stat -I 100 -x, -o per-thread.csv --per-thread -p $pid \
+	-e page-faults,context-switches,task-clock
+wait
+perf stat -j -I 100 -o sw.json -e page-faults,context-switches,task-clock,cycles \
+	-- python3 workload.py
+perf stat -j -I 200 -o per-cpu.json -a -A -e page-faults,task-clock \
+	-- python3 workload.py

@@ -1,0 +1,358 @@
+/* tests/unit/test_region.c: known answers for the quantiles (tabulated
+ * chi^2, F and t values), the eigen-decomposition, a small region worked
+ * by hand, and the degenerate-case rule. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cp.h"
+#include "stats/region.h"
+#include "check.h"
+
+/* chi^2 quantiles from a printed table (NIST/SEMATECH e-Handbook 1.3.6.7.4,
+ * upper-tail critical values; 3 decimals there, more from R's qchisq). */
+static void test_chi_square_table(void)
+{
+	static const struct { double c; size_t k; double q; } t[] = {
+		{ 0.99, 1, 6.634897 }, { 0.99, 2, 9.210340 },
+		{ 0.95, 5, 11.070498 }, { 0.99, 5, 15.086272 },
+		{ 0.99, 10, 23.209251 }, { 0.99, 20, 37.566235 },
+		{ 0.90, 3, 6.251389 }, { 0.999, 4, 18.466827 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof *t; i++) {
+		CHECK_NEAR(region_quantile(t[i].c, t[i].k, 0), t[i].q, 1e-5);
+		CHECK_NEAR(region_confidence_of(t[i].q, t[i].k, 0), t[i].c, 1e-7);
+	}
+	/* Sidak, known covariance: chi^2_1 at 0.99^(1/2) = 0.994987 is the
+	 * square of the normal quantile z(1 - 0.0050126/2) = 2.80623 */
+	CHECK_NEAR(region_quantile1(0.99, 2, 0), 2.80623 * 2.80623, 2e-4);
+}
+
+/* F and t quantiles from tables: t_9(0.995) = 3.2498 so F_{1,9}(0.99) =
+ * 10.5614; F_{2,10}(0.99) = 7.5594; F_{5,20}(0.99) = 4.1027. */
+static void test_hotelling_and_t(void)
+{
+	CHECK_NEAR(region_quantile1(0.99, 1, 10), 10.5614, 1e-3);
+	CHECK_NEAR(region_quantile(0.99, 1, 10), 10.5614, 1e-3);
+	/* Hotelling k=2, n=12: 2*11/10 * F_{2,10}(0.99) */
+	CHECK_NEAR(region_quantile(0.99, 2, 12), 2.2 * 7.5594, 2e-3);
+	/* k=5, n=25: 5*24/20 * F_{5,20}(0.99) */
+	CHECK_NEAR(region_quantile(0.99, 5, 25), 6.0 * 4.1027, 2e-3);
+	/* Hotelling tends to chi^2 as n grows */
+	CHECK_NEAR(region_quantile(0.99, 5, 1000000), 15.086272, 1e-3);
+	/* the rule depends on k and n only: Hotelling from n = 11 for k = 5,
+	 * n = 29 for k = 20 */
+	CHECK(region_rule_for(5, 10) == REGION_RULE_DIAGONAL);
+	CHECK(region_rule_for(5, 11) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(20, 28) == REGION_RULE_DIAGONAL);
+	CHECK(region_rule_for(20, 29) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(1, 2) == REGION_RULE_HOTELLING);
+	CHECK(region_rule_for(3, 3) == REGION_RULE_DIAGONAL);
+	/* the diagonal rule: k * F_{1,n-1}(c^(1/k)) */
+	CHECK_NEAR(region_quantile(0.99, 5, 4), 5 * region_quantile1(0.99, 5, 4), 1e-9);
+	CHECK_NEAR(region_quantile(0.99, 5, 8), 5 * region_quantile1(0.99, 5, 8), 1e-9);
+	/* F_{1,n} for huge n is chi^2_1 */
+	CHECK_NEAR(region_quantile1(0.99, 1, 10000000), 6.634897, 1e-4);
+	CHECK(isnan(region_quantile(0.99, 3, 1)));
+	CHECK(isnan(region_quantile(1.0, 3, 10)));
+	CHECK(isnan(region_quantile(0.0, 3, 10)));
+	CHECK(region_confidence_of(0, 3, 10) == 0);
+}
+
+/* region_confidence_of inverts region_quantile under every rule. */
+static void test_quantile_inverse(void)
+{
+	static const double conf[] = { 0.5, 0.9, 0.99, 0.999 };
+	static const size_t ks[] = { 1, 2, 5, 20 }, ns[] = { 0, 2, 3, 8, 21, 60, 1000 };
+	size_t a, b, c;
+
+	for (a = 0; a < 4; a++)
+		for (b = 0; b < 4; b++)
+			for (c = 0; c < 7; c++) {
+				double q = region_quantile(conf[a], ks[b], ns[c]);
+
+				CHECKF(fabs(region_confidence_of(q, ks[b], ns[c]) - conf[a]) < 1e-7,
+				       "c=%g k=%zu n=%zu q=%g", conf[a], ks[b], ns[c], q);
+			}
+}
+
+static void test_eigen_known(void)
+{
+	double a[4] = { 2, 1, 1, 2 }, w[3], v[9];
+	double b[9] = { 4, 1, 0, 1, 4, 0, 0, 0, 1 };
+	struct cp_error err;
+
+	CHECK(stats_symmetric_eigen(a, 2, w, v, &err) == 0);
+	CHECK_NEAR(w[0], 1, 1e-12);
+	CHECK_NEAR(w[1], 3, 1e-12);
+	CHECK_NEAR(fabs(v[0]), M_SQRT1_2, 1e-12);
+	CHECK_NEAR(v[0] + v[1], 0, 1e-12);         /* (1,-1)/sqrt 2 */
+	CHECK_NEAR(v[2] - v[3], 0, 1e-12);         /* (1, 1)/sqrt 2 */
+	CHECK(stats_symmetric_eigen(b, 3, w, v, &err) == 0);
+	CHECK_NEAR(w[0], 1, 1e-12);
+	CHECK_NEAR(w[1], 3, 1e-12);
+	CHECK_NEAR(w[2], 5, 1e-12);
+	CHECK_NEAR(fabs(v[2]), 1, 1e-12);          /* e_3 for lambda = 1 */
+}
+
+/* A v_i = lambda_i v_i and V orthonormal, on a fixed 6x6 matrix. */
+static void test_eigen_residual(void)
+{
+	double a[36], w[6], v[36];
+	struct cp_error err;
+	size_t i, j, l;
+	unsigned s = 12345;
+
+	for (i = 0; i < 6; i++)
+		for (j = 0; j <= i; j++) {
+			s = s * 1103515245u + 12345u;
+			a[i * 6 + j] = a[j * 6 + i] = (double)(s >> 16 & 0xff) / 25.0 - 5;
+		}
+	CHECK(stats_symmetric_eigen(a, 6, w, v, &err) == 0);
+	for (i = 0; i < 6; i++) {
+		if (i)
+			CHECK(w[i - 1] <= w[i]);
+		for (j = 0; j < 6; j++) {
+			double av = 0, dot = 0;
+
+			for (l = 0; l < 6; l++) {
+				av += a[j * 6 + l] * v[i * 6 + l];
+				dot += v[i * 6 + l] * v[j * 6 + l];
+			}
+			CHECK_NEAR(av, w[i] * v[i * 6 + j], 1e-10);
+			CHECK_NEAR(dot, i == j, 1e-12);
+		}
+	}
+}
+
+/* x = 1, 2, 3: mean 2, S = 1, cov = 1/3 (+ a negligible floor), n = 3,
+ * k = 1: q = q1 = F_{1,2}(0.99) = 98.503. */
+static void test_region_by_hand(void)
+{
+	double x[3] = { 1, 2, 3 }, res = 1e-9, probe;
+	struct region_options o = { .confidence = 0.99, .resolution = &res };
+	struct region *r = NULL;
+	struct cp_error err;
+
+	CHECK(region_build(x, 3, 1, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->k == 1 && r->n == 3 && r->rule == REGION_RULE_HOTELLING);
+	CHECK_NEAR(r->mu[0], 2, 1e-15);
+	CHECK_NEAR(r->sigma[0], 1, 1e-15);
+	CHECK_NEAR(r->cov[0], 1.0 / 3, 1e-12);
+	CHECK_NEAR(r->q, 98.50251, 1e-4);
+	CHECK_NEAR(r->half_ind[0], sqrt(98.50251 / 3), 1e-4);
+	CHECK_NEAR(r->half_pca[0], r->half_ind[0], 1e-9);
+	probe = 2 + 0.999 * r->half_ind[0];
+	CHECK(region_contains(r, REGION_ELLIPSOID, &probe));
+	CHECK(region_contains(r, REGION_PCA, &probe));
+	CHECK(region_contains(r, REGION_INDEPENDENT, &probe));
+	probe = 2 - 1.001 * r->half_ind[0];
+	CHECK(!region_contains(r, REGION_ELLIPSOID, &probe));
+	CHECK(!region_contains(r, REGION_INDEPENDENT, &probe));
+	CHECK_NEAR(region_confidence_of(region_mahalanobis2(r, &probe), 1, 3), 0.99, 1e-4);
+	region_free(r);
+	region_free(NULL);
+}
+
+/* Default floor: resolution 1 per counter gives variance 1/12 per
+ * interval, 1/(12 n) for the mean, plus the zero-count term
+ * (L/n)^2/q1, L = -ln(1 - 0.99^(1/k)); a constant counter's half-width
+ * is then at least L/n, the Poisson bound for no event. */
+static void test_default_floor(void)
+{
+	double x[8] = { 5, 1, 5, 2, 5, 3, 5, 4 };   /* counter 0 constant */
+	struct region *r = NULL;
+	struct cp_error err;
+
+	CHECK(region_build(x, 4, 2, NULL, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->confidence == 0.99);
+	{
+		double L = -log(1 - sqrt(0.99));
+
+		CHECK_NEAR(r->cov[0], 1.0 / 48 + L * L / 16 / r->q1, 1e-12);
+		CHECK(r->half_ind[0] >= L / 4 && r->lambda[0] > 0);
+	}
+	region_free(r);
+}
+
+/* Exactly dependent counters (x1 = 2 x0) and a constant counter: the
+ * covariance stays positive definite and the true mean is inside. */
+static void test_rank_deficient(void)
+{
+	double x[30 * 3], res[3] = { 1, 1, 1 }, truth[3] = { 10, 20, 7 };
+	struct region_options o = { .resolution = res };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t i;
+
+	for (i = 0; i < 30; i++) {
+		double e = (double)((i * 7) % 11) - 5;   /* mean 0 over 11 */
+
+		x[i * 3] = 10 + e;
+		x[i * 3 + 1] = 2 * x[i * 3];
+		x[i * 3 + 2] = 7;
+	}
+	CHECK(region_build(x, 30, 3, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->rule == REGION_RULE_HOTELLING);
+	CHECK(r->lambda[0] > 0 && r->lambda[1] > 0);
+	CHECK(r->half_pca[0] > 0 && r->half_ind[2] > 0);
+	CHECK(region_contains(r, REGION_ELLIPSOID, truth));
+	CHECK(region_contains(r, REGION_PCA, truth));
+	CHECK(region_contains(r, REGION_INDEPENDENT, truth));
+	region_free(r);
+}
+
+/* n <= k: the diagonal rule.  Off-diagonal covariance is dropped, axes
+ * are the counters ordered by variance, q = k q1. */
+static void test_too_few_intervals(void)
+{
+	double x[3 * 5] = { 1, 10, 0, 3, 5,
+			    2, 30, 0, 3, 6,
+			    3, 20, 0, 3, 7 };
+	double res[5] = { 1e-3, 1e-3, 1e-3, 1e-3, 1e-3 };
+	struct region_options o = { .resolution = res };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t j;
+
+	CHECK(region_build(x, 3, 5, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->rule == REGION_RULE_DIAGONAL);
+	CHECK(r->n == 3);
+	CHECK_NEAR(r->q, 5 * r->q1, 1e-9);
+	CHECK_NEAR(r->q1, region_quantile1(0.99, 5, 3), 1e-12);
+	CHECK(r->cov[0 * 5 + 4] == 0);
+	for (j = 0; j < 5; j++) {
+		CHECK(r->half_ind[j] > 0);
+		if (j)
+			CHECK(r->lambda[j - 1] <= r->lambda[j]);
+	}
+	/* the largest variance is counter 1: the last axis is e_1 */
+	CHECK(r->axes[4 * 5 + 1] == 1);
+	/* the ellipsoid holds the box's corners */
+	{
+		double corner[5];
+
+		for (j = 0; j < 5; j++)
+			corner[j] = r->mu[j] + 0.999999 * r->half_ind[j];
+		CHECK(region_contains(r, REGION_ELLIPSOID, corner));
+		CHECK(region_contains(r, REGION_PCA, corner));
+		/* the PCA box is the independent box */
+		corner[1] = r->mu[1] + 1.000001 * r->half_ind[1];
+		CHECK(!region_contains(r, REGION_PCA, corner));
+		CHECK_NEAR(r->half_pca[4], r->half_ind[1], 1e-9 * r->half_ind[1]);
+	}
+	region_free(r);
+}
+
+static void expect_build_error(const double *x, size_t n, size_t k,
+			       const struct region_options *o, const char *msg)
+{
+	struct region *r = NULL;
+	struct cp_error err;
+
+	cp_error_clear(&err);
+	CHECK(region_build(x, n, k, o, &r, &err) != 0);
+	CHECK(r == NULL);
+	CHECK_STR(err.msg, msg);
+}
+
+static void test_build_errors(void)
+{
+	double x[6] = { 1, NAN, 2, NAN, 3, 4 }, y[2] = { 1, 2 }, inf[2] = { 1, INFINITY };
+	const char *names[] = { "a", "b" };
+	struct region_options o = { .names = names };
+	struct region_options bad_conf = { .confidence = 1.5 };
+	struct region_options batches = { .batches = 5 };
+	(void)0;
+	double zero = 0;
+	struct region_options bad_res = { .resolution = &zero };
+
+	expect_build_error(x, 3, 2, &o, "'b' was counted in 1 interval; a region needs at least 2");
+	expect_build_error(y, 1, 2, NULL, "'counter 0' was counted in 1 interval; a region needs at least 2");
+	expect_build_error(y, 0, 1, NULL, "'counter 0' was counted in 0 intervals; a region needs at least 2");
+	expect_build_error(inf, 2, 1, NULL, "rate of 'counter 0' in interval 1 is infinite");
+	expect_build_error(y, 2, 1, &bad_conf, "confidence 1.5 is not in (0, 1)");
+	expect_build_error(y, 2, 1, &batches, "5 batches need at least as many intervals, not 2");
+	expect_build_error(y, 2, 1, &bad_res, "resolution of 'counter 0' is 0, not a positive number");
+	expect_build_error(y, 2, 0, NULL, "a region needs at least one counter");
+}
+
+/* Batch means of 6 intervals in 3 batches: (1,2), (3,4), (5,NaN). */
+static void test_batch_means(void)
+{
+	double x[6] = { 1, 2, 3, 4, 5, NAN }, res = 1e-9;
+	struct region_options o = { .batches = 3, .resolution = &res };
+	struct region *r = NULL;
+	struct cp_error err;
+
+	CHECK(region_build(x, 6, 1, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->n == 3);
+	CHECK_NEAR(r->mu[0], (1.5 + 3.5 + 5) / 3, 1e-12);
+	region_free(r);
+}
+
+static void test_lag1(void)
+{
+	double up[6] = { 1, 2, 3, 4, 5, 6 }, alt[6] = { 1, -1, 1, -1, 1, -1 };
+	double flat[4] = { 2, 2, 2, 2 };
+
+	CHECK_NEAR(stats_lag1_autocorrelation(up, 6, 1, 0), 0.5, 1e-12);
+	CHECK_NEAR(stats_lag1_autocorrelation(alt, 6, 1, 0), -5.0 / 6, 1e-12);
+	CHECK(isnan(stats_lag1_autocorrelation(flat, 4, 1, 0)));
+}
+
+static void test_allocation_failures(void)
+{
+	double x[40];
+	unsigned long nth;
+	int ok = 0, wrong = 0;
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		x[i] = (double)((i * 13) % 7) + (double)(i % 4);
+	for (nth = 1; nth < 100 && !ok; nth++) {
+		struct region *r = NULL;
+		struct cp_error err;
+		int rc;
+
+		cp_alloc_fail_at(nth);
+		rc = region_build(x, 10, 4, NULL, &r, &err);
+		cp_alloc_fail_at(0);
+		if (rc == 0)
+			ok = 1;
+		else if (rc != CP_ENOMEM)
+			wrong = 1;
+		region_free(r);
+	}
+	CHECK(ok && !wrong);
+}
+
+int main(void)
+{
+	check_prog = "test_region";
+	RUN(test_chi_square_table);
+	RUN(test_hotelling_and_t);
+	RUN(test_quantile_inverse);
+	RUN(test_eigen_known);
+	RUN(test_eigen_residual);
+	RUN(test_region_by_hand);
+	RUN(test_default_floor);
+	RUN(test_rank_deficient);
+	RUN(test_too_few_intervals);
+	RUN(test_build_errors);
+	RUN(test_batch_means);
+	RUN(test_lag1);
+	RUN(test_allocation_failures);
+	return check_summary();
+}

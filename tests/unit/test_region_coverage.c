@@ -1,0 +1,319 @@
+/* tests/unit/test_region_coverage.c: do the regions hold the true mean as
+ * often as they claim?  Correlated Gaussian samples with a known mean
+ * (fixed seeds), dimensions 2, 5 and 20, 1000 trials each: the ellipsoid
+ * and both boxes must contain the mean in at least 99% of trials within
+ * binomial error (990 - 3 * sqrt(1000 * 0.99 * 0.01) = 980.6, so >= 981),
+ * and the PCA box must be smaller than the independent box when the
+ * counters are strongly correlated.  Also: the diagonal rule (n <= k),
+ * missing samples, batch means on autocorrelated intervals, and the
+ * per-interval (prediction) region. */
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "common/cp.h"
+#include "stats/region.h"
+#include "check.h"
+
+#define TRIALS 1000
+#define MIN_HITS 981
+#define MAXK 20
+
+/* Equicorrelated covariance with correlation rho and scales 1..k (so the
+ * counters differ in size, as real counters do), and its Cholesky factor
+ * L (lower, row-major). */
+static void make_cov(size_t k, double rho, double *L)
+{
+	double s[MAXK * MAXK];
+	size_t i, j, l;
+
+	for (i = 0; i < k; i++)
+		for (j = 0; j < k; j++)
+			s[i * k + j] = (double)(i + 1) * (double)(j + 1) *
+				       (i == j ? 1 : rho);
+	memset(L, 0, k * k * sizeof *L);
+	for (j = 0; j < k; j++) {
+		double d = s[j * k + j];
+
+		for (l = 0; l < j; l++)
+			d -= L[j * k + l] * L[j * k + l];
+		L[j * k + j] = sqrt(d);
+		for (i = j + 1; i < k; i++) {
+			double v = s[i * k + j];
+
+			for (l = 0; l < j; l++)
+				v -= L[i * k + l] * L[j * k + l];
+			L[i * k + j] = v / L[j * k + j];
+		}
+	}
+}
+
+/* One sample mu + L z into x. */
+static void draw(gsl_rng *g, size_t k, const double *mu, const double *L,
+		 double *x)
+{
+	double z[MAXK];
+	size_t i, j;
+
+	for (j = 0; j < k; j++)
+		z[j] = gsl_ran_gaussian(g, 1.0);
+	for (i = 0; i < k; i++) {
+		x[i] = mu[i];
+		for (j = 0; j <= i; j++)
+			x[i] += L[i * k + j] * z[j];
+	}
+}
+
+struct tally {
+	int ell, pca, ind, pca_smaller;
+};
+
+/* Run TRIALS regions of n intervals each in dimension k.  missing: the
+ * probability that a sample is not counted; phi: AR(1) coefficient of the
+ * intervals (0 = independent); per_interval: test a new sample instead
+ * of the mean. */
+static struct tally run(unsigned long seed, size_t k, size_t n, double rho,
+			double missing, double phi, size_t batches,
+			int per_interval)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double L[MAXK * MAXK], mu[MAXK], res[MAXK], target[MAXK];
+	double *x = cp_malloc(n * k * sizeof *x);
+	struct region_options o;
+	struct tally t = { 0, 0, 0, 0 };
+	size_t trial, i, j;
+
+	gsl_rng_set(g, seed);
+	make_cov(k, rho, L);
+	for (j = 0; j < k; j++) {
+		mu[j] = 1000.0 * (double)(j + 1);
+		res[j] = 1e-9;            /* the floor plays no part here */
+	}
+	memset(&o, 0, sizeof o);
+	o.confidence = 0.99;
+	o.resolution = res;
+	o.batches = batches;
+	o.per_interval = per_interval;
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+		double e[MAXK] = { 0 }, lp = 0, li = 0;
+
+		for (i = 0; i < n; i++) {
+			/* AR(1) with stationary variance: e = phi e + sqrt(1-phi^2) w */
+			double w[MAXK];
+
+			draw(g, k, (double[MAXK]){ 0 }, L, w);
+			for (j = 0; j < k; j++) {
+				e[j] = i == 0 ? w[j] : phi * e[j] + sqrt(1 - phi * phi) * w[j];
+				x[i * k + j] = mu[j] + e[j];
+				if (missing > 0 && gsl_rng_uniform(g) < missing)
+					x[i * k + j] = NAN;
+			}
+		}
+		if (per_interval)
+			draw(g, k, mu, L, target);
+		else
+			memcpy(target, mu, k * sizeof *mu);
+		if (region_build(x, n, k, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		t.ell += region_contains(r, REGION_ELLIPSOID, target);
+		t.pca += region_contains(r, REGION_PCA, target);
+		t.ind += region_contains(r, REGION_INDEPENDENT, target);
+		for (j = 0; j < k; j++) {
+			lp += log(r->half_pca[j]);
+			li += log(r->half_ind[j]);
+		}
+		t.pca_smaller += lp < li;
+		region_free(r);
+	}
+	printf("  k=%zu n=%zu rho=%g missing=%g phi=%g batches=%zu%s: "
+	       "ellipsoid %d, PCA box %d, independent box %d of %d; "
+	       "PCA box smaller in %d\n", k, n, rho, missing, phi, batches,
+	       per_interval ? " per-interval" : "", t.ell, t.pca, t.ind,
+	       TRIALS, t.pca_smaller);
+	cp_free(x);
+	gsl_rng_free(g);
+	return t;
+}
+
+static void check_coverage(struct tally t)
+{
+	CHECKF(t.ell >= MIN_HITS, "ellipsoid %d", t.ell);
+	CHECKF(t.pca >= MIN_HITS, "PCA box %d", t.pca);
+	CHECKF(t.ind >= MIN_HITS, "independent box %d", t.ind);
+	/* the PCA box contains the ellipsoid (Hotelling rule) or is the
+	 * independent box (diagonal rule) */
+	CHECK(t.pca >= t.ell || t.pca == t.ind);
+}
+
+static void test_coverage_dim2(void)
+{
+	struct tally t = run(101, 2, 40, 0.95, 0, 0, 0, 0);
+
+	check_coverage(t);
+	/* Hotelling is exact here: not grossly conservative either */
+	CHECKF(t.ell <= 998, "ellipsoid %d", t.ell);
+	CHECK(t.pca_smaller == TRIALS);
+}
+
+static void test_coverage_dim5(void)
+{
+	struct tally t = run(202, 5, 40, 0.95, 0, 0, 0, 0);
+
+	check_coverage(t);
+	CHECKF(t.ell <= 998, "ellipsoid %d", t.ell);
+	CHECK(t.pca_smaller == TRIALS);
+}
+
+static void test_coverage_dim20(void)
+{
+	struct tally t = run(303, 20, 60, 0.95, 0, 0, 0, 0);
+
+	check_coverage(t);
+	CHECKF(t.ell <= 998, "ellipsoid %d", t.ell);
+	CHECKF(t.pca_smaller >= 990, "PCA box smaller in %d", t.pca_smaller);
+}
+
+/* Weak correlation: the PCA box holds no advantage, coverage still holds. */
+static void test_coverage_uncorrelated(void)
+{
+	check_coverage(run(404, 5, 40, 0.0, 0, 0, 0, 0));
+}
+
+/* Fewer intervals than counters: the diagonal rule. */
+static void test_coverage_diagonal_rule(void)
+{
+	check_coverage(run(505, 20, 12, 0.95, 0, 0, 0, 0));
+	check_coverage(run(506, 5, 3, 0.95, 0, 0, 0, 0));
+	/* n > k but below the crossover (k = 5: n < 11) */
+	check_coverage(run(507, 5, 9, 0.95, 0, 0, 0, 0));
+}
+
+/* 15% of samples not counted (multiplexing), handled pairwise. */
+static void test_coverage_missing(void)
+{
+	check_coverage(run(606, 5, 40, 0.95, 0.15, 0, 0, 0));
+}
+
+/* Autocorrelated intervals (AR(1), phi = 0.8): treating them as
+ * independent is dishonest; 10 batch means restore the coverage. */
+static void test_coverage_batch_means(void)
+{
+	struct tally naive = run(707, 2, 400, 0.9, 0, 0.8, 1, 0);
+	struct tally batched = run(707, 2, 400, 0.9, 0, 0.8, 10, 0);
+
+	CHECKF(naive.ell < 900, "naive ellipsoid %d", naive.ell);
+	check_coverage(batched);
+	/* the automatic rule finds the correlation itself */
+	check_coverage(run(707, 2, 400, 0.9, 0, 0.8, REGION_BATCHES_AUTO, 0));
+	check_coverage(run(708, 5, 400, 0.9, 0, 0.5, REGION_BATCHES_AUTO, 0));
+}
+
+/* The per-interval (prediction) region holds a new interval. */
+static void test_coverage_per_interval(void)
+{
+	check_coverage(run(808, 5, 40, 0.95, 0, 0, 0, 1));
+}
+
+/* Multiplexing with short intervals: 6 counters in 3 groups of 2, one
+ * group counted per interval in rotation, so counters of different groups
+ * are never counted together (n_jl = 0: no covariance estimate, and none
+ * needed, since their means come from disjoint intervals). */
+static void test_coverage_rotating_groups(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[60 * 6], mu[6], res[6];
+	struct region_options o = { .confidence = 0.99, .resolution = res,
+				    .batches = 1 };
+	struct tally t = { 0, 0, 0, 0 };
+	size_t i, j;
+	int trial;
+
+	gsl_rng_set(g, 1010);
+	for (j = 0; j < 6; j++) {
+		mu[j] = 100.0 * (double)(j + 1);
+		res[j] = 1e-9;
+	}
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+
+		for (i = 0; i < 60; i++) {
+			double f = gsl_ran_gaussian(g, 1.0);
+
+			for (j = 0; j < 6; j++)
+				x[i * 6 + j] = j / 2 == i % 3 ?
+					mu[j] + (double)(j + 1) *
+					(0.95 * f + 0.31 * gsl_ran_gaussian(g, 1.0)) : NAN;
+		}
+		if (region_build(x, 60, 6, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		t.ell += region_contains(r, REGION_ELLIPSOID, mu);
+		t.pca += region_contains(r, REGION_PCA, mu);
+		t.ind += region_contains(r, REGION_INDEPENDENT, mu);
+		region_free(r);
+	}
+	printf("  k=6 n=60 rotating groups of 2: ellipsoid %d, PCA box %d, "
+	       "independent box %d of %d\n", t.ell, t.pca, t.ind, TRIALS);
+	check_coverage(t);
+	gsl_rng_free(g);
+}
+
+/* Rare events: Poisson counts in 0.1 s intervals (resolution 10/s), so
+ * most intervals of the slow rates count nothing and the sample variance
+ * is often zero: the counting-resolution floor must keep the independent
+ * box honest.  1000 trials per rate, n = 20. */
+static void test_coverage_rare_counts(void)
+{
+	static const double rate[] = { 0.1, 1, 2, 5, 20, 200 };
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[20], res = 10;
+	struct region_options o = { .confidence = 0.99, .resolution = &res,
+				    .batches = 1 };
+	size_t a, i;
+	int trial;
+
+	gsl_rng_set(g, 909);
+	for (a = 0; a < sizeof rate / sizeof *rate; a++) {
+		int hits = 0;
+
+		for (trial = 0; trial < TRIALS; trial++) {
+			struct region *r = NULL;
+			struct cp_error err;
+
+			for (i = 0; i < 20; i++)
+				x[i] = 10.0 * gsl_ran_poisson(g, rate[a] * 0.1);
+			if (region_build(x, 20, 1, &o, &r, &err))
+				break;
+			hits += region_contains(r, REGION_INDEPENDENT, &rate[a]);
+			region_free(r);
+		}
+		printf("  Poisson rate %g/s, n=20: independent box %d of %d\n",
+		       rate[a], hits, TRIALS);
+		CHECKF(hits >= MIN_HITS, "rate %g: %d", rate[a], hits);
+	}
+	gsl_rng_free(g);
+}
+
+int main(void)
+{
+	check_prog = "test_region_coverage";
+	RUN(test_coverage_dim2);
+	RUN(test_coverage_dim5);
+	RUN(test_coverage_dim20);
+	RUN(test_coverage_uncorrelated);
+	RUN(test_coverage_diagonal_rule);
+	RUN(test_coverage_missing);
+	RUN(test_coverage_batch_means);
+	RUN(test_coverage_per_interval);
+	RUN(test_coverage_rotating_groups);
+	RUN(test_coverage_rare_counts);
+	return check_summary();
+}
