@@ -125,7 +125,7 @@ int cli_explore(int argc, char **argv)
 	struct cp_error err;
 	struct cp_buf b, g;
 	double cone_seconds = 5, t0;
-	size_t i, n_models, n_facets, n_checks;
+	size_t i, n_models, n_facets, n_checked, n_checks;
 	int opt, rc;
 
 	memset(&fo, 0, sizeof fo);
@@ -232,7 +232,7 @@ int cli_explore(int argc, char **argv)
 		rc = cli_print_error("explore", &err);
 		goto out;
 	}
-	explore_family_stats(fam, &n_models, &n_facets, &n_checks);
+	explore_family_stats(fam, &n_models, &n_facets, &n_checked, &n_checks);
 	cp_buf_printf(&b, "model %s, data %s: %zu observations, %s at %g "
 		      "confidence\n", udd_model_file(m), argv[optind + 1],
 		      explore_family_n_observations(fam),
@@ -247,10 +247,10 @@ int cli_explore(int argc, char **argv)
 	explore_format_features(s, space.start, &b);
 	cp_buf_puts(&b, "\n\n");
 	explore_report(s, &b);
-	cp_buf_printf(&b, "\n%zu models built (%zu with exact facets; the others "
-		      "explained by LP certificates), %zu region checks, "
-		      "%.1f s\n", n_models, n_facets, n_checks,
-		      now_seconds() - t0);
+	cp_buf_printf(&b, "\n%zu feature sets compiled, %zu checked against the "
+		      "data (%zu region checks; %zu with exact facets, the others "
+		      "explained by LP certificates), %.1f s\n", n_models,
+		      n_checked, n_checks, n_facets, now_seconds() - t0);
 	if (b.failed) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		rc = cli_print_error("explore", &err);

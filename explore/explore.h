@@ -194,8 +194,10 @@ void explore_family_free(struct explore_family *f);
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev);
 size_t explore_family_n_observations(const struct explore_family *f);
-/* For reports: models built, how many got their facets, LP checks run. */
+/* For reports: feature sets compiled (evaluated ones and candidates
+ * compared), how many got their facets, how many were checked against
+ * the data (feature sets sharing signatures count once), region checks. */
 void explore_family_stats(const struct explore_family *f, size_t *models,
-			  size_t *with_facets, size_t *checks);
+			  size_t *with_facets, size_t *checked, size_t *checks);
 
 #endif

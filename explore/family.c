@@ -171,7 +171,7 @@ size_t explore_family_n_observations(const struct explore_family *f)
 }
 
 void explore_family_stats(const struct explore_family *f, size_t *models,
-			  size_t *with_facets, size_t *checks)
+			  size_t *with_facets, size_t *checked, size_t *checks)
 {
 	size_t i, n = 0;
 
@@ -179,6 +179,7 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 		n += f->entries[i].has_facets != 0;
 	*models = f->n_entries;
 	*with_facets = n;
+	*checked = f->n_obs ? f->checks / f->n_obs : 0;
 	*checks = f->checks;
 }
 

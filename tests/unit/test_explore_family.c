@@ -204,7 +204,7 @@ static void test_toy_exhaustive(void)
 	struct explore_options opt;
 	struct explore_search *s = NULL;
 	struct cp_error err;
-	size_t models, facets, checks;
+	size_t models, facets, checked, checks;
 
 	if (setup(&fx, 1.5))
 		goto out;
@@ -221,8 +221,10 @@ static void test_toy_exhaustive(void)
 	CHECK(explore_n_models(s) == 8);
 	CHECK(explore_required(s) == 1);
 	CHECK(explore_in_none(s) == 4);   /* spare ties other to lookups */
-	explore_family_stats(fx.fam, &models, &facets, &checks);
+	explore_family_stats(fx.fam, &models, &facets, &checked, &checks);
 	CHECK(models == 8);
+	CHECK(checked == 4);
+	CHECK(facets == 4);   /* a 3-counter cone is well within budget */
 	CHECK(checks == 4 * 3);   /* 4 distinct signature sets x 3 observations */
 out:
 	explore_free(s);
