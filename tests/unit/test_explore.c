@@ -436,6 +436,60 @@ static void test_alloc_failures(void)
 	CHECK(n > 10);
 }
 
+/* --deep keeps discovering past the first feasible level; --tolerance
+ * lets a model refuted by few observations count as feasible. */
+static void test_deep_and_tolerance(void)
+{
+	struct family fam;
+	struct explore_evaluator ev = synth;
+	struct explore_space space = { NF, names, 0, BIT(NF) - 1 };
+	struct explore_options opt;
+	struct explore_search *s = NULL;
+	struct cp_error err;
+	size_t shallow;
+
+	family_init(&fam);
+	fam.n_obs = 4;
+	fam.obs[0] = C_RETIRED;
+	fam.obs[1] = C_RETIRED;
+	fam.obs[2] = C_DONE;
+	ev.ctx = &fam;
+	memset(&opt, 0, sizeof opt);
+	CHECK(explore_run(&space, &ev, &opt, &s, &err) == 0);
+	shallow = s ? explore_n_models(s) : 0;
+	CHECK(s && explore_required(s) == (BIT(F_MERGE) | BIT(F_ABORT)));
+	explore_free(s);
+
+	family_init(&fam);
+	fam.n_obs = 4;
+	fam.obs[0] = C_RETIRED;
+	fam.obs[1] = C_RETIRED;
+	fam.obs[2] = C_DONE;
+	opt.deep = 1;
+	s = NULL;
+	CHECK(explore_run(&space, &ev, &opt, &s, &err) == 0);
+	CHECK(s && explore_n_models(s) >= shallow);
+	CHECK(s && explore_required(s) == (BIT(F_MERGE) | BIT(F_ABORT)));
+	explore_free(s);
+
+	/* one refuting observation tolerated: {merge} is enough */
+	family_init(&fam);
+	fam.n_obs = 4;
+	fam.obs[0] = C_RETIRED;
+	fam.obs[1] = C_RETIRED;
+	fam.obs[2] = C_DONE;
+	opt.deep = 0;
+	opt.tolerance = 1;
+	s = NULL;
+	CHECK(explore_run(&space, &ev, &opt, &s, &err) == 0);
+	CHECK(s && model_with(s, BIT(F_MERGE)) &&
+	      model_with(s, BIT(F_MERGE))->feasible &&
+	      model_with(s, BIT(F_MERGE))->minimal);
+	CHECK(s && model_with(s, BIT(F_ABORT)) &&
+	      !model_with(s, BIT(F_ABORT))->feasible);
+	explore_free(s);
+}
+
 int main(void)
 {
 	check_prog = "test_explore";
@@ -447,6 +501,7 @@ int main(void)
 	RUN(test_nothing_fits);
 	RUN(test_report_and_dot);
 	RUN(test_budget);
+	RUN(test_deep_and_tolerance);
 	RUN(test_evaluator_failure);
 	RUN(test_alloc_failures);
 	return check_summary();
