@@ -238,6 +238,13 @@ int cli_explore(int argc, char **argv)
 		      explore_family_n_observations(fam),
 		      region_names[fo.region],
 		      fo.confidence > 0 ? fo.confidence : 0.99);
+	if (explore_family_n_missing(fam)) {
+		cp_buf_puts(&b, "not in the data (the model is projected onto the "
+			    "other counters):");
+		for (i = 0; i < explore_family_n_missing(fam); i++)
+			cp_buf_printf(&b, " %s", explore_family_missing(fam, i));
+		cp_buf_puts(&b, "\n");
+	}
 	cp_buf_puts(&b, "features:");
 	for (i = 0; i < space.n_features; i++)
 		cp_buf_printf(&b, " %s%s", names[i],

@@ -48,7 +48,13 @@ struct entry {
 struct explore_family {
 	const struct udd_model *model;
 	const struct stats_dataset *data;
+	/* The model's counters whose events the dataset has: every cone is
+	 * projected onto them (the projection of cone{S} is the cone of the
+	 * projected signatures, so nothing else changes). */
 	size_t k;
+	size_t *cols;             /* k model counter indices */
+	size_t n_missing;
+	size_t *missing;          /* model counters the dataset lacks */
 	const char **names;       /* counter names (owned by the model) */
 	size_t n_obs;
 	struct region **regions;
@@ -74,7 +80,7 @@ int explore_family_new(const struct udd_model *m,
 	struct explore_family *f;
 	const char **events = NULL;
 	struct region_options ro;
-	size_t i;
+	size_t i, km;
 	int rc = 0;
 
 	*out = NULL;
@@ -99,19 +105,38 @@ int explore_family_new(const struct udd_model *m,
 				  f->opt.region);
 		goto out;
 	}
-	f->k = udd_model_n_counters(m);
+	km = udd_model_n_counters(m);
 	f->n_obs = stats_dataset_n_observations(d);
-	f->names = cp_calloc(f->k ? f->k : 1, sizeof *f->names);
-	events = cp_calloc(f->k ? f->k : 1, sizeof *events);
+	f->cols = cp_calloc(km ? km : 1, sizeof *f->cols);
+	f->missing = cp_calloc(km ? km : 1, sizeof *f->missing);
+	f->names = cp_calloc(km ? km : 1, sizeof *f->names);
+	events = cp_calloc(km ? km : 1, sizeof *events);
 	f->regions = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *f->regions);
 	f->queries = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *f->queries);
-	if (!f->names || !events || !f->regions || !f->queries) {
+	if (!f->cols || !f->missing || !f->names || !events || !f->regions ||
+	    !f->queries) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < f->k; i++) {
-		f->names[i] = udd_model_counter_name(m, i);
-		events[i] = udd_model_counter_event(m, i);
+	for (i = 0; i < km; i++) {
+		const char *ev = udd_model_counter_event(m, i);
+		size_t e, ne = stats_dataset_n_events(d);
+
+		for (e = 0; e < ne && strcmp(stats_dataset_event(d, e), ev); e++)
+			;
+		if (e == ne) {
+			f->missing[f->n_missing++] = i;
+			continue;
+		}
+		f->cols[f->k] = i;
+		f->names[f->k] = udd_model_counter_name(m, i);
+		events[f->k++] = ev;
+	}
+	if (!f->k) {
+		rc = cp_error_set(err, CP_EINPUT, "the dataset has none of the "
+				  "model's events (such as '%s')",
+				  km ? udd_model_counter_event(m, 0) : "?");
+		goto out;
 	}
 	memset(&ro, 0, sizeof ro);
 	ro.confidence = f->opt.confidence;
@@ -162,7 +187,20 @@ void explore_family_free(struct explore_family *f)
 	cp_free(f->regions);
 	cp_free(f->queries);
 	cp_free(f->names);
+	cp_free(f->cols);
+	cp_free(f->missing);
 	cp_free(f);
+}
+
+size_t explore_family_n_missing(const struct explore_family *f)
+{
+	return f->n_missing;
+}
+
+const char *explore_family_missing(const struct explore_family *f, size_t i)
+{
+	return i < f->n_missing ?
+		udd_model_counter_name(f->model, f->missing[i]) : NULL;
 }
 
 size_t explore_family_n_observations(const struct explore_family *f)
@@ -308,10 +346,11 @@ static int get_entry(struct explore_family *f, udd_features sel,
 	rc = udd_sigset_build(f->model, sel, 0, &ss, err);
 	if (rc)
 		goto fail;
-	if (udd_sigset_n_counters(ss) != k) {
+	if (udd_sigset_n_counters(ss) != udd_model_n_counters(f->model)) {
 		rc = cp_error_set(err, CP_EINTERNAL,
 				  "signature set has %zu counters, model %zu",
-				  udd_sigset_n_counters(ss), k);
+				  udd_sigset_n_counters(ss),
+				  udd_model_n_counters(f->model));
 		goto fail;
 	}
 	e->m = udd_sigset_size(ss);
@@ -320,8 +359,12 @@ static int get_entry(struct explore_family *f, udd_features sel,
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (j = 0; j < e->m; j++)
-		memcpy(e->S + j * k, udd_sigset_signature(ss, j), k * sizeof *e->S);
+	for (j = 0; j < e->m; j++) {
+		const uint32_t *sig = udd_sigset_signature(ss, j);
+
+		for (i = 0; i < k; i++)
+			e->S[j * k + i] = sig[f->cols[i]];
+	}
 	udd_sigset_free(ss);
 	ss = NULL;
 	/* Rows sorted bytewise, so equal signature sets compare equal and

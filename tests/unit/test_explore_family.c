@@ -42,16 +42,16 @@ static const char toy_model[] =
 	"}\n";
 
 /* One observation: n intervals of one second, rates around (l, h, o)
- * with a little deterministic noise. */
+ * with a little deterministic noise; o < 0: no TOY.OTHER rows. */
 static void add_observation(struct cp_buf *b, const char *name, double l,
 			    double h, double o, unsigned *seed)
 {
 	static const char *const ev[3] = { "TOY.LOOKUPS", "TOY.HITS", "TOY.OTHER" };
-	double mean[3] = { l, h, o };
+	double mean[3] = { l, h, o < 0 ? 0 : o };
 	int i, e;
 
 	for (i = 0; i < 40; i++)
-		for (e = 0; e < 3; e++) {
+		for (e = 0; e < (o < 0 ? 2 : 3); e++) {
 			double noise;
 
 			*seed = *seed * 1103515245u + 12345u;
@@ -61,6 +61,9 @@ static void add_observation(struct cp_buf *b, const char *name, double l,
 		}
 }
 
+struct fixture;
+static int setup_other(struct fixture *fx, double hits_ratio, double other);
+
 struct fixture {
 	struct udd_model *m;
 	struct stats_dataset *d;
@@ -69,6 +72,11 @@ struct fixture {
 };
 
 static int setup(struct fixture *fx, double hits_ratio)
+{
+	return setup_other(fx, hits_ratio, 0);
+}
+
+static int setup_other(struct fixture *fx, double hits_ratio, double other)
 {
 	struct cp_error err;
 	struct cp_buf b;
@@ -85,9 +93,9 @@ static int setup(struct fixture *fx, double hits_ratio)
 		return rc;
 	cp_buf_init(&b);
 	cp_buf_puts(&b, "observation,interval,event,value,enabled_ns,running_ns\n");
-	add_observation(&b, "fits", 10000, 6000, 0, &seed);
-	add_observation(&b, "needs-extra", 10000, 10000 * hits_ratio, 0, &seed);
-	add_observation(&b, "fits-too", 5000, 1000, 0, &seed);
+	add_observation(&b, "fits", 10000, 6000, other, &seed);
+	add_observation(&b, "needs-extra", 10000, 10000 * hits_ratio, other, &seed);
+	add_observation(&b, "fits-too", 5000, 1000, other, &seed);
 	rc = stats_dataset_parse("toy.csv", b.data, b.len, &fx->d, NULL, &err);
 	cp_buf_release(&b);
 	CHECKF(rc == 0, "%s", err.msg);
@@ -230,6 +238,43 @@ out:
 	explore_free(s);
 	teardown(&fx);
 }
+
+/* A dataset without TOY.OTHER: the model is projected onto lookups and
+ * hits, so `spare` (which only adds `other`) no longer changes the cone. */
+static void test_toy_projection(void)
+{
+	struct fixture fx;
+	struct explore_evaluator ev;
+	struct explore_space space;
+	struct explore_search *s = NULL;
+	struct cp_error err;
+	size_t i;
+	int spare_same = 0;
+
+	if (setup_other(&fx, 1.5, -1))
+		goto out;
+	CHECK(explore_family_n_missing(fx.fam) == 1);
+	CHECK_STR(explore_family_missing(fx.fam, 0), "other");
+	explore_family_evaluator(fx.fam, &ev);
+	space.n_features = 3;
+	space.names = fx.names;
+	space.start = 0;
+	space.candidates = 7;
+	CHECKF(explore_run(&space, &ev, NULL, &s, &err) == 0, "%s", err.msg);
+	if (!s)
+		goto out;
+	CHECK(explore_required(s) == 1);
+	for (i = 0; i < explore_n_edges(s); i++) {
+		const struct explore_edge *e = explore_edge_at(s, i);
+
+		if (e->from == 0 && e->feature == 2)
+			spare_same = e->step == EXPLORE_SKIP_SAME_CONE;
+	}
+	CHECK(spare_same);
+out:
+	explore_free(s);
+	teardown(&fx);
+}
 #endif
 
 int main(void)
@@ -239,6 +284,7 @@ int main(void)
 	RUN(test_toy_needs_extra);
 	RUN(test_toy_baseline_fits);
 	RUN(test_toy_exhaustive);
+	RUN(test_toy_projection);
 #else
 	(void)check_failed_now;
 #endif
