@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"                            [--region pca|independent|ellipsoid]\n"
 	"                            [--confidence C] [--batches B] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
-	"                            [--cone-seconds S] [--threads N]\n"
+	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
 	"                            [-o REPORT] [--dot FILE]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
@@ -58,6 +58,9 @@ static const char usage_text[] =
 	"                      0: never; without facets, violated constraints come\n"
 	"                      from the solver's certificates)\n"
 	"  --threads N         check observations on N threads (default 1)\n"
+	"  --counters C,...    use only these model counters (the model is\n"
+	"                      projected onto them; counters the data lack are\n"
+	"                      always left out)\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
 	"  -h, --help          this text\n"
@@ -106,6 +109,7 @@ int cli_explore(int argc, char **argv)
 		{ "max-models", required_argument, NULL, 'M' },
 		{ "cone-seconds", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 'T' },
+		{ "counters", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
@@ -172,6 +176,7 @@ int cli_explore(int argc, char **argv)
 			if (!fo.threads || fo.threads > 256)
 				return cli_usage_error("explore", "--threads wants 1 to 256");
 			break;
+		case 'k': fo.counters = optarg; break;
 		case 'o': output = optarg; break;
 		case 'g': dot = optarg; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
@@ -239,8 +244,8 @@ int cli_explore(int argc, char **argv)
 		      region_names[fo.region],
 		      fo.confidence > 0 ? fo.confidence : 0.99);
 	if (explore_family_n_missing(fam)) {
-		cp_buf_puts(&b, "not in the data (the model is projected onto the "
-			    "other counters):");
+		cp_buf_puts(&b, "counters left out (the model is projected onto the "
+			    "others):");
 		for (i = 0; i < explore_family_n_missing(fam); i++)
 			cp_buf_printf(&b, " %s", explore_family_missing(fam, i));
 		cp_buf_puts(&b, "\n");
@@ -258,6 +263,10 @@ int cli_explore(int argc, char **argv)
 		      "data (%zu region checks; %zu with exact facets, the others "
 		      "explained by LP certificates), %.1f s\n", n_models,
 		      n_checked, n_checks, n_facets, now_seconds() - t0);
+	if (explore_family_n_inexact(fam))
+		cp_buf_printf(&b, "%zu borderline verdicts kept in floating point "
+			      "(their exact re-check failed)\n",
+			      explore_family_n_inexact(fam));
 	if (b.failed) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		rc = cli_print_error("explore", &err);

@@ -176,6 +176,8 @@ struct explore_family_options {
 	                             * < 0: never compute facets */
 	size_t max_facets;          /* 0 => 5000 */
 	size_t threads;             /* observations in parallel; 0 => 1 */
+	const char *counters;       /* "a,b,c": use only these model counters
+	                             * (the cones are projected); NULL = all */
 };
 
 struct explore_family;
@@ -183,7 +185,8 @@ struct explore_family;
 /* The model and dataset are borrowed and must outlive the family.
  * Regions for every observation are built here (they do not depend on
  * the feature set: all of a model's counters exist in every selection).
- * CP_EINPUT when the dataset has none of the model's events. */
+ * CP_EINPUT when the dataset has none of the model's events, or
+ * options.counters names a counter the model does not declare. */
 int explore_family_new(const struct udd_model *m,
 		       const struct stats_dataset *d,
 		       const struct explore_family_options *opt,
@@ -195,10 +198,14 @@ void explore_family_free(struct explore_family *f);
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev);
 size_t explore_family_n_observations(const struct explore_family *f);
-/* Model counters whose events the dataset lacks: every cone is projected
- * onto the others (the projection of a cone is the cone of the projected
- * signatures), so such data test what the model says about the rest. */
+/* Model counters left out, because the dataset lacks their events or
+ * options.counters does not name them: every cone is projected onto the
+ * others (the projection of a cone is the cone of the projected
+ * signatures), so the data test what the model says about the rest. */
 size_t explore_family_n_missing(const struct explore_family *f);
+/* Region checks whose borderline verdict could not be settled exactly
+ * (the solver's exact LP failed) and kept the floating-point verdict. */
+size_t explore_family_n_inexact(const struct explore_family *f);
 const char *explore_family_missing(const struct explore_family *f, size_t i);
 /* For reports: feature sets compiled (evaluated ones and candidates
  * compared), how many got their facets, how many were checked against

@@ -43,6 +43,7 @@ struct entry {
 	 * when a coefficient would not fit int64. */
 	size_t n_eq;
 	int64_t *eq;
+	size_t n_inexact;         /* verdicts left to floating point */
 };
 
 struct explore_family {
@@ -72,6 +73,41 @@ struct explore_family {
 /* setup                                                            */
 /* ================================================================ */
 
+/* keep[i] = 1 for the model counters named in list ("a,b"); *keep stays
+ * NULL when list is NULL or empty (all counters). */
+static int pick_counters(const struct udd_model *m, const char *list,
+			 unsigned char **keep, struct cp_error *err)
+{
+	const char *p = list;
+
+	*keep = NULL;
+	if (!list || !list[0])
+		return 0;
+	*keep = cp_calloc(udd_model_n_counters(m) + 1, 1);
+	if (!*keep)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[256];
+		long c;
+
+		if (n == 0 || n >= sizeof name)
+			return cp_error_set(err, CP_EINPUT, "bad counter list '%s'",
+					    list);
+		memcpy(name, p, n);
+		name[n] = 0;
+		c = udd_model_counter_find(m, name);
+		if (c < 0)
+			return cp_error_set(err, CP_EINPUT, "the model has no "
+					    "counter '%s'", name);
+		(*keep)[c] = 1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 int explore_family_new(const struct udd_model *m,
 		       const struct stats_dataset *d,
 		       const struct explore_family_options *opt,
@@ -80,6 +116,7 @@ int explore_family_new(const struct udd_model *m,
 	struct explore_family *f;
 	const char **events = NULL;
 	struct region_options ro;
+	unsigned char *keep = NULL;
 	size_t i, km;
 	int rc = 0;
 
@@ -118,13 +155,16 @@ int explore_family_new(const struct udd_model *m,
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
+	rc = pick_counters(m, f->opt.counters, &keep, err);
+	if (rc)
+		goto out;
 	for (i = 0; i < km; i++) {
 		const char *ev = udd_model_counter_event(m, i);
 		size_t e, ne = stats_dataset_n_events(d);
 
 		for (e = 0; e < ne && strcmp(stats_dataset_event(d, e), ev); e++)
 			;
-		if (e == ne) {
+		if (e == ne || (keep && !keep[i])) {
 			f->missing[f->n_missing++] = i;
 			continue;
 		}
@@ -153,6 +193,7 @@ int explore_family_new(const struct udd_model *m,
 	}
 out:
 	cp_free(events);
+	cp_free(keep);
 	if (rc) {
 		explore_family_free(f);
 		return rc;
@@ -190,6 +231,15 @@ void explore_family_free(struct explore_family *f)
 	cp_free(f->cols);
 	cp_free(f->missing);
 	cp_free(f);
+}
+
+size_t explore_family_n_inexact(const struct explore_family *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n_entries; i++)
+		n += f->entries[i].n_inexact;
+	return n;
 }
 
 size_t explore_family_n_missing(const struct explore_family *f)
@@ -752,14 +802,25 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_init(&res[i]);
-	if (f->opt.threads > 1 && f->n_obs > 1) {
+	rc = -1;
+	if (f->opt.threads > 1 && f->n_obs > 1)
 		rc = feas_check_batch(e->fm, f->n_obs, f->queries, FEAS_EXPLAIN,
 				      f->opt.threads, res, NULL, NULL, err);
-	} else {
+	if (rc) {
 		rc = 0;
-		for (i = 0; i < f->n_obs && !rc; i++)
+		for (i = 0; i < f->n_obs && !rc; i++) {
 			rc = feas_check(e->fm, &f->queries[i], FEAS_EXPLAIN,
 					&res[i], err);
+			/* A borderline verdict whose exact re-check failed:
+			 * keep the floating-point verdict rather than stop
+			 * the whole search. */
+			if (rc == CP_ENUMERIC) {
+				e->n_inexact++;
+				rc = feas_check(e->fm, &f->queries[i],
+						FEAS_EXPLAIN | FEAS_NO_EXACT,
+						&res[i], err);
+			}
+		}
 	}
 	f->checks += f->n_obs;
 	e->eval.n_observations = f->n_obs;
