@@ -490,6 +490,27 @@ static void test_deep_and_tolerance(void)
 	explore_free(s);
 }
 
+/* Exhaustive keeps the start features fixed and draws the Hasse edges. */
+static void test_exhaustive_fixed_start(void)
+{
+	struct family fam;
+	struct explore_search *s;
+	size_t i;
+
+	family_init(&fam);
+	fam.n_obs = 1;
+	fam.obs[0] = C_DONE;
+	s = run(&fam, BIT(F_MERGE), 1);
+	if (!s)
+		return;
+	CHECK(explore_n_models(s) == 32);
+	for (i = 0; i < explore_n_models(s); i++)
+		CHECK(explore_model_at(s, i)->features & BIT(F_MERGE));
+	CHECK(explore_n_edges(s) == 32 * 5 / 2);
+	CHECK(explore_required(s) == (BIT(F_MERGE) | BIT(F_ABORT)));
+	explore_free(s);
+}
+
 int main(void)
 {
 	check_prog = "test_explore";
@@ -502,6 +523,7 @@ int main(void)
 	RUN(test_report_and_dot);
 	RUN(test_budget);
 	RUN(test_deep_and_tolerance);
+	RUN(test_exhaustive_fixed_start);
 	RUN(test_evaluator_failure);
 	RUN(test_alloc_failures);
 	return check_summary();
