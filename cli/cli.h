@@ -22,6 +22,7 @@ int cli_dot(int argc, char **argv);
 int cli_explore(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
+int cli_sim(int argc, char **argv);
 
 /* ---- shared helpers ---- */
 /* "counterpoint CMD: MESSAGE" and "try 'counterpoint CMD --help'" on

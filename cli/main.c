@@ -18,6 +18,7 @@ static const struct subcommand subcommands[] = {
 	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ "import", cli_import, "convert perf stat output into a dataset" },
 	{ "region", cli_region, "confidence regions of a dataset's observations" },
+	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
 	{ NULL, NULL, NULL }
 };
 

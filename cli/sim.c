@@ -1,0 +1,282 @@
+/* cli/sim.c: `counterpoint sim`: run the bundled MMU simulator on one
+ * workload (or the default sweep of workloads × page sizes) and write the
+ * long CSV dataset, optionally the per-interval ground truth. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "hw/sim/mmu.h"
+
+static const char *const cmd = "sim";
+
+static void help(void)
+{
+	printf(
+"usage: counterpoint sim [OPTIONS] [-o DATASET]\n"
+"\n"
+"Simulate a Haswell-like data-side MMU (L1 DTLBs, STLB, paging-structure\n"
+"caches, page walker over an L1/L2/L3 cache model, walk MSHRs, wrong-path\n"
+"μops, LSQ TLB prefetcher) and write its counters, named as Haswell's\n"
+"events, as a long CSV dataset (observation,interval,event,value,\n"
+"enabled_ns,running_ns), multiplexed the way perf multiplexes.\n"
+"\n"
+"options:\n"
+"  --workload SPEC    linear:footprint=1G,stride=64,dir=up,stores=0.2 |\n"
+"                     random:footprint=1G,stores=0.2 | trace:FILE (valgrind\n"
+"                     lackey text, .xz allowed); default linear\n"
+"  --pages SIZE       4k, 2m or 1g (every page of the run); default 4k\n"
+"  --features LIST    comma list of prefetch, merge, pde_early, pml4_cache,\n"
+"                     abort, replay, bypass (or all, none); default none (the\n"
+"                     conventional model m0)\n"
+"  --sweep            run the default workloads and every --workload (may be\n"
+"                     repeated) x {4k,2m,1g} pages into one dataset\n"
+"  --intervals N      intervals (samples) per observation; default 50\n"
+"  --interval-uops N  correct-path memory μops per interval; default 100000\n"
+"  --warmup N         μops simulated before counting; default 1000000\n"
+"  --counters P       physical counters; default 4 (P >= events: no\n"
+"                     multiplexing)\n"
+"  --mux-ns NS        simulated ns per multiplexing slice; default 4000\n"
+"  --events LIST      events to record (Haswell or short names); default all\n"
+"  --seed N           default 1; equal seeds give equal datasets\n"
+"  --name NAME        observation name (default WORKLOAD-PAGES)\n"
+"  --config FILE      machine parameters, 'key = value' lines\n"
+"  --set KEY=VALUE    one machine parameter (repeatable, after --config)\n"
+"  --truth FILE       also write per-interval path counts (ground truth)\n"
+"  --list-events      print the events (name, short name, unit, meaning)\n"
+"  --print-config     print the machine parameters and exit\n"
+"  -o, --output FILE  dataset file (default standard output), written\n"
+"                     atomically\n"
+"  -h, --help         this text\n"
+"\n"
+"exit status: 0 success, 2 bad usage or input, 3 internal error\n");
+}
+
+static void list_events(void)
+{
+	int e;
+
+	for (e = 0; e < MMU_N_EVENTS; e++) {
+		const struct mmu_event_info *in = mmu_event_info((enum mmu_event)e);
+
+		printf("%-40s %-24s %-10s %s\n", in->event, in->name, in->unit,
+		       in->desc);
+	}
+}
+
+enum {
+	O_WORKLOAD = 256, O_PAGES, O_FEATURES, O_SWEEP, O_INTERVALS,
+	O_IUOPS, O_WARMUP, O_COUNTERS, O_MUXNS, O_EVENTS, O_SEED, O_NAME,
+	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_PRINTCFG
+};
+
+static const struct option options[] = {
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "pages", required_argument, NULL, O_PAGES },
+	{ "features", required_argument, NULL, O_FEATURES },
+	{ "sweep", no_argument, NULL, O_SWEEP },
+	{ "intervals", required_argument, NULL, O_INTERVALS },
+	{ "interval-uops", required_argument, NULL, O_IUOPS },
+	{ "warmup", required_argument, NULL, O_WARMUP },
+	{ "counters", required_argument, NULL, O_COUNTERS },
+	{ "mux-ns", required_argument, NULL, O_MUXNS },
+	{ "events", required_argument, NULL, O_EVENTS },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "config", required_argument, NULL, O_CONFIG },
+	{ "set", required_argument, NULL, O_SET },
+	{ "truth", required_argument, NULL, O_TRUTH },
+	{ "list-events", no_argument, NULL, O_LIST },
+	{ "print-config", no_argument, NULL, O_PRINTCFG },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+#define MAX_SETS 64
+#define MAX_WORKLOADS 16
+
+/* One observation per page size (sweep) or one (single run). */
+static int run_one(const struct mmu_config *cfg, unsigned features,
+		   enum mmu_page page, const char *workload,
+		   const struct mmu_run_opts *ro, const char *name,
+		   struct cp_buf *data, struct cp_buf *truth)
+{
+	struct cp_error err;
+	struct mmu_workload *wl;
+	char obs[160];
+
+	cp_error_clear(&err);
+	wl = mmu_workload_new(workload, 0, &err);
+	if (!wl)
+		return cli_print_error(cmd, &err);
+	snprintf(obs, sizeof obs, "%s-%s", mmu_workload_label(wl),
+		 mmu_page_name(page));
+	mmu_workload_free(wl);
+	if (name)
+		snprintf(obs, sizeof obs, "%s", name);
+	if (strchr(obs, ',') || strchr(obs, '\n'))
+		return cli_usage_error(cmd, "observation name '%s' has a comma", obs);
+	if (mmu_run(cfg, features, page, workload, ro, obs, data, truth, &err))
+		return cli_print_error(cmd, &err);
+	return CLI_OK;
+}
+
+int cli_sim(int argc, char **argv)
+{
+	struct mmu_config cfg;
+	struct mmu_run_opts ro;
+	struct cp_error err;
+	struct cp_buf data, truth;
+	const char *workloads[MAX_WORKLOADS], *out = NULL, *truth_path = NULL;
+	size_t n_workloads = 0;
+	const char *name = NULL, *config = NULL, *sets[MAX_SETS];
+	enum mmu_page page = MMU_PAGE_4K;
+	unsigned features = 0;
+	size_t n_sets = 0, v, i;
+	int sweep = 0, print_cfg = 0, opt, rc = CLI_OK;
+
+	mmu_config_default(&cfg);
+	mmu_run_opts_default(&ro);
+	cp_error_clear(&err);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			help();
+			return CLI_OK;
+		case 'o': out = optarg; break;
+		case O_WORKLOAD:
+			if (n_workloads == MAX_WORKLOADS)
+				return cli_usage_error(cmd, "too many --workload options");
+			workloads[n_workloads++] = optarg;
+			break;
+		case O_PAGES:
+			if (mmu_page_parse(optarg, &page))
+				return cli_usage_error(cmd, "--pages wants 4k, 2m or 1g, not '%s'",
+						       optarg);
+			break;
+		case O_FEATURES:
+			if (mmu_features_parse(optarg, &features, &err))
+				return cli_usage_error(cmd, "%s", err.msg);
+			break;
+		case O_SWEEP: sweep = 1; break;
+		case O_INTERVALS:
+			if (cli_parse_size(cmd, "--intervals", optarg, &ro.intervals))
+				return CLI_USAGE;
+			break;
+		case O_IUOPS:
+			if (cli_parse_size(cmd, "--interval-uops", optarg, &ro.interval_uops))
+				return CLI_USAGE;
+			if (!ro.interval_uops)
+				return cli_usage_error(cmd, "--interval-uops must be positive");
+			break;
+		case O_WARMUP:
+			if (cli_parse_size(cmd, "--warmup", optarg, &v))
+				return CLI_USAGE;
+			ro.warmup_uops = v;
+			break;
+		case O_COUNTERS:
+			if (cli_parse_size(cmd, "--counters", optarg, &ro.counters))
+				return CLI_USAGE;
+			if (!ro.counters)
+				return cli_usage_error(cmd, "--counters must be positive");
+			break;
+		case O_MUXNS:
+			if (cli_parse_size(cmd, "--mux-ns", optarg, &v))
+				return CLI_USAGE;
+			if (!v)
+				return cli_usage_error(cmd, "--mux-ns must be positive");
+			ro.mux_ns = v;
+			break;
+		case O_EVENTS:
+			if (mmu_events_parse(optarg, &ro.events, &err))
+				return cli_usage_error(cmd, "%s", err.msg);
+			break;
+		case O_SEED:
+			if (cli_parse_size(cmd, "--seed", optarg, &v))
+				return CLI_USAGE;
+			ro.seed = v;
+			break;
+		case O_NAME: name = optarg; break;
+		case O_CONFIG: config = optarg; break;
+		case O_SET:
+			if (n_sets == MAX_SETS)
+				return cli_usage_error(cmd, "too many --set options");
+			if (!strchr(optarg, '='))
+				return cli_usage_error(cmd, "--set wants KEY=VALUE, not '%s'",
+						       optarg);
+			sets[n_sets++] = optarg;
+			break;
+		case O_TRUTH: truth_path = optarg; break;
+		case O_LIST:
+			list_events();
+			return CLI_OK;
+		case O_PRINTCFG: print_cfg = 1; break;
+		default:
+			return cli_bad_option(cmd, opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!sweep && n_workloads > 1)
+		return cli_usage_error(cmd, "several --workload options need --sweep");
+	if (sweep && name)
+		return cli_usage_error(cmd, "--name names one observation; not with --sweep");
+	if (config && mmu_config_load(&cfg, config, &err))
+		return cli_print_error(cmd, &err);
+	for (i = 0; i < n_sets; i++) {
+		char key[128];
+		const char *eq = strchr(sets[i], '=');
+		size_t kl = (size_t)(eq - sets[i]);
+
+		if (kl >= sizeof key)
+			return cli_usage_error(cmd, "unknown parameter '%s'", sets[i]);
+		memcpy(key, sets[i], kl);
+		key[kl] = 0;
+		if (mmu_config_set(&cfg, key, eq + 1, &err))
+			return cli_usage_error(cmd, "%s", err.msg);
+	}
+	if (mmu_config_check(&cfg, &err))
+		return cli_usage_error(cmd, "%s", err.msg);
+	if (print_cfg) {
+		cp_buf_init(&data);
+		mmu_config_format(&cfg, &data);
+		rc = cli_write_output(cmd, "-", &data);
+		cp_buf_release(&data);
+		return rc;
+	}
+
+	cp_buf_init(&data);
+	cp_buf_init(&truth);
+	mmu_dataset_header(&data);
+	if (truth_path)
+		mmu_truth_header(&truth);
+	if (sweep) {
+		const char *const *w = mmu_sweep_workloads();
+		size_t k;
+		int p;
+
+		/* the defaults, then the --workload ones */
+		for (k = 0; w[k] && !rc; k++)
+			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+				rc = run_one(&cfg, features, (enum mmu_page)p, w[k], &ro,
+					     NULL, &data, truth_path ? &truth : NULL);
+		for (k = 0; k < n_workloads && !rc; k++)
+			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+				rc = run_one(&cfg, features, (enum mmu_page)p, workloads[k],
+					     &ro, NULL, &data, truth_path ? &truth : NULL);
+	} else {
+		rc = run_one(&cfg, features, page, n_workloads ? workloads[0] : "linear",
+			     &ro, name, &data, truth_path ? &truth : NULL);
+	}
+	if (!rc && truth_path)
+		rc = cli_write_output(cmd, truth_path, &truth);
+	if (!rc)
+		rc = cli_write_output(cmd, out, &data);
+	cp_buf_release(&data);
+	cp_buf_release(&truth);
+	return rc;
+}

@@ -1,0 +1,254 @@
+/* hw/sim/config.c: the machine's parameters, each declared once with its
+ * default (public Haswell figures) and meaning; read from "key = value"
+ * files and checked before a machine is built. */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/sim/mmu.h"
+
+enum ptype { T_UNS, T_INT, T_DBL };
+
+struct param {
+	const char *key;
+	size_t off;
+	enum ptype type;
+	const char *doc;
+};
+
+#define U(k, d) { #k, offsetof(struct mmu_config, k), T_UNS, d }
+static const struct param params[] = {
+	U(dtlb_4k_entries, "L1 DTLB entries for 4K pages (Haswell: 64, 4-way)"),
+	U(dtlb_4k_ways, "its ways"),
+	U(dtlb_2m_entries, "L1 DTLB entries for 2M pages (Haswell: 32, 4-way)"),
+	U(dtlb_2m_ways, "its ways"),
+	U(dtlb_1g_entries, "L1 DTLB entries for 1G pages (Haswell: 4, fully associative)"),
+	U(dtlb_1g_ways, "its ways"),
+	U(stlb_entries, "STLB entries, shared by 4K and 2M (Haswell: 1024, 8-way)"),
+	U(stlb_ways, "its ways"),
+	U(pde_entries, "PDE cache entries (32)"),
+	U(pde_ways, "its ways"),
+	U(pdpte_entries, "PDPTE cache entries (4)"),
+	U(pdpte_ways, "its ways"),
+	U(pml4_entries, "PML4E cache entries, used with feature pml4_cache (2)"),
+	U(pml4_ways, "its ways"),
+	U(l1_bytes, "L1 data cache bytes (32K, 8-way)"),
+	U(l1_ways, "its ways"),
+	U(l2_bytes, "L2 cache bytes (256K, 8-way)"),
+	U(l2_ways, "its ways"),
+	U(l3_bytes, "L3 cache bytes (8M, 16-way)"),
+	U(l3_ways, "its ways"),
+	U(lat_l1, "L1 hit latency, cycles"),
+	U(lat_l2, "L2 hit latency, cycles"),
+	U(lat_l3, "L3 hit latency, cycles"),
+	U(lat_mem, "memory latency, cycles"),
+	U(walkers, "walk MSHRs: page walks in flight at once (Haswell: 2)"),
+	U(window, "in-flight memory μops (Haswell load buffer: 72)"),
+	U(uop_cycles, "nominal issue cost of one memory μop, cycles"),
+	U(walk_setup, "cycles from walk start to its first reference"),
+	{ "ghz", offsetof(struct mmu_config, ghz), T_DBL, "clock, cycles per ns" },
+	{ "spec_share", offsetof(struct mmu_config, spec_share), T_DBL,
+	  "wrong-path μops injected per correct-path μop" },
+	U(squash_cycles, "mean cycles from a wrong-path μop's issue to its squash"),
+	{ "abort_after_refs", offsetof(struct mmu_config, abort_after_refs), T_INT,
+	  "-1: an aborted walk stops at the squash time; n >= 0: after n references" },
+	U(bypass_cycles, "bypass: cycles a fetched paging-structure line stays in the walker's fill buffer"),
+	U(pf_up_from, "prefetch trigger, ascending: line (of 64 in a 4K page) ..."),
+	U(pf_up_to, "... followed by this line; prefetches the next 4K page"),
+	U(pf_down_from, "prefetch trigger, descending: line ..."),
+	U(pf_down_to, "... followed by this line; prefetches the previous 4K page"),
+};
+#undef U
+#define N_PARAMS (sizeof params / sizeof params[0])
+
+void mmu_config_default(struct mmu_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->dtlb_4k_entries = 64; c->dtlb_4k_ways = 4;
+	c->dtlb_2m_entries = 32; c->dtlb_2m_ways = 4;
+	c->dtlb_1g_entries = 4; c->dtlb_1g_ways = 4;
+	c->stlb_entries = 1024; c->stlb_ways = 8;
+	c->pde_entries = 32; c->pde_ways = 4;
+	c->pdpte_entries = 4; c->pdpte_ways = 4;
+	c->pml4_entries = 2; c->pml4_ways = 2;
+	c->l1_bytes = 32 << 10; c->l1_ways = 8;
+	c->l2_bytes = 256 << 10; c->l2_ways = 8;
+	c->l3_bytes = 8 << 20; c->l3_ways = 16;
+	c->lat_l1 = 4; c->lat_l2 = 12; c->lat_l3 = 36; c->lat_mem = 200;
+	c->walkers = 2;
+	c->window = 72;
+	c->uop_cycles = 1;
+	c->walk_setup = 2;
+	c->ghz = 3.0;
+	c->spec_share = 0.05;
+	c->squash_cycles = 30;
+	c->abort_after_refs = -1;
+	c->bypass_cycles = 100;
+	c->pf_up_from = 51; c->pf_up_to = 52;
+	c->pf_down_from = 8; c->pf_down_to = 7;
+}
+
+int mmu_config_set(struct mmu_config *c, const char *key, const char *value,
+		   struct cp_error *err)
+{
+	size_t i;
+	char *end;
+
+	for (i = 0; i < N_PARAMS; i++)
+		if (!strcmp(params[i].key, key))
+			break;
+	if (i == N_PARAMS)
+		return cp_error_set(err, CP_EINPUT, "unknown parameter '%s'", key);
+	errno = 0;
+	if (params[i].type == T_DBL) {
+		double v = strtod(value, &end);
+
+		if (errno || end == value || *end || !isfinite(v) || v < 0)
+			goto bad;
+		*(double *)(void *)((char *)c + params[i].off) = v;
+	} else {
+		long v = strtol(value, &end, 10);
+
+		if (errno || end == value || *end || v > 0x7fffffffL ||
+		    v < (params[i].type == T_INT ? -1 : 0))
+			goto bad;
+		if (params[i].type == T_INT)
+			*(int *)(void *)((char *)c + params[i].off) = (int)v;
+		else
+			*(unsigned *)(void *)((char *)c + params[i].off) = (unsigned)v;
+	}
+	return CP_OK;
+bad:
+	return cp_error_set(err, CP_EINPUT, "bad value '%s' for parameter '%s'",
+			    value, key);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+int mmu_config_load(struct mmu_config *c, const char *path,
+		    struct cp_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned lineno = 0;
+	int rc = CP_OK;
+
+	if (!f)
+		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
+				    strerror(errno));
+	while (fgets(line, sizeof line, f)) {
+		char *hash, *eq, *key;
+
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		key = trim(line);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			rc = cp_error_at(err, CP_EINPUT, path, lineno, 0,
+					 "expected 'key = value'");
+			break;
+		}
+		*eq = 0;
+		rc = mmu_config_set(c, trim(key), trim(eq + 1), err);
+		if (rc) {
+			char msg[CP_ERROR_MAX];
+
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			cp_error_at(err, rc, path, lineno, 0, "%s", msg);
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static int pow2(unsigned v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* A set-associative structure: ways divide entries, sets a power of 2. */
+static int check_sa(const char *what, unsigned entries, unsigned ways,
+		    struct cp_error *err)
+{
+	if (!ways || !entries || entries % ways || !pow2(entries / ways))
+		return cp_error_set(err, CP_EINPUT,
+				    "%s: %u entries in %u ways do not make a power "
+				    "of two of sets", what, entries, ways);
+	if (ways > 64)
+		return cp_error_set(err, CP_EINPUT, "%s: at most 64 ways", what);
+	return CP_OK;
+}
+
+int mmu_config_check(const struct mmu_config *c, struct cp_error *err)
+{
+	int rc;
+
+	if ((rc = check_sa("dtlb_4k", c->dtlb_4k_entries, c->dtlb_4k_ways, err)) ||
+	    (rc = check_sa("dtlb_2m", c->dtlb_2m_entries, c->dtlb_2m_ways, err)) ||
+	    (rc = check_sa("dtlb_1g", c->dtlb_1g_entries, c->dtlb_1g_ways, err)) ||
+	    (rc = check_sa("stlb", c->stlb_entries, c->stlb_ways, err)) ||
+	    (rc = check_sa("pde", c->pde_entries, c->pde_ways, err)) ||
+	    (rc = check_sa("pdpte", c->pdpte_entries, c->pdpte_ways, err)) ||
+	    (rc = check_sa("pml4", c->pml4_entries, c->pml4_ways, err)) ||
+	    (rc = check_sa("l1", c->l1_bytes / 64, c->l1_ways, err)) ||
+	    (rc = check_sa("l2", c->l2_bytes / 64, c->l2_ways, err)) ||
+	    (rc = check_sa("l3", c->l3_bytes / 64, c->l3_ways, err)))
+		return rc;
+	if (!c->walkers || c->walkers > 64)
+		return cp_error_set(err, CP_EINPUT, "walkers must be in 1..64");
+	if (!c->window || c->window > 4096)
+		return cp_error_set(err, CP_EINPUT, "window must be in 1..4096");
+	if (!c->uop_cycles)
+		return cp_error_set(err, CP_EINPUT, "uop_cycles must be at least 1");
+	if (!(c->ghz > 0))
+		return cp_error_set(err, CP_EINPUT, "ghz must be positive");
+	if (c->spec_share > 1)
+		return cp_error_set(err, CP_EINPUT, "spec_share must be in [0, 1]");
+	if (c->pf_up_from > 63 || c->pf_up_to > 63 || c->pf_down_from > 63 ||
+	    c->pf_down_to > 63)
+		return cp_error_set(err, CP_EINPUT,
+				    "prefetch trigger lines must be in 0..63");
+	return CP_OK;
+}
+
+void mmu_config_format(const struct mmu_config *c, struct cp_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < N_PARAMS; i++) {
+		const char *p = (const char *)c + params[i].off;
+
+		switch (params[i].type) {
+		case T_DBL:
+			cp_buf_printf(out, "%-18s = %-8g # %s\n", params[i].key,
+				      *(const double *)(const void *)p, params[i].doc);
+			break;
+		case T_INT:
+			cp_buf_printf(out, "%-18s = %-8d # %s\n", params[i].key,
+				      *(const int *)(const void *)p, params[i].doc);
+			break;
+		default:
+			cp_buf_printf(out, "%-18s = %-8u # %s\n", params[i].key,
+				      *(const unsigned *)(const void *)p, params[i].doc);
+		}
+	}
+}

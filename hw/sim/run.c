@@ -1,0 +1,258 @@
+/* hw/sim/run.c: one observation = one workload run on one machine,
+ * counted the way perf counts: P physical counters, the selected events
+ * in groups of P rotated round-robin every mux slice of simulated time;
+ * each interval reports per event the raw count collected while its
+ * group was scheduled, the interval's time (enabled) and the time its
+ * group was scheduled (running).  Rows go to the long CSV dataset. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/sim/mmu.h"
+
+#define LOOKAHEAD 64   /* future μops a wrong path may touch */
+
+static const char *const sweep[] = {
+	"linear:footprint=32M,stride=64,dir=up,stores=0.2",
+	"linear:footprint=32M,stride=64,dir=down,stores=0.2",
+	"linear:footprint=8G,stride=4K,dir=up,stores=0.1",
+	"random:footprint=1G,stores=0.2",
+	"random:footprint=16G,stores=0.2",
+	NULL
+};
+
+const char *const *mmu_sweep_workloads(void)
+{
+	return sweep;
+}
+
+void mmu_run_opts_default(struct mmu_run_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->intervals = 50;
+	o->interval_uops = 100000;
+	o->counters = 4;
+	o->mux_ns = 4000;
+	o->warmup_uops = 1000000;
+	o->seed = 1;
+	o->events = 0;
+}
+
+int mmu_events_parse(const char *list, uint32_t *out, struct cp_error *err)
+{
+	const char *p = list;
+	uint32_t set = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[128];
+		int e;
+
+		if (n >= sizeof name)
+			return cp_error_set(err, CP_EINPUT, "unknown event '%.*s'",
+					    (int)n, p);
+		memcpy(name, p, n);
+		name[n] = 0;
+		if (n) {
+			e = mmu_event_find(name);
+			if (e < 0)
+				return cp_error_set(err, CP_EINPUT,
+						    "unknown event '%s'", name);
+			set |= 1u << e;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!set)
+		return cp_error_set(err, CP_EINPUT, "empty event list");
+	*out = set;
+	return CP_OK;
+}
+
+void mmu_dataset_header(struct cp_buf *out)
+{
+	cp_buf_puts(out, "observation,interval,event,value,enabled_ns,running_ns\n");
+}
+
+void mmu_truth_header(struct cp_buf *out)
+{
+	cp_buf_puts(out, "observation,interval,uop,path,count\n");
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The μop stream with a window on its future: wrong-path μops touch an
+ * address 1..32 μops ahead (a mispredicted path runs ahead on the same
+ * data), so they stay inside the workload's footprint. */
+struct stream {
+	struct mmu_workload *w;
+	uint64_t va[LOOKAHEAD];
+	uint8_t st[LOOKAHEAD];
+	unsigned head;
+	uint64_t rng, spec_cut;
+};
+
+static void stream_step(struct stream *s, struct mmu_machine *m)
+{
+	uint64_t va = s->va[s->head];
+	int st = s->st[s->head], nst;
+
+	mmu_workload_next(s->w, &s->va[s->head], &nst);
+	s->st[s->head] = (uint8_t)nst;
+	s->head = (s->head + 1) % LOOKAHEAD;
+	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
+		unsigned k = (s->head + (unsigned)(rng_next(&s->rng) % 32)) % LOOKAHEAD;
+
+		mmu_access_wrong(m, s->va[k], s->st[k]);
+	}
+	mmu_access(m, va, st);
+}
+
+/* Multiplexing state of one observation. */
+struct mux {
+	size_t n;                      /* selected events */
+	int ev[MMU_N_EVENTS];
+	size_t per, groups, active;    /* events per group, groups, active group */
+	uint64_t snap[MMU_N_EVENTS];   /* counts at the last slice edge */
+	uint64_t value[MMU_N_EVENTS], running[MMU_N_EVENTS];
+	uint64_t slice_start, next_slice, mux_ns;
+};
+
+/* Credit the active group with what happened since the last edge. */
+static void mux_credit(struct mux *x, const uint64_t *count, uint64_t t)
+{
+	size_t j;
+
+	for (j = x->active * x->per; j < x->n && j < (x->active + 1) * x->per; j++) {
+		int e = x->ev[j];
+
+		x->value[j] += count[e] - x->snap[e];
+		x->running[j] += t - x->slice_start;
+	}
+	memcpy(x->snap, count, sizeof x->snap);
+	x->slice_start = t;
+}
+
+static void mux_advance(struct mux *x, const uint64_t *count, uint64_t t)
+{
+	while (t >= x->next_slice) {
+		mux_credit(x, count, x->next_slice);
+		x->active = (x->active + 1) % x->groups;
+		x->next_slice += x->mux_ns;
+	}
+}
+
+/* The first cycle whose ns (cycles / ghz, truncated) reaches ns. */
+static uint64_t edge_cycles(const struct mmu_config *cfg, uint64_t ns)
+{
+	uint64_t c = (uint64_t)((double)ns * cfg->ghz);
+
+	while (c && (uint64_t)((double)(c - 1) / cfg->ghz) >= ns)
+		c--;
+	while ((uint64_t)((double)c / cfg->ghz) < ns)
+		c++;
+	return c;
+}
+
+int mmu_run(const struct mmu_config *cfg, unsigned features,
+	    enum mmu_page page, const char *workload,
+	    const struct mmu_run_opts *o, const char *obs,
+	    struct cp_buf *dataset, struct cp_buf *truth, struct cp_error *err)
+{
+	struct mmu_machine *m = NULL;
+	struct stream s;
+	struct mux x;
+	uint64_t truth0[MMU_N_CLASSES * MMU_N_PATHS];
+	const uint64_t *count;
+	size_t i, j, k;
+	uint64_t t0, t, edge;
+	int rc = CP_OK;
+	uint32_t events = o->events ? o->events : (1u << MMU_N_EVENTS) - 1;
+
+	memset(&s, 0, sizeof s);
+	memset(&x, 0, sizeof x);
+	if (!o->counters || !o->mux_ns || !o->interval_uops)
+		return cp_error_set(err, CP_EINPUT,
+				    "counters, mux slice and interval must be positive");
+	m = mmu_machine_new(cfg, features, page, o->seed, err);
+	if (!m)
+		return err ? err->code : CP_EINPUT;
+	s.w = mmu_workload_new(workload, o->seed, err);
+	if (!s.w) {
+		rc = err ? err->code : CP_EINPUT;
+		goto out;
+	}
+	s.rng = o->seed * 0x2545f4914f6cdd1dull + 7;
+	s.spec_cut = cfg->spec_share >= 1 ? UINT64_MAX :
+		     (uint64_t)(cfg->spec_share * 18446744073709551616.0);
+	for (k = 0; k < LOOKAHEAD; k++) {
+		int st;
+
+		mmu_workload_next(s.w, &s.va[k], &st);
+		s.st[k] = (uint8_t)st;
+	}
+	for (k = 0; k < MMU_N_EVENTS; k++)
+		if (events & (1u << k))
+			x.ev[x.n++] = (int)k;
+	x.per = o->counters < x.n ? o->counters : x.n;
+	x.groups = (x.n + x.per - 1) / x.per;
+	x.mux_ns = o->mux_ns;
+
+	for (k = 0; k < o->warmup_uops; k++)
+		stream_step(&s, m);
+	count = mmu_counts(m);
+	t = mmu_ns(m);
+	memcpy(x.snap, count, sizeof x.snap);
+	x.slice_start = t;
+	x.next_slice = t + x.mux_ns;
+	edge = edge_cycles(cfg, x.next_slice);
+	memcpy(truth0, mmu_truth(m), sizeof truth0);
+	for (i = 0; i < o->intervals; i++) {
+		t0 = x.slice_start;
+		memset(x.value, 0, sizeof x.value);
+		memset(x.running, 0, sizeof x.running);
+		for (k = 0; k < o->interval_uops; k++) {
+			stream_step(&s, m);
+			/* Compare cycles, not ns: no division per μop. */
+			if (mmu_cycles(m) >= edge) {
+				mux_advance(&x, count, mmu_ns(m));
+				edge = edge_cycles(cfg, x.next_slice);
+			}
+		}
+		t = mmu_ns(m);
+		mux_credit(&x, count, t);
+		for (j = 0; j < x.n; j++)
+			cp_buf_printf(dataset, "%s,%zu,%s,%llu,%llu,%llu\n", obs, i,
+				      mmu_event_info((enum mmu_event)x.ev[j])->event,
+				      (unsigned long long)x.value[j],
+				      (unsigned long long)(t - t0),
+				      (unsigned long long)x.running[j]);
+		if (truth) {
+			const uint64_t *tr = mmu_truth(m);
+
+			for (k = 0; k < MMU_N_CLASSES * MMU_N_PATHS; k++) {
+				cp_buf_printf(truth, "%s,%zu,%s,%s,%llu\n", obs, i,
+					      k < MMU_N_PATHS ? "load" : "store",
+					      mmu_path_name((enum mmu_path)(k % MMU_N_PATHS)),
+					      (unsigned long long)(tr[k] - truth0[k]));
+				truth0[k] = tr[k];
+			}
+		}
+	}
+	rc = mmu_machine_status(m);
+	if (rc)
+		cp_error_set(err, rc, "out of memory for page tables");
+	else if (dataset->failed || (truth && truth->failed))
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	mmu_workload_free(s.w);
+	mmu_machine_free(m);
+	return rc;
+}

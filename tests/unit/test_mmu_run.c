@@ -1,0 +1,395 @@
+/* tests/unit/test_mmu_run.c: runs of the MMU simulator: the dataset
+ * format, multiplexing (P counters, round-robin groups, no noise with
+ * P >= events), determinism for a seed, ground truth, workloads (linear,
+ * random, lackey traces) and machine parameters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cp.h"
+#include "hw/sim/mmu.h"
+#include "check.h"
+
+struct row {
+	char obs[96], event[64];
+	size_t interval;
+	unsigned long long value, enabled, running;
+};
+
+/* Parse the dataset in b (after its header) into rows; returns count. */
+static size_t parse(const struct cp_buf *b, struct row *rows, size_t max)
+{
+	const char *p = strchr(b->data, '\n') + 1;
+	size_t n = 0;
+
+	while (*p && n < max) {
+		struct row *r = &rows[n];
+
+		if (sscanf(p, "%95[^,],%zu,%63[^,],%llu,%llu,%llu", r->obs,
+			   &r->interval, r->event, &r->value, &r->enabled,
+			   &r->running) != 6)
+			break;
+		n++;
+		p = strchr(p, '\n') + 1;
+	}
+	return n;
+}
+
+static void run(struct cp_buf *b, struct cp_buf *truth, unsigned features,
+		const char *workload, const struct mmu_run_opts *o)
+{
+	struct mmu_config cfg;
+	struct cp_error err;
+
+	mmu_config_default(&cfg);
+	cp_buf_init(b);
+	mmu_dataset_header(b);
+	if (truth) {
+		cp_buf_init(truth);
+		mmu_truth_header(truth);
+	}
+	if (mmu_run(&cfg, features, MMU_PAGE_4K, workload, o, "obs", b, truth, &err))
+		printf("  run: %s\n", err.msg);
+}
+
+static void test_no_mux(void)
+{
+	struct mmu_run_opts o;
+	struct cp_buf b;
+	static struct row rows[2000];
+	size_t n, i;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
+	o.intervals = 5;
+	o.interval_uops = 20000;
+	o.counters = MMU_N_EVENTS;
+	run(&b, NULL, MMU_F_ALL, "linear:footprint=64M,stores=0.2", &o);
+	CHECK(!strncmp(b.data, "observation,interval,event,value,enabled_ns,running_ns\n", 55));
+	n = parse(&b, rows, 2000);
+	CHECK(n == 5 * MMU_N_EVENTS);
+	for (i = 0; i < n; i++) {
+		CHECK(rows[i].running == rows[i].enabled);
+		CHECK(rows[i].enabled > 0);
+		CHECK(rows[i].interval == i / MMU_N_EVENTS);
+		CHECK_STR(rows[i].event,
+			  mmu_event_info((enum mmu_event)(i % MMU_N_EVENTS))->event);
+		if (rows[i].event[0] == 'M' && strstr(rows[i].event, "ALL_")) {
+			/* the 20000 μops of an interval are loads and stores */
+		}
+	}
+	CHECK(rows[MMU_RETIRED_LOADS].value + rows[MMU_RETIRED_STORES].value == 20000);
+	cp_buf_release(&b);
+}
+
+/* P = 4: 7 groups rotate; each event runs about 1/7 of the time, and
+ * running_ns sums over events to about 4 × enabled_ns per interval. */
+static void test_mux(void)
+{
+	struct mmu_run_opts o;
+	struct cp_buf b;
+	static struct row rows[4000];
+	size_t n, i, k;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
+	o.intervals = 10;
+	o.interval_uops = 50000;
+	o.mux_ns = 2000;
+	run(&b, NULL, MMU_F_ALL, "random:footprint=1G,stores=0.2", &o);
+	n = parse(&b, rows, 4000);
+	CHECK(n == 10 * MMU_N_EVENTS);
+	for (i = 0; i < 10; i++) {
+		unsigned long long sum = 0, en = rows[i * MMU_N_EVENTS].enabled;
+
+		for (k = 0; k < MMU_N_EVENTS; k++) {
+			const struct row *r = &rows[i * MMU_N_EVENTS + k];
+
+			CHECK(r->running <= r->enabled);
+			CHECK(r->enabled == en);
+			sum += r->running;
+		}
+		CHECKF(sum == 4 * en, "interval %zu: running %llu, enabled %llu",
+		       i, sum, en);
+	}
+	/* Events of one group share running times; retired loads are in
+	 * group 6 (events 24..27), scaled close to the truth. */
+	{
+		double scaled = 0;
+		unsigned long long total = 0;
+
+		for (i = 0; i < 10; i++) {
+			const struct row *r = &rows[i * MMU_N_EVENTS + MMU_RETIRED_LOADS];
+
+			CHECK(r->running == rows[i * MMU_N_EVENTS + MMU_RETIRED_STORES].running);
+			if (r->running)
+				scaled += (double)r->value * (double)r->enabled /
+					  (double)r->running;
+			total += 50000;
+		}
+		CHECKF(scaled > 0.6 * 0.8 * (double)total && scaled < 1.4 * 0.8 * (double)total,
+		       "scaled loads %g", scaled);
+	}
+	cp_buf_release(&b);
+}
+
+static void test_events_subset(void)
+{
+	struct mmu_run_opts o;
+	struct cp_buf b;
+	struct cp_error err;
+	static struct row rows[100];
+	size_t n;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
+	o.intervals = 3;
+	o.interval_uops = 1000;
+	CHECK(mmu_events_parse("load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
+			       &err) == 0);
+	CHECK(mmu_events_parse("load.nope", &o.events, &err) == CP_EINPUT);
+	CHECK(mmu_events_parse("", &o.events, &err) == CP_EINPUT);
+	CHECK(mmu_events_parse("load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
+			       &err) == 0);
+	run(&b, NULL, 0, "linear", &o);
+	n = parse(&b, rows, 100);
+	CHECK(n == 6);
+	CHECK_STR(rows[1].event, "MEM_UOPS_RETIRED.ALL_LOADS");
+	CHECK(rows[1].value == 1000 && rows[1].running == rows[1].enabled);
+	cp_buf_release(&b);
+}
+
+static void test_deterministic(void)
+{
+	struct mmu_run_opts o;
+	struct cp_buf a, b, ta, tb;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
+	o.intervals = 4;
+	o.interval_uops = 20000;
+	run(&a, &ta, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
+	run(&b, &tb, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
+	CHECK(a.len == b.len && !memcmp(a.data, b.data, a.len));
+	CHECK(ta.len == tb.len && !memcmp(ta.data, tb.data, ta.len));
+	cp_buf_release(&b);
+	cp_buf_release(&tb);
+	o.seed = 2;
+	run(&b, &tb, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
+	CHECK(a.len != b.len || memcmp(a.data, b.data, a.len));
+	cp_buf_release(&a);
+	cp_buf_release(&b);
+	cp_buf_release(&ta);
+	cp_buf_release(&tb);
+}
+
+/* Ground truth: per interval, the correct-path μops' paths sum to the
+ * interval's μops (replays are extra, wrong-path μops on top). */
+static void test_truth(void)
+{
+	struct mmu_run_opts o;
+	struct cp_buf b, t;
+	const char *p;
+	unsigned long long sum[3] = { 0, 0, 0 };
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 10000;
+	o.intervals = 3;
+	o.interval_uops = 10000;
+	run(&b, &t, MMU_F_MERGE, "linear:footprint=64M,stores=0.25", &o);
+	CHECK(!strncmp(t.data, "observation,interval,uop,path,count\n", 36));
+	for (p = strchr(t.data, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+		char uop[16], path[32];
+		size_t iv;
+		unsigned long long cnt;
+
+		if (sscanf(p, "obs,%zu,%15[^,],%31[^,],%llu", &iv, uop, path, &cnt) != 4) {
+			CHECK(0);
+			break;
+		}
+		if (iv < 3 && strcmp(path, "squashed") && strcmp(path, "walk_aborted") &&
+		    strcmp(path, "replayed") && strncmp(path, "pf_", 3))
+			sum[iv] += cnt;
+	}
+	CHECK(sum[0] == 10000 && sum[1] == 10000 && sum[2] == 10000);
+	cp_buf_release(&b);
+	cp_buf_release(&t);
+}
+
+static void test_workloads(void)
+{
+	struct cp_error err;
+	struct mmu_workload *w;
+	uint64_t va, first;
+	int st, i, stores = 0;
+
+	w = mmu_workload_new("linear:footprint=8K,stride=1K,dir=down", 1, &err);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(mmu_workload_label(w), "linear-down-s1024-fp8k");
+		mmu_workload_next(w, &first, &st);
+		for (i = 1; i < 8; i++) {
+			mmu_workload_next(w, &va, &st);
+			CHECK(va == first - (uint64_t)i * 1024);
+			CHECK(!st);
+		}
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == first);            /* wraps */
+		mmu_workload_free(w);
+	}
+	w = mmu_workload_new("random:footprint=1M,stores=0.5", 1, &err);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(mmu_workload_label(w), "random-fp1m");
+		for (i = 0; i < 1000; i++) {
+			mmu_workload_next(w, &va, &st);
+			CHECK(va >= (1ull << 40) && va < (1ull << 40) + (1 << 20));
+			stores += st;
+		}
+		CHECK(stores > 400 && stores < 600);
+		mmu_workload_free(w);
+	}
+	CHECK(!mmu_workload_new("linear:footprint=1Q", 1, &err));
+	CHECK(strstr(err.msg, "footprint") != NULL);
+	CHECK(!mmu_workload_new("linear:dir=sideways", 1, &err));
+	CHECK(!mmu_workload_new("linear:stores=2", 1, &err));
+	CHECK(!mmu_workload_new("linear:colour=red", 1, &err));
+	CHECK(!mmu_workload_new("zigzag", 1, &err));
+	CHECK(strstr(err.msg, "unknown workload 'zigzag'") != NULL);
+	CHECK(!mmu_workload_new("trace", 1, &err));
+	CHECK(!mmu_workload_new("trace:/nonexistent/t.out", 1, &err));
+	CHECK(err.code == CP_EIO);
+}
+
+static void test_lackey(void)
+{
+	char path[] = "/tmp/test_mmu_lackeyXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct cp_error err;
+	struct mmu_workload *w;
+	uint64_t va;
+	int st;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("==123== Lackey, an example Valgrind tool\n"
+	      "I  04001090,3\n"
+	      " L 1ffefffd08,8\n"
+	      " S 1ffefffd00,8\n"
+	      "I  04001093,5\n"
+	      " M 0402a0c8,4\n", f);
+	fclose(f);
+	w = mmu_workload_new(path, 1, &err);      /* not a workload spec */
+	CHECK(!w);
+	{
+		char spec[64];
+
+		snprintf(spec, sizeof spec, "trace:%s", path);
+		w = mmu_workload_new(spec, 1, &err);
+	}
+	CHECK(w != NULL);
+	if (w) {
+		CHECK(!strncmp(mmu_workload_label(w), "trace-test_mmu_lackey", 21));
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == 0x1ffefffd08ull && !st);
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == 0x1ffefffd00ull && st);
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == 0x0402a0c8ull && !st);     /* M: load, then store */
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == 0x0402a0c8ull && st);
+		mmu_workload_next(w, &va, &st);
+		CHECK(va == 0x1ffefffd08ull && !st);   /* replayed in a loop */
+		mmu_workload_free(w);
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(" X 1234,8\n", f);
+		fclose(f);
+	}
+	{
+		char spec[64];
+
+		snprintf(spec, sizeof spec, "trace:file=%s", path);
+		w = mmu_workload_new(spec, 1, &err);
+		CHECK(!w && err.line == 1);
+	}
+	unlink(path);
+}
+
+static void test_config(void)
+{
+	struct mmu_config c;
+	struct cp_error err;
+	struct cp_buf b;
+	char path[] = "/tmp/test_mmu_cfgXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	mmu_config_default(&c);
+	CHECK(mmu_config_check(&c, &err) == 0);
+	CHECK(mmu_config_set(&c, "stlb_entries", "512", &err) == 0 && c.stlb_entries == 512);
+	CHECK(mmu_config_set(&c, "spec_share", "0.25", &err) == 0 && c.spec_share == 0.25);
+	CHECK(mmu_config_set(&c, "abort_after_refs", "-1", &err) == 0);
+	CHECK(mmu_config_set(&c, "walkers", "-1", &err) == CP_EINPUT);
+	CHECK(mmu_config_set(&c, "nope", "1", &err) == CP_EINPUT);
+	CHECK(mmu_config_set(&c, "stlb_ways", "3", &err) == 0);
+	CHECK(mmu_config_check(&c, &err) == CP_EINPUT);
+	CHECK(strstr(err.msg, "stlb") != NULL);
+	mmu_config_default(&c);
+	cp_buf_init(&b);
+	mmu_config_format(&c, &b);
+	CHECK(strstr(b.data, "stlb_entries       = 1024") != NULL);
+	cp_buf_release(&b);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("# a smaller machine\nwalkers = 4\n  window=32  # comment\n\nbogus = 1\n", f);
+	fclose(f);
+	CHECK(mmu_config_load(&c, path, &err) == CP_EINPUT);
+	CHECK(err.line == 5);
+	CHECK(c.walkers == 4 && c.window == 32);
+	unlink(path);
+	CHECK(mmu_config_load(&c, path, &err) == CP_EIO);
+}
+
+/* Allocation failures surface as CP_ENOMEM, never a crash or a leak. */
+static void test_alloc_failures(void)
+{
+	struct mmu_config c;
+	struct cp_error err;
+	unsigned long k;
+
+	mmu_config_default(&c);
+	for (k = 1; k < 40; k++) {
+		struct mmu_machine *m;
+
+		cp_alloc_fail_at(k);
+		m = mmu_machine_new(&c, MMU_F_ALL, MMU_PAGE_4K, 1, &err);
+		cp_alloc_fail_at(0);
+		if (m) {
+			mmu_machine_free(m);
+			break;
+		}
+		CHECK(err.code == CP_ENOMEM);
+	}
+	CHECK(k > 5 && k < 40);
+}
+
+int main(void)
+{
+	check_prog = "test_mmu_run";
+	RUN(test_no_mux);
+	RUN(test_mux);
+	RUN(test_events_subset);
+	RUN(test_deterministic);
+	RUN(test_truth);
+	RUN(test_workloads);
+	RUN(test_lackey);
+	RUN(test_config);
+	RUN(test_alloc_failures);
+	return check_summary();
+}
