@@ -1,0 +1,750 @@
+/* geometry/cone.c: the exact H-representation of C = cone{s_1..s_m}.
+ *
+ *   1. signatures -> distinct primitive rays (divide by the gcd);
+ *   2. span(S) exactly: a fully reduced echelon basis (cone_ech.h); its
+ *      pivot columns P give coordinates in which the cone is
+ *      full-dimensional (s -> s_P is injective on span(S)), its null
+ *      vectors the equalities;
+ *   3. facets of the projected cone in R^d: d = 1, 2 directly; d >= 3 by
+ *      exact double description (geometry/cone_dd.c) while its work stays
+ *      small, else by Qhull on the slice polytope {y / (1.y)} in R^(d-1)
+ *      (geometry/cone_qhull.c) and, for every facet Qhull proposes, the
+ *      exact normal of its vertices' span, verified against every ray;
+ *   4. extreme rays: a ray is extreme iff the facets through it have
+ *      normals of rank d-1 (checked against Qhull's vertex set);
+ *   5. each normal b in R^d becomes a in R^k (b on the columns P, 0
+ *      elsewhere), made as sparse as the equalities allow, then sorted. */
+#include "geometry/cone.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "geometry/cone_ech.h"
+#include "geometry/cone_int.h"
+
+struct cone {
+	size_t k, m, d;
+	size_t n_eq;
+	int64_t *eq;         /* n_eq * k */
+	size_t n_facets;
+	int64_t *facets;     /* n_facets * k */
+	unsigned char *extreme; /* m */
+	size_t *sig_facets;  /* m: facets through signature j */
+	size_t n_extreme;
+};
+
+/* ==== small helpers ==== */
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cone_time_over(const struct cone_build *b)
+{
+	return b->max_seconds > 0 && now_seconds() - b->t0 > b->max_seconds;
+}
+
+static uint64_t hash_words(const void *p, size_t bytes)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < bytes; i++) {
+		h ^= s[i];
+		h *= 1099511628211ULL;
+	}
+	return h ^ (h >> 29);
+}
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* ==== step 1: distinct primitive rays ==== */
+
+static int distinct_rays(struct cone_build *b, struct cp_error *err)
+{
+	size_t k = b->k, j, i, cap = 16, *table = NULL;
+	int rc = CP_ENOMEM;
+
+	while (cap < 2 * b->m + 2)
+		cap *= 2;
+	b->rays = cp_malloc((b->m + 1) * k * sizeof *b->rays);
+	b->ray_of = cp_malloc((b->m + 1) * sizeof *b->ray_of);
+	b->ray_first = cp_malloc((b->m + 1) * sizeof *b->ray_first);
+	table = cp_malloc(cap * sizeof *table);
+	if (!b->rays || !b->ray_of || !b->ray_first || !table)
+		goto out;
+	for (i = 0; i < cap; i++)
+		table[i] = SIZE_MAX;
+	b->nr = 0;
+	for (j = 0; j < b->m; j++) {
+		const uint32_t *s = b->S + j * k;
+		uint32_t *r = b->rays + b->nr * k, g = 0;
+		size_t h;
+
+		for (i = 0; i < k; i++)
+			g = gcd32(g, s[i]);
+		if (!g) {
+			b->ray_of[j] = -1;
+			continue;
+		}
+		for (i = 0; i < k; i++)
+			r[i] = s[i] / g;
+		h = (size_t)hash_words(r, k * sizeof *r) & (cap - 1);
+		while (table[h] != SIZE_MAX &&
+		       memcmp(b->rays + table[h] * k, r, k * sizeof *r))
+			h = (h + 1) & (cap - 1);
+		if (table[h] == SIZE_MAX) {
+			table[h] = b->nr;
+			b->ray_first[b->nr] = j;
+			b->nr++;
+		}
+		b->ray_of[j] = (long)table[h];
+	}
+	rc = CP_OK;
+out:
+	cp_free(table);
+	if (rc)
+		cp_error_set(err, rc, "out of memory while building the cone");
+	return rc;
+}
+
+/* ==== step 2: span, pivots, equalities ==== */
+
+static int mpz_to_i64(const mpz_t z, int64_t *out)
+{
+	if (!mpz_fits_slong_p(z) || mpz_cmp_si(z, -INT64_MAX) < 0)
+		return -1;
+	*out = (int64_t)mpz_get_si(z);
+	return 0;
+}
+
+static int span_and_equalities(struct cone_build *b, struct cone *c,
+			       struct cp_error *err)
+{
+	struct cone_ech span, comp;
+	size_t k = b->k, i, j, f;
+	mpz_t *v = NULL;
+	unsigned char *is_piv = NULL;
+	int rc;
+
+	if ((rc = cone_ech_init(&span, k)))
+		return cp_error_set(err, rc, "out of memory while building the cone");
+	if ((rc = cone_ech_init(&comp, k))) {
+		cone_ech_release(&span);
+		return cp_error_set(err, rc, "out of memory while building the cone");
+	}
+	rc = CP_ENOMEM;
+	v = cp_calloc(k, sizeof *v);
+	is_piv = cp_calloc(k, 1);
+	b->P = cp_calloc(k + 1, sizeof *b->P);
+	if (!v || !is_piv || !b->P)
+		goto nomem;
+	for (i = 0; i < k; i++)
+		mpz_init(v[i]);
+	for (j = 0; j < b->nr && span.rank < k; j++)
+		if (cone_ech_add_u32(&span, b->rays + j * k) < 0)
+			goto nomem;
+	b->d = c->d = span.rank;
+	for (i = 0; i < span.rank; i++) {
+		b->P[i] = span.piv[i];
+		is_piv[span.piv[i]] = 1;
+	}
+	/* the complement: one null vector per free column, then reduced to
+	 * its own canonical echelon form */
+	for (f = 0; f < k; f++) {
+		if (is_piv[f])
+			continue;
+		cone_ech_null_z(&span, f, v);
+		if (cone_ech_add_z(&comp, v) < 0)
+			goto nomem;
+	}
+	c->n_eq = comp.rank;
+	c->eq = cp_calloc(comp.rank * k + 1, sizeof *c->eq);
+	if (!c->eq)
+		goto nomem;
+	for (i = 0; i < comp.rank; i++) {
+		cone_ech_row_z(&comp, i, v);
+		for (j = 0; j < k; j++)
+			if (mpz_to_i64(v[j], &c->eq[i * k + j])) {
+				rc = cp_error_set(err, CP_ELIMIT,
+					"equality %zu has a coefficient beyond 64 bits", i + 1);
+				goto out;
+			}
+	}
+	rc = CP_OK;
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+out:
+	if (v) {
+		for (i = 0; i < k; i++)
+			mpz_clear(v[i]);
+		cp_free(v);
+	}
+	cp_free(is_piv);
+	cone_ech_release(&span);
+	cone_ech_release(&comp);
+	return rc;
+}
+
+static int project_rays(struct cone_build *b, struct cp_error *err)
+{
+	size_t j, i;
+
+	b->Y = cp_malloc((b->nr * b->d + 1) * sizeof *b->Y);
+	if (!b->Y)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	for (j = 0; j < b->nr; j++)
+		for (i = 0; i < b->d; i++)
+			b->Y[j * b->d + i] = b->rays[j * b->k + b->P[i]];
+	return CP_OK;
+}
+
+/* ==== step 3: exact facets in R^d ==== */
+
+static __int128 dot_y(const int64_t *bv, const int64_t *y, size_t d)
+{
+	__int128 s = 0;
+	size_t i;
+
+	for (i = 0; i < d; i++)
+		s += (__int128)bv[i] * y[i];
+	return s;
+}
+
+static int grow_facets(struct cone_build *b)
+{
+	size_t cap = b->capf ? 2 * b->capf : 64, i;
+	int64_t *B;
+	uint64_t *on;
+	size_t *ht;
+
+	B = cp_reallocarray(b->B, cap * b->d + 1, sizeof *B);
+	if (!B)
+		return CP_ENOMEM;
+	b->B = B;
+	on = cp_reallocarray(b->on, cap * b->words + 1, sizeof *on);
+	if (!on)
+		return CP_ENOMEM;
+	b->on = on;
+	/* the hash table holds facet indices, at most half full */
+	ht = cp_malloc(2 * cap * sizeof *ht);
+	if (!ht)
+		return CP_ENOMEM;
+	for (i = 0; i < 2 * cap; i++)
+		ht[i] = SIZE_MAX;
+	for (i = 0; i < b->nf; i++) {
+		size_t h = (size_t)hash_words(b->B + i * b->d, b->d * sizeof *b->B)
+			   & (2 * cap - 1);
+
+		while (ht[h] != SIZE_MAX)
+			h = (h + 1) & (2 * cap - 1);
+		ht[h] = i;
+	}
+	cp_free(b->ht);
+	b->ht = ht;
+	b->capf = cap;
+	return 0;
+}
+
+/* Offer a candidate normal bv (primitive, any sign).  Orients it, checks
+ * every ray exactly, and keeps it once (its index in *index, which may be
+ * NULL).  Returns 0 (kept or already known), CONE_REJECT when some ray lies strictly on each side, or a
+ * CP_E* code. */
+int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
+		     struct cp_error *err)
+{
+	size_t d = b->d, j, h, nonzero = 0;
+	int sign = 0;
+	uint64_t *on;
+
+	for (j = 0; j < b->nr; j++) {
+		__int128 s = dot_y(bv, b->Y + j * d, d);
+
+		if (s != 0) {
+			int sg = s > 0 ? 1 : -1;
+
+			if (!sign)
+				sign = sg;
+			else if (sg != sign)
+				return CONE_REJECT;
+			nonzero++;
+		}
+	}
+	/* a facet of a cone of dimension d >= 2 holds d-1 >= 1 rays */
+	if (!sign || (d >= 2 && nonzero == b->nr))
+		return CONE_REJECT;
+	if (sign < 0)
+		for (j = 0; j < d; j++)
+			bv[j] = -bv[j];
+	if (2 * (b->nf + 1) > b->capf && grow_facets(b))
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	h = (size_t)hash_words(bv, d * sizeof *bv) & (2 * b->capf - 1);
+	while (b->ht[h] != SIZE_MAX) {
+		if (!memcmp(b->B + b->ht[h] * d, bv, d * sizeof *bv)) {
+			if (index)
+				*index = b->ht[h];
+			return 0;
+		}
+		h = (h + 1) & (2 * b->capf - 1);
+	}
+	if (b->nf >= b->max_facets)
+		return cp_error_set(err, CP_ELIMIT,
+			"the cone has more than %zu facets (raise --max-facets)",
+			b->max_facets);
+	b->ht[h] = b->nf;
+	if (index)
+		*index = b->nf;
+	memcpy(b->B + b->nf * d, bv, d * sizeof *bv);
+	on = b->on + b->nf * b->words;
+	memset(on, 0, b->words * sizeof *on);
+	for (j = 0; j < b->nr; j++)
+		if (dot_y(bv, b->Y + j * d, d) == 0)
+			on[j / 64] |= (uint64_t)1 << (j % 64);
+	b->nf++;
+	return 0;
+}
+
+void cone_forget_facets(struct cone_build *b)
+{
+	size_t i;
+
+	b->nf = 0;
+	for (i = 0; i < 2 * b->capf; i++)
+		b->ht[i] = SIZE_MAX;
+}
+
+/* The unique (up to sign) normal of the span of the given rays, when they
+ * span d-1 dimensions.  Returns 0, CONE_REJECT (rank is not d-1) or a
+ * CP_E* code. */
+int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
+			int64_t *bv, struct cp_error *err)
+{
+	struct cone_ech *e = &b->ech_d;
+	size_t d = b->d, i, f;
+
+	cone_ech_reset(e);
+	for (i = 0; i < n && e->rank < d - 1; i++)
+		if (cone_ech_add(e, b->Y + (size_t)ids[i] * d) < 0)
+			return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (e->rank != d - 1)
+		return CONE_REJECT;
+	for (f = 0, i = 0; f < d; f++) {
+		if (i < e->rank && e->piv[i] == f)
+			i++;
+		else
+			break;
+	}
+	if (cone_ech_null_64(e, f, bv)) {
+		mpz_t *z = b->zd;
+
+		cone_ech_null_z(e, f, z);
+		for (i = 0; i < d; i++)
+			if (mpz_to_i64(z[i], &bv[i]))
+				return cp_error_set(err, CP_ELIMIT,
+					"a facet normal has a coefficient beyond 64 bits");
+	}
+	return 0;
+}
+
+static int facets_dim2(struct cone_build *b, struct cp_error *err)
+{
+	const int64_t *Y = b->Y;
+	size_t j, u = 0, w = 0;
+	int64_t bv[2];
+	int rc;
+
+	/* u: every ray turns counter-clockwise from it; w: clockwise.  The
+	 * cone is pointed (non-negative vectors), so these are its two
+	 * extreme rays. */
+	for (j = 1; j < b->nr; j++) {
+		const int64_t *y = Y + 2 * j;
+		__int128 cu = (__int128)Y[2 * u] * y[1] - (__int128)Y[2 * u + 1] * y[0];
+		__int128 cw = (__int128)y[0] * Y[2 * w + 1] - (__int128)y[1] * Y[2 * w];
+
+		if (cu < 0)
+			u = j;
+		if (cw < 0)
+			w = j;
+	}
+	bv[0] = -Y[2 * u + 1];
+	bv[1] = Y[2 * u];
+	if ((rc = cone_offer_facet(b, bv, NULL, err)) < 0)
+		return rc;
+	if (rc)
+		return cp_error_set(err, CP_EINTERNAL, "2-dimensional cone: first facet rejected");
+	bv[0] = -Y[2 * w + 1];
+	bv[1] = Y[2 * w];
+	if ((rc = cone_offer_facet(b, bv, NULL, err)) < 0)
+		return rc;
+	if (rc)
+		return cp_error_set(err, CP_EINTERNAL, "2-dimensional cone: second facet rejected");
+	return 0;
+}
+
+/* ==== step 4: extreme rays ==== */
+
+static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *err)
+{
+	size_t r, f, j, d = b->d;
+	unsigned char *ext = cp_calloc(b->nr + 1, 1);
+	size_t *cnt = cp_calloc(b->nr + 1, sizeof *cnt);
+	int rc = 0;
+
+	if (!ext || !cnt) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	for (r = 0; r < b->nr; r++) {
+		struct cone_ech *e = &b->ech_d;
+
+		cone_ech_reset(e);
+		for (f = 0; f < b->nf; f++) {
+			if (!(b->on[f * b->words + r / 64] >> (r % 64) & 1))
+				continue;
+			cnt[r]++;
+			if (e->rank < d - 1 && cone_ech_add(e, b->B + f * d) < 0) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+				goto out;
+			}
+		}
+		ext[r] = d >= 1 && e->rank == d - 1;
+	}
+	/* Qhull may keep a ray lying inside a face as a vertex of a merged
+	 * facet, so its vertex set can be larger than the extreme rays; but
+	 * a ray extreme for the exact facets that Qhull never used means
+	 * Qhull's hull is wrong. */
+	if (b->qhull_vertex) {
+		for (r = 0; r < b->nr; r++)
+			if (ext[r] && !b->qhull_vertex[r]) {
+				rc = cp_error_set(err, CP_ENUMERIC,
+					"exact check failed: signature %zu is extreme "
+					"but qhull found no facet through it",
+					b->ray_first[r] + 1);
+				goto out;
+			}
+	}
+	for (j = 0; j < b->m; j++) {
+		long ri = b->ray_of[j];
+
+		if (ri < 0) {
+			c->sig_facets[j] = b->nf;
+			continue;
+		}
+		c->sig_facets[j] = cnt[ri];
+		if (ext[ri] && b->ray_first[ri] == j) {
+			c->extreme[j] = 1;
+			c->n_extreme++;
+		}
+	}
+out:
+	cp_free(ext);
+	cp_free(cnt);
+	return rc;
+}
+
+/* ==== step 5: readable normals, sorted ==== */
+
+static size_t nnz64(const int64_t *a, size_t k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		n += a[i] != 0;
+	return n;
+}
+
+static unsigned __int128 l1_64(const int64_t *a, size_t k)
+{
+	unsigned __int128 s = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		s += a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
+	return s;
+}
+
+/* Add multiples of equalities to a (which keeps a.x on span(S) up to a
+ * positive factor) while that strictly lowers (counters used, sum of
+ * |coefficients|).  Deterministic; terminates because the pair falls. */
+static void sparsify(const int64_t *E, size_t ne, size_t k, int64_t *a,
+		     int64_t *t)
+{
+	size_t i, c, n, nt;
+	unsigned __int128 l, lt;
+	int better;
+
+	if (!ne)
+		return;
+	do {
+		better = 0;
+		n = nnz64(a, k);
+		l = l1_64(a, k);
+		for (i = 0; i < ne && !better; i++) {
+			const int64_t *e = E + i * k;
+
+			for (c = 0; c < k && !better; c++) {
+				int64_t p, q, g;
+				size_t x;
+				int ovf = 0;
+
+				if (!e[c] || !a[c])
+					continue;
+				g = cone_gcd64(e[c], a[c]);
+				p = (e[c] < 0 ? -e[c] : e[c]) / g;
+				q = (e[c] < 0 ? -a[c] : a[c]) / g;
+				for (x = 0; x < k && !ovf; x++) {
+					int64_t u, w;
+
+					ovf = __builtin_mul_overflow(p, a[x], &u) ||
+					      __builtin_mul_overflow(q, e[x], &w) ||
+					      __builtin_sub_overflow(u, w, &t[x]) ||
+					      t[x] == INT64_MIN;
+				}
+				if (ovf)
+					continue;
+				g = 0;
+				for (x = 0; x < k; x++)
+					if (t[x])
+						g = cone_gcd64(g, t[x]);
+				if (g > 1)
+					for (x = 0; x < k; x++)
+						t[x] /= g;
+				nt = nnz64(t, k);
+				lt = l1_64(t, k);
+				if (nt < n || (nt == n && lt < l)) {
+					memcpy(a, t, k * sizeof *a);
+					better = 1;
+				}
+			}
+		}
+	} while (better);
+}
+
+/* Order: fewer counters first, then by which counters (in declaration
+ * order), then larger coefficients first. */
+static int cmp_facet(const void *pa, const void *pb, void *ctx)
+{
+	const struct cone *c = ctx;
+	const int64_t *a = c->facets + *(const size_t *)pa * c->k;
+	const int64_t *b = c->facets + *(const size_t *)pb * c->k;
+	size_t na = nnz64(a, c->k), nb = nnz64(b, c->k), i;
+
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	for (i = 0; i < c->k; i++)
+		if (!a[i] != !b[i])
+			return a[i] ? -1 : 1;
+	for (i = 0; i < c->k; i++)
+		if (a[i] != b[i])
+			return a[i] > b[i] ? -1 : 1;
+	return 0;
+}
+
+static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error *err)
+{
+	size_t k = b->k, d = b->d, f, i, *order = NULL;
+	int64_t *t = NULL, *sorted = NULL;
+	int rc = 0;
+
+	c->n_facets = b->nf;
+	c->facets = cp_calloc(b->nf * k + 1, sizeof *c->facets);
+	t = cp_malloc((k + 1) * sizeof *t);
+	order = cp_malloc((b->nf + 1) * sizeof *order);
+	sorted = cp_malloc((b->nf * k + 1) * sizeof *sorted);
+	if (!c->facets || !t || !order || !sorted) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	for (f = 0; f < b->nf; f++) {
+		int64_t *a = c->facets + f * k;
+
+		for (i = 0; i < d; i++)
+			a[b->P[i]] = b->B[f * d + i];
+		sparsify(c->eq, c->n_eq, k, a, t);
+		order[f] = f;
+	}
+	qsort_r(order, b->nf, sizeof *order, cmp_facet, c);
+	for (f = 0; f < b->nf; f++)
+		memcpy(sorted + f * k, c->facets + order[f] * k, k * sizeof *sorted);
+	cp_free(c->facets);
+	c->facets = sorted;
+	sorted = NULL;
+out:
+	cp_free(t);
+	cp_free(order);
+	cp_free(sorted);
+	return rc;
+}
+
+/* ==== the whole build ==== */
+
+static void build_release(struct cone_build *b)
+{
+	size_t i;
+
+	cp_free(b->rays);
+	cp_free(b->ray_of);
+	cp_free(b->ray_first);
+	cp_free(b->P);
+	cp_free(b->Y);
+	cp_free(b->B);
+	cp_free(b->on);
+	cp_free(b->ht);
+	cp_free(b->qhull_vertex);
+	if (b->zd) {
+		for (i = 0; i < b->d + 1; i++)
+			mpz_clear(b->zd[i]);
+		cp_free(b->zd);
+	}
+	if (b->ech_ready)
+		cone_ech_release(&b->ech_d);
+}
+
+int cone_build(size_t k, size_t m, const uint32_t *S,
+	       const struct cone_options *opt, struct cone **out,
+	       struct cp_error *err)
+{
+	return cone_build_method(k, m, S, opt, CONE_AUTO, out, err);
+}
+
+int cone_build_method(size_t k, size_t m, const uint32_t *S,
+		      const struct cone_options *opt, int method,
+		      struct cone **out, struct cp_error *err)
+{
+	struct cone_build b;
+	struct cone *c;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (!k)
+		return cp_error_set(err, CP_EINPUT, "a cone needs at least one counter");
+	memset(&b, 0, sizeof b);
+	b.k = k;
+	b.m = m;
+	b.S = S;
+	b.max_facets = opt && opt->max_facets ? opt->max_facets : 1000000;
+	b.max_seconds = opt ? opt->max_seconds : 0;
+	b.t0 = now_seconds();
+	c = cp_calloc(1, sizeof *c);
+	if (!c)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	c->k = k;
+	c->m = m;
+	c->extreme = cp_calloc(m + 1, 1);
+	c->sig_facets = cp_calloc(m + 1, sizeof *c->sig_facets);
+	if (!c->extreme || !c->sig_facets) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	if ((rc = distinct_rays(&b, err)))
+		goto out;
+	if ((rc = span_and_equalities(&b, c, err)))
+		goto out;
+	if ((rc = project_rays(&b, err)))
+		goto out;
+	if (b.d >= 1) {
+		b.words = (b.nr + 63) / 64;
+		b.zd = cp_calloc(b.d + 1, sizeof *b.zd);
+		if (!b.zd || cone_ech_init(&b.ech_d, b.d)) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
+		b.ech_ready = 1;
+		for (i = 0; i < b.d + 1; i++)
+			mpz_init(b.zd[i]);
+		if (grow_facets(&b)) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
+	}
+	if (b.d == 1) {
+		int64_t one = 1;
+
+		if ((rc = cone_offer_facet(&b, &one, NULL, err)) < 0)
+			goto out;
+		rc = 0;
+	} else if (b.d == 2) {
+		if ((rc = facets_dim2(&b, err)))
+			goto out;
+	} else if (b.d >= 3) {
+		/* double description first: exact and fast when facets are few
+		 * (however many rays lie on them); Qhull when they are many */
+		rc = CONE_REJECT;
+		if (method != CONE_QHULL)
+			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 4000000000, err);
+		if (rc == CONE_REJECT && method == CONE_DD)
+			rc = cp_error_set(err, CP_ELIMIT, "double description gave up "
+					  "(a coefficient beyond 64 bits)");
+		if (rc == CONE_REJECT) {
+			cone_forget_facets(&b);
+			rc = cone_facets_qhull(&b, err);
+		}
+		if (rc)
+			goto out;
+	}
+	if ((rc = extreme_rays(&b, c, err)))
+		goto out;
+	rc = readable_facets(&b, c, err);
+out:
+	build_release(&b);
+	if (rc) {
+		cone_free(c);
+		return rc;
+	}
+	*out = c;
+	return CP_OK;
+}
+
+void cone_free(struct cone *c)
+{
+	if (!c)
+		return;
+	cp_free(c->eq);
+	cp_free(c->facets);
+	cp_free(c->extreme);
+	cp_free(c->sig_facets);
+	cp_free(c);
+}
+
+size_t cone_n_counters(const struct cone *c) { return c->k; }
+size_t cone_dim(const struct cone *c) { return c->d; }
+size_t cone_n_equalities(const struct cone *c) { return c->n_eq; }
+size_t cone_n_facets(const struct cone *c) { return c->n_facets; }
+size_t cone_n_signatures(const struct cone *c) { return c->m; }
+size_t cone_n_extreme(const struct cone *c) { return c->n_extreme; }
+
+const int64_t *cone_equality(const struct cone *c, size_t i)
+{
+	return i < c->n_eq ? c->eq + i * c->k : NULL;
+}
+
+const int64_t *cone_facet(const struct cone *c, size_t i)
+{
+	return i < c->n_facets ? c->facets + i * c->k : NULL;
+}
+
+int cone_signature_is_extreme(const struct cone *c, size_t j)
+{
+	return j < c->m && c->extreme[j];
+}
+
+size_t cone_signature_n_facets(const struct cone *c, size_t j)
+{
+	return j < c->m ? c->sig_facets[j] : 0;
+}

@@ -1,0 +1,54 @@
+/* geometry/cone_ech.h: exact integer linear algebra shared by the geometry
+ * files (not public): a fully reduced integer echelon basis that works in
+ * int64 while the numbers fit and moves to GMP when they do not.
+ *
+ * Invariant: the rows are primitive integer vectors, each row's pivot (its
+ * first non-zero column) is positive, every other row is zero in that
+ * column, and rows are kept in increasing pivot order.  So the rows are
+ * positive multiples of the rows of the reduced row echelon form over Q of
+ * the span of everything added: a canonical basis. */
+#ifndef CONE_ECH_H
+#define CONE_ECH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gmp.h>
+
+struct cone_ech {
+	size_t n;        /* columns */
+	size_t rank;     /* rows held (at most n) */
+	int big;         /* rows live in z (GMP) rather than r */
+	int64_t *r;      /* n*n, row i at r + i*n */
+	int64_t *scratch; /* n*n + 2n: transactional updates */
+	size_t *piv;     /* pivot column of each row */
+	mpz_t *z;        /* n*n when big */
+	mpz_t *zt;       /* 3n temporaries when big */
+};
+
+/* 0 or CP_ENOMEM. */
+int cone_ech_init(struct cone_ech *e, size_t n);
+void cone_ech_release(struct cone_ech *e);
+/* Forget every row (keeps the storage and the mode). */
+void cone_ech_reset(struct cone_ech *e);
+/* Add a row: 1 if it raised the rank, 0 if it was in the span. */
+int cone_ech_add(struct cone_ech *e, const int64_t *v);
+int cone_ech_add_u32(struct cone_ech *e, const uint32_t *v);
+int cone_ech_add_z(struct cone_ech *e, mpz_t *v);
+/* The primitive null vector with out[f] > 0 for a free (non-pivot)
+ * column f, zero in every other free column.  out holds n mpz_t, already
+ * initialised. */
+void cone_ech_null_z(struct cone_ech *e, size_t f, mpz_t *out);
+/* The same in int64: 0, or -1 when a number does not fit (then use
+ * cone_ech_null_z). */
+int cone_ech_null_64(struct cone_ech *e, size_t f, int64_t *out);
+/* Row i as mpz (out initialised, n entries). */
+void cone_ech_row_z(const struct cone_ech *e, size_t i, mpz_t *out);
+
+/* Divide v by the gcd of its entries (no-op for zero): returns 0. */
+void cone_vec_primitive_z(mpz_t *v, size_t n);
+/* int64 helpers: gcd of |a|,|b| (|INT64_MIN| never occurs: callers keep
+ * entries above it). */
+int64_t cone_gcd64(int64_t a, int64_t b);
+
+#endif
