@@ -20,6 +20,7 @@ static const struct subcommand subcommands[] = {
 	{ "import", cli_import, "convert perf stat output into a dataset" },
 	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
+	{ "check", cli_check, "test a model against measured observations" },
 	{ NULL, NULL, NULL }
 };
 

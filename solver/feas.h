@@ -1,0 +1,188 @@
+/* solver/feas.h: is a model consistent with a measurement?  Given a
+ * model's distinct counter signatures S (its cone C = cone{s_p}) and an
+ * observation's confidence region R, decide whether R meets C (GLPK
+ * feasibility LP, warm-started across observations, for boxes; exact
+ * non-negative least squares for the ellipsoid), and explain every
+ * infeasible observation by the model constraints the whole region breaks,
+ * with margins.
+ *
+ * Ownership: feas_model_new returns a model the caller frees with
+ * feas_model_free (NULL is a no-op).  A result is a stack struct:
+ * feas_result_init before use, feas_result_release after; feas_check
+ * releases and refills it, so one result may be reused for many checks.
+ * Pointers in a query are borrowed for the duration of the call.
+ *
+ * Threads: GLPK is thread-local, so a model's own LP lives in the thread
+ * that first calls feas_check on it; feas_check on one model must not run
+ * in two threads at once, nor in a thread other than that one (it returns
+ * CP_EINTERNAL instead of crashing).  feas_check_batch runs observations on
+ * its own threads, each with a private LP, and returns results in input
+ * order.  A caller that runs feas_check in threads of its own calls
+ * feas_thread_end() in each of them before it exits, after freeing its
+ * models there. */
+#ifndef FEAS_H
+#define FEAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+
+struct feas_model;
+struct region;  /* stats/region.h */
+
+/* ---- the model ---- */
+
+struct feas_model_options {
+	int reserved;  /* 0; more fields may follow (zero them all) */
+};
+
+/* Build a model from m signatures of k counters, row-major (signature j
+ * is S[j*k .. j*k+k-1]).  Zero signatures are allowed (they count nothing
+ * and are ignored).  opt may be NULL. */
+int feas_model_new(size_t k, size_t m, const uint32_t *S,
+		   const struct feas_model_options *opt,
+		   struct feas_model **out, struct cp_error *err);
+void feas_model_free(struct feas_model *fm);
+
+size_t feas_model_n_counters(const struct feas_model *fm);   /* k */
+size_t feas_model_n_signatures(const struct feas_model *fm); /* m */
+/* Dimension of span(S) (numerical rank). */
+size_t feas_model_dim(const struct feas_model *fm);
+
+/* Optionally give the model its H-representation (from geometry/cone.h):
+ * a.x = 0 (is_equality) or a.x >= 0, k coefficients each, copied.  When
+ * constraints are given, violated ones are reported from them in closed
+ * form (every listed constraint the region breaks), with their index in
+ * the order they were added.  Without them (or when none of them is broken
+ * although the region misses the cone: the region lies beyond a
+ * lower-dimensional face) the explanation comes from the LP's Farkas
+ * certificate, tightened to a facet.  Call before the first feas_check. */
+int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
+			      int is_equality, struct cp_error *err);
+size_t feas_model_n_constraints(const struct feas_model *fm);
+
+/* ---- regions ---- */
+
+enum feas_shape {
+	FEAS_PCA = 0,          /* box along orthonormal axes */
+	FEAS_INDEPENDENT = 1,  /* box along the counter axes */
+	FEAS_ELLIPSOID = 2,    /* (x-mu)^T cov^-1 (x-mu) <= q */
+};
+
+/* One observation's confidence region, by borrowed pointers.
+ *   PCA:         |axes_i.(x - mu)| <= half[i], axes orthonormal rows (k*k)
+ *   INDEPENDENT: |x_j - mu_j| <= half[j]  (axes ignored)
+ *   ELLIPSOID:   (x-mu)^T cov^-1 (x-mu) <= q, cov positive definite
+ * cov (k*k, covariance of the mean) is needed for the ellipsoid and for
+ * margins; for boxes it may be NULL (margins are then in units of the
+ * region's half-width along the constraint).  n (intervals) is used for
+ * the ellipsoid's p-value (0: chi-square). */
+struct feas_query {
+	enum feas_shape shape;
+	const double *mu;
+	const double *axes;
+	const double *half;
+	const double *cov;
+	double q;
+	size_t n;
+};
+
+/* Fill q from a stats region (pointers into r; no allocation). */
+void feas_query_from_region(const struct region *r, enum feas_shape shape,
+			    struct feas_query *q);
+
+/* ---- results ---- */
+
+/* A model constraint the whole region breaks: a.x >= 0 (a.x = 0 for an
+ * equality) is false at every point of the region. */
+struct feas_violation {
+	int64_t *a;          /* k coefficients (owned by the result) */
+	int is_equality;
+	int is_facet;        /* a verified facet (or equality) of the cone */
+	int exact;           /* a.s >= 0 (= 0) checked exactly for every signature */
+	size_t index;        /* index among feas_model_add_constraint's, or
+			      * FEAS_NO_INDEX for one derived from a certificate */
+	/* How far the region is from the constraint, in standard deviations
+	 * of a.x under cov (or half-widths when cov is NULL):
+	 * -max_{x in R} a.x / sd(a.x); for an equality the gap between 0 and
+	 * the region's range of a.x.  Positive for a violated constraint. */
+	double margin;
+	double mean_sd;      /* a.mu / sd(a.x): where the centre lies */
+};
+#define FEAS_NO_INDEX ((size_t)-1)
+
+struct feas_result {
+	int feasible;
+	/* The region lies within about 1e-7 (relative) of the cone's
+	 * boundary, where GLPK's floating-point tolerance could decide either
+	 * way (or the NNLS distance is within 1e-7 of q): the verdict was
+	 * settled by glp_exact, which is exact for the data read as
+	 * rationals within 1e-9 relative.  The verdict stands but is close. */
+	int borderline;
+	/* Ellipsoid: the smallest squared Mahalanobis distance from mu to the
+	 * cone, and p = 1 - F(d2): the observation is infeasible at every
+	 * confidence level below 1 - p.  NAN for boxes. */
+	double d2, p_value;
+	/* NNLS optimality (KKT) residual; 0 for boxes. */
+	double kkt;
+	/* Infeasible and explained (FEAS_EXPLAIN): every listed constraint
+	 * the region breaks (by index); when none does (or none is listed),
+	 * one constraint derived from the Farkas certificate: an equality, a
+	 * facet (is_facet, exact), or failing both the certificate itself.
+	 * Derived ones are written in their sparsest form (model equalities
+	 * added while that removes counters).  Empty only when no certificate
+	 * could be computed. */
+	size_t n_violations;
+	struct feas_violation *violations;
+	size_t k;
+};
+
+void feas_result_init(struct feas_result *res);
+void feas_result_release(struct feas_result *res);
+
+/* ---- checking ---- */
+
+enum {
+	FEAS_EXPLAIN = 1,     /* list violated constraints of infeasible ones */
+	FEAS_NO_EXACT = 2,    /* do not settle borderline verdicts exactly */
+};
+
+/* Check one region against the model, warm-starting from the previous
+ * check (LP basis and working set of signatures; NNLS passive set), so
+ * similar observations in a row are cheapest.  The verdict does not depend
+ * on the order (only the time does), except within GLPK's tolerance of the
+ * boundary (borderline); the constraints reported depend on it only when
+ * the facet search falls back on the certificate (step 1 of the docs'
+ * explanation and the centre's facet are order-free).
+ * Returns CP_OK (verdict in res), CP_EINPUT for a malformed query (NaN,
+ * negative half-width, covariance not positive definite, ...), CP_ENOMEM,
+ * CP_ENUMERIC when a numerical library failed, CP_EINTERNAL when GLPK
+ * failed (its error hook fired) or the thread is not the model's. */
+int feas_check(struct feas_model *fm, const struct feas_query *q,
+	       unsigned flags, struct feas_result *res, struct cp_error *err);
+
+/* Check n regions on `threads` threads (0: one per online CPU, capped at
+ * n), results[i] for queries[i] (each initialised by the caller).
+ * progress, when not NULL, is called from the calling thread about every
+ * 50 ms with the number done so far.  On the first error the others stop;
+ * err names the observation. */
+typedef void (*feas_progress_fn)(void *ctx, size_t done, size_t total);
+int feas_check_batch(const struct feas_model *fm, size_t n,
+		     const struct feas_query *queries, unsigned flags,
+		     size_t threads, struct feas_result *results,
+		     feas_progress_fn progress, void *ctx,
+		     struct cp_error *err);
+
+/* Release GLPK's per-thread state; call at the end of a thread of your own
+ * that used feas_check (after its models are freed). */
+void feas_thread_end(void);
+
+/* ---- statistics of a model's LP (bench and tests) ---- */
+struct feas_stats {
+	uint64_t checks, lp_solves, exact_solves, borderline, certificates,
+		facet_lps, facets_verified, iterations, shrink_tests;
+};
+void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
+
+#endif

@@ -1,0 +1,78 @@
+#!/bin/sh
+# tests/cli/check.sh: `counterpoint check` end to end on walk_basic.udd and
+# walk_pde_early.udd with a generated dataset: observations made from the
+# model's own flows are feasible; one with more PDE-cache misses than walks
+# is infeasible under walk_basic (and the constraint tying the two is
+# named), feasible under walk_pde_early; usage errors exit 2; --json
+# parses; --threads does not change the report.
+CP=${CP:-bin/counterpoint}
+ACP=${ACP:-$CP}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Observations: 20 one-second intervals each.  good1/good2 follow the
+# flows of walk_basic (walks = completed walks, PDE misses below walks,
+# retired loads above); bad has 1300 PDE misses for 1000 walks.
+awk 'BEGIN {
+	srand(7);
+	print "observation,interval,event,value,enabled_ns,running_ns";
+	n = split("good1 1000 300 5000,good2 2000 900 9000,bad 1000 1300 5000", obs, ",");
+	for (o = 1; o <= n; o++) {
+		split(obs[o], f, " ");
+		for (i = 0; i < 20; i++) {
+			w = f[2] + int(20 * (rand() - 0.5)); p = f[3] + int(20 * (rand() - 0.5));
+			r = f[4] + int(40 * (rand() - 0.5));
+			printf "%s,%d,DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK,%d,1000000000,1000000000\n", f[1], i, w;
+			printf "%s,%d,DTLB_LOAD_MISSES.PDE_CACHE_MISS,%d,1000000000,1000000000\n", f[1], i, p;
+			printf "%s,%d,DTLB_LOAD_MISSES.WALK_COMPLETED,%d,1000000000,1000000000\n", f[1], i, w;
+			printf "%s,%d,MEM_UOPS_RETIRED.ALL_LOADS,%d,1000000000,1000000000\n", f[1], i, r;
+		}
+	}
+}' > "$tmp/data.csv"
+
+for region in pca independent ellipsoid; do
+	"$ACP" check models/examples/walk_basic.udd "$tmp/data.csv" --region $region \
+		>"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "walk_basic $region: status $rc, expected 1"; }
+	grep -q '^good1: feasible' "$tmp/out" || fail "walk_basic $region: good1 not feasible"
+	grep -q '^good2: feasible' "$tmp/out" || fail "walk_basic $region: good2 not feasible"
+	grep -q '^bad: INFEASIBLE' "$tmp/out" || fail "walk_basic $region: bad not infeasible"
+	sed -n '/^bad:/,/^[a-z0-9]*:/p' "$tmp/out" | grep 'violates' | grep 'load.pde_miss' |
+		grep -q 'load.causes_walk' || { cat "$tmp/out"; fail "walk_basic $region: constraint not named"; }
+	grep -q "3 observations, 1 infeasible" "$tmp/out" || fail "walk_basic $region: summary"
+	"$ACP" check models/examples/walk_pde_early.udd "$tmp/data.csv" --region $region \
+		>"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc = 0 ] || { cat "$tmp/out" "$tmp/err"; fail "walk_pde_early $region: status $rc, expected 0"; }
+done
+
+# certificates only (no facet list): the same verdicts and constraint
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --max-facets 0 >"$tmp/out" 2>"$tmp/err"
+[ $? = 1 ] || fail "--max-facets 0: status"
+grep -q '^bad: INFEASIBLE' "$tmp/out" || fail "--max-facets 0: bad not infeasible"
+
+# threads keep the order and the report
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --threads 1 >"$tmp/t1" 2>/dev/null
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --threads 2 >"$tmp/t2" 2>/dev/null
+cmp -s "$tmp/t1" "$tmp/t2" || fail "--threads 1 and 2 differ"
+
+# JSON parses and agrees
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --json >"$tmp/json" 2>/dev/null
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"]["observations"] == 3 and d["summary"]["infeasible"] == 1, d["summary"]
+bad = [o for o in d["observations"] if o["name"] == "bad"][0]
+assert not bad["feasible"] and bad["violations"], bad
+' "$tmp/json" || fail "--json"
+
+# usage and input errors exit 2
+"$CP" check models/examples/walk_basic.udd >/dev/null 2>&1; [ $? = 2 ] || fail "one argument"
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --region cube >/dev/null 2>&1
+[ $? = 2 ] || fail "--region cube"
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --confidence 2 >/dev/null 2>&1
+[ $? = 2 ] || fail "--confidence 2"
+"$CP" check models/examples/walk_basic.udd "$tmp/missing.csv" >/dev/null 2>&1
+[ $? = 2 ] || fail "missing data file"
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --bogus >/dev/null 2>&1
+[ $? = 2 ] || fail "unknown option"
+exit 0
