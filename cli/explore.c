@@ -10,16 +10,8 @@
 #include "cli/cli.h"
 #include "explore/explore.h"
 
-#if defined(__has_include)
-#if __has_include("geometry/cone.h") && __has_include("solver/feas.h") && \
-    __has_include("stats/region.h")
-#define EXPLORE_HAVE_EVALUATOR 1
-#endif
-#endif
-#ifdef EXPLORE_HAVE_EVALUATOR
 #include "solver/feas.h"
 #include "stats/region.h"
-#endif
 
 static const char usage_text[] =
 	"usage: counterpoint explore MODEL DATA [--features F,...] [--candidates F,...]\n"
@@ -69,7 +61,6 @@ static const char usage_text[] =
 	"or input, 3 internal error\n";
 
 
-#ifdef EXPLORE_HAVE_EVALUATOR
 static int parse_region(const char *text, int *out)
 {
 	if (!strcmp(text, "pca"))
@@ -293,17 +284,3 @@ out:
 	cp_buf_release(&g);
 	return rc;
 }
-
-#else /* !EXPLORE_HAVE_EVALUATOR */
-
-int cli_explore(int argc, char **argv)
-{
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		fputs(usage_text, stdout);
-		return CLI_OK;
-	}
-	fprintf(stderr, "counterpoint explore: this build lacks the cone, solver "
-		"and stats modules\n");
-	return CLI_INTERNAL;
-}
-#endif

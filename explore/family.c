@@ -9,15 +9,6 @@
 
 #include "explore/explore.h"
 
-/* The evaluator needs the cone, solver and stats modules; until they are
- * in the tree this file compiles to nothing (the CLI says so). */
-#if defined(__has_include)
-#if __has_include("geometry/cone.h") && __has_include("solver/feas.h") && \
-    __has_include("stats/region.h")
-#define EXPLORE_HAVE_EVALUATOR 1
-#endif
-#endif
-#ifdef EXPLORE_HAVE_EVALUATOR
 #include "geometry/cone.h"
 #include "solver/feas.h"
 #include "stats/region.h"
@@ -1003,4 +994,3 @@ void explore_family_evaluator(struct explore_family *f,
 	ev->evaluate = family_evaluate;
 	ev->compare = family_compare;
 }
-#endif /* EXPLORE_HAVE_EVALUATOR */

@@ -1,21 +1,12 @@
 /* tests/unit/test_explore_family.c: the real evaluator (signatures, LP,
  * regions) on a toy model family and a synthetic dataset whose answer is
- * known: the data need feature `extra` and nothing else.  Compiled to an
- * empty test until the cone, solver and stats modules are in the tree. */
+ * known: the data need feature `extra` and nothing else. */
 #include <stdio.h>
 #include <string.h>
 
 #include "explore/explore.h"
 #include "tests/unit/check.h"
 
-#if defined(__has_include)
-#if __has_include("geometry/cone.h") && __has_include("solver/feas.h") && \
-    __has_include("stats/region.h")
-#define HAVE_EVALUATOR 1
-#endif
-#endif
-
-#ifdef HAVE_EVALUATOR
 #include "solver/feas.h"
 #include "stats/region.h"
 
@@ -275,18 +266,13 @@ out:
 	explore_free(s);
 	teardown(&fx);
 }
-#endif
 
 int main(void)
 {
 	check_prog = "test_explore_family";
-#ifdef HAVE_EVALUATOR
 	RUN(test_toy_needs_extra);
 	RUN(test_toy_baseline_fits);
 	RUN(test_toy_exhaustive);
 	RUN(test_toy_projection);
-#else
-	(void)check_failed_now;
-#endif
 	return check_summary();
 }
