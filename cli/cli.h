@@ -19,6 +19,7 @@ enum { CLI_OK = 0, CLI_RESULT = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
 /* ---- subcommands: argv[0] is the subcommand's name ---- */
 int cli_paths(int argc, char **argv);
 int cli_dot(int argc, char **argv);
+int cli_explore(int argc, char **argv);
 int cli_cone(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_region(int argc, char **argv);

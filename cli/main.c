@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
+	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ "cone", cli_cone, "derive a model's exact cone: equalities, facets, extreme rays" },
 	{ "import", cli_import, "convert perf stat output into a dataset" },
 	{ "region", cli_region, "confidence regions of a dataset's observations" },

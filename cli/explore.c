@@ -1,0 +1,286 @@
+/* cli/explore.c: `counterpoint explore`: which feature sets of a μDD model
+ * family agree with a dataset.  Discovery from a starting model, then
+ * elimination (or every subset with --exhaustive); the report lists every
+ * model tested and ends with a conclusion in plain words. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "explore/explore.h"
+
+#include "solver/feas.h"
+#include "stats/region.h"
+
+static const char usage_text[] =
+	"usage: counterpoint explore MODEL DATA [--features F,...] [--candidates F,...]\n"
+	"                            [--region pca|independent|ellipsoid]\n"
+	"                            [--confidence C] [--batches B] [--tolerance N]\n"
+	"                            [--exhaustive] [--deep] [--max-models N]\n"
+	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
+	"                            [-o REPORT] [--dot FILE]\n"
+	"\n"
+	"Search the feature space of a μDD model family for the models that agree\n"
+	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
+	"--features (default: none, the baseline) and, while a model is refuted,\n"
+	"tries adding each feature whose cone relaxes a constraint the data\n"
+	"violate (features that do not grow the cone are skipped).  Elimination\n"
+	"then prunes features one at a time from every feasible model until\n"
+	"pruning refutes it.  The report lists every model tested (features,\n"
+	"infeasible observations, violated constraints), the minimal feasible\n"
+	"models, the features every feasible model has (required) and those none\n"
+	"has, and a conclusion in plain words.  No model is built twice.\n"
+	"\n"
+	"options:\n"
+	"  --features F,...    starting model (default: no features)\n"
+	"  --candidates F,...  features the search may add or prune (default: all)\n"
+	"  --region KIND       confidence region: pca (default), independent,\n"
+	"                      ellipsoid\n"
+	"  --confidence C      confidence level of the regions (default 0.99)\n"
+	"  --batches B         batch means over B batches of intervals (default:\n"
+	"                      every interval is a sample)\n"
+	"  --tolerance N       a model refuted by at most N observations still\n"
+	"                      counts as feasible (default 0)\n"
+	"  --exhaustive        test every subset of the candidates instead (at\n"
+	"                      most 16 candidates)\n"
+	"  --deep              keep discovering past the first feasible level\n"
+	"  --max-models N      evaluate at most N models (default 4096)\n"
+	"  --cone-seconds S    time budget for a model's exact facets (default 5;\n"
+	"                      0: never; without facets, violated constraints come\n"
+	"                      from the solver's certificates)\n"
+	"  --threads N         check observations on N threads (default 1)\n"
+	"  --counters C,...    use only these model counters (the model is\n"
+	"                      projected onto them; counters the data lack are\n"
+	"                      always left out)\n"
+	"  -o, --output FILE   write the report to FILE (default standard output)\n"
+	"  --dot FILE          write the search as a Graphviz digraph\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
+	"or input, 3 internal error\n";
+
+
+static int parse_region(const char *text, int *out)
+{
+	if (!strcmp(text, "pca"))
+		*out = REGION_PCA;
+	else if (!strcmp(text, "independent"))
+		*out = REGION_INDEPENDENT;
+	else if (!strcmp(text, "ellipsoid"))
+		*out = REGION_ELLIPSOID;
+	else
+		return cli_usage_error("explore", "--region wants pca, independent "
+				       "or ellipsoid, not '%s'", text);
+	return CLI_OK;
+}
+
+static const char *const region_names[] = { "pca box", "independent box",
+					    "ellipsoid" };
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_explore(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "features", required_argument, NULL, 'f' },
+		{ "candidates", required_argument, NULL, 'c' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "confidence", required_argument, NULL, 'C' },
+		{ "batches", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "exhaustive", no_argument, NULL, 'x' },
+		{ "deep", no_argument, NULL, 'D' },
+		{ "max-models", required_argument, NULL, 'M' },
+		{ "cone-seconds", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "counters", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dot", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *features = NULL, *candidates = NULL, *output = NULL;
+	const char *dot = NULL;
+	struct explore_family_options fo;
+	struct explore_options so;
+	struct explore_space space;
+	struct explore_evaluator ev;
+	struct udd_model *m = NULL;
+	struct stats_dataset *d = NULL;
+	struct explore_family *fam = NULL;
+	struct explore_search *s = NULL;
+	const char **names = NULL;
+	struct cp_error err;
+	struct cp_buf b, g;
+	double cone_seconds = 5, t0;
+	size_t i, n_models, n_facets, n_checked, n_checks;
+	int opt, rc;
+
+	memset(&fo, 0, sizeof fo);
+	memset(&so, 0, sizeof so);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': features = optarg; break;
+		case 'c': candidates = optarg; break;
+		case 'r':
+			if (parse_region(optarg, &fo.region))
+				return CLI_USAGE;
+			break;
+		case 'C':
+			if (cli_parse_double("explore", "--confidence", optarg,
+					     0.5, 0.999999, &fo.confidence))
+				return CLI_USAGE;
+			break;
+		case 'b':
+			if (cli_parse_size("explore", "--batches", optarg, &fo.batches))
+				return CLI_USAGE;
+			break;
+		case 't':
+			if (cli_parse_size("explore", "--tolerance", optarg, &so.tolerance))
+				return CLI_USAGE;
+			break;
+		case 'x': so.exhaustive = 1; break;
+		case 'D': so.deep = 1; break;
+		case 'M':
+			if (cli_parse_size("explore", "--max-models", optarg, &so.max_models))
+				return CLI_USAGE;
+			if (!so.max_models)
+				return cli_usage_error("explore", "--max-models must be at least 1");
+			break;
+		case 's':
+			if (cli_parse_double("explore", "--cone-seconds", optarg,
+					     0, 1e6, &cone_seconds))
+				return CLI_USAGE;
+			break;
+		case 'T':
+			if (cli_parse_size("explore", "--threads", optarg, &fo.threads))
+				return CLI_USAGE;
+			if (!fo.threads || fo.threads > 256)
+				return cli_usage_error("explore", "--threads wants 1 to 256");
+			break;
+		case 'k': fo.counters = optarg; break;
+		case 'o': output = optarg; break;
+		case 'g': dot = optarg; break;
+		case 'h': fputs(usage_text, stdout); return CLI_OK;
+		default: return cli_bad_option("explore", opt, argv);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error("explore", argc - optind < 2 ?
+				       "a MODEL and a DATA file are required" :
+				       "only one MODEL and one DATA file are accepted");
+	fo.cone_seconds = cone_seconds > 0 ? cone_seconds : -1;
+	rc = cli_load_model("explore", argv[optind], features, CLI_USAGE, &m,
+			    &space.start);
+	if (rc)
+		return rc;
+	cp_error_clear(&err);
+	cp_buf_init(&b);
+	cp_buf_init(&g);
+	space.n_features = udd_model_n_features(m);
+	space.candidates = space.n_features >= 64 ? ~(udd_features)0 :
+		((udd_features)1 << space.n_features) - 1;
+	if (candidates && udd_model_select(m, candidates, &space.candidates, &err)) {
+		rc = cli_usage_error("explore", "--candidates: %s", err.msg);
+		goto out;
+	}
+	if (so.exhaustive) {
+		udd_features c = space.candidates & ~space.start;
+		size_t n = 0;
+
+		for (; c; c &= c - 1)
+			n++;
+		if (n > 16) {
+			rc = cli_usage_error("explore", "--exhaustive over %zu features "
+					     "would test 2^%zu models; pass --candidates", n, n);
+			goto out;
+		}
+	}
+	names = cp_calloc(space.n_features ? space.n_features : 1, sizeof *names);
+	if (!names) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		rc = cli_print_error("explore", &err);
+		goto out;
+	}
+	for (i = 0; i < space.n_features; i++)
+		names[i] = udd_model_feature_name(m, i);
+	space.names = names;
+	rc = stats_dataset_load(argv[optind + 1], &d, &err);
+	if (!rc)
+		rc = explore_family_new(m, d, &fo, &fam, &err);
+	if (rc) {
+		rc = cli_print_error("explore", &err);
+		goto out;
+	}
+	explore_family_evaluator(fam, &ev);
+	t0 = now_seconds();
+	rc = explore_run(&space, &ev, &so, &s, &err);
+	if (rc) {
+		rc = cli_print_error("explore", &err);
+		goto out;
+	}
+	explore_family_stats(fam, &n_models, &n_facets, &n_checked, &n_checks);
+	cp_buf_printf(&b, "model %s, data %s: %zu observations, %s at %g "
+		      "confidence\n", udd_model_file(m), argv[optind + 1],
+		      explore_family_n_observations(fam),
+		      region_names[fo.region],
+		      fo.confidence > 0 ? fo.confidence : 0.99);
+	if (explore_family_n_missing(fam)) {
+		cp_buf_puts(&b, "counters left out (the model is projected onto the "
+			    "others):");
+		for (i = 0; i < explore_family_n_missing(fam); i++)
+			cp_buf_printf(&b, " %s", explore_family_missing(fam, i));
+		cp_buf_puts(&b, "\n");
+	}
+	cp_buf_puts(&b, "features:");
+	for (i = 0; i < space.n_features; i++)
+		cp_buf_printf(&b, " %s%s", names[i],
+			      space.candidates & ((udd_features)1 << i) ? "" :
+			      " (fixed)");
+	cp_buf_puts(&b, "\nstart: ");
+	explore_format_features(s, space.start, &b);
+	cp_buf_puts(&b, "\n\n");
+	explore_report(s, &b);
+	cp_buf_printf(&b, "\n%zu feature sets compiled, %zu checked against the "
+		      "data (%zu region checks; %zu with exact facets, the others "
+		      "explained by LP certificates), %.1f s\n", n_models,
+		      n_checked, n_checks, n_facets, now_seconds() - t0);
+	if (explore_family_n_inexact(fam))
+		cp_buf_printf(&b, "%zu borderline verdicts kept in floating point "
+			      "(their exact re-check failed)\n",
+			      explore_family_n_inexact(fam));
+	if (b.failed) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		rc = cli_print_error("explore", &err);
+		goto out;
+	}
+	if (dot) {
+		explore_dot(s, &g);
+		rc = cli_write_output("explore", dot, &g);
+		if (rc)
+			goto out;
+	}
+	rc = cli_write_output("explore", output, &b);
+	if (rc)
+		goto out;
+	rc = explore_n_feasible(s) ? CLI_OK : CLI_RESULT;
+out:
+	explore_free(s);
+	explore_family_free(fam);
+	feas_thread_end();
+	stats_dataset_free(d);
+	udd_model_free(m);
+	cp_free(names);
+	cp_buf_release(&b);
+	cp_buf_release(&g);
+	return rc;
+}

@@ -1,0 +1,815 @@
+/* explore/explore.c: the feature-space search of `counterpoint explore`
+ * (discovery, elimination, exhaustive), its result cache and its reports.
+ * The search never evaluates a feature set twice: every model tested is
+ * kept in one table, looked up by its feature bitset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "explore/explore.h"
+
+struct explore_search {
+	struct explore_space space;
+	struct explore_model *models;
+	size_t n_models, cap_models;
+	struct explore_edge *edges;
+	size_t n_edges, cap_edges;
+	size_t n_evaluations;
+	int truncated;
+	int exhaustive;
+	size_t tolerance;
+};
+
+/* ================================================================ */
+/* evaluations                                                      */
+/* ================================================================ */
+
+void explore_eval_release(struct explore_eval *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->n_violations; i++)
+		cp_free(e->violations[i].constraint);
+	cp_free(e->violations);
+	cp_free(e->refuted_by);
+	memset(e, 0, sizeof *e);
+}
+
+int explore_eval_add_violation(struct explore_eval *e, const char *constraint,
+			       size_t count)
+{
+	struct explore_violation *v;
+	char *text;
+
+	text = cp_strdup(constraint);
+	if (!text)
+		return CP_ENOMEM;
+	v = cp_reallocarray(e->violations, e->n_violations + 1, sizeof *v);
+	if (!v) {
+		cp_free(text);
+		return CP_ENOMEM;
+	}
+	e->violations = v;
+	v[e->n_violations].constraint = text;
+	v[e->n_violations].count = count;
+	e->n_violations++;
+	return 0;
+}
+
+/* ================================================================ */
+/* the model table                                                  */
+/* ================================================================ */
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int popcount64(udd_features x)
+{
+	int n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+/* Index of the model with exactly these features, or -1.  Linear: a
+ * search tests at most a few thousand models, each costing far more than
+ * this scan. */
+static long find_model(const struct explore_search *s, udd_features sel)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_models; i++)
+		if (s->models[i].features == sel)
+			return (long)i;
+	return -1;
+}
+
+/* Evaluate sel unless it was evaluated before; *index gets its row and
+ * *fresh whether it was new.  *fresh = 0 and *index = -1 when the
+ * max_models budget is spent. */
+static int get_model(struct explore_search *s,
+		     const struct explore_evaluator *ev, size_t max_models,
+		     udd_features sel, enum explore_origin origin,
+		     size_t parent, long *index, int *fresh,
+		     struct cp_error *err)
+{
+	struct explore_model *m;
+	double t0;
+	long found;
+	int rc;
+
+	*fresh = 0;
+	found = find_model(s, sel);
+	if (found >= 0) {
+		*index = found;
+		return 0;
+	}
+	*index = -1;
+	if (s->n_models >= max_models) {
+		s->truncated = 1;
+		return 0;
+	}
+	if (s->n_models == s->cap_models) {
+		size_t cap = s->cap_models ? 2 * s->cap_models : 16;
+
+		m = cp_reallocarray(s->models, cap, sizeof *m);
+		if (!m)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		s->models = m;
+		s->cap_models = cap;
+	}
+	m = &s->models[s->n_models];
+	memset(m, 0, sizeof *m);
+	m->features = sel;
+	m->origin = origin;
+	m->parent = parent;
+	t0 = now_seconds();
+	s->n_evaluations++;
+	rc = ev->evaluate(ev->ctx, sel, &m->eval, err);
+	if (rc) {
+		explore_eval_release(&m->eval);
+		return rc;
+	}
+	m->seconds = now_seconds() - t0;
+	m->feasible = m->eval.n_infeasible <= s->tolerance;
+	*index = (long)s->n_models++;
+	*fresh = 1;
+	return 0;
+}
+
+static int add_edge(struct explore_search *s, size_t from, size_t to,
+		    size_t feature, enum explore_step step,
+		    struct cp_error *err)
+{
+	struct explore_edge *e;
+
+	if (s->n_edges == s->cap_edges) {
+		size_t cap = s->cap_edges ? 2 * s->cap_edges : 32;
+
+		e = cp_reallocarray(s->edges, cap, sizeof *e);
+		if (!e)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		s->edges = e;
+		s->cap_edges = cap;
+	}
+	e = &s->edges[s->n_edges++];
+	e->from = from;
+	e->to = to;
+	e->feature = feature;
+	e->step = step;
+	return 0;
+}
+
+/* ================================================================ */
+/* discovery                                                        */
+/* ================================================================ */
+
+/* Discovery is breadth-first over "infeasible model + one feature":
+ * level 0 is the start model; level n+1 holds the models obtained by
+ * adding to an infeasible level-n model one candidate whose cone grows
+ * and relaxes at least one of the constraints its data violate (when the
+ * evaluator names none, every growing candidate counts).  It stops after
+ * the first level that holds a feasible model unless opt->deep. */
+static int discover(struct explore_search *s,
+		    const struct explore_evaluator *ev,
+		    const struct explore_options *opt, size_t max_models,
+		    struct cp_error *err)
+{
+	size_t *level = NULL, *next = NULL;
+	size_t n_level = 0, n_next = 0, cap = 0;
+	unsigned char *relaxed = NULL;
+	long idx;
+	int fresh, rc;
+
+	rc = get_model(s, ev, max_models, s->space.start, EXPLORE_START, 0,
+		       &idx, &fresh, err);
+	if (rc || idx < 0)
+		return rc;
+	cap = 16;
+	level = cp_malloc(cap * sizeof *level);
+	next = cp_malloc(cap * sizeof *next);
+	if (!level || !next) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	level[n_level++] = (size_t)idx;
+	while (n_level) {
+		int found_feasible = 0;
+		size_t li, f;
+
+		n_next = 0;
+		for (li = 0; li < n_level; li++) {
+			size_t pi = level[li];
+			udd_features parent = s->models[pi].features;
+			size_t nv;
+
+			if (s->models[pi].feasible)
+				continue;
+			nv = s->models[pi].eval.n_violations;
+			cp_free(relaxed);
+			relaxed = cp_calloc(nv ? nv : 1, 1);
+			if (!relaxed) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+				goto out;
+			}
+			for (f = 0; f < s->space.n_features; f++) {
+				udd_features bit = (udd_features)1 << f;
+				udd_features child = parent | bit;
+				int grows = 0, any = 0;
+				size_t i;
+
+				if (!(s->space.candidates & bit) || (parent & bit))
+					continue;
+				memset(relaxed, 0, nv ? nv : 1);
+				rc = ev->compare(ev->ctx, parent, child,
+						 &s->models[pi].eval, &grows,
+						 relaxed, err);
+				if (rc)
+					goto out;
+				for (i = 0; i < nv; i++)
+					any |= relaxed[i];
+				if (!grows || (nv && !any)) {
+					rc = add_edge(s, pi, pi, f, !grows ?
+						      EXPLORE_SKIP_SAME_CONE :
+						      EXPLORE_SKIP_NO_RELAXATION,
+						      err);
+					if (rc)
+						goto out;
+					continue;
+				}
+				rc = get_model(s, ev, max_models, child,
+					       EXPLORE_DISCOVERY, pi, &idx,
+					       &fresh, err);
+				if (rc)
+					goto out;
+				if (idx < 0)
+					goto out;   /* budget spent */
+				rc = add_edge(s, pi, (size_t)idx, f,
+					      EXPLORE_ADDED, err);
+				if (rc)
+					goto out;
+				if (!fresh)
+					continue;
+				if (s->models[idx].feasible)
+					found_feasible = 1;
+				if (n_next == cap) {
+					size_t *l2, *n2;
+
+					l2 = cp_reallocarray(level, 2 * cap, sizeof *level);
+					if (l2)
+						level = l2;
+					n2 = cp_reallocarray(next, 2 * cap, sizeof *next);
+					if (n2)
+						next = n2;
+					if (!l2 || !n2) {
+						rc = cp_error_set(err, CP_ENOMEM,
+								  "out of memory");
+						goto out;
+					}
+					cap *= 2;
+				}
+				next[n_next++] = (size_t)idx;
+			}
+		}
+		if (found_feasible && !opt->deep)
+			break;
+		memcpy(level, next, n_next * sizeof *level);
+		n_level = n_next;
+	}
+out:
+	cp_free(relaxed);
+	cp_free(level);
+	cp_free(next);
+	return rc;
+}
+
+/* ================================================================ */
+/* elimination                                                      */
+/* ================================================================ */
+
+/* From every feasible model (those discovery found, then those pruning
+ * finds), prune each feature in turn.  A pruned model that is still
+ * feasible is pruned further in its turn, so pruning stops only where
+ * removing any single feature makes the model infeasible. */
+static int eliminate(struct explore_search *s,
+		     const struct explore_evaluator *ev, size_t max_models,
+		     struct cp_error *err)
+{
+	size_t i, f;
+	long idx;
+	int fresh, rc;
+
+	/* The table grows while we walk it; models appended later are
+	 * visited too. */
+	for (i = 0; i < s->n_models; i++) {
+		udd_features sel = s->models[i].features;
+
+		if (!s->models[i].feasible)
+			continue;
+		for (f = 0; f < s->space.n_features; f++) {
+			udd_features bit = (udd_features)1 << f;
+
+			if (!(sel & bit) || !(s->space.candidates & bit))
+				continue;
+			rc = get_model(s, ev, max_models, sel & ~bit,
+				       EXPLORE_ELIMINATION, i, &idx, &fresh,
+				       err);
+			if (rc)
+				return rc;
+			if (idx < 0)
+				return 0;
+			rc = add_edge(s, i, (size_t)idx, f, EXPLORE_PRUNED, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ================================================================ */
+/* exhaustive                                                       */
+/* ================================================================ */
+
+/* Every subset of the candidates, smallest first (then by bitset), plus
+ * the start features, which stay fixed.  Edges join each model to its
+ * one-feature extensions (the Hasse diagram), for the drawing. */
+static int exhaustive(struct explore_search *s,
+		      const struct explore_evaluator *ev, size_t max_models,
+		      struct cp_error *err)
+{
+	udd_features cand = s->space.candidates & ~s->space.start;
+	size_t bits[64], nb = 0, f;
+	uint64_t n, k;
+	int size, rc;
+	long idx;
+	int fresh;
+
+	for (f = 0; f < s->space.n_features; f++)
+		if (cand & ((udd_features)1 << f))
+			bits[nb++] = f;
+	if (nb > 20)
+		return cp_error_set(err, CP_ELIMIT,
+				    "--exhaustive over %zu features would test "
+				    "2^%zu models; restrict the candidates", nb, nb);
+	n = (uint64_t)1 << nb;
+	for (size = 0; size <= (int)nb; size++) {
+		for (k = 0; k < n; k++) {
+			udd_features sel = s->space.start;
+			size_t j;
+
+			if (popcount64(k) != size)
+				continue;
+			for (j = 0; j < nb; j++)
+				if (k & ((uint64_t)1 << j))
+					sel |= (udd_features)1 << bits[j];
+			rc = get_model(s, ev, max_models, sel,
+				       k ? EXPLORE_EXHAUSTIVE : EXPLORE_START,
+				       0, &idx, &fresh, err);
+			if (rc)
+				return rc;
+			if (idx < 0)
+				goto edges;
+		}
+	}
+edges:
+	for (k = 0; k < s->n_models; k++) {
+		for (f = 0; f < nb; f++) {
+			udd_features bit = (udd_features)1 << bits[f];
+			long to;
+
+			if (s->models[k].features & bit)
+				continue;
+			to = find_model(s, s->models[k].features | bit);
+			if (to < 0)
+				continue;
+			rc = add_edge(s, k, (size_t)to, bits[f], EXPLORE_ADDED, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ================================================================ */
+/* the run                                                          */
+/* ================================================================ */
+
+static void mark_minimal(struct explore_search *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n_models; i++) {
+		struct explore_model *m = &s->models[i];
+
+		m->minimal = m->feasible;
+		for (j = 0; j < s->n_models && m->minimal; j++) {
+			udd_features o = s->models[j].features;
+
+			if (j != i && s->models[j].feasible &&
+			    (o & m->features) == o && o != m->features)
+				m->minimal = 0;
+		}
+	}
+}
+
+int explore_run(const struct explore_space *space,
+		const struct explore_evaluator *ev,
+		const struct explore_options *opt,
+		struct explore_search **out, struct cp_error *err)
+{
+	static const struct explore_options defaults;
+	struct explore_search *s;
+	size_t max_models;
+	int rc;
+
+	*out = NULL;
+	if (!opt)
+		opt = &defaults;
+	if (space->n_features > 64)
+		return cp_error_set(err, CP_ELIMIT,
+				    "a model family has at most 64 features, not %zu",
+				    space->n_features);
+	s = cp_calloc(1, sizeof *s);
+	if (!s)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	s->space = *space;
+	if (space->n_features < 64) {
+		udd_features all = ((udd_features)1 << space->n_features) - 1;
+
+		s->space.candidates &= all;
+		s->space.start &= all;
+	}
+	s->exhaustive = opt->exhaustive;
+	s->tolerance = opt->tolerance;
+	max_models = opt->max_models ? opt->max_models : 4096;
+	if (opt->exhaustive) {
+		rc = exhaustive(s, ev, max_models, err);
+	} else {
+		rc = discover(s, ev, opt, max_models, err);
+		if (!rc)
+			rc = eliminate(s, ev, max_models, err);
+	}
+	if (rc) {
+		explore_free(s);
+		return rc;
+	}
+	mark_minimal(s);
+	*out = s;
+	return 0;
+}
+
+void explore_free(struct explore_search *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n_models; i++)
+		explore_eval_release(&s->models[i].eval);
+	cp_free(s->models);
+	cp_free(s->edges);
+	cp_free(s);
+}
+
+/* ================================================================ */
+/* accessors                                                        */
+/* ================================================================ */
+
+size_t explore_n_models(const struct explore_search *s)
+{
+	return s->n_models;
+}
+
+const struct explore_model *explore_model_at(const struct explore_search *s,
+					     size_t i)
+{
+	return i < s->n_models ? &s->models[i] : NULL;
+}
+
+size_t explore_n_edges(const struct explore_search *s)
+{
+	return s->n_edges;
+}
+
+const struct explore_edge *explore_edge_at(const struct explore_search *s,
+					   size_t i)
+{
+	return i < s->n_edges ? &s->edges[i] : NULL;
+}
+
+size_t explore_n_evaluations(const struct explore_search *s)
+{
+	return s->n_evaluations;
+}
+
+int explore_truncated(const struct explore_search *s)
+{
+	return s->truncated;
+}
+
+size_t explore_n_feasible(const struct explore_search *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n_models; i++)
+		n += s->models[i].feasible != 0;
+	return n;
+}
+
+udd_features explore_required(const struct explore_search *s)
+{
+	udd_features req = ~(udd_features)0;
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < s->n_models; i++)
+		if (s->models[i].feasible) {
+			req &= s->models[i].features;
+			any = 1;
+		}
+	return any ? req : 0;
+}
+
+udd_features explore_in_none(const struct explore_search *s)
+{
+	udd_features used = 0, all;
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < s->n_models; i++)
+		if (s->models[i].feasible) {
+			used |= s->models[i].features;
+			any = 1;
+		}
+	if (!any)
+		return 0;
+	all = s->space.n_features >= 64 ? ~(udd_features)0 :
+		((udd_features)1 << s->space.n_features) - 1;
+	return all & ~used;
+}
+
+/* ================================================================ */
+/* reports                                                          */
+/* ================================================================ */
+
+static void list_features(const struct explore_search *s, udd_features sel,
+			  const char *sep, struct cp_buf *b)
+{
+	size_t f;
+	int first = 1;
+
+	for (f = 0; f < s->space.n_features; f++) {
+		if (!(sel & ((udd_features)1 << f)))
+			continue;
+		if (!first)
+			cp_buf_puts(b, sep);
+		cp_buf_puts(b, s->space.names[f]);
+		first = 0;
+	}
+}
+
+void explore_format_features(const struct explore_search *s,
+			     udd_features sel, struct cp_buf *b)
+{
+	cp_buf_puts(b, "{");
+	list_features(s, sel, ",", b);
+	cp_buf_puts(b, "}");
+}
+
+static void origin_text(const struct explore_search *s,
+			const struct explore_model *m, struct cp_buf *b)
+{
+	size_t f;
+	udd_features diff;
+
+	switch (m->origin) {
+	case EXPLORE_START:
+		cp_buf_puts(b, "start");
+		return;
+	case EXPLORE_EXHAUSTIVE:
+		cp_buf_puts(b, "exhaustive");
+		return;
+	case EXPLORE_DISCOVERY:
+	case EXPLORE_ELIMINATION:
+		break;
+	}
+	diff = m->features ^ s->models[m->parent].features;
+	cp_buf_printf(b, "%s: #%zu ", m->origin == EXPLORE_DISCOVERY ?
+		      "discovery" : "elimination", m->parent + 1);
+	for (f = 0; f < s->space.n_features; f++)
+		if (diff & ((udd_features)1 << f))
+			cp_buf_printf(b, "%c%s", m->origin == EXPLORE_DISCOVERY ?
+				      '+' : '-', s->space.names[f]);
+}
+
+/* Features as "a, b and c" for sentences. */
+static void say_features(const struct explore_search *s, udd_features sel,
+			 struct cp_buf *b)
+{
+	size_t f, n = (size_t)popcount64(sel), k = 0;
+
+	for (f = 0; f < s->space.n_features; f++) {
+		if (!(sel & ((udd_features)1 << f)))
+			continue;
+		if (k > 0)
+			cp_buf_puts(b, k + 1 == n ? " and " : ", ");
+		cp_buf_puts(b, s->space.names[f]);
+		k++;
+	}
+}
+
+void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
+{
+	udd_features req = explore_required(s), none = explore_in_none(s);
+	size_t i, n_min = 0, best = 0;
+
+	for (i = 0; i < s->n_models; i++) {
+		n_min += s->models[i].minimal != 0;
+		if (s->models[i].eval.n_infeasible <
+		    s->models[best].eval.n_infeasible)
+			best = i;
+	}
+	if (s->n_models == 0) {
+		cp_buf_puts(b, "No model was tested.\n");
+		return;
+	}
+	if (!explore_n_feasible(s)) {
+		cp_buf_printf(b, "No model tested explains the data: the best, ");
+		explore_format_features(s, s->models[best].features, b);
+		cp_buf_printf(b, ", is still refuted by %zu of %zu observations. "
+			      "The model family lacks a mechanism the hardware "
+			      "has (or the data are wrong).\n",
+			      s->models[best].eval.n_infeasible,
+			      s->models[best].eval.n_observations);
+		return;
+	}
+	cp_buf_printf(b, "%zu model%s explain%s the data; %zu %s minimal. ",
+		      explore_n_feasible(s), explore_n_feasible(s) == 1 ? "" : "s",
+		      explore_n_feasible(s) == 1 ? "s" : "", n_min,
+		      n_min == 1 ? "is" : "are");
+	if (req) {
+		cp_buf_puts(b, "Every one of them has ");
+		say_features(s, req, b);
+		cp_buf_puts(b, popcount64(req) == 1 ?
+			    ": the hardware needs this feature, since the "
+			    "models without it are refuted by the counters. " :
+			    ": the hardware needs these features, since the "
+			    "models without them are refuted by the counters. ");
+	} else {
+		cp_buf_puts(b, "No feature is in all of them: the data "
+			    "need no hypothesis beyond the ");
+		cp_buf_puts(b, s->space.start ? "starting model. " :
+			    "baseline. ");
+	}
+	if (n_min > 1) {
+		size_t k = 0;
+
+		cp_buf_puts(b, "The data cannot tell apart ");
+		for (i = 0; i < s->n_models; i++) {
+			if (!s->models[i].minimal)
+				continue;
+			if (k++)
+				cp_buf_puts(b, k == n_min ? " and " : ", ");
+			explore_format_features(s, s->models[i].features, b);
+		}
+		cp_buf_puts(b, ". ");
+	}
+	if (none) {
+		cp_buf_puts(b, "No feasible model uses ");
+		say_features(s, none, b);
+		cp_buf_puts(b, ".");
+	}
+	if (s->truncated)
+		cp_buf_puts(b, " (The search stopped at its model budget, so "
+			    "these are the models tested, not all.)");
+	cp_buf_puts(b, "\n");
+}
+
+void explore_report(const struct explore_search *s, struct cp_buf *b)
+{
+	size_t i, j, n_skip = 0;
+	int width = 2;
+
+	for (i = 0; i < s->n_models; i++) {
+		struct cp_buf t;
+
+		cp_buf_init(&t);
+		explore_format_features(s, s->models[i].features, &t);
+		if (t.len > (size_t)width)
+			width = (int)t.len;
+		cp_buf_release(&t);
+	}
+	cp_buf_printf(b, "models tested (%zu, %s):\n", s->n_models,
+		      s->exhaustive ? "every subset" :
+		      "discovery then elimination");
+	for (i = 0; i < s->n_models; i++) {
+		const struct explore_model *m = &s->models[i];
+		struct cp_buf t;
+
+		cp_buf_init(&t);
+		explore_format_features(s, m->features, &t);
+		cp_buf_printf(b, "  #%-3zu %-*s  %-10s %zu/%zu infeasible  (",
+			      i + 1, width, t.len ? t.data : "",
+			      m->feasible ? (m->minimal ? "MINIMAL" : "feasible") :
+			      "INFEASIBLE", m->eval.n_infeasible,
+			      m->eval.n_observations);
+		cp_buf_release(&t);
+		origin_text(s, m, b);
+		cp_buf_printf(b, "; %.3f s)\n", m->seconds);
+		if (m->eval.refuted_by)
+			cp_buf_printf(b, "        refuted by: %s\n", m->eval.refuted_by);
+		for (j = 0; j < m->eval.n_violations; j++)
+			cp_buf_printf(b, "        violated by %zu: %s\n",
+				      m->eval.violations[j].count,
+				      m->eval.violations[j].constraint);
+	}
+	for (i = 0; i < s->n_edges; i++)
+		n_skip += s->edges[i].step >= EXPLORE_SKIP_SAME_CONE;
+	if (n_skip) {
+		cp_buf_printf(b, "candidates skipped (%zu):\n", n_skip);
+		for (i = 0; i < s->n_edges; i++) {
+			const struct explore_edge *e = &s->edges[i];
+
+			if (e->step < EXPLORE_SKIP_SAME_CONE)
+				continue;
+			cp_buf_printf(b, "  #%zu +%s: %s\n", e->from + 1,
+				      s->space.names[e->feature],
+				      e->step == EXPLORE_SKIP_SAME_CONE ?
+				      "the cone does not grow" :
+				      "relaxes no violated constraint");
+		}
+	}
+	cp_buf_puts(b, "minimal feasible models:");
+	for (i = 0, j = 0; i < s->n_models; i++)
+		if (s->models[i].minimal) {
+			cp_buf_puts(b, " ");
+			explore_format_features(s, s->models[i].features, b);
+			j++;
+		}
+	cp_buf_puts(b, j ? "\n" : " none\n");
+	if (explore_n_feasible(s)) {
+		cp_buf_puts(b, "required features (in every feasible model): ");
+		if (explore_required(s))
+			list_features(s, explore_required(s), ", ", b);
+		else
+			cp_buf_puts(b, "none");
+		cp_buf_puts(b, "\nfeatures in no feasible model: ");
+		if (explore_in_none(s))
+			list_features(s, explore_in_none(s), ", ", b);
+		else
+			cp_buf_puts(b, "none");
+		cp_buf_puts(b, "\n");
+	}
+	if (s->truncated)
+		cp_buf_puts(b, "search stopped at the model budget (--max-models)\n");
+	cp_buf_puts(b, "conclusion: ");
+	explore_conclusion(s, b);
+}
+
+void explore_dot(const struct explore_search *s, struct cp_buf *b)
+{
+	size_t i;
+
+	cp_buf_puts(b, "digraph explore {\n"
+		    "\trankdir=TB;\n"
+		    "\tnode [shape=box, style=filled, fontname=\"Helvetica\"];\n"
+		    "\tedge [fontname=\"Helvetica\", fontsize=10];\n");
+	for (i = 0; i < s->n_models; i++) {
+		const struct explore_model *m = &s->models[i];
+
+		cp_buf_printf(b, "\tm%zu [label=\"#%zu ", i + 1, i + 1);
+		explore_format_features(s, m->features, b);
+		if (m->feasible)
+			cp_buf_puts(b, "\\nfeasible\"");
+		else
+			cp_buf_printf(b, "\\n%zu/%zu infeasible\"",
+				      m->eval.n_infeasible,
+				      m->eval.n_observations);
+		cp_buf_printf(b, ", fillcolor=\"%s\"%s];\n",
+			      m->feasible ? "#d9ead3" : "#f4cccc",
+			      m->minimal ? ", peripheries=2, penwidth=2" : "");
+	}
+	for (i = 0; i < s->n_edges; i++) {
+		const struct explore_edge *e = &s->edges[i];
+
+		if (e->step == EXPLORE_ADDED)
+			cp_buf_printf(b, "\tm%zu -> m%zu [label=\"+%s\"];\n",
+				      e->from + 1, e->to + 1,
+				      s->space.names[e->feature]);
+		else if (e->step == EXPLORE_PRUNED)
+			cp_buf_printf(b, "\tm%zu -> m%zu [label=\"-%s\", "
+				      "style=dashed, color=\"#555555\"];\n",
+				      e->from + 1, e->to + 1,
+				      s->space.names[e->feature]);
+	}
+	cp_buf_puts(b, "}\n");
+}

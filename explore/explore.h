@@ -1,0 +1,216 @@
+/* explore/explore.h: guided search of a model family's feature space.
+ * Discovery adds features that relax the constraints the data violate,
+ * elimination prunes features from the feasible models found, and the
+ * report names the minimal feasible models and the features every one of
+ * them needs.  How a model is evaluated (signatures, cone, regions, LP) is
+ * the caller's business, behind struct explore_evaluator, so the search is
+ * tested on synthetic evaluators whose answers are known.
+ *
+ * Ownership: explore_run returns a search the caller frees with
+ * explore_free() (NULL is a no-op).  An evaluator fills a struct
+ * explore_eval whose strings and arrays are cp_malloc'd; the search takes
+ * them over (explore_eval_release frees them).  Feature names passed in
+ * struct explore_space must outlive the search. */
+#ifndef EXPLORE_H
+#define EXPLORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+#include "dsl/udd.h"
+
+/* ---- what the evaluator reports for one model ---- */
+
+/* A model constraint that some observations violate. */
+struct explore_violation {
+	char *constraint;   /* as printed, "load.retired_stlb_miss <= load.walk_done" */
+	size_t count;       /* observations whose whole region violates it */
+};
+
+struct explore_eval {
+	size_t n_observations;
+	size_t n_infeasible;        /* 0 = the model is consistent with the data */
+	size_t n_violations;
+	struct explore_violation *violations;
+	size_t n_signatures;        /* the model's distinct signatures (for reports) */
+	char *refuted_by;           /* names of (some) infeasible observations,
+	                             * "a, b (+3 more)", or NULL */
+};
+
+/* Free what an evaluation holds and zero it. */
+void explore_eval_release(struct explore_eval *e);
+/* Append a violated constraint (copies the text).  0 or CP_ENOMEM. */
+int explore_eval_add_violation(struct explore_eval *e, const char *constraint,
+			       size_t count);
+
+/* How a model family is evaluated.  Every callback returns 0 or a negative
+ * cp code with err filled; the search stops at the first failure. */
+struct explore_evaluator {
+	void *ctx;
+	/* Test the model with features `sel` against the data; *out arrives
+	 * zeroed. */
+	int (*evaluate)(void *ctx, udd_features sel, struct explore_eval *out,
+			struct cp_error *err);
+	/* Compare the cone of `child` (parent plus features) with the cone of
+	 * `parent`: *grows = 1 when the child's cone is strictly larger
+	 * (some child signature lies outside the parent's cone), and
+	 * relaxed[i] = 1 when the child's cone no longer satisfies the
+	 * parent's violated constraint i (parent_eval->violations[i]).
+	 * relaxed has parent_eval->n_violations entries, zeroed on entry. */
+	int (*compare)(void *ctx, udd_features parent, udd_features child,
+		       const struct explore_eval *parent_eval, int *grows,
+		       unsigned char *relaxed, struct cp_error *err);
+};
+
+/* ---- the search ---- */
+
+struct explore_space {
+	size_t n_features;          /* at most 64 */
+	const char *const *names;   /* feature names, index = bit */
+	udd_features start;         /* discovery starts here (default: none) */
+	udd_features candidates;    /* features the search may add or prune */
+};
+
+struct explore_options {
+	int exhaustive;             /* test every subset of the candidates */
+	size_t tolerance;           /* a model with at most this many infeasible
+	                             * observations counts as feasible (0) */
+	int deep;                   /* keep discovering past the first level
+	                             * that holds a feasible model */
+	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
+};
+
+/* How a model entered the search. */
+enum explore_origin {
+	EXPLORE_START = 0,
+	EXPLORE_DISCOVERY = 1,      /* a feature added to an infeasible model */
+	EXPLORE_ELIMINATION = 2,    /* a feature pruned from a feasible model */
+	EXPLORE_EXHAUSTIVE = 3,
+};
+
+struct explore_model {
+	udd_features features;
+	struct explore_eval eval;
+	enum explore_origin origin;
+	size_t parent;              /* index of the model it came from (origin 1, 2) */
+	int feasible;               /* eval.n_infeasible <= tolerance */
+	int minimal;                /* feasible, and no tested feasible model is a
+	                             * proper subset */
+	double seconds;             /* wall time of its evaluation */
+};
+
+/* One step of the search: a feature added (discovery) or pruned
+ * (elimination), or a candidate skipped without being evaluated. */
+enum explore_step {
+	EXPLORE_ADDED = 0,
+	EXPLORE_PRUNED = 1,
+	EXPLORE_SKIP_SAME_CONE = 2,       /* the cone did not grow */
+	EXPLORE_SKIP_NO_RELAXATION = 3,   /* grew, but relaxes no violated constraint */
+};
+
+struct explore_edge {
+	size_t from, to;            /* model indices (to is unused for skips) */
+	size_t feature;
+	enum explore_step step;
+};
+
+struct explore_search;
+
+/* Run the search.  0 with *out set, or a negative code (evaluator
+ * failures are passed through; CP_ELIMIT when max_models is reached
+ * before the search ends is NOT an error: see explore_truncated). */
+int explore_run(const struct explore_space *space,
+		const struct explore_evaluator *ev,
+		const struct explore_options *opt,
+		struct explore_search **out, struct cp_error *err);
+void explore_free(struct explore_search *s);
+
+/* ---- results ---- */
+size_t explore_n_models(const struct explore_search *s);
+const struct explore_model *explore_model_at(const struct explore_search *s,
+					     size_t i);
+size_t explore_n_edges(const struct explore_search *s);
+const struct explore_edge *explore_edge_at(const struct explore_search *s,
+					   size_t i);
+/* How many times the evaluator's evaluate callback ran (= models). */
+size_t explore_n_evaluations(const struct explore_search *s);
+/* 1 when max_models stopped the search early. */
+int explore_truncated(const struct explore_search *s);
+size_t explore_n_feasible(const struct explore_search *s);
+/* Features present in every feasible model tested, and features absent
+ * from all of them (both 0 when no model is feasible). */
+udd_features explore_required(const struct explore_search *s);
+udd_features explore_in_none(const struct explore_search *s);
+
+/* ---- output ---- */
+/* "{a,b}" or "{}" for a feature set (appended to b). */
+void explore_format_features(const struct explore_search *s,
+			     udd_features sel, struct cp_buf *b);
+/* The report for people: every model tested, skipped candidates, minimal
+ * feasible models, required features and a conclusion in plain words. */
+void explore_report(const struct explore_search *s, struct cp_buf *b);
+/* Just the closing conclusion (one paragraph). */
+void explore_conclusion(const struct explore_search *s, struct cp_buf *b);
+/* The search as a Graphviz digraph: models as nodes (feasible ones green,
+ * minimal ones double-bordered), added and pruned features as edges. */
+void explore_dot(const struct explore_search *s, struct cp_buf *b);
+
+/* ---- evaluating a μDD model family against a dataset ----
+ * The real evaluator: for a feature set, the model's distinct signatures
+ * (udd_sigset_build), optionally its exact constraints (cone_build, under
+ * a time and facet budget), and the solver's feasibility LP (feas_*) run
+ * on every observation's confidence region.  Everything built for a
+ * feature set is cached, and feature sets that compile to the same
+ * signatures share one evaluation.  Without the cone's facets (budget
+ * spent), violated constraints come from the LP's certificates and cone
+ * growth from exact membership tests, so the search works either way. */
+struct stats_dataset;
+
+struct explore_family_options {
+	double confidence;          /* 0 => 0.99 */
+	int region;                 /* enum region_kind: 0 PCA box (default),
+	                             * 1 independent box, 2 ellipsoid */
+	size_t batches;             /* batch means (stats/region.h); 0 = none */
+	double cone_seconds;        /* facet budget per model; 0 => 5 s;
+	                             * < 0: never compute facets */
+	size_t max_facets;          /* 0 => 5000 */
+	size_t threads;             /* observations in parallel; 0 => 1 */
+	const char *counters;       /* "a,b,c": use only these model counters
+	                             * (the cones are projected); NULL = all */
+};
+
+struct explore_family;
+
+/* The model and dataset are borrowed and must outlive the family.
+ * Regions for every observation are built here (they do not depend on
+ * the feature set: all of a model's counters exist in every selection).
+ * CP_EINPUT when the dataset has none of the model's events, or
+ * options.counters names a counter the model does not declare. */
+int explore_family_new(const struct udd_model *m,
+		       const struct stats_dataset *d,
+		       const struct explore_family_options *opt,
+		       struct explore_family **out, struct cp_error *err);
+/* Frees the family's LPs; GLPK's per-thread environment stays until the
+ * caller's feas_thread_end(). */
+void explore_family_free(struct explore_family *f);
+/* An evaluator whose ctx is f (valid while f lives). */
+void explore_family_evaluator(struct explore_family *f,
+			      struct explore_evaluator *ev);
+size_t explore_family_n_observations(const struct explore_family *f);
+/* Model counters left out, because the dataset lacks their events or
+ * options.counters does not name them: every cone is projected onto the
+ * others (the projection of a cone is the cone of the projected
+ * signatures), so the data test what the model says about the rest. */
+size_t explore_family_n_missing(const struct explore_family *f);
+/* Region checks whose borderline verdict could not be settled exactly
+ * (the solver's exact LP failed) and kept the floating-point verdict. */
+size_t explore_family_n_inexact(const struct explore_family *f);
+const char *explore_family_missing(const struct explore_family *f, size_t i);
+/* For reports: feature sets compiled (evaluated ones and candidates
+ * compared), how many got their facets, how many were checked against
+ * the data (feature sets sharing signatures count once), region checks. */
+void explore_family_stats(const struct explore_family *f, size_t *models,
+			  size_t *with_facets, size_t *checked, size_t *checks);
+
+#endif
