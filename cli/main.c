@@ -15,15 +15,15 @@ static const struct subcommand subcommands[] = {
 	/* one line per subcommand, in the order --help lists them */
 	{ "paths", cli_paths, "list a model's μpaths and distinct counter signatures" },
 	{ "dot", cli_dot, "draw a model's μpath decision diagram (Graphviz)" },
-	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ "cone", cli_cone, "derive a model's exact cone: equalities, facets, extreme rays" },
 	{ "import", cli_import, "convert perf stat output into a dataset" },
 	{ "region", cli_region, "confidence regions of a dataset's observations" },
 	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
-	{ "check", cli_check, "test a model against measured observations" },
 	{ "record", cli_record, "run a command and record its event counters" },
 	{ "events", cli_events, "list the events this machine can count" },
 	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
+	{ "check", cli_check, "test a model against measured observations" },
+	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ NULL, NULL, NULL }
 };
 
