@@ -40,23 +40,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "load.causes_walk, walk_ref.l1*2" as `paths` prints signatures. */
-static void put_signature(struct cp_buf *b, const struct udd_sigset *s,
-			  const uint32_t *sig)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < udd_sigset_n_counters(s); i++) {
-		if (!sig[i])
-			continue;
-		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_sigset_counter_name(s, i));
-		if (sig[i] != 1)
-			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
-	}
-	if (!n)
-		cp_buf_puts(b, "(no counter)");
-}
-
 static void put_vector(struct cp_buf *b, const int64_t *a, size_t k)
 {
 	size_t i;
@@ -153,7 +136,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 		if (!cone_signature_is_extreme(c, j))
 			continue;
 		cp_buf_printf(b, "  [%zu] %s: ", j + 1, udd_sigset_uop(s, j));
-		put_signature(b, s, udd_sigset_signature(s, j));
+		cli_put_signature(b, m, udd_sigset_signature(s, j));
 		cp_buf_puts(b, "\n");
 	}
 	n = cone_n_signatures(c) - cone_n_extreme(c);
@@ -164,7 +147,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 			if (cone_signature_is_extreme(c, j))
 				continue;
 			cp_buf_printf(b, "  [%zu] %s: ", j + 1, udd_sigset_uop(s, j));
-			put_signature(b, s, udd_sigset_signature(s, j));
+			cli_put_signature(b, m, udd_sigset_signature(s, j));
 			cp_buf_puts(b, "\n");
 		}
 	}

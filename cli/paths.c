@@ -27,23 +27,6 @@ static const char usage_text[] =
 	"exit status: 0 ok, 1 the model has errors, 2 bad usage or unreadable file,\n"
 	"3 internal error\n";
 
-/* "load.causes_walk, walk_ref.l1*2" or "(no counter)" */
-static void put_signature(struct cp_buf *b, const struct udd_model *m,
-			  const uint32_t *sig)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < udd_model_n_counters(m); i++) {
-		if (!sig[i])
-			continue;
-		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
-		if (sig[i] != 1)
-			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
-	}
-	if (!n)
-		cp_buf_puts(b, "(no counter)");
-}
-
 static void put_json_vector(struct cp_buf *b, const uint32_t *sig, size_t k)
 {
 	size_t i;
@@ -76,7 +59,7 @@ static int print_one_path(void *arg, const char *uop, const char *path,
 		cp_buf_puts(c->b, "}");
 	} else {
 		cp_buf_printf(c->b, "%s: %s  [", uop, path);
-		put_signature(c->b, c->m, sig);
+		cli_put_signature(c->b, c->m, sig);
 		cp_buf_puts(c->b, "]\n");
 	}
 	c->n++;
@@ -202,7 +185,7 @@ int cli_paths(int argc, char **argv)
 				      udd_sigset_uop(s, j),
 				      (unsigned long long)udd_sigset_multiplicity(s, j),
 				      udd_sigset_multiplicity(s, j) == 1 ? "" : "s");
-			put_signature(&b, m, udd_sigset_signature(s, j));
+			cli_put_signature(&b, m, udd_sigset_signature(s, j));
 			cp_buf_printf(&b, "\n    e.g. %s\n", udd_sigset_example(s, j));
 		}
 		cp_buf_printf(&b, "\n%llu μpaths, %zu distinct signatures over %zu counters in %zu uop%s\n",
