@@ -16,6 +16,21 @@ const char *cp_version(void)
 	return "0.1.0";
 }
 
+int64_t cp_gcd64(int64_t a, int64_t b)
+{
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 const char *cp_code_str(int code)
 {
 	switch (code) {

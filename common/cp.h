@@ -72,6 +72,10 @@ void cp_alloc_fail_at(unsigned long n);
 /* How many allocations have been made (tests use it to walk N). */
 unsigned long cp_alloc_count(void);
 
+/* Greatest common divisor of |a| and |b| (0 when both are 0).  Callers
+ * keep values above INT64_MIN, whose magnitude has no int64. */
+int64_t cp_gcd64(int64_t a, int64_t b);
+
 /* Version string of the toolkit ("0.1.0"). */
 const char *cp_version(void);
 

@@ -430,21 +430,6 @@ fail:
 /* exact equalities and readable constraints                        */
 /* ================================================================ */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Divide v by the gcd of its entries. */
 static void make_primitive(int64_t *v, size_t k)
 {
@@ -452,7 +437,7 @@ static void make_primitive(int64_t *v, size_t k)
 	size_t i;
 
 	for (i = 0; i < k; i++)
-		g = gcd64(g, v[i]);
+		g = cp_gcd64(g, v[i]);
 	if (g > 1)
 		for (i = 0; i < k; i++)
 			v[i] /= g;
@@ -541,7 +526,7 @@ static int entry_equalities(struct entry *e, size_t k, struct cp_error *err)
 		if (is_piv[i])
 			continue;
 		for (r = 0; r < d; r++) {
-			int64_t p = B[r * k + piv[r]], g = gcd64(L, p), t;
+			int64_t p = B[r * k + piv[r]], g = cp_gcd64(L, p), t;
 
 			if (__builtin_mul_overflow(L / g, p < 0 ? -p : p, &t))
 				goto overflow;

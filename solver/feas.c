@@ -1064,21 +1064,6 @@ static void activate_all(struct worker *w)
  * Explanations                                                      *
  * ================================================================ */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Exact check of an integer constraint against every signature:
  * a.s_p >= 0 (and a.s_p = 0 on mask, when given; every p for an
  * equality). */
@@ -1130,7 +1115,7 @@ static int integerize(const double *a, size_t k, int64_t *out)
 		if (!ok)
 			continue;
 		for (i = 0; i < k; i++)
-			g = gcd64(g, out[i]);
+			g = cp_gcd64(g, out[i]);
 		if (g > 1)
 			for (i = 0; i < k; i++)
 				out[i] /= g;
@@ -1160,7 +1145,7 @@ static int round_certificate(const struct feas_model *fm,
 
 		for (i = 0; i < k; i++) {
 			out[i] = (int64_t)nearbyint(a[i] / amax * scales[s]);
-			g = gcd64(g, out[i]);
+			g = cp_gcd64(g, out[i]);
 		}
 		if (g == 0)
 			continue;
@@ -1387,7 +1372,7 @@ static void simplify(const struct feas_model *fm, const struct feas_query *q,
 				if (!ok)
 					continue;
 				for (i = 0; i < k; i++)
-					g = gcd64(g, cand[i]);
+					g = cp_gcd64(g, cand[i]);
 				if (g == 0)
 					continue;
 				for (i = 0; i < k; i++) {

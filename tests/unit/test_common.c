@@ -92,6 +92,14 @@ static void test_atomic_write(void)
 	rmdir(dir);
 }
 
+static void test_gcd(void)
+{
+	CHECK(cp_gcd64(12, -18) == 6);
+	CHECK(cp_gcd64(0, 0) == 0);
+	CHECK(cp_gcd64(0, -7) == 7);
+	CHECK(cp_gcd64(INT64_MAX, 1) == 1);
+}
+
 int main(void)
 {
 	check_prog = "common";
@@ -99,5 +107,6 @@ int main(void)
 	RUN(test_buf);
 	RUN(test_alloc_fail);
 	RUN(test_atomic_write);
+	RUN(test_gcd);
 	return check_summary();
 }
