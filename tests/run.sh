@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/run.sh: runs every test and prints "N passed, N failed[, N skipped]".
-#  1. unit tests (build/tests/test_*), each printing PASS:/FAIL: lines;
+# tests/run.sh: runs every test and prints "N passed, N failed, N skipped".
+#  1. unit tests (build/tests/test_*), each printing PASS:/FAIL:/SKIP: lines;
 #  2. the same unit tests built with AddressSanitizer + UBSan;
 #  3. CLI golden cases (tests/cli/cases/NAME/{cmd,stdout,stderr,status});
 #  4. CLI scripts (tests/cli/*.sh: exit 0 pass, 77 skip, else fail);
@@ -27,7 +27,10 @@ run_unit() {  # $1 = binary, $2 = label prefix
 	out="$tmp/unit.out"
 	"$1" >"$out" 2>&1; rc=$?
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
-	pass=$((pass + p)); fail=$((fail + f))
+	s=$(grep -c '^SKIP: ' "$out")
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	# a skipped test says why (the "  skip: ..." line just before it)
+	awk -v pre="$2" '/^  skip: /{why=substr($0, 9)} /^SKIP: /{print "SKIP: " pre substr($0, 7) ": " why}' "$out"
 	if [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then
 		[ "$f" -eq 0 ] && ko "$name exited with status $rc"
 		grep -v '^PASS: ' "$out" | sed "s|^|  $name: |" | head -n 60
@@ -100,9 +103,5 @@ if [ -x "$ACP" ]; then
 	done
 fi
 
-if [ "$skip" -gt 0 ]; then
-	echo "$pass passed, $fail failed, $skip skipped"
-else
-	echo "$pass passed, $fail failed"
-fi
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,9 @@
 /* tests/unit/check.h: the unit-test harness.  A test program is a list of
  * `static void test_NAME(void)` functions run by RUN(); each prints one line
- * "PASS: prog:NAME" or "FAIL: prog:NAME" (with the failed checks before
- * it), which tests/run.sh counts.  main() returns check_summary(). */
+ * "PASS: prog:NAME", "FAIL: prog:NAME" (with the failed checks before it)
+ * or "SKIP: prog:NAME" (a test whose prerequisite this machine lacks, with
+ * the reason before it), which tests/run.sh counts.  main() returns
+ * check_summary(). */
 #ifndef CHECK_H
 #define CHECK_H
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 static int check_failed_now;
+static int check_skipped_now;
 static int check_tests_failed;
 static const char *check_prog = "test";
 
@@ -49,10 +52,22 @@ static const char *check_prog = "test";
 	} \
 } while (0)
 
+/* Skip the rest of the current test (call it from the test function
+ * itself): the machine lacks a prerequisite, which is said, not passed. */
+#define SKIP(...) do { \
+	printf("  skip: "); \
+	printf(__VA_ARGS__); \
+	printf("\n"); \
+	check_skipped_now = 1; \
+	return; \
+} while (0)
+
 #define RUN(fn) do { \
 	check_failed_now = 0; \
+	check_skipped_now = 0; \
 	fn(); \
-	printf("%s: %s:%s\n", check_failed_now ? "FAIL" : "PASS", check_prog, #fn); \
+	printf("%s: %s:%s\n", check_failed_now ? "FAIL" : \
+	       check_skipped_now ? "SKIP" : "PASS", check_prog, #fn); \
 	fflush(stdout); \
 	if (check_failed_now) \
 		check_tests_failed++; \
