@@ -48,7 +48,7 @@ BIN      = bin/counterpoint
 ABIN     = build/asan/counterpoint
 
 .SECONDARY:
-.PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols clean
+.PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols check-layers clean
 all: $(BIN) $(LIB)
 
 deps:
@@ -108,8 +108,12 @@ build/asan/tests/%: build/asan/obj/tests/unit/%.o $(ALIB)
 # ---- tests ----
 unit: $(UNIT_BIN)
 asan: $(AUNIT_BIN) $(ABIN)
-test: all unit asan check-symbols
+test: all unit asan check-symbols check-layers
 	$(Q)LC_ALL=C sh tests/run.sh
+
+# Modules include only the headers of modules below them (docs/architecture.md).
+check-layers:
+	$(Q)sh tests/check-layers.sh .
 
 # Every exported symbol carries its module's prefix.
 check-symbols: $(LIB_OBJ) $(CLI_OBJ)
