@@ -1,6 +1,6 @@
 /* stats/region.h: counter datasets and confidence regions.
  *
- * A dataset is the long CSV of DESIGN.md (observation, interval, event,
+ * A dataset is the long CSV of docs/statistics.md (observation, interval, event,
  * value, enabled_ns, running_ns), loaded with strict validation.  For one
  * observation it yields per-interval rates; region_build turns rates into
  * the ellipsoid, PCA box and independent box that hold the observation's

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/check-symbols.sh OBJDIR: every global symbol a module defines must
-# carry the module's prefix (DESIGN.md's table), so no module leaks names.
+# carry the module's prefix (docs/architecture.md's table), so no module leaks names.
 dir=$1; bad=0
 check() {  # $1 = folder, $2 = allowed prefix regex
 	for o in "$dir/$1"/*.o; do

@@ -1,5 +1,5 @@
 /* hw/sim/events.c: the simulator's names, declared once: its events (with
- * Haswell's names, HASWELL.md's short names, unit and description), its
+ * Haswell's names, docs/haswell.md's short names, unit and description), its
  * feature switches, page sizes and ground-truth path kinds. */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/cli/sim-m0.sh: the simulator's baseline (no features) obeys the
-# conventional model m0 of HASWELL.md in every interval of every sweep
+# conventional model m0 of docs/haswell.md in every interval of every sweep
 # observation, counted without multiplexing: walks started = completed,
 # retired STLB-missing μops <= completed walks, PDE misses <= walks,
 # completed walks <= walker references <= 4 x completed walks.
