@@ -5,7 +5,13 @@
  * Exit statuses: 0 success (every observation consistent), 1 a result
  * that is not success (an infeasible observation; for the compiler
  * commands paths/dot/cone, a model with errors), 2 bad usage or input,
- * 3 internal error. */
+ * 3 internal error.
+ *
+ * Adding a subcommand: write cli/NAME.c with cli_NAME() (its getopt_long
+ * options, its --help text, library calls, printing, exit status; no
+ * geometry or statistics of its own), declare it below, add a row to the
+ * command table in cli/main.c, and add golden cases under tests/cli/cases/
+ * and a README section (docs/architecture.md). */
 #ifndef CLI_H
 #define CLI_H
 
