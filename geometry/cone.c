@@ -124,80 +124,30 @@ out:
 
 /* ==== step 2: span, pivots, equalities ==== */
 
-static int mpz_to_i64(const mpz_t z, int64_t *out)
-{
-	if (!mpz_fits_slong_p(z) || mpz_cmp_si(z, -INT64_MAX) < 0)
-		return -1;
-	*out = (int64_t)mpz_get_si(z);
-	return 0;
-}
-
 static int span_and_equalities(struct cone_build *b, struct cone *c,
 			       struct cp_error *err)
 {
-	struct cone_ech span, comp;
-	size_t k = b->k, i, j, f;
-	mpz_t *v = NULL;
-	unsigned char *is_piv = NULL;
+	struct cone_ech span;
+	size_t k = b->k, i, j;
 	int rc;
 
 	if ((rc = cone_ech_init(&span, k)))
 		return cp_error_set(err, rc, "out of memory while building the cone");
-	if ((rc = cone_ech_init(&comp, k))) {
-		cone_ech_release(&span);
-		return cp_error_set(err, rc, "out of memory while building the cone");
-	}
-	rc = CP_ENOMEM;
-	v = cp_calloc(k, sizeof *v);
-	is_piv = cp_calloc(k, 1);
 	b->P = cp_calloc(k + 1, sizeof *b->P);
-	if (!v || !is_piv || !b->P)
-		goto nomem;
-	for (i = 0; i < k; i++)
-		mpz_init(v[i]);
+	if (!b->P) {
+		cone_ech_release(&span);
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	}
 	for (j = 0; j < b->nr && span.rank < k; j++)
-		if (cone_ech_add_u32(&span, b->rays + j * k) < 0)
-			goto nomem;
+		if (cone_ech_add_u32(&span, b->rays + j * k) < 0) {
+			cone_ech_release(&span);
+			return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		}
 	b->d = c->d = span.rank;
-	for (i = 0; i < span.rank; i++) {
+	for (i = 0; i < span.rank; i++)
 		b->P[i] = span.piv[i];
-		is_piv[span.piv[i]] = 1;
-	}
-	/* the complement: one null vector per free column, then reduced to
-	 * its own canonical echelon form */
-	for (f = 0; f < k; f++) {
-		if (is_piv[f])
-			continue;
-		cone_ech_null_z(&span, f, v);
-		if (cone_ech_add_z(&comp, v) < 0)
-			goto nomem;
-	}
-	c->n_eq = comp.rank;
-	c->eq = cp_calloc(comp.rank * k + 1, sizeof *c->eq);
-	if (!c->eq)
-		goto nomem;
-	for (i = 0; i < comp.rank; i++) {
-		cone_ech_row_z(&comp, i, v);
-		for (j = 0; j < k; j++)
-			if (mpz_to_i64(v[j], &c->eq[i * k + j])) {
-				rc = cp_error_set(err, CP_ELIMIT,
-					"equality %zu has a coefficient beyond 64 bits", i + 1);
-				goto out;
-			}
-	}
-	rc = CP_OK;
-	goto out;
-nomem:
-	rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
-out:
-	if (v) {
-		for (i = 0; i < k; i++)
-			mpz_clear(v[i]);
-		cp_free(v);
-	}
-	cp_free(is_piv);
+	rc = cone_ech_complement(&span, &c->n_eq, &c->eq, err);
 	cone_ech_release(&span);
-	cone_ech_release(&comp);
 	return rc;
 }
 
@@ -354,7 +304,7 @@ int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
 
 		cone_ech_null_z(e, f, z);
 		for (i = 0; i < d; i++)
-			if (mpz_to_i64(z[i], &bv[i]))
+			if (cone_mpz_to_i64(z[i], &bv[i]))
 				return cp_error_set(err, CP_ELIMIT,
 					"a facet normal has a coefficient beyond 64 bits");
 	}
@@ -459,82 +409,6 @@ out:
 
 /* ==== step 5: readable normals, sorted ==== */
 
-static size_t nnz64(const int64_t *a, size_t k)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < k; i++)
-		n += a[i] != 0;
-	return n;
-}
-
-static unsigned __int128 l1_64(const int64_t *a, size_t k)
-{
-	unsigned __int128 s = 0;
-	size_t i;
-
-	for (i = 0; i < k; i++)
-		s += a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
-	return s;
-}
-
-/* Add multiples of equalities to a (which keeps a.x on span(S) up to a
- * positive factor) while that strictly lowers (counters used, sum of
- * |coefficients|).  Deterministic; terminates because the pair falls. */
-static void sparsify(const int64_t *E, size_t ne, size_t k, int64_t *a,
-		     int64_t *t)
-{
-	size_t i, c, n, nt;
-	unsigned __int128 l, lt;
-	int better;
-
-	if (!ne)
-		return;
-	do {
-		better = 0;
-		n = nnz64(a, k);
-		l = l1_64(a, k);
-		for (i = 0; i < ne && !better; i++) {
-			const int64_t *e = E + i * k;
-
-			for (c = 0; c < k && !better; c++) {
-				int64_t p, q, g;
-				size_t x;
-				int ovf = 0;
-
-				if (!e[c] || !a[c])
-					continue;
-				g = cone_gcd64(e[c], a[c]);
-				p = (e[c] < 0 ? -e[c] : e[c]) / g;
-				q = (e[c] < 0 ? -a[c] : a[c]) / g;
-				for (x = 0; x < k && !ovf; x++) {
-					int64_t u, w;
-
-					ovf = __builtin_mul_overflow(p, a[x], &u) ||
-					      __builtin_mul_overflow(q, e[x], &w) ||
-					      __builtin_sub_overflow(u, w, &t[x]) ||
-					      t[x] == INT64_MIN;
-				}
-				if (ovf)
-					continue;
-				g = 0;
-				for (x = 0; x < k; x++)
-					if (t[x])
-						g = cone_gcd64(g, t[x]);
-				if (g > 1)
-					for (x = 0; x < k; x++)
-						t[x] /= g;
-				nt = nnz64(t, k);
-				lt = l1_64(t, k);
-				if (nt < n || (nt == n && lt < l)) {
-					memcpy(a, t, k * sizeof *a);
-					better = 1;
-				}
-			}
-		}
-	} while (better);
-}
-
 /* Order: fewer counters first, then by which counters (in declaration
  * order), then larger coefficients first. */
 static int cmp_facet(const void *pa, const void *pb, void *ctx)
@@ -542,7 +416,7 @@ static int cmp_facet(const void *pa, const void *pb, void *ctx)
 	const struct cone *c = ctx;
 	const int64_t *a = c->facets + *(const size_t *)pa * c->k;
 	const int64_t *b = c->facets + *(const size_t *)pb * c->k;
-	size_t na = nnz64(a, c->k), nb = nnz64(b, c->k), i;
+	size_t na = cone_vec_nnz(a, c->k), nb = cone_vec_nnz(b, c->k), i;
 
 	if (na != nb)
 		return na < nb ? -1 : 1;
@@ -558,15 +432,14 @@ static int cmp_facet(const void *pa, const void *pb, void *ctx)
 static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error *err)
 {
 	size_t k = b->k, d = b->d, f, i, *order = NULL;
-	int64_t *t = NULL, *sorted = NULL;
+	int64_t *sorted = NULL;
 	int rc = 0;
 
 	c->n_facets = b->nf;
 	c->facets = cp_calloc(b->nf * k + 1, sizeof *c->facets);
-	t = cp_malloc((k + 1) * sizeof *t);
 	order = cp_malloc((b->nf + 1) * sizeof *order);
 	sorted = cp_malloc((b->nf * k + 1) * sizeof *sorted);
-	if (!c->facets || !t || !order || !sorted) {
+	if (!c->facets || !order || !sorted) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -575,7 +448,7 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 
 		for (i = 0; i < d; i++)
 			a[b->P[i]] = b->B[f * d + i];
-		sparsify(c->eq, c->n_eq, k, a, t);
+		cone_readable(k, c->eq, c->n_eq, NULL, 0, 0, NULL, NULL, a);
 		order[f] = f;
 	}
 	qsort_r(order, b->nf, sizeof *order, cmp_facet, c);
@@ -585,7 +458,6 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 	c->facets = sorted;
 	sorted = NULL;
 out:
-	cp_free(t);
 	cp_free(order);
 	cp_free(sorted);
 	return rc;

@@ -94,4 +94,35 @@ int cone_facet_from_subset(size_t k, size_t m, const uint32_t *S,
 			   const unsigned char *mask, int64_t *a,
 			   struct cp_error *err);
 
+/* ---- exact constraint algebra (geometry/constraint.c) ----
+ * The one home of these rules: the cone, the solver and the explorer all
+ * call them.
+ *
+ * cone_equalities: the k - d equalities a.x = 0 of span(S) for m
+ * signatures of k counters (row-major), exactly as cone_equality reports
+ * them (canonical reduced echelon form, rows primitive).  *eq (n_eq * k,
+ * freed with cp_free) is NULL when n_eq = 0.  CP_ELIMIT when a coefficient
+ * does not fit int64, CP_ENOMEM, CP_EINPUT for k = 0. */
+int cone_equalities(size_t k, size_t m, const uint32_t *S, size_t *n_eq,
+		    int64_t **eq, struct cp_error *err);
+/* Divide a by the gcd of its entries (no-op for zero). */
+void cone_vec_primitive(int64_t *a, size_t k);
+/* The number of non-zero entries. */
+size_t cone_vec_nnz(const int64_t *a, size_t k);
+/* The readable form of constraint a (a.x >= 0, or a.x = 0 when
+ * is_equality), in place: a is made primitive; then, while it helps, an
+ * inequality drops a positive term when what is left still holds on every
+ * one of the m signatures S (S may be NULL: no dropping), and a multiple
+ * of one of the n_eq equalities eq (n_eq * k) is added when that clears a
+ * counter and gives fewer counters, then a smaller sum of |coefficients|,
+ * then a support starting at an earlier counter.  Adding equalities keeps
+ * the constraint on span(S); dropping terms only strengthens it.  keep
+ * (may be NULL) vetoes a candidate form (the solver keeps only forms the
+ * observation's region still breaks).  Deterministic; every step is exact
+ * (overflowing candidates are skipped). */
+typedef int (*cone_keep_fn)(const int64_t *a, void *ctx);
+void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
+		   const uint32_t *S, size_t m, int is_equality,
+		   cone_keep_fn keep, void *ctx, int64_t *a);
+
 #endif

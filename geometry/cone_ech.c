@@ -27,6 +27,14 @@ int64_t cone_gcd64(int64_t a, int64_t b)
 	return (int64_t)x;
 }
 
+int cone_mpz_to_i64(const mpz_t z, int64_t *out)
+{
+	if (!mpz_fits_slong_p(z) || mpz_cmp_si(z, -INT64_MAX) < 0)
+		return -1;
+	*out = (int64_t)mpz_get_si(z);
+	return 0;
+}
+
 /* Divide v by the gcd of its entries. */
 static void primitive64(int64_t *v, size_t n)
 {

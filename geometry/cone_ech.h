@@ -51,4 +51,13 @@ void cone_vec_primitive_z(mpz_t *v, size_t n);
  * entries above it). */
 int64_t cone_gcd64(int64_t a, int64_t b);
 
+/* z as int64: 0, or -1 when it does not fit (|z| > INT64_MAX). */
+int cone_mpz_to_i64(const mpz_t z, int64_t *out);
+/* The equalities of the span held in span: a basis of its orthogonal
+ * complement in canonical form (geometry/constraint.c; see
+ * cone_equalities). */
+struct cp_error;
+int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
+			int64_t **eq, struct cp_error *err);
+
 #endif

@@ -1,0 +1,231 @@
+/* geometry/constraint.c: the exact algebra of model constraints, in one
+ * place for the cone, the solver and the explorer: the integer equalities
+ * of span(S), primitive vectors, and the readable (sparsest) form of a
+ * constraint modulo the equalities.  Integers throughout: int64 with
+ * overflow checks, GMP (through cone_ech) where rows outgrow 64 bits. */
+#include <string.h>
+
+#include <gmp.h>
+
+#include "geometry/cone.h"
+#include "geometry/cone_ech.h"
+
+void cone_vec_primitive(int64_t *a, size_t k)
+{
+	int64_t g = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		g = cp_gcd64(g, a[i]);
+	if (g > 1)
+		for (i = 0; i < k; i++)
+			a[i] /= g;
+}
+
+size_t cone_vec_nnz(const int64_t *a, size_t k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		n += a[i] != 0;
+	return n;
+}
+
+int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
+			int64_t **eq, struct cp_error *err)
+{
+	struct cone_ech comp;
+	size_t k = span->n, i, j, f;
+	unsigned char *is_piv = NULL;
+	mpz_t *v = NULL;
+	int rc;
+
+	*n_eq = 0;
+	*eq = NULL;
+	if ((rc = cone_ech_init(&comp, k)))
+		return cp_error_set(err, rc, "out of memory while computing equalities");
+	rc = CP_ENOMEM;
+	v = cp_calloc(k + 1, sizeof *v);
+	is_piv = cp_calloc(k + 1, 1);
+	if (!v || !is_piv)
+		goto nomem;
+	for (i = 0; i < k; i++)
+		mpz_init(v[i]);
+	for (i = 0; i < span->rank; i++)
+		is_piv[span->piv[i]] = 1;
+	/* one null vector per free column, then reduced to the complement's
+	 * own canonical echelon form */
+	for (f = 0; f < k; f++) {
+		if (is_piv[f])
+			continue;
+		cone_ech_null_z((struct cone_ech *)span, f, v);
+		if (cone_ech_add_z(&comp, v) < 0)
+			goto nomem;
+	}
+	*eq = cp_calloc(comp.rank * k + 1, sizeof **eq);
+	if (!*eq)
+		goto nomem;
+	for (i = 0; i < comp.rank; i++) {
+		cone_ech_row_z(&comp, i, v);
+		for (j = 0; j < k; j++)
+			if (cone_mpz_to_i64(v[j], &(*eq)[i * k + j])) {
+				rc = cp_error_set(err, CP_ELIMIT,
+					"equality %zu has a coefficient beyond 64 bits", i + 1);
+				cp_free(*eq);
+				*eq = NULL;
+				goto out;
+			}
+	}
+	*n_eq = comp.rank;
+	rc = CP_OK;
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory while computing equalities");
+out:
+	if (v) {
+		for (i = 0; i < k; i++)
+			mpz_clear(v[i]);
+		cp_free(v);
+	}
+	cp_free(is_piv);
+	cone_ech_release(&comp);
+	return rc;
+}
+
+int cone_equalities(size_t k, size_t m, const uint32_t *S, size_t *n_eq,
+		    int64_t **eq, struct cp_error *err)
+{
+	struct cone_ech span;
+	size_t j;
+	int rc;
+
+	*n_eq = 0;
+	*eq = NULL;
+	if (k == 0)
+		return cp_error_set(err, CP_EINPUT, "no counters");
+	if ((rc = cone_ech_init(&span, k)))
+		return cp_error_set(err, rc, "out of memory while computing equalities");
+	for (j = 0; j < m && span.rank < k; j++)
+		if (cone_ech_add_u32(&span, S + j * k) < 0) {
+			cone_ech_release(&span);
+			return cp_error_set(err, CP_ENOMEM,
+					    "out of memory while computing equalities");
+		}
+	rc = cone_ech_complement(&span, n_eq, eq, err);
+	cone_ech_release(&span);
+	return rc;
+}
+
+/* ---- the readable form ---- */
+
+static unsigned __int128 l1_64(const int64_t *a, size_t k)
+{
+	unsigned __int128 s = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		s += a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
+	return s;
+}
+
+/* Is t a better form than a: fewer counters, then a smaller sum of
+ * |coefficients|, then a support that starts at an earlier counter (the
+ * first counter where the supports differ is one t uses)?  A strict
+ * order on a finite set of candidates, so the greedy descent ends. */
+static int better(const int64_t *t, const int64_t *a, size_t k)
+{
+	size_t nt = cone_vec_nnz(t, k), na = cone_vec_nnz(a, k), i;
+	unsigned __int128 lt, la;
+
+	if (nt != na)
+		return nt < na;
+	lt = l1_64(t, k);
+	la = l1_64(a, k);
+	if (lt != la)
+		return lt < la;
+	for (i = 0; i < k; i++)
+		if ((t[i] != 0) != (a[i] != 0))
+			return t[i] != 0;
+	return 0;
+}
+
+/* t = p*a - q*e made primitive, with p = |e_c|/g, q = sign(e_c) a_c/g
+ * (so t_c = 0 and t keeps a's orientation); -1 on overflow. */
+static int eliminate(const int64_t *a, const int64_t *e, size_t c, size_t k,
+		     int64_t *t)
+{
+	int64_t g = cp_gcd64(e[c], a[c]), p, q;
+	size_t x;
+
+	p = (e[c] < 0 ? -e[c] : e[c]) / g;
+	q = (e[c] < 0 ? -a[c] : a[c]) / g;
+	for (x = 0; x < k; x++) {
+		int64_t u, w;
+
+		if (__builtin_mul_overflow(p, a[x], &u) ||
+		    __builtin_mul_overflow(q, e[x], &w) ||
+		    __builtin_sub_overflow(u, w, &t[x]) || t[x] == INT64_MIN)
+			return -1;
+	}
+	cone_vec_primitive(t, k);
+	return 0;
+}
+
+/* Is a.s >= 0 for every signature (exact: counts are 32-bit, a's
+ * entries 64-bit, k terms of 96 bits fit __int128 for k < 2^31)? */
+static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
+{
+	size_t p, i;
+
+	for (p = 0; p < m; p++) {
+		__int128 s = 0;
+
+		for (i = 0; i < k; i++)
+			s += (__int128)a[i] * S[p * k + i];
+		if (s < 0)
+			return 0;
+	}
+	return 1;
+}
+
+void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
+		   const uint32_t *S, size_t m, int is_equality,
+		   cone_keep_fn keep, void *ctx, int64_t *a)
+{
+	int64_t *t = cp_malloc((k + 1) * sizeof *t);
+	size_t i, c;
+	int improved;
+
+	if (!t)
+		return;   /* a stays a valid (if less readable) form */
+	cone_vec_primitive(a, k);
+	do {
+		improved = 0;
+		/* an inequality drops a positive term while what is left still
+		 * holds on every signature: "x <= y + z" becomes "x <= y" */
+		for (c = 0; S && !is_equality && c < k && !improved; c++) {
+			if (a[c] <= 0)
+				continue;
+			memcpy(t, a, k * sizeof *t);
+			t[c] = 0;
+			cone_vec_primitive(t, k);
+			if (cone_vec_nnz(t, k) && valid_on(t, k, S, m) &&
+			    (!keep || keep(t, ctx))) {
+				memcpy(a, t, k * sizeof *t);
+				improved = 1;
+			}
+		}
+		/* adding multiples of an equality changes nothing on span(S) */
+		for (i = 0; i < n_eq && !improved; i++)
+			for (c = 0; c < k && !improved; c++) {
+				if (!eq[i * k + c] || !a[c] ||
+				    eliminate(a, eq + i * k, c, k, t) ||
+				    !cone_vec_nnz(t, k) || !better(t, a, k) ||
+				    (keep && !keep(t, ctx)))
+					continue;
+				memcpy(a, t, k * sizeof *t);
+				improved = 1;
+			}
+	} while (improved);
+	cp_free(t);
+}
