@@ -430,246 +430,57 @@ fail:
 /* exact equalities and readable constraints                        */
 /* ================================================================ */
 
-/* Divide v by the gcd of its entries. */
-static void make_primitive(int64_t *v, size_t k)
+/* The equalities of cone{S} (geometry's exact basis), to print violated
+ * constraints readably; none when a coefficient would not fit int64
+ * (printing falls back to raw vectors). */
+static int entry_equalities(struct entry *e, size_t k, struct cp_error *err)
 {
-	int64_t g = 0;
-	size_t i;
+	struct cp_error ce;
+	int rc;
 
-	for (i = 0; i < k; i++)
-		g = cp_gcd64(g, v[i]);
-	if (g > 1)
-		for (i = 0; i < k; i++)
-			v[i] /= g;
-}
-
-/* v = x*v - y*r, exactly; 0 or -1 when a coefficient overflows. */
-static int combine(int64_t *v, int64_t x, const int64_t *r, int64_t y,
-		   size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < k; i++) {
-		int64_t a, b;
-
-		if (__builtin_mul_overflow(x, v[i], &a) ||
-		    __builtin_mul_overflow(y, r[i], &b) ||
-		    __builtin_sub_overflow(a, b, &v[i]))
-			return -1;
+	cp_error_clear(&ce);
+	rc = cone_equalities(k, e->m, e->S, &e->n_eq, &e->eq, &ce);
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, rc, "out of memory");
+	if (rc) {
+		e->n_eq = 0;
+		e->eq = NULL;
 	}
-	make_primitive(v, k);
 	return 0;
 }
 
-static size_t nonzeros(const int64_t *v, size_t k)
-{
-	size_t i, n = 0;
+struct breaks_ctx {
+	const struct feas_query *q;
+	size_t k;
+	int is_eq;
+	double *tmp;
+};
 
-	for (i = 0; i < k; i++)
-		n += v[i] != 0;
-	return n;
+/* Does the whole region break a (a.x >= 0, or a.x = 0)? */
+static int region_breaks(const int64_t *a, void *ctx)
+{
+	struct breaks_ctx *b = ctx;
+	size_t i;
+
+	for (i = 0; i < b->k; i++)
+		b->tmp[i] = (double)a[i];
+	return feas_margin(b->q, b->tmp, b->k, b->is_eq, NULL) > 0;
 }
 
-/* The equalities of cone{S}: row-reduce S (fraction-free, rows kept
- * primitive, each pivot column cleared in every other row), then one
- * null-space vector per free column: x_f = L, x_p(r) = -r_f * L / r_p for
- * each row r with pivot p(r), L = lcm of the pivots.  On overflow the
- * entry simply has no equalities (printing falls back to raw vectors). */
-static int entry_equalities(struct entry *e, size_t k, struct cp_error *err)
-{
-	int64_t *B = NULL, *v = NULL;
-	size_t *piv = NULL, d = 0, i, j, r;
-	unsigned char *is_piv = NULL;
-	int rc = 0;
-
-	B = cp_calloc(k * k + 1, sizeof *B);
-	v = cp_calloc(k + 1, sizeof *v);
-	piv = cp_calloc(k + 1, sizeof *piv);
-	is_piv = cp_calloc(k + 1, 1);
-	if (!B || !v || !piv || !is_piv) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (j = 0; j < e->m && d < k; j++) {
-		for (i = 0; i < k; i++)
-			v[i] = e->S[j * k + i];
-		for (r = 0; r < d; r++)
-			if (v[piv[r]] && combine(v, B[r * k + piv[r]], B + r * k,
-						 v[piv[r]], k))
-				goto out;   /* overflow: no equalities */
-		for (i = 0; i < k && !v[i]; i++)
-			;
-		if (i == k)
-			continue;
-		if (v[i] < 0)
-			for (r = 0; r < k; r++)
-				v[r] = -v[r];
-		for (r = 0; r < d; r++) {
-			int64_t *row = B + r * k;
-
-			if (row[i] && combine(row, v[i], v, row[i], k))
-				goto out;
-		}
-		memcpy(B + d * k, v, k * sizeof *v);
-		piv[d++] = i;
-		is_piv[i] = 1;
-	}
-	e->n_eq = k - d;
-	e->eq = cp_calloc(e->n_eq * k + 1, sizeof *e->eq);
-	if (!e->eq) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0, j = 0; i < k; i++) {
-		int64_t *x = e->eq + j * k, L = 1;
-
-		if (is_piv[i])
-			continue;
-		for (r = 0; r < d; r++) {
-			int64_t p = B[r * k + piv[r]], g = cp_gcd64(L, p), t;
-
-			if (__builtin_mul_overflow(L / g, p < 0 ? -p : p, &t))
-				goto overflow;
-			L = t;
-		}
-		x[i] = L;
-		for (r = 0; r < d; r++) {
-			const int64_t *row = B + r * k;
-			int64_t t;
-
-			if (__builtin_mul_overflow(-row[i], L / row[piv[r]], &t))
-				goto overflow;
-			x[piv[r]] = t;
-		}
-		make_primitive(x, k);
-		j++;
-	}
-	goto out;
-overflow:
-	cp_free(e->eq);
-	e->eq = NULL;
-	e->n_eq = 0;
-out:
-	cp_free(B);
-	cp_free(v);
-	cp_free(piv);
-	cp_free(is_piv);
-	return rc;
-}
-
-/* Does the whole region of q break a.x >= 0 (a.x = 0 when is_eq)?  The
- * region's range of a.x is a.mu +- w, with w its support along a:
- *   PCA box:       w = sum_i half_i |axes_i . a|
- *   independent:   w = sum_j half_j |a_j|
- *   ellipsoid:     w = sqrt(q a^T cov a) */
-static int region_breaks(const struct feas_query *q, size_t k,
-			 const int64_t *a, int is_eq)
-{
-	double c = 0, w = 0;
-	size_t i, j;
-
-	for (j = 0; j < k; j++)
-		c += (double)a[j] * q->mu[j];
-	switch (q->shape) {
-	case FEAS_PCA:
-		for (i = 0; i < k; i++) {
-			double t = 0;
-
-			for (j = 0; j < k; j++)
-				t += q->axes[i * k + j] * (double)a[j];
-			w += q->half[i] * fabs(t);
-		}
-		break;
-	case FEAS_INDEPENDENT:
-		for (j = 0; j < k; j++)
-			w += q->half[j] * fabs((double)a[j]);
-		break;
-	case FEAS_ELLIPSOID:
-		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++)
-				w += (double)a[i] * q->cov[i * k + j] * (double)a[j];
-		w = sqrt(q->q * fmax(w, 0));
-		break;
-	}
-	return is_eq ? (c - w > 0 || c + w < 0) : c + w < 0;
-}
-
-/* The readable representative of constraint a (a.x >= 0 or a.x = 0) on
- * the model's span: adding multiples of the equalities changes nothing on
- * the cone, so greedily take the combination with the fewest counters,
- * then the smallest coefficients (the same rule as geometry's facets),
- * among the forms the observation's region q (when given) still breaks;
- * an inequality also loses the positive terms it does not need. */
+/* The readable representative of constraint a on the model's span
+ * (geometry's rule), among the forms the observation's region q (when
+ * given) still breaks. */
 static void simplify_constraint(const struct entry *e, size_t k, int64_t *a,
 				const struct feas_query *q, int is_eq)
 {
-	int64_t *t = NULL, best_max, tmax;
-	size_t r_i, j, i, best_nz;
-	int improved = 1, rounds = 0;
+	struct breaks_ctx b = { q, k, is_eq, NULL };
 
-	t = cp_malloc(k * sizeof *t);
-	if (!t)
+	b.tmp = cp_malloc((k + 1) * sizeof *b.tmp);
+	if (!b.tmp)
 		return;
-	make_primitive(a, k);
-	while (improved && rounds++ < 64) {
-		improved = 0;
-		/* Tighten an inequality: drop a positive term when what is left
-		 * still holds for every signature (exactly) and the data still
-		 * break it ("x <= y + z" becomes "x <= y" when that is valid). */
-		for (j = 0; j < k && !is_eq; j++) {
-			size_t p;
-
-			if (a[j] <= 0)
-				continue;
-			memcpy(t, a, k * sizeof *t);
-			t[j] = 0;
-			if (!nonzeros(t, k))
-				continue;
-			for (p = 0; p < e->m; p++)
-				if (dot_exact(t, e->S + p * k, k) < 0)
-					break;
-			if (p < e->m || (q && !region_breaks(q, k, t, is_eq)))
-				continue;
-			memcpy(a, t, k * sizeof *t);
-			make_primitive(a, k);
-			improved = 1;
-		}
-		best_nz = nonzeros(a, k);
-		for (best_max = 0, i = 0; i < k; i++)
-			if (llabs(a[i]) > best_max)
-				best_max = llabs(a[i]);
-		for (r_i = 0; e->eq && r_i < e->n_eq; r_i++) {
-			const int64_t *r = e->eq + r_i * k;
-
-			for (j = 0; j < k; j++) {
-				size_t nz;
-
-				if (!r[j] || !a[j])
-					continue;
-				memcpy(t, a, k * sizeof *t);
-				/* t = |r_j| a - sign(r_j) a_j r: clears counter j
-				 * and keeps a's orientation */
-				if (combine(t, llabs(r[j]), r,
-					    r[j] < 0 ? -a[j] : a[j], k))
-					continue;
-				nz = nonzeros(t, k);
-				for (tmax = 0, i = 0; i < k; i++)
-					if (llabs(t[i]) > tmax)
-						tmax = llabs(t[i]);
-				/* equivalent on the model, but only a form the
-				 * data break too is worth printing */
-				if (nz && (nz < best_nz ||
-					   (nz == best_nz && tmax < best_max)) &&
-				    (!q || region_breaks(q, k, t, is_eq))) {
-					memcpy(a, t, k * sizeof *t);
-					best_nz = nz;
-					best_max = tmax;
-					improved = 1;
-				}
-			}
-		}
-	}
-	cp_free(t);
+	cone_readable(k, e->eq, e->n_eq, e->S, e->m, is_eq,
+		      q ? region_breaks : NULL, &b, a);
+	cp_free(b.tmp);
 }
 
 /* ================================================================ */

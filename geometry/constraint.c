@@ -128,17 +128,34 @@ static unsigned __int128 l1_64(const int64_t *a, size_t k)
 	return s;
 }
 
-/* Is t a better form than a: fewer counters, then a smaller sum of
- * |coefficients|, then a support that starts at an earlier counter (the
- * first counter where the supports differ is one t uses)?  A strict
- * order on a finite set of candidates, so the greedy descent ends. */
-static int better(const int64_t *t, const int64_t *a, size_t k)
+static uint64_t max_64(const int64_t *a, size_t k)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		uint64_t v = a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
+
+		if (v > m)
+			m = v;
+	}
+	return m;
+}
+
+/* Is t a better form than a: fewer counters, then (by_max) a smaller
+ * largest |coefficient|, then a smaller sum of |coefficients|, then a
+ * support that starts at an earlier counter (the first counter where the
+ * supports differ is one t uses)?  A strict order on a finite set of
+ * candidates, so a descent along it ends. */
+static int better(const int64_t *t, const int64_t *a, size_t k, int by_max)
 {
 	size_t nt = cone_vec_nnz(t, k), na = cone_vec_nnz(a, k), i;
 	unsigned __int128 lt, la;
 
 	if (nt != na)
 		return nt < na;
+	if (by_max && max_64(t, k) != max_64(a, k))
+		return max_64(t, k) < max_64(a, k);
 	lt = l1_64(t, k);
 	la = l1_64(a, k);
 	if (lt != la)
@@ -188,17 +205,16 @@ static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
 	return 1;
 }
 
-void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
-		   const uint32_t *S, size_t m, int is_equality,
-		   cone_keep_fn keep, void *ctx, int64_t *a)
+/* One greedy descent from a along better(., ., by_max): drop terms, or
+ * take the best single equality step; t and best are k scratch each. */
+static void descend(size_t k, const int64_t *eq, size_t n_eq,
+		    const uint32_t *S, size_t m, int is_equality,
+		    cone_keep_fn keep, void *ctx, int by_max, int64_t *a,
+		    int64_t *t, int64_t *best)
 {
-	int64_t *t = cp_malloc((k + 1) * sizeof *t);
 	size_t i, c;
 	int improved;
 
-	if (!t)
-		return;   /* a stays a valid (if less readable) form */
-	cone_vec_primitive(a, k);
 	do {
 		improved = 0;
 		/* an inequality drops a positive term while what is left still
@@ -215,17 +231,45 @@ void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
 				improved = 1;
 			}
 		}
-		/* adding multiples of an equality changes nothing on span(S) */
-		for (i = 0; i < n_eq && !improved; i++)
-			for (c = 0; c < k && !improved; c++) {
+		if (improved)
+			continue;
+		/* adding a multiple of an equality changes nothing on span(S) */
+		memcpy(best, a, k * sizeof *best);
+		for (i = 0; i < n_eq; i++)
+			for (c = 0; c < k; c++) {
 				if (!eq[i * k + c] || !a[c] ||
 				    eliminate(a, eq + i * k, c, k, t) ||
-				    !cone_vec_nnz(t, k) || !better(t, a, k) ||
+				    !cone_vec_nnz(t, k) ||
+				    !better(t, best, k, by_max) ||
 				    (keep && !keep(t, ctx)))
 					continue;
-				memcpy(a, t, k * sizeof *t);
+				memcpy(best, t, k * sizeof *t);
 				improved = 1;
 			}
+		if (improved)
+			memcpy(a, best, k * sizeof *a);
 	} while (improved);
+}
+
+/* Two descents, one ranking steps by the sum of |coefficients| and one by
+ * the largest: each gets caught in forms the other passes (a step that
+ * clears one counter may have to raise the sum first), and the better end
+ * under the first order is kept. */
+void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
+		   const uint32_t *S, size_t m, int is_equality,
+		   cone_keep_fn keep, void *ctx, int64_t *a)
+{
+	int64_t *t = cp_malloc(3 * (k + 1) * sizeof *t), *best, *b;
+
+	if (!t)
+		return;   /* a stays a valid (if less readable) form */
+	best = t + k + 1;
+	b = best + k + 1;
+	cone_vec_primitive(a, k);
+	memcpy(b, a, k * sizeof *b);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best);
+	if (better(b, a, k, 0))
+		memcpy(a, b, k * sizeof *a);
 	cp_free(t);
 }

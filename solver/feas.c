@@ -156,6 +156,17 @@ static double sd_along(const struct feas_query *q, const double *a, size_t k)
 /* Margin of constraint a (see feas.h): positive when the whole region
  * breaks it.  For a.x >= 0 the region's largest a.x is a.mu + spread. */
 static double margin_of(const struct feas_query *q, const double *a, size_t k,
+			int is_equality, double *mean_sd);
+
+double feas_margin(const struct feas_query *q, const double *a, size_t k,
+		   int is_equality, double *mean_sd)
+{
+	double ms;
+
+	return margin_of(q, a, k, is_equality, mean_sd ? mean_sd : &ms);
+}
+
+static double margin_of(const struct feas_query *q, const double *a, size_t k,
 			int is_equality, double *mean_sd)
 {
 	double c = dot(a, q->mu, k), h = spread(q, a, k);
@@ -312,82 +323,28 @@ static int integerize(const double *a, size_t k, int64_t *out);
 static int exact_valid(const struct feas_model *fm, const int64_t *a,
 		       int is_equality, const unsigned char *mask);
 
-/* Sparse integer equalities: the null space of S (a.s_p = 0 for every p)
- * from S's reduced row echelon form (float, partial pivoting): one vector
- * per free column j, 1 at j and -R[r][j] at row r's pivot, made integral
- * and checked exactly against every signature (a vector that fails is
- * left out).  They let derived constraints be written in their sparsest
- * form (load.pde_miss <= load.causes_walk rather than a combination with
- * load.walk_done = load.causes_walk). */
+/* The model's equalities, exactly (geometry's canonical basis of span(S)'s
+ * orthogonal complement).  They let derived constraints be written in their
+ * sparsest form (load.pde_miss <= load.causes_walk rather than a
+ * combination with load.walk_done = load.causes_walk).  A basis with a
+ * coefficient beyond 64 bits is left out: constraints are then printed as
+ * derived, still exact. */
 static int equality_basis(struct feas_model *fm, struct cp_error *err)
 {
-	size_t k = fm->k, m = fm->m, r = 0, c, i, j, p;
-	double *R = cp_malloc((m ? m : 1) * k * sizeof *R), *v = cp_malloc(k * sizeof *v);
-	size_t *pivot = cp_malloc(k * sizeof *pivot);
-	unsigned char *is_pivot = cp_calloc(k, 1);
-	int rc = CP_OK;
+	struct cp_error e;
+	int rc;
 
-	if (!R || !v || !pivot || !is_pivot) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
-		goto out;
+	if (fm->k == 0)
+		return CP_OK;
+	cp_error_clear(&e);
+	rc = cone_equalities(fm->k, fm->m, fm->Su, &fm->n_eqb, &fm->eqb, &e);
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, rc, "out of memory building the solver");
+	if (rc) {
+		fm->n_eqb = 0;
+		fm->eqb = NULL;
 	}
-	memcpy(R, fm->S, m * k * sizeof *R);
-	for (c = 0; c < k && r < m; c++) {
-		size_t best = r;
-		double big = 0;
-
-		for (p = r; p < m; p++)
-			if (fabs(R[p * k + c]) > big) {
-				big = fabs(R[p * k + c]);
-				best = p;
-			}
-		if (big < 1e-9)
-			continue;
-		for (j = 0; j < k; j++) {
-			double t = R[r * k + j];
-
-			R[r * k + j] = R[best * k + j];
-			R[best * k + j] = t;
-		}
-		for (j = 0; j < k; j++)
-			if (j != c)
-				R[r * k + j] /= R[r * k + c];
-		R[r * k + c] = 1;
-		for (p = 0; p < m; p++)
-			if (p != r && R[p * k + c] != 0) {
-				double f = R[p * k + c];
-
-				for (j = 0; j < k; j++)
-					R[p * k + j] -= f * R[r * k + j];
-				R[p * k + c] = 0;
-			}
-		pivot[r++] = c;
-		is_pivot[c] = 1;
-	}
-	fm->eqb = cp_malloc((k - r + 1) * k * sizeof *fm->eqb);
-	if (!fm->eqb) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
-		goto out;
-	}
-	for (j = 0; j < k; j++) {
-		int64_t *e = fm->eqb + fm->n_eqb * k;
-
-		if (is_pivot[j])
-			continue;
-		for (i = 0; i < k; i++)
-			v[i] = 0;
-		v[j] = 1;
-		for (i = 0; i < r; i++)
-			v[pivot[i]] = -R[i * k + j];
-		if (integerize(v, k, e) && exact_valid(fm, e, 1, NULL))
-			fm->n_eqb++;
-	}
-out:
-	cp_free(R);
-	cp_free(v);
-	cp_free(pivot);
-	cp_free(is_pivot);
-	return rc;
+	return CP_OK;
 }
 
 int feas_model_new(size_t k, size_t m, const uint32_t *S,
@@ -1306,94 +1263,33 @@ static int facet_verify(const struct feas_model *fm, const unsigned char *mask,
 	return cone_facet_from_subset(fm->k, fm->m, fm->Su, mask, scratch, &e) == CP_OK;
 }
 
-static size_t nnz64(const int64_t *a, size_t k, int64_t *l1)
-{
-	size_t i, n = 0;
+struct still_broken {
+	const struct feas_query *q;
+	size_t k;
+	int is_equality;
+	double *tmp;
+};
 
-	*l1 = 0;
-	for (i = 0; i < k; i++)
-		if (a[i]) {
-			n++;
-			*l1 += a[i] < 0 ? -a[i] : a[i];
-		}
-	return n;
-}
-
-/* Does cand's support come first (its first differing counter, in
- * declaration order, is one cand uses)?  The tie-break between equally
- * sparse forms. */
-static int support_before(const int64_t *cand, const int64_t *a, size_t k)
+static int still_broken(const int64_t *a, void *ctx)
 {
+	struct still_broken *sb = ctx;
+	double ms;
 	size_t i;
 
-	for (i = 0; i < k; i++)
-		if ((cand[i] != 0) != (a[i] != 0))
-			return cand[i] != 0;
-	return 0;
+	for (i = 0; i < sb->k; i++)
+		sb->tmp[i] = (double)a[i];
+	return margin_of(sb->q, sb->tmp, sb->k, sb->is_equality, &ms) > 0;
 }
 
-/* Write a derived constraint in its sparsest form: add integer multiples
- * of the model's equalities (which keeps it valid on the cone: positive
- * multiple of a plus a combination that vanishes on every signature)
- * while that removes coefficients (or shrinks them, or moves them to
- * earlier counters) and the region still breaks it. */
+/* Write a derived constraint in its readable form (geometry's rule) among
+ * the forms the region still breaks. */
 static void simplify(const struct feas_model *fm, const struct feas_query *q,
-		     int64_t *a, int is_equality, double *tmp, int64_t *cand)
+		     int64_t *a, int is_equality, double *tmp)
 {
-	size_t k = fm->k, round, e, j, i;
-	int64_t best_l1;
-	size_t best_n = nnz64(a, k, &best_l1);
-	double ms;
+	struct still_broken sb = { q, fm->k, is_equality, tmp };
 
-	for (round = 0; round < 4 * k; round++) {
-		int improved = 0;
-
-		for (e = 0; e < fm->n_eqb && !improved; e++) {
-			const int64_t *eq = fm->eqb + e * k;
-
-			for (j = 0; j < k && !improved; j++) {
-				int64_t g = 0, l1, ej = eq[j], aj = a[j];
-				size_t n;
-				int ok = 1;
-
-				if (!ej || !aj)
-					continue;
-				/* cand = |ej| a - sign(ej) aj eq: coefficient j
-				 * vanishes */
-				for (i = 0; i < k && ok; i++) {
-					__int128 v = (__int128)(ej < 0 ? -ej : ej) * a[i] -
-						     (__int128)(ej < 0 ? -aj : aj) * eq[i];
-
-					if (v > INT64_MAX / 4 || v < -(INT64_MAX / 4))
-						ok = 0;
-					else
-						cand[i] = (int64_t)v;
-				}
-				if (!ok)
-					continue;
-				for (i = 0; i < k; i++)
-					g = cp_gcd64(g, cand[i]);
-				if (g == 0)
-					continue;
-				for (i = 0; i < k; i++) {
-					cand[i] /= g;
-					tmp[i] = (double)cand[i];
-				}
-				n = nnz64(cand, k, &l1);
-				if (n > best_n || (n == best_n && l1 > best_l1) ||
-				    (n == best_n && l1 == best_l1 && !support_before(cand, a, k)))
-					continue;
-				if (!(margin_of(q, tmp, k, is_equality, &ms) > 0))
-					continue;
-				memcpy(a, cand, k * sizeof *a);
-				best_n = n;
-				best_l1 = l1;
-				improved = 1;
-			}
-		}
-		if (!improved)
-			break;
-	}
+	cone_readable(fm->k, fm->eqb, fm->n_eqb, fm->Su, fm->m, is_equality,
+		      still_broken, &sb, a);
 }
 
 /* Explain an infeasible region.  cert (k) is a separating direction when
@@ -1463,7 +1359,7 @@ static int explain(struct worker *w, const struct feas_query *q,
 		for (i = 0; i < k; i++)
 			a[i] = (double)ai[i];
 		if (margin_of(q, a, k, 1, &ms) > 0) {
-			simplify(fm, q, ai, 1, a, cand);
+			simplify(fm, q, ai, 1, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];
 			rc = add_violation(res, k, ai, 1, 1, 1, FEAS_NO_INDEX,
@@ -1532,7 +1428,7 @@ static int explain(struct worker *w, const struct feas_query *q,
 			if (!is_facet)
 				is_facet = facet_verify(fm, mask, cand);
 			w->st.facets_verified += is_facet;
-			simplify(fm, q, ai, 0, a, cand);
+			simplify(fm, q, ai, 0, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];
 			rc = add_violation(res, k, ai, 0, is_facet, 1, FEAS_NO_INDEX,
@@ -1546,7 +1442,7 @@ static int explain(struct worker *w, const struct feas_query *q,
 	 * inequality of the model that is not one of its facets */
 	if (cert) {
 		if (round_certificate(fm, q, cert, ai, fnorm)) {
-			simplify(fm, q, ai, 0, a, cand);
+			simplify(fm, q, ai, 0, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];
 			rc = add_violation(res, k, ai, 0, 0, 1, FEAS_NO_INDEX,

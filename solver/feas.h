@@ -88,6 +88,15 @@ struct feas_query {
 	size_t n;
 };
 
+/* The margin of constraint a.x >= 0 (a.x = 0 when is_equality) against
+ * the region of q, as struct feas_violation defines it: positive exactly
+ * when the whole region breaks the constraint.  mean_sd (may be NULL)
+ * receives a.mu / sd(a.x).  The one support function of the regions:
+ * max over the region of a.(x - mu) is sum_i half_i |axes_i.a| (PCA box),
+ * sum_j half_j |a_j| (independent box), sqrt(q a'cov a) (ellipsoid). */
+double feas_margin(const struct feas_query *q, const double *a, size_t k,
+		   int is_equality, double *mean_sd);
+
 /* Fill q from a stats region (pointers into r; no allocation). */
 void feas_query_from_region(const struct region *r, enum feas_shape shape,
 			    struct feas_query *q);
