@@ -39,14 +39,6 @@ static double normal(void)
 	return sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(6.283185307179586 * v);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* CPU time of this thread: on a shared machine wall time mostly measures
  * the neighbours. */
 static double cpu_now(void)
@@ -153,14 +145,14 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 	double t0, t;
 
 	cp_error_clear(&err);
-	t0 = now();
+	t0 = cp_seconds();
 	if (feas_model_new(k, m, S, NULL, &fm, &err)) {
 		fprintf(stderr, "bench/check: %s\n", err.msg);
 		exit(1);
 	}
 	printf("%s: %zu counters, %zu signatures, span dimension %zu, "
 	       "%zu observations; model set up in %.1f ms\n", label, k, m,
-	       feas_model_dim(fm), n, (now() - t0) * 1e3);
+	       feas_model_dim(fm), n, (cp_seconds() - t0) * 1e3);
 	/* runs of 20 similar observations (one workload, repeated) */
 	for (i = 0; i < n; i++) {
 		if (i % 20 == 0)
@@ -231,12 +223,12 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 		double cpu;
 
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-		t0 = now();
+		t0 = cp_seconds();
 		if (feas_check_batch(fm, n, qs, 0, 2, rs, NULL, NULL, &err)) {
 			fprintf(stderr, "bench/check: %s\n", err.msg);
 			exit(1);
 		}
-		t = now() - t0;
+		t = cp_seconds() - t0;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 		cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
 		printf("  %-16s %-9s %-12s %8.1f us/observation wall, %.1f CPU, 2 threads\n",

@@ -3,17 +3,8 @@
  * signature enumeration and the plain walk over every μpath, and prints
  * μpaths/s and distinct signatures/s.  Figures only; never pass/fail. */
 #include <stdio.h>
-#include <time.h>
 
 #include "dsl/udd.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int count_path(void *ctx, const char *uop, const char *path,
 		      const uint32_t *sig)
@@ -40,7 +31,7 @@ static int bench_model(const char *path)
 		udd_model_free(m);
 		return 1;
 	}
-	t0 = now();
+	t0 = cp_seconds();
 	do {
 		udd_sigset_free(s);
 		s = NULL;
@@ -50,11 +41,11 @@ static int bench_model(const char *path)
 			return 1;
 		}
 		reps++;
-	} while (now() - t0 < 1.0);
-	t_memo = (now() - t0) / reps;
-	t0 = now();
+	} while (cp_seconds() - t0 < 1.0);
+	t_memo = (cp_seconds() - t0) / reps;
+	t0 = cp_seconds();
 	udd_model_each_path(m, 0, count_path, &walked, &err);
-	t_walk = now() - t0;
+	t_walk = cp_seconds() - t0;
 	printf("%s\n", path);
 	printf("  %llu μpaths, %zu distinct signatures, %zu counters\n",
 	       (unsigned long long)udd_sigset_total_paths(s), udd_sigset_size(s),

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -67,21 +66,13 @@ struct progress {
 	const char *what;  /* "regions", "checking" */
 };
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void progress_cb(void *ctx, size_t done, size_t total)
 {
 	struct progress *p = ctx;
 	char bar[31];
 	size_t i, fill;
 
-	if (!p->tty || wall_now() - p->start < 1.0)
+	if (!p->tty || cp_seconds() - p->start < 1.0)
 		return;
 	fill = total ? done * 30 / total : 30;
 	for (i = 0; i < 30; i++)
@@ -368,7 +359,7 @@ int cli_check(int argc, char **argv)
 		goto out;
 	}
 	prog.tty = isatty(2);
-	prog.start = wall_now();
+	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
 	for (i = 0; i < r.n_obs; i++) {

@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "geometry/cone.h"
@@ -31,14 +30,6 @@ static const char usage_text[] =
 	"\n"
 	"exit status: 0 ok, 1 the model has errors, 2 bad usage, unreadable file\n"
 	"or a limit reached, 3 internal error\n";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void put_vector(struct cp_buf *b, const int64_t *a, size_t k)
 {
@@ -201,7 +192,7 @@ int cli_cone(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("cone", optind >= argc ? "a MODEL file is required"
 							    : "only one MODEL file is accepted");
-	t0 = now();
+	t0 = cp_seconds();
 	rc = cli_load_model("cone", argv[optind], with, CLI_RESULT, &m, &sel);
 	if (rc)
 		return rc;
@@ -218,14 +209,14 @@ int cli_cone(int argc, char **argv)
 		rc = cli_print_error("cone", &err);
 		goto out;
 	}
-	t1 = now();
+	t1 = cp_seconds();
 	rc = cone_build(udd_sigset_n_counters(s), udd_sigset_size(s),
 			udd_sigset_matrix(s), &copt, &c, &err);
 	if (rc) {
 		rc = cli_print_error("cone", &err);
 		goto out;
 	}
-	t2 = now();
+	t2 = cp_seconds();
 	names = cp_calloc(udd_sigset_n_counters(s) + 1, sizeof *names);
 	if (!names) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");

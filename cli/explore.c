@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "explore/explore.h"
@@ -77,14 +76,6 @@ static int parse_region(const char *text, int *out)
 
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int cli_explore(int argc, char **argv)
 {
@@ -222,7 +213,7 @@ int cli_explore(int argc, char **argv)
 		goto out;
 	}
 	explore_family_evaluator(fam, &ev);
-	t0 = now_seconds();
+	t0 = cp_seconds();
 	rc = explore_run(&space, &ev, &so, &s, &err);
 	if (rc) {
 		rc = cli_print_error("explore", &err);
@@ -253,7 +244,7 @@ int cli_explore(int argc, char **argv)
 	cp_buf_printf(&b, "\n%zu feature sets compiled, %zu checked against the "
 		      "data (%zu region checks; %zu with exact facets, the others "
 		      "explained by LP certificates), %.1f s\n", n_models,
-		      n_checked, n_checks, n_facets, now_seconds() - t0);
+		      n_checked, n_checks, n_facets, cp_seconds() - t0);
 	if (explore_family_n_inexact(fam))
 		cp_buf_printf(&b, "%zu borderline verdicts kept in floating point "
 			      "(their exact re-check failed)\n",

@@ -75,6 +75,12 @@ unsigned long cp_alloc_count(void);
 /* Greatest common divisor of |a| and |b| (0 when both are 0).  Callers
  * keep values above INT64_MIN, whose magnitude has no int64. */
 int64_t cp_gcd64(int64_t a, int64_t b);
+/* The monotonic clock, in seconds and in nanoseconds. */
+double cp_seconds(void);
+uint64_t cp_nanoseconds(void);
+/* FNV-1a over n bytes, continuing from h (start with CP_HASH_SEED). */
+#define CP_HASH_SEED 14695981039346656037ULL
+uint64_t cp_hash(uint64_t h, const void *p, size_t n);
 
 /* Version string of the toolkit ("0.1.0"). */
 const char *cp_version(void);

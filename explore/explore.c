@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "explore/explore.h"
 
@@ -62,14 +61,6 @@ int explore_eval_add_violation(struct explore_eval *e, const char *constraint,
 /* ================================================================ */
 /* the model table                                                  */
 /* ================================================================ */
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int popcount64(udd_features x)
 {
@@ -132,14 +123,14 @@ static int get_model(struct explore_search *s,
 	m->features = sel;
 	m->origin = origin;
 	m->parent = parent;
-	t0 = now_seconds();
+	t0 = cp_seconds();
 	s->n_evaluations++;
 	rc = ev->evaluate(ev->ctx, sel, &m->eval, err);
 	if (rc) {
 		explore_eval_release(&m->eval);
 		return rc;
 	}
-	m->seconds = now_seconds() - t0;
+	m->seconds = cp_seconds() - t0;
 	m->feasible = m->eval.n_infeasible <= s->tolerance;
 	*index = (long)s->n_models++;
 	*fresh = 1;

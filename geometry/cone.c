@@ -36,30 +36,17 @@ struct cone {
 
 /* ==== small helpers ==== */
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int cone_time_over(const struct cone_build *b)
 {
-	return b->max_seconds > 0 && now_seconds() - b->t0 > b->max_seconds;
+	return b->max_seconds > 0 && cp_seconds() - b->t0 > b->max_seconds;
 }
 
-static uint64_t hash_words(const void *p, size_t bytes)
+/* FNV-1a with a final mix: the low bits index power-of-two tables. */
+static size_t slot_hash(const void *p, size_t bytes)
 {
-	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
+	uint64_t h = cp_hash(CP_HASH_SEED, p, bytes);
 
-	for (i = 0; i < bytes; i++) {
-		h ^= s[i];
-		h *= 1099511628211ULL;
-	}
-	return h ^ (h >> 29);
+	return (size_t)(h ^ (h >> 29));
 }
 
 static uint32_t gcd32(uint32_t a, uint32_t b)
@@ -103,7 +90,7 @@ static int distinct_rays(struct cone_build *b, struct cp_error *err)
 		}
 		for (i = 0; i < k; i++)
 			r[i] = s[i] / g;
-		h = (size_t)hash_words(r, k * sizeof *r) & (cap - 1);
+		h = slot_hash(r, k * sizeof *r) & (cap - 1);
 		while (table[h] != SIZE_MAX &&
 		       memcmp(b->rays + table[h] * k, r, k * sizeof *r))
 			h = (h + 1) & (cap - 1);
@@ -198,7 +185,7 @@ static int grow_facets(struct cone_build *b)
 	for (i = 0; i < 2 * cap; i++)
 		ht[i] = SIZE_MAX;
 	for (i = 0; i < b->nf; i++) {
-		size_t h = (size_t)hash_words(b->B + i * b->d, b->d * sizeof *b->B)
+		size_t h = slot_hash(b->B + i * b->d, b->d * sizeof *b->B)
 			   & (2 * cap - 1);
 
 		while (ht[h] != SIZE_MAX)
@@ -243,7 +230,7 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
 			bv[j] = -bv[j];
 	if (2 * (b->nf + 1) > b->capf && grow_facets(b))
 		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
-	h = (size_t)hash_words(bv, d * sizeof *bv) & (2 * b->capf - 1);
+	h = slot_hash(bv, d * sizeof *bv) & (2 * b->capf - 1);
 	while (b->ht[h] != SIZE_MAX) {
 		if (!memcmp(b->B + b->ht[h] * d, bv, d * sizeof *bv)) {
 			if (index)
@@ -512,7 +499,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	b.S = S;
 	b.max_facets = opt && opt->max_facets ? opt->max_facets : 1000000;
 	b.max_seconds = opt ? opt->max_seconds : 0;
-	b.t0 = now_seconds();
+	b.t0 = cp_seconds();
 	c = cp_calloc(1, sizeof *c);
 	if (!c)
 		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");

@@ -62,8 +62,7 @@ int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
 		if (cone_ech_add_z(&comp, v) < 0)
 			goto nomem;
 	}
-	*eq = cp_calloc(comp.rank * k + 1, sizeof **eq);
-	if (!*eq)
+	if (comp.rank && !(*eq = cp_calloc(comp.rank * k, sizeof **eq)))
 		goto nomem;
 	for (i = 0; i < comp.rank; i++) {
 		cone_ech_row_z(&comp, i, v);

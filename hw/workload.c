@@ -8,21 +8,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "hw/hec.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
 #endif
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* splitmix64: a fixed seed gives the same address sequence everywhere. */
 static uint64_t splitmix64(uint64_t *s)
@@ -134,7 +125,7 @@ int hec_workload_run(const struct hec_workload *w,
 		mem[i] = i;
 	res->bytes = bytes;
 
-	t0 = now_ns();
+	t0 = cp_nanoseconds();
 	if (w->kind == HEC_WORKLOAD_LINEAR) {
 		/* walk the footprint by stride, wrapping, up or down; a store
 		 * every 1/store_ratio accesses (deterministic credit) */
@@ -174,7 +165,7 @@ int hec_workload_run(const struct hec_workload *w,
 			}
 		}
 	}
-	res->seconds = (double)(now_ns() - t0) / 1e9;
+	res->seconds = (double)(cp_nanoseconds() - t0) / 1e9;
 	res->loads = loads;
 	res->stores = stores;
 	res->checksum = sum;

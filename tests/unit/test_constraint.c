@@ -1,0 +1,89 @@
+/* tests/unit/test_constraint.c: geometry's exact constraint algebra, the
+ * one implementation the cone, the solver and explore share:
+ * cone_equalities, cone_vec_primitive and cone_readable. */
+#include <stdint.h>
+
+#include "check.h"
+#include "geometry/cone.h"
+
+/* Counters x0..x3 with x0 = x1 + x2 on every signature; x3 free. */
+static const uint32_t S4[] = {
+	1, 1, 0, 0,
+	1, 0, 1, 0,
+	2, 1, 1, 3,
+};
+
+static void test_equalities(void)
+{
+	struct cp_error err;
+	int64_t *eq = NULL;
+	size_t ne = 9;
+
+	CHECK(cone_equalities(4, 3, S4, &ne, &eq, &err) == CP_OK);
+	CHECK(ne == 1);
+	if (ne == 1) {   /* canonical: leading coefficient positive, primitive */
+		CHECK(eq[0] == 1 && eq[1] == -1 && eq[2] == -1 && eq[3] == 0);
+	}
+	cp_free(eq);
+	/* full span: no equality, NULL */
+	{
+		static const uint32_t I2[] = { 1, 0, 0, 1 };
+
+		CHECK(cone_equalities(2, 2, I2, &ne, &eq, &err) == CP_OK);
+		CHECK(ne == 0 && eq == NULL);
+	}
+	CHECK(cone_equalities(0, 0, NULL, &ne, &eq, &err) == CP_EINPUT);
+}
+
+static void test_primitive(void)
+{
+	int64_t a[] = { 6, -9, 0, 12 }, z[] = { 0, 0 };
+
+	cone_vec_primitive(a, 4);
+	CHECK(a[0] == 2 && a[1] == -3 && a[2] == 0 && a[3] == 4);
+	cone_vec_primitive(z, 2);
+	CHECK(z[0] == 0 && z[1] == 0);
+	CHECK(cone_vec_nnz(a, 4) == 3);
+}
+
+static int veto_x1(const int64_t *a, void *ctx)
+{
+	(void)ctx;
+	return a[1] != 0;   /* keep only forms that use x1 */
+}
+
+static void test_readable(void)
+{
+	static const int64_t eq[] = { 1, -1, -1, 0 };
+	/* x1 + x2 - x0 + x3 >= 0 is x3 >= 0 on span(S): one counter */
+	int64_t a[] = { -2, 2, 2, 2 };
+	/* 2*x0 >= x1 + x2 + ... : on span, x0 >= 0 -> readable "x0 >= 0"
+	 * or x1 + x2 >= 0; fewer counters first gives x0 */
+	int64_t b[] = { 2, -1, -1, 0 };
+	/* drop a positive term that every signature lets go: x3 - x0 + 5x1
+	 * ... with S: x0 - x1 >= 0 holds on S (x0 = x1 + x2), so
+	 * (1, -1, 0, 1) -> (1, -1, 0, 0) when dropping x3 keeps validity */
+	int64_t c[] = { 1, -1, 0, 1 };
+	int64_t d[] = { -2, 2, 2, 2 };
+
+	cone_readable(4, eq, 1, NULL, 0, 0, NULL, NULL, a);
+	CHECK(a[0] == 0 && a[1] == 0 && a[2] == 0 && a[3] == 1);
+	cone_readable(4, eq, 1, NULL, 0, 0, NULL, NULL, b);
+	CHECK(cone_vec_nnz(b, 4) == 1 && b[0] == 1);
+	cone_readable(4, eq, 1, S4, 3, 0, NULL, NULL, c);
+	CHECKF(cone_vec_nnz(c, 4) == 1, "%lld %lld %lld %lld", (long long)c[0],
+	       (long long)c[1], (long long)c[2], (long long)c[3]);
+	/* the veto: forms without x1 are refused, so x3 alone is not taken */
+	cone_readable(4, eq, 1, NULL, 0, 0, veto_x1, NULL, d);
+	CHECK(d[1] != 0);
+	CHECK(d[0] == -1 && d[1] == 1 && d[2] == 1 && d[3] == 1);
+}
+
+int main(void)
+{
+	check_prog = "constraint";
+	RUN(test_equalities);
+	RUN(test_primitive);
+	RUN(test_readable);
+	return check_summary();
+}
