@@ -9,6 +9,137 @@
 
 #include "common/cp.h"
 
+#include <glpk.h>
+#include <pthread.h>
+#include <setjmp.h>
+
+#include "solver/feas.h"
+
+/* ================================================================ *
+ * Data                                                              *
+ * ================================================================ */
+
+/* Per-thread LP state.  GLPK keeps its environment in thread-local
+ * storage, so a worker is created, used and freed in one thread. */
+struct worker {
+	const struct feas_model *fm;
+	pthread_t thread;
+	jmp_buf jump;       /* glp_error_hook lands here */
+	int broken;         /* a GLPK error happened: never touch GLPK again */
+
+	/* Box LP: rows i = 1..k:  sum_p S[p][i] f_p - sum_j W[j][i] y_j = 0;
+	 * columns 1..k the box coordinates y_j = w_j.x, bounded by the box,
+	 * then one column per active signature, its flow f_p >= 0.  Only y's
+	 * bounds and (for PCA boxes) y's columns change between
+	 * observations. */
+	glp_prob *box;
+	int box_identity;   /* y's columns currently hold W = I */
+	/* Working set (column generation): only active flow columns are free
+	 * as LP columns; the others are not in the LP at all.
+	 * A Farkas certificate of the restricted LP is priced against every
+	 * signature; the ones it violates join the set and the LP is solved
+	 * again.  So a check costs a small LP (GLPK's per-solve overhead grows
+	 * with the columns, even fixed ones) plus, when infeasible, one pass
+	 * over S.  Column k+1+c holds signature colsig[c]. */
+	long double *resid;  /* 2k: box_residual's sums */
+	double *ysign;       /* k: sign of each PCA axis in the LP */
+	unsigned char *active;
+	size_t n_active, *colsig, *price_pick;
+	size_t *passive, n_passive;  /* NNLS warm start */
+	double *price_score;
+	int *delcols;
+	glp_smcp dual;
+
+	/* Facet-finding LP in the reduced space z (d = dim span S):
+	 * rows p = 1..m: z.(Q s_p) >= 0; row m+1: z.(Q c) = 1; minimise
+	 * z.(Q x*).  Its vertices are the facets of the cone. */
+	glp_prob *facet;
+	unsigned char *facet_row;  /* signature p is a row of the facet LP */
+	size_t facet_extra;        /* rows added by row generation */
+	glp_smcp primal;
+
+	/* scratch */
+	int *ind;
+	double *val, *vk, *vk2, *rho, *xstar;
+	struct feas_stats st;
+};
+
+struct feas_model {
+	size_t k, m;        /* m counts the non-zero signatures only */
+	size_t nr;          /* columns of the LPs: the first nr signatures
+			     * (all of them: dropping the non-extreme ones by
+			     * LP cost seconds per model and saved little) */
+	double *S;          /* m x k */
+	uint32_t *Su;       /* m x k, exact */
+	double *snorm;      /* m: ||s_p|| */
+	size_t d;           /* dim span(S) */
+	double *Q;          /* d x k orthonormal basis of span(S) */
+	double *Qs;         /* m x d: Q s_p */
+	double *qc;         /* d: Q c, c = sum of s_p/||s_p|| over basis_rows */
+	size_t *basis_rows; /* d linearly independent signatures (0 if fewer
+			     * were found: no facet LP) */
+	size_t n_basis_rows;
+	size_t n_eqb;
+	int64_t *eqb;       /* n_eqb x k: integer basis of span(S)'s orthogonal
+			     * complement (the model's equalities), sparse
+			     * (reduced row echelon form), each checked exactly */
+	size_t n_cons;
+	int64_t *cons;      /* n_cons x k */
+	unsigned char *cons_eq;
+	struct worker *own; /* feas_check's LP, bound to its thread */
+	struct feas_stats st;
+};
+
+/* Outcome of one box solve, kept in the worker so that nothing on the
+ * stack matters after a longjmp. */
+enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };
+/* How feas_box_solve starts: set a new box (scaled by 1/sigma: the LP is
+ * homogeneous in x, so scaling keeps the verdict and puts the bounds near
+ * 1 where GLPK's tolerances are relative) and solve with the dual simplex
+ * from the last basis; solve again after columns joined; or exactly. */
+enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
+
+/* solver/support.c */
+double feas_dot(const double *a, const double *b, size_t k);
+double feas_spread(const struct feas_query *q, const double *a, size_t k);
+double feas_margin_of(const struct feas_query *q, const double *a, size_t k,
+			int is_equality, double *mean_sd);
+int feas_query_check(const struct feas_query *q, size_t k,
+		       struct cp_error *err);
+
+/* solver/model.c */
+int feas_glpk_quiet_hook(void *info, const char *s);
+
+/* solver/lp.c */
+void feas_glpk_error(void *info);
+void feas_worker_free(struct worker *w);
+int feas_worker_new(const struct feas_model *fm, struct worker **out,
+		      struct cp_error *err);
+int feas_set_bounds(struct worker *w, const struct feas_query *q,
+		      double sigma, double shrink);
+int feas_box_solve(struct worker *w, const struct feas_query *q,
+		     double sigma, int mode, int *verdict);
+double feas_box_residual(struct worker *w, const struct feas_query *q,
+			   double sigma);
+double feas_box_certificate(struct worker *w, const struct feas_query *q,
+			      double sigma);
+size_t feas_price_columns(struct worker *w, const double *a);
+void feas_trim_columns(struct worker *w);
+void feas_activate_all(struct worker *w);
+
+/* solver/explain.c */
+int feas_exact_valid(const struct feas_model *fm, const int64_t *a,
+		       int is_equality, const unsigned char *mask);
+int feas_integerize(const double *a, size_t k, int64_t *out);
+int feas_explain(struct worker *w, const struct feas_query *q,
+		   const double *cert, struct feas_result *res);
+
+/* solver/feas_check.c */
+int feas_check_with(struct worker *w, const struct feas_query *q,
+		      unsigned flags, struct feas_result *res,
+		      struct cp_error *err);
+
+
 /* Lawson-Hanson non-negative least squares for the ellipsoid test:
  *     min_{f >= 0} || L^{-1} (S^T f - mu) ||^2
  * S row-major m x k (signature p = S + p*k, norms snorm), L the lower

@@ -1,0 +1,158 @@
+/* solver/batch.c: many checks on threads of its own, each with a private LP,
+ * observations handed out in chunks so each thread warm-starts from a
+ * neighbour; results in input order. */
+#include <glpk.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "solver/feas.h"
+#include "solver/feas_int.h"
+
+/* ================================================================ *
+ * Threads                                                           *
+ * ================================================================ */
+
+/* Observations are handed out in chunks of consecutive indices, so each
+ * thread warm-starts from a neighbour (datasets list similar runs
+ * together); results go to their input slot, so order is kept. */
+#define BATCH_CHUNK 16
+
+struct batch {
+	const struct feas_model *fm;
+	const struct feas_query *queries;
+	struct feas_result *results;
+	unsigned flags;
+	size_t n;
+	pthread_mutex_t lock;
+	size_t next, done;
+	int failed;
+	struct cp_error err;
+	size_t err_index;
+};
+
+static void *batch_thread(void *arg)
+{
+	struct batch *b = arg;
+	struct worker *w = NULL;
+	struct cp_error err;
+	int rc;
+
+	cp_error_clear(&err);
+	rc = feas_worker_new(b->fm, &w, &err);
+	for (;;) {
+		size_t lo, hi, i;
+
+		pthread_mutex_lock(&b->lock);
+		if (rc && !b->failed) {
+			b->failed = 1;
+			b->err = err;
+			b->err_index = (size_t)-1;
+		}
+		if (b->failed || b->next >= b->n) {
+			pthread_mutex_unlock(&b->lock);
+			break;
+		}
+		lo = b->next;
+		hi = lo + BATCH_CHUNK < b->n ? lo + BATCH_CHUNK : b->n;
+		b->next = hi;
+		pthread_mutex_unlock(&b->lock);
+		for (i = lo; i < hi && !rc; i++) {
+			rc = feas_check_with(w, &b->queries[i], b->flags, &b->results[i], &err);
+			if (rc) {
+				pthread_mutex_lock(&b->lock);
+				if (!b->failed || i < b->err_index) {
+					b->failed = 1;
+					b->err = err;
+					b->err_index = i;
+				}
+				pthread_mutex_unlock(&b->lock);
+			}
+		}
+		pthread_mutex_lock(&b->lock);
+		b->done += hi - lo;
+		pthread_mutex_unlock(&b->lock);
+	}
+	feas_worker_free(w);
+	glp_free_env();
+	return NULL;
+}
+
+int feas_check_batch(const struct feas_model *fm, size_t n,
+		     const struct feas_query *queries, unsigned flags,
+		     size_t threads, struct feas_result *results,
+		     feas_progress_fn progress, void *ctx,
+		     struct cp_error *err)
+{
+	struct batch b;
+	pthread_t *tid;
+	size_t t, started = 0;
+	int rc = CP_OK;
+
+	if (n == 0)
+		return CP_OK;
+	if (threads == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = c > 0 ? (size_t)c : 1;
+	}
+	if (threads > (n + BATCH_CHUNK - 1) / BATCH_CHUNK)
+		threads = (n + BATCH_CHUNK - 1) / BATCH_CHUNK;
+	if (threads > 256)
+		threads = 256;
+	memset(&b, 0, sizeof b);
+	b.fm = fm;
+	b.queries = queries;
+	b.results = results;
+	b.flags = flags;
+	b.n = n;
+	cp_error_clear(&b.err);
+	if (pthread_mutex_init(&b.lock, NULL))
+		return cp_error_set(err, CP_EINTERNAL, "cannot create a mutex");
+	tid = cp_malloc(threads * sizeof *tid);
+	if (!tid) {
+		pthread_mutex_destroy(&b.lock);
+		return cp_error_set(err, CP_ENOMEM, "out of memory starting threads");
+	}
+	for (t = 0; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, batch_thread, &b))
+			break;
+		started++;
+	}
+	if (started == 0) {
+		rc = cp_error_set(err, CP_EINTERNAL, "cannot start a thread");
+		goto out;
+	}
+	for (;;) {
+		size_t done;
+		int stop;
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		pthread_mutex_lock(&b.lock);
+		done = b.done;
+		stop = b.failed || done >= n;
+		pthread_mutex_unlock(&b.lock);
+		if (progress)
+			progress(ctx, done, n);
+		if (stop)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	if (b.failed) {
+		rc = b.err.code ? b.err.code : CP_EINTERNAL;
+		if (err) {
+			*err = b.err;
+			if (b.err_index != (size_t)-1)
+				cp_error_set(err, rc, "observation %zu: %.900s",
+					     b.err_index + 1, b.err.msg);
+		}
+	}
+out:
+	cp_free(tid);
+	pthread_mutex_destroy(&b.lock);
+	return rc;
+}
+

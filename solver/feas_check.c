@@ -1,0 +1,231 @@
+/* solver/feas_check.c: one check: the ellipsoid by exact NNLS (with its
+ * p-value), a box by the LP, borderline verdicts settled by glp_exact;
+ * feas_check itself. */
+#include <glpk.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <lapacke.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/feas.h"
+#include "solver/feas_int.h"
+
+#include "stats/region.h"
+
+/* ================================================================ *
+ * Checking                                                          *
+ * ================================================================ */
+
+static double chisq_pvalue(double d2, size_t k, size_t n)
+{
+	double c = region_confidence_of(d2, k, n);
+
+	if (isfinite(c))
+		return 1 - c;
+	gsl_set_error_handler_off();
+	return gsl_cdf_chisq_Q(d2, (double)k);
+}
+
+/* Ellipsoid: d2 = min_{f >= 0} || L^{-1} (S^T f - mu) ||^2 with
+ * cov = L L^T.  The region meets the cone iff d2 <= q.  At the optimum
+ * x^ = S^T f^, a = cov^{-1} (x^ - mu) = L^{-T} r separates when d2 > q:
+ * a.s_p >= 0 is the KKT condition and max_E a.x = -d2 + sqrt(q d2). */
+static int check_ellipsoid(struct worker *w, const struct feas_query *q,
+			   unsigned flags, struct feas_result *res,
+			   struct cp_error *err)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, m = fm->nr, i;
+	double *L = cp_malloc(k * k * sizeof *L), *f = cp_malloc((m ? m : 1) * sizeof *f);
+	double *r = cp_malloc(k * sizeof *r);
+	double kkt = 0, d2;
+	int rc = CP_OK;
+
+	if (!L || !f || !r) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory in the ellipsoid test");
+		goto out;
+	}
+	memcpy(L, q->cov, k * k * sizeof *L);
+	if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)k, L, (lapack_int)k) != 0) {
+		rc = cp_error_set(err, CP_EINPUT, "region covariance is not positive definite");
+		goto out;
+	}
+	rc = feas_nnls(k, m, fm->S, fm->snorm, L, q->mu, w->passive, &w->n_passive,
+		       f, r, &kkt, err);
+	if (rc)
+		goto out;
+	d2 = feas_dot(r, r, k);
+	res->d2 = d2;
+	res->kkt = kkt;
+	res->p_value = chisq_pvalue(d2, k, q->n);
+	res->feasible = d2 <= q->q;
+	res->borderline = fabs(d2 - q->q) <= 1e-7 * fmax(q->q, 1e-300) || kkt > 1e-6;
+	if (res->borderline)
+		w->st.borderline++;
+	if (!res->feasible && (flags & FEAS_EXPLAIN)) {
+		/* a = L^{-T} r = cov^{-1} (x^ - mu) */
+		if (LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', (lapack_int)k, 1, L,
+				   (lapack_int)k, r, (lapack_int)k) != 0) {
+			rc = cp_error_set(err, CP_ENUMERIC, "triangular solve failed in the ellipsoid test");
+			goto out;
+		}
+		for (i = 0; i < k; i++)
+			if (!isfinite(r[i]))
+				break;
+		w->st.certificates++;
+		rc = feas_explain(w, q, i == k ? r : NULL, res);
+		if (rc)
+			rc = cp_error_set(err, rc, "out of memory explaining an observation");
+	}
+out:
+	cp_free(L);
+	cp_free(f);
+	cp_free(r);
+	return rc;
+}
+
+static int check_box(struct worker *w, const struct feas_query *q,
+		     unsigned flags, struct feas_result *res,
+		     struct cp_error *err)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i;
+	double sigma = 0, depth = 0;
+	int verdict, rc, round;
+
+	for (i = 0; i < k; i++)
+		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
+	/* a power of two, so that scaling loses no bits: the exact re-check
+	 * then decides the box as given */
+	sigma = sigma > 0 && isfinite(sigma) ? ldexp(1, ilogb(sigma) + 1) : 1;
+	if (fm->nr == 0) {
+		/* the cone is {0}: feasible iff the box holds 0 */
+		double *z = w->vk;
+
+		for (i = 0; i < k; i++)
+			z[i] = 0;
+		verdict = BOX_FEASIBLE;
+		for (i = 0; i < k; i++) {
+			double c = q->shape == FEAS_PCA ? feas_dot(q->axes + i * k, q->mu, k) : q->mu[i];
+
+			if (fabs(c) > q->half[i])
+				verdict = BOX_INFEASIBLE;
+		}
+		res->feasible = verdict == BOX_FEASIBLE;
+		goto explain_it;
+	}
+	/* Column generation: solve on the working set; a feasible answer
+	 * stands for the whole LP, an infeasible one only once its
+	 * certificate holds against every signature. */
+	rc = feas_box_solve(w, q, sigma, SOLVE_NEW_BOX, &verdict);
+	for (round = 0; !rc; round++) {
+		if (verdict == BOX_FEASIBLE)
+			break;
+		depth = feas_box_certificate(w, q, sigma);
+		if (w->broken)
+			return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed (GLPK)");
+		if (depth > 0 ? feas_price_columns(w, w->rho) == 0
+			      : w->n_active == fm->nr)
+			break;
+		if (depth == 0 || round >= 50)
+			feas_activate_all(w);  /* no usable certificate: the whole LP */
+		rc = feas_box_solve(w, q, sigma, SOLVE_AGAIN, &verdict);
+	}
+	if (rc)
+		return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
+	/* Borderline: GLPK accepts bound violations up to ~1e-7.  A box it
+	 * calls feasible only by using that tolerance, or infeasible by a
+	 * certificate shallower than 1e-7, lies within ~1e-7 of the cone:
+	 * it is settled by glp_exact on the whole LP (rational arithmetic;
+	 * GLPK reads the doubles as rationals within 1e-9 relative). */
+	if (verdict == BOX_FEASIBLE) {
+		/* A solution GLPK bent by its tolerance: solve again in the box
+		 * shrunk by 3 times the tolerance; a solution there (even a
+		 * bent one) lies strictly inside the real box. */
+		if (feas_box_residual(w, q, sigma) > 1) {
+			int v2 = BOX_INFEASIBLE;
+
+			w->st.shrink_tests++;
+			if (feas_set_bounds(w, q, sigma, 3e-7) == 0) {
+				rc = feas_box_solve(w, q, sigma, SOLVE_AGAIN, &v2);
+				feas_set_bounds(w, q, sigma, 0);
+				if (rc)
+					return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
+			}
+			if (v2 != BOX_FEASIBLE)
+				res->borderline = 1;
+		}
+	} else if (depth < 1e-7) {
+		res->borderline = 1;
+	}
+	if (res->borderline) {
+		w->st.borderline++;
+		if (!(flags & FEAS_NO_EXACT)) {
+			feas_activate_all(w);
+			rc = feas_box_solve(w, q, sigma, SOLVE_EXACT, &verdict);
+			if (rc)
+				return cp_error_set(err, rc, "the exact feasibility LP failed (GLPK)");
+			depth = 0;
+			if (verdict == BOX_INFEASIBLE && (flags & FEAS_EXPLAIN))
+				depth = feas_box_certificate(w, q, sigma);
+		}
+	}
+	feas_trim_columns(w);
+	res->feasible = verdict == BOX_FEASIBLE;
+explain_it:
+	if (!res->feasible && (flags & FEAS_EXPLAIN)) {
+		if (depth > 0)
+			w->st.certificates++;
+		rc = feas_explain(w, q, depth > 0 ? w->rho : NULL, res);
+		if (rc)
+			return cp_error_set(err, rc, "out of memory explaining an observation");
+	}
+	return CP_OK;
+}
+
+int feas_check_with(struct worker *w, const struct feas_query *q,
+		      unsigned flags, struct feas_result *res,
+		      struct cp_error *err)
+{
+	int rc;
+
+	feas_result_release(res);
+	res->k = w->fm->k;
+	rc = feas_query_check(q, w->fm->k, err);
+	if (rc)
+		return rc;
+	w->st.checks++;
+	if (q->shape == FEAS_ELLIPSOID)
+		return check_ellipsoid(w, q, flags, res, err);
+	return check_box(w, q, flags, res, err);
+}
+
+int feas_check(struct feas_model *fm, const struct feas_query *q,
+	       unsigned flags, struct feas_result *res, struct cp_error *err)
+{
+	int rc;
+
+	if (!fm->own) {
+		rc = feas_worker_new(fm, &fm->own, err);
+		if (rc)
+			return rc;
+	}
+	if (!pthread_equal(fm->own->thread, pthread_self()))
+		return cp_error_set(err, CP_EINTERNAL,
+				    "feas_check called from a thread other than the model's");
+	if (fm->own->broken)
+		return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed earlier (GLPK)");
+	rc = feas_check_with(fm->own, q, flags, res, err);
+	fm->st.checks = fm->own->st.checks;
+	return rc;
+}
+
+void feas_thread_end(void)
+{
+	glp_free_env();
+}
+

@@ -1,0 +1,507 @@
+/* solver/lp.c: the GLPK side: per-thread workers, the box LP with its
+ * warm-started bounds, Farkas certificates of infeasible boxes, and the
+ * column generation that keeps the LP to the signatures that matter. */
+#include <glpk.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/feas.h"
+#include "solver/feas_int.h"
+
+/* ================================================================ *
+ * GLPK workers                                                      *
+ * ================================================================ */
+
+void feas_glpk_error(void *info)
+{
+	struct worker *w = info;
+
+	longjmp(w->jump, 1);
+}
+
+void feas_worker_free(struct worker *w)
+{
+	if (!w)
+		return;
+	/* After a GLPK error its environment is undefined: leave the
+	 * problems alone (feas_thread_end reclaims the memory). */
+	if (!w->broken) {
+		if (w->box)
+			glp_delete_prob(w->box);
+		if (w->facet)
+			glp_delete_prob(w->facet);
+	}
+	cp_free(w->active);
+	cp_free(w->colsig);
+	cp_free(w->delcols);
+	cp_free(w->price_pick);
+	cp_free(w->passive);
+	cp_free(w->resid);
+	cp_free(w->ysign);
+	cp_free(w->price_score);
+	cp_free(w->facet_row);
+	cp_free(w->ind);
+	cp_free(w->val);
+	cp_free(w->vk);
+	cp_free(w->vk2);
+	cp_free(w->rho);
+	cp_free(w->xstar);
+	cp_free(w);
+}
+
+/* Build the box LP and the facet LP.  Inputs are validated here, so no
+ * GLPK call can fail; the error hook is only a last line of defence. */
+int feas_worker_new(const struct feas_model *fm, struct worker **out,
+		      struct cp_error *err)
+{
+	struct worker *w = cp_calloc(1, sizeof *w);
+	size_t k = fm->k, m = fm->nr, d = fm->d, n = (fm->m > k ? fm->m : k) + k + 2;
+	size_t p, i;
+
+	*out = NULL;
+	if (!w)
+		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
+	w->fm = fm;
+	w->thread = pthread_self();
+	w->ind = cp_malloc((n + 1) * sizeof *w->ind);
+	w->val = cp_malloc((n + 1) * sizeof *w->val);
+	w->vk = cp_malloc((k + 1) * sizeof *w->vk);
+	w->vk2 = cp_malloc((k + 1) * sizeof *w->vk2);
+	w->rho = cp_malloc((k + 1) * sizeof *w->rho);
+	w->xstar = cp_malloc((k + 1) * sizeof *w->xstar);
+	w->facet_row = cp_calloc(fm->m ? fm->m : 1, 1);
+	w->active = cp_calloc(m ? m : 1, 1);
+	w->colsig = cp_malloc((m ? m : 1) * sizeof *w->colsig);
+	w->delcols = cp_malloc((m + 1) * sizeof *w->delcols);
+	w->price_pick = cp_malloc((2 * k + 8) * sizeof *w->price_pick);
+	w->passive = cp_malloc((k + 1) * sizeof *w->passive);
+	w->resid = cp_malloc(2 * k * sizeof *w->resid);
+	w->ysign = cp_malloc(k * sizeof *w->ysign);
+	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
+	if (!w->ysign || !w->resid || !w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
+	    !w->facet_row) {
+		feas_worker_free(w);
+		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
+	}
+	glp_term_out(GLP_OFF);
+	glp_term_hook(feas_glpk_quiet_hook, NULL);
+	glp_error_hook(feas_glpk_error, w);
+	if (setjmp(w->jump)) {
+		w->broken = 1;
+		glp_error_hook(NULL, NULL);
+		feas_worker_free(w);
+		return cp_error_set(err, CP_EINTERNAL, "GLPK failed building the LP");
+	}
+
+	/* ---- box LP ---- */
+	w->box = glp_create_prob();
+	glp_set_obj_dir(w->box, GLP_MIN);
+	glp_add_rows(w->box, (int)k);
+	glp_add_cols(w->box, (int)k);
+	for (i = 0; i < k; i++)
+		glp_set_row_bnds(w->box, (int)i + 1, GLP_FX, 0, 0);
+	for (i = 0; i < k; i++) {
+		w->ind[1] = (int)i + 1;
+		w->val[1] = -1;
+		glp_set_mat_col(w->box, (int)i + 1, 1, w->ind, w->val);
+		glp_set_col_bnds(w->box, (int)i + 1, GLP_FX, 0, 0);
+	}
+	w->box_identity = 1;
+	for (i = 0; i < k; i++)
+		w->ysign[i] = 1;
+	glp_adv_basis(w->box, 0);
+	glp_init_smcp(&w->dual);
+	w->dual.msg_lev = GLP_MSG_OFF;
+	w->dual.meth = GLP_DUALP;
+	w->dual.presolve = GLP_OFF;
+	w->dual.it_lim = 100000;
+
+	/* ---- facet LP (needs d >= 1 and m >= 1) ---- */
+	glp_init_smcp(&w->primal);
+	w->primal.msg_lev = GLP_MSG_OFF;
+	w->primal.meth = GLP_PRIMAL;
+	w->primal.presolve = GLP_OFF;
+	w->primal.it_lim = 100000;
+	if (d >= 1 && fm->n_basis_rows == d) {
+		size_t j, b;
+
+		/* row 1: f.c = 1; rows 2..d+1: the basis signatures; more
+		 * rows join by row generation and leave after each solve */
+		w->facet = glp_create_prob();
+		glp_set_obj_dir(w->facet, GLP_MIN);
+		glp_add_rows(w->facet, (int)d + 1);
+		glp_add_cols(w->facet, (int)d);
+		for (j = 0; j < d; j++) {
+			w->ind[j + 1] = (int)j + 1;
+			w->val[j + 1] = fm->qc[j];
+			glp_set_col_bnds(w->facet, (int)j + 1, GLP_FR, 0, 0);
+		}
+		glp_set_mat_row(w->facet, 1, (int)d, w->ind, w->val);
+		glp_set_row_bnds(w->facet, 1, GLP_FX, 1, 1);
+		for (b = 0; b < d; b++) {
+			p = fm->basis_rows[b];
+			for (j = 0; j < d; j++)
+				w->val[j + 1] = fm->Qs[p * d + j];
+			glp_set_mat_row(w->facet, (int)b + 2, (int)d, w->ind, w->val);
+			glp_set_row_bnds(w->facet, (int)b + 2, GLP_LO, 0, 0);
+			w->facet_row[p] = 1;
+		}
+	}
+	glp_error_hook(NULL, NULL);
+	*out = w;
+	return CP_OK;
+}
+
+/* ---- the box LP ---- */
+
+/* Centre of the box along LP column y_j (axes signed as in the LP). */
+static double box_centre(const struct worker *w, const struct feas_query *q,
+			 size_t j)
+{
+	if (q->shape == FEAS_PCA)
+		return w->ysign[j] * feas_dot(q->axes + j * w->fm->k, q->mu, w->fm->k);
+	return q->mu[j];
+}
+
+/* The box's bounds on y (scaled by 1/sigma), each side pulled in by
+ * shrink (1 + |bound|).  Returns -1, changing nothing, when shrinking
+ * would empty an interval. */
+int feas_set_bounds(struct worker *w, const struct feas_query *q,
+		      double sigma, double shrink)
+{
+	size_t k = w->fm->k, j;
+
+	for (j = 0; shrink > 0 && j < k; j++) {
+		double c = box_centre(w, q, j);
+		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+
+		if (lo + shrink * (1 + fabs(lo)) >= hi - shrink * (1 + fabs(hi)))
+			return -1;
+	}
+	for (j = 0; j < k; j++) {
+		double c = box_centre(w, q, j);
+		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+
+		lo += shrink * (1 + fabs(lo));
+		hi -= shrink * (1 + fabs(hi));
+		if (lo < hi)
+			glp_set_col_bnds(w->box, (int)j + 1, GLP_DB, lo, hi);
+		else
+			glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, lo, lo);
+	}
+	return 0;
+}
+
+int feas_box_solve(struct worker *w, const struct feas_query *q,
+		     double sigma, int mode, int *verdict)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i, j;
+	int ret, st;
+
+	glp_error_hook(feas_glpk_error, w);
+	if (setjmp(w->jump)) {
+		w->broken = 1;
+		glp_error_hook(NULL, NULL);
+		return CP_EINTERNAL;
+	}
+	if (mode == SOLVE_NEW_BOX) {
+		if (q->shape == FEAS_PCA) {
+			/* column y_j: -W[j][i] in row i (x = W^T y).  An
+			 * eigenvector's sign is arbitrary; fixing it (largest
+			 * component positive) keeps y_j's basis status
+			 * (at lower or upper bound) meaningful for the next
+			 * observation's warm start. */
+			for (j = 0; j < k; j++) {
+				double big = 0;
+
+				w->ysign[j] = 1;
+				for (i = 0; i < k; i++)
+					if (fabs(q->axes[j * k + i]) > fabs(big))
+						big = q->axes[j * k + i];
+				if (big < 0)
+					w->ysign[j] = -1;
+			}
+			for (j = 0; j < k; j++) {
+				for (i = 0; i < k; i++) {
+					w->ind[i + 1] = (int)i + 1;
+					w->val[i + 1] = -w->ysign[j] * q->axes[j * k + i];
+				}
+				glp_set_mat_col(w->box, (int)j + 1, (int)k, w->ind, w->val);
+			}
+			w->box_identity = 0;
+		} else if (!w->box_identity) {
+			for (j = 0; j < k; j++) {
+				w->ysign[j] = 1;
+				w->ind[1] = (int)j + 1;
+				w->val[1] = -1;
+				glp_set_mat_col(w->box, (int)j + 1, 1, w->ind, w->val);
+			}
+			w->box_identity = 1;
+		}
+		feas_set_bounds(w, q, sigma, 0);
+	}
+	if (mode == SOLVE_EXACT) {
+		w->st.exact_solves++;
+		ret = glp_exact(w->box, &w->dual);
+	} else {
+		w->st.lp_solves++;
+		ret = glp_simplex(w->box, &w->dual);
+		if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
+			/* the new axes made the old basis singular: restart */
+			glp_adv_basis(w->box, 0);
+			ret = glp_simplex(w->box, &w->dual);
+		}
+		if (ret == GLP_EITLIM || ret == GLP_EFAIL) {
+			glp_std_basis(w->box);
+			ret = glp_simplex(w->box, &w->dual);
+		}
+	}
+	glp_error_hook(NULL, NULL);
+	if (ret != 0)
+		return CP_ENUMERIC;
+	st = glp_get_status(w->box);
+	if (st == GLP_OPT || st == GLP_FEAS)
+		*verdict = BOX_FEASIBLE;
+	else if (st == GLP_NOFEAS)
+		*verdict = BOX_INFEASIBLE;
+	else
+		return CP_ENUMERIC;
+	return CP_OK;
+}
+
+/* Is the float solution a solution?  Returns the largest violation
+ * relative to 1e-11 of the magnitudes involved (> 1: GLPK used its
+ * tolerance, about 1e-7, and the verdict needs the exact re-check).
+ * Residuals of S f = W^T y are summed in long double and compared with
+ * the sum of the terms' magnitudes; f must be >= 0 and y within its
+ * bounds.  (Pure rounding noise of GLPK's solutions reaches ~1e-14, so a
+ * tighter test would send many clear verdicts to the slow exact path.) */
+#define BOX_REL_TOL 1e-11
+
+double feas_box_residual(struct worker *w, const struct feas_query *q,
+			   double sigma)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i, j, col;
+	long double *x = w->resid, *mag = w->resid + k;
+	double worst = 0;
+
+	for (i = 0; i < k; i++)
+		x[i] = mag[i] = 0;
+	for (col = 0; col < w->n_active; col++) {
+		size_t p = w->colsig[col];
+		double f = glp_get_col_prim(w->box, (int)(k + col) + 1);
+
+		if (f < 0)
+			worst = fmax(worst, -f / BOX_REL_TOL);
+		if (f != 0)
+			for (i = 0; i < k; i++) {
+				x[i] += (long double)fm->S[p * k + i] * f;
+				mag[i] += fabsl((long double)fm->S[p * k + i] * f);
+			}
+	}
+	for (j = 0; j < k; j++) {
+		double y = glp_get_col_prim(w->box, (int)j + 1);
+		double c = box_centre(w, q, j);
+		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+		double ex = fmax(lo - y, y - hi);
+
+		if (ex > 0)
+			worst = fmax(worst, ex / (BOX_REL_TOL * fmax(fabs(y), 1e-300)));
+		w->vk2[j] = y;
+	}
+	for (i = 0; i < k; i++) {
+		long double r = x[i], m = mag[i];
+
+		if (q->shape == FEAS_PCA) {
+			for (j = 0; j < k; j++) {
+				r -= (long double)w->ysign[j] * q->axes[j * k + i] * w->vk2[j];
+				m += fabsl((long double)q->axes[j * k + i] * w->vk2[j]);
+			}
+		} else {
+			r -= w->vk2[i];
+			m += fabsl((long double)w->vk2[i]);
+		}
+		if (r != 0)
+			worst = fmax(worst, (double)(fabsl(r) / (BOX_REL_TOL * (m > 0 ? m : 1))));
+	}
+	return worst;
+}
+
+/* Is a (k, counter space) a Farkas certificate for the region: a.s_p >= 0
+ * for every signature (relative tolerance tol) and max_R a.x < 0?
+ * Returns the depth -max_R a.x / (||a|| sigma), or 0 when it is not. */
+static double certificate_depth(const struct feas_model *fm,
+				const struct feas_query *q, const double *a,
+				double sigma, double tol, const unsigned char *active)
+{
+	size_t k = fm->k, p;
+	double na = sqrt(feas_dot(a, a, k)), h;
+
+	if (!(na > 0))
+		return 0;
+	for (p = 0; p < fm->m; p++)
+		if ((!active || p >= fm->nr || active[p]) &&
+		    feas_dot(a, fm->S + p * k, k) < -tol * na * fm->snorm[p])
+			return 0;
+	h = feas_dot(a, q->mu, k) + feas_spread(q, a, k);
+	return h < 0 ? -h / (na * sigma) : 0;
+}
+
+/* Farkas certificate of an infeasible box LP from its final basis: row r
+ * of B^{-1} (glp_btran on e_r) combines the rows into
+ *   sum_p (rho.s_p) f_p - sum_j (W rho)_j y_j = 0,
+ * which no f >= 0 and y in the box satisfy; so a = +-rho.  The row is the
+ * basic variable GLPK's dual simplex could not repair
+ * (glp_get_unbnd_ray); failing that, every basic row is tried.  Writes a
+ * into w->rho and returns its depth (0: none found). */
+double feas_box_certificate(struct worker *w, const struct feas_query *q,
+			      double sigma)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i, r, first;
+	volatile double best = 0;
+
+	glp_error_hook(feas_glpk_error, w);
+	if (setjmp(w->jump)) {
+		w->broken = 1;
+		glp_error_hook(NULL, NULL);
+		return 0;
+	}
+	if (!glp_bf_exists(w->box) && glp_factorize(w->box) != 0) {
+		glp_error_hook(NULL, NULL);
+		return 0;
+	}
+	{
+		int v = glp_get_unbnd_ray(w->box);
+
+		first = 0;
+		if (v >= 1 && v <= (int)k) {
+			first = (size_t)glp_get_row_bind(w->box, v);
+		} else if (v > (int)k) {
+			int b = glp_get_col_stat(w->box, v - (int)k) == GLP_BS
+				? glp_get_col_bind(w->box, v - (int)k) : 0;
+			first = (size_t)b;
+		}
+	}
+	for (r = 0; r <= k && best == 0; r++) {
+		size_t row = r == 0 ? first : r;
+		int sgn;
+
+		if (row == 0 || (r > 0 && row == first))
+			continue;
+		for (i = 0; i <= k; i++)
+			w->val[i] = 0;
+		w->val[row] = 1;
+		glp_btran(w->box, w->val);
+		for (sgn = -1; sgn <= 1; sgn += 2) {
+			double dpt;
+
+			for (i = 0; i < k; i++)
+				w->vk[i] = sgn * w->val[i + 1];
+			dpt = certificate_depth(fm, q, w->vk, sigma, 1e-9, w->active);
+			if (dpt > best) {
+				best = dpt;
+				memcpy(w->rho, w->vk, k * sizeof *w->rho);
+			}
+		}
+	}
+	glp_error_hook(NULL, NULL);
+	return best;
+}
+
+/* Add signature p's flow column to the box LP (non-basic at 0, so the
+ * basis stays). */
+static void activate(struct worker *w, size_t p)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i;
+	int len = 0, col;
+
+	if (w->active[p])
+		return;
+	col = glp_add_cols(w->box, 1);
+	for (i = 0; i < k; i++)
+		if (fm->Su[p * k + i]) {
+			len++;
+			w->ind[len] = (int)i + 1;
+			w->val[len] = fm->S[p * k + i];
+		}
+	glp_set_mat_col(w->box, col, len, w->ind, w->val);
+	glp_set_col_bnds(w->box, col, GLP_LO, 0, 0);
+	w->active[p] = 1;
+	w->colsig[w->n_active++] = p;
+}
+
+/* Price the inactive columns against certificate a: a signature with
+ * a.s_p < 0 could still reach the region.  The 2k most violated (by
+ * a.s_p / ||s_p||) join the working set, so the LP stays small even when
+ * half the signatures qualify.  Returns how many joined (0: a is a
+ * certificate for the whole LP). */
+size_t feas_price_columns(struct worker *w, const double *a)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, p, n = 0, budget = 2 * k + 8, i;
+	double na = sqrt(feas_dot(a, a, k));
+	double *score = w->price_score;
+	size_t *pick = w->price_pick;
+
+	for (p = 0; p < fm->nr; p++) {
+		double v;
+
+		if (w->active[p])
+			continue;
+		v = feas_dot(a, fm->S + p * k, k) / fm->snorm[p];
+		if (!(v < -1e-9 * na))
+			continue;
+		/* keep the `budget` smallest scores, sorted ascending */
+		if (n == budget && v >= score[n - 1])
+			continue;
+		i = n < budget ? n++ : n - 1;
+		while (i > 0 && score[i - 1] > v) {
+			score[i] = score[i - 1];
+			pick[i] = pick[i - 1];
+			i--;
+		}
+		score[i] = v;
+		pick[i] = p;
+	}
+	for (i = 0; i < n; i++)
+		activate(w, pick[i]);
+	return n;
+}
+
+/* Keep the working set small: past 4k + 32 columns, delete the non-basic
+ * ones (they sit at 0, so the basis and its solution stay). */
+void feas_trim_columns(struct worker *w)
+{
+	size_t k = w->fm->k, c, keep = 0;
+	int nd = 0;
+
+	if (w->n_active <= 4 * k + 32)
+		return;
+	for (c = 0; c < w->n_active; c++) {
+		if (glp_get_col_stat(w->box, (int)(k + c) + 1) != GLP_BS) {
+			w->delcols[++nd] = (int)(k + c) + 1;
+			w->active[w->colsig[c]] = 0;
+		} else {
+			w->colsig[keep++] = w->colsig[c];
+		}
+	}
+	if (nd)
+		glp_del_cols(w->box, nd, w->delcols);
+	w->n_active = keep;
+}
+
+void feas_activate_all(struct worker *w)
+{
+	size_t p;
+
+	for (p = 0; p < w->fm->nr; p++)
+		activate(w, p);
+}
+

@@ -1,0 +1,249 @@
+/* solver/model.c: the model: signatures, the float basis of span(S) for the
+ * LPs, the exact equalities (from geometry), listed constraints, counts. */
+#include <glpk.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "solver/feas.h"
+#include "solver/feas_int.h"
+
+#include "geometry/cone.h"
+
+/* ================================================================ *
+ * Model                                                             *
+ * ================================================================ */
+
+/* Orthonormal basis of span(S): eigenvectors of the Gram matrix
+ * G = sum_p s_p s_p^T whose eigenvalues exceed 1e-10 of the largest. */
+static int span_basis(struct feas_model *fm, struct cp_error *err)
+{
+	size_t k = fm->k, m = fm->m, i, j, p, d = 0;
+	double *G = cp_calloc(k * k, sizeof *G), *ev = cp_malloc(k * sizeof *ev);
+	int rc = CP_OK;
+
+	if (!G || !ev) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+		goto out;
+	}
+	for (p = 0; p < m; p++) {
+		const double *s = fm->S + p * k;
+
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++)
+				G[i * k + j] += s[i] * s[j];
+	}
+	if (LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k, G,
+			   (lapack_int)k, ev) != 0) {
+		rc = cp_error_set(err, CP_ENUMERIC, "eigen-decomposition of the signatures failed");
+		goto out;
+	}
+	for (i = 0; i < k; i++)
+		if (ev[i] > 1e-10 * ev[k - 1])
+			d++;
+	fm->Q = cp_malloc((d ? d : 1) * k * sizeof *fm->Q);
+	fm->Qs = cp_malloc((m ? m : 1) * (d ? d : 1) * sizeof *fm->Qs);
+	fm->qc = cp_calloc(d ? d : 1, sizeof *fm->qc);
+	if (!fm->Q || !fm->Qs || !fm->qc) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+		goto out;
+	}
+	fm->d = d;
+	/* eigenvectors are the columns of G, ascending: take the last d */
+	for (j = 0; j < d; j++)
+		for (i = 0; i < k; i++)
+			fm->Q[j * k + i] = G[i * k + (k - d + j)];
+	for (p = 0; p < m; p++)
+		for (j = 0; j < d; j++)
+			fm->Qs[p * d + j] = feas_dot(fm->Q + j * k, fm->S + p * k, k);
+	/* d independent signatures, greedily (Gram-Schmidt in the span's
+	 * coordinates); c = the sum of their unit vectors lies inside
+	 * their cone, hence inside C, so {f : f.c = 1} slices C's dual in a
+	 * bounded set, and already their d rows bound it. */
+	fm->basis_rows = cp_malloc((d ? d : 1) * sizeof *fm->basis_rows);
+	{
+		double *gs = cp_malloc((d ? d : 1) * (d ? d : 1) * sizeof *gs);
+		double *v = cp_malloc((d ? d : 1) * sizeof *v);
+		size_t nb = 0, b;
+
+		if (!fm->basis_rows || !gs || !v) {
+			cp_free(gs);
+			cp_free(v);
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+			goto out;
+		}
+		for (p = 0; p < m && nb < d; p++) {
+			double nv = 0;
+
+			memcpy(v, fm->Qs + p * d, d * sizeof *v);
+			for (b = 0; b < nb; b++) {
+				double t = feas_dot(v, gs + b * d, d);
+
+				for (j = 0; j < d; j++)
+					v[j] -= t * gs[b * d + j];
+			}
+			nv = sqrt(feas_dot(v, v, d));
+			if (nv <= 1e-8 * fm->snorm[p])
+				continue;
+			for (j = 0; j < d; j++)
+				gs[nb * d + j] = v[j] / nv;
+			fm->basis_rows[nb++] = p;
+			for (j = 0; j < d; j++)
+				fm->qc[j] += fm->Qs[p * d + j] / fm->snorm[p];
+		}
+		fm->n_basis_rows = nb == d ? d : 0;
+		cp_free(gs);
+		cp_free(v);
+	}
+out:
+	cp_free(G);
+	cp_free(ev);
+	return rc;
+}
+
+int feas_glpk_quiet_hook(void *info, const char *s)
+{
+	(void)info;
+	(void)s;
+	return 1;  /* swallow every line GLPK would print */
+}
+
+
+/* The model's equalities, exactly (geometry's canonical basis of span(S)'s
+ * orthogonal complement).  They let derived constraints be written in their
+ * sparsest form (load.pde_miss <= load.causes_walk rather than a
+ * combination with load.walk_done = load.causes_walk).  A basis with a
+ * coefficient beyond 64 bits is left out: constraints are then printed as
+ * derived, still exact. */
+static int equality_basis(struct feas_model *fm, struct cp_error *err)
+{
+	struct cp_error e;
+	int rc;
+
+	if (fm->k == 0)
+		return CP_OK;
+	cp_error_clear(&e);
+	rc = cone_equalities(fm->k, fm->m, fm->Su, &fm->n_eqb, &fm->eqb, &e);
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, rc, "out of memory building the solver");
+	if (rc) {
+		fm->n_eqb = 0;
+		fm->eqb = NULL;
+	}
+	return CP_OK;
+}
+
+int feas_model_new(size_t k, size_t m, const uint32_t *S,
+		   const struct feas_model_options *opt,
+		   struct feas_model **out, struct cp_error *err)
+{
+	struct feas_model *fm;
+	size_t p, i, kept = 0;
+	int rc;
+
+	(void)opt;
+	*out = NULL;
+	if (k == 0 || k > 100000 || m > 100000000 / k)
+		return cp_error_set(err, CP_EINPUT,
+				    "model with %zu counters and %zu signatures is out of range", k, m);
+	fm = cp_calloc(1, sizeof *fm);
+	if (!fm)
+		return cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+	fm->k = k;
+	fm->S = cp_malloc((m ? m : 1) * k * sizeof *fm->S);
+	fm->Su = cp_malloc((m ? m : 1) * k * sizeof *fm->Su);
+	fm->snorm = cp_malloc((m ? m : 1) * sizeof *fm->snorm);
+	if (!fm->S || !fm->Su || !fm->snorm) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+		goto fail;
+	}
+	for (p = 0; p < m; p++) {
+		double n2 = 0;
+
+		for (i = 0; i < k; i++)
+			n2 += (double)S[p * k + i] * S[p * k + i];
+		if (n2 == 0)
+			continue;  /* counts nothing: every region contains 0*s */
+		for (i = 0; i < k; i++) {
+			fm->Su[kept * k + i] = S[p * k + i];
+			fm->S[kept * k + i] = S[p * k + i];
+		}
+		fm->snorm[kept++] = sqrt(n2);
+	}
+	fm->m = kept;
+	fm->nr = kept;
+	rc = span_basis(fm, err);
+	if (rc)
+		goto fail;
+	rc = equality_basis(fm, err);
+	if (rc)
+		goto fail;
+	*out = fm;
+	return CP_OK;
+fail:
+	feas_model_free(fm);
+	return rc;
+}
+
+
+void feas_model_free(struct feas_model *fm)
+{
+	if (!fm)
+		return;
+	feas_worker_free(fm->own);
+	cp_free(fm->S);
+	cp_free(fm->Su);
+	cp_free(fm->snorm);
+	cp_free(fm->Q);
+	cp_free(fm->Qs);
+	cp_free(fm->qc);
+	cp_free(fm->basis_rows);
+	cp_free(fm->eqb);
+	cp_free(fm->cons);
+	cp_free(fm->cons_eq);
+	cp_free(fm);
+}
+
+size_t feas_model_n_counters(const struct feas_model *fm) { return fm->k; }
+size_t feas_model_n_signatures(const struct feas_model *fm) { return fm->m; }
+size_t feas_model_dim(const struct feas_model *fm) { return fm->d; }
+size_t feas_model_n_constraints(const struct feas_model *fm) { return fm->n_cons; }
+
+int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
+			      int is_equality, struct cp_error *err)
+{
+	int64_t *c;
+	unsigned char *e;
+
+	if (fm->own)
+		return cp_error_set(err, CP_EINTERNAL,
+				    "constraints must be added before the first check");
+	c = cp_reallocarray(fm->cons, (fm->n_cons + 1) * fm->k, sizeof *c);
+	if (!c)
+		return cp_error_set(err, CP_ENOMEM, "out of memory adding a constraint");
+	fm->cons = c;
+	e = cp_realloc(fm->cons_eq, fm->n_cons + 1);
+	if (!e)
+		return cp_error_set(err, CP_ENOMEM, "out of memory adding a constraint");
+	fm->cons_eq = e;
+	memcpy(c + fm->n_cons * fm->k, a, fm->k * sizeof *c);
+	e[fm->n_cons++] = is_equality ? 1 : 0;
+	return CP_OK;
+}
+
+void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
+{
+	*st = fm->st;
+	if (fm->own) {
+		st->lp_solves += fm->own->st.lp_solves;
+		st->exact_solves += fm->own->st.exact_solves;
+		st->borderline += fm->own->st.borderline;
+		st->certificates += fm->own->st.certificates;
+		st->facet_lps += fm->own->st.facet_lps;
+		st->facets_verified += fm->own->st.facets_verified;
+		st->shrink_tests += fm->own->st.shrink_tests;
+		if (fm->own->box && !fm->own->broken)
+			st->iterations += (uint64_t)glp_get_it_cnt(fm->own->box);
+	}
+}
+
