@@ -102,16 +102,16 @@ int feas_integerize(const double *a, size_t k, int64_t *out)
 	if (!(amax > 0))
 		return 0;
 	for (i = 0; i < k; i++)
-		if (fabs(a[i]) > 1e-9 * amax)
+		if (fabs(a[i]) > FEAS_TOL_COEF * amax)
 			amin = fmin(amin, fabs(a[i]));
 	for (t = 1; t <= 1000; t++) {
 		int ok = 1;
 		int64_t g = 0;
 
 		for (i = 0; i < k && ok; i++) {
-			double v = fabs(a[i]) > 1e-9 * amax ? a[i] / amin * t : 0;
+			double v = fabs(a[i]) > FEAS_TOL_COEF * amax ? a[i] / amin * t : 0;
 
-			if (fabs(v) > 1e15 || fabs(v - nearbyint(v)) > 1e-6 * (1 + fabs(v)))
+			if (fabs(v) > FEAS_INT_EXACT || fabs(v - nearbyint(v)) > FEAS_TOL_INTEGRAL * (1 + fabs(v)))
 				ok = 0;
 			else
 				out[i] = (int64_t)nearbyint(v);
@@ -220,7 +220,7 @@ static int facet_lp_solve(struct worker *w, const double *xstar, double *fnorm)
 			if (w->facet_row[p])
 				continue;
 			v = feas_dot(w->vk, fm->Qs + p * d, d) / fm->snorm[p];
-			if (!(v < -1e-10 * zn) || (n == budget && v >= score[n - 1]))
+			if (!(v < -FEAS_TOL_FACET_ROW * zn) || (n == budget && v >= score[n - 1]))
 				continue;
 			i = n < budget ? n++ : n - 1;
 			while (i > 0 && score[i - 1] > v) {
@@ -273,7 +273,7 @@ static int facet_lp(struct worker *w, const double *xstar, double *fnorm,
 	for (i = 0; i < k; i++)
 		fmaxn = fmax(fmaxn, fabs(fnorm[i]));
 	for (p = 0; p < fm->m; p++)
-		mask[p] = feas_dot(fnorm, fm->S + p * k, k) <= 1e-9 * fmaxn * fm->snorm[p];
+		mask[p] = feas_dot(fnorm, fm->S + p * k, k) <= FEAS_TOL_COEF * fmaxn * fm->snorm[p];
 	return 0;
 }
 
@@ -500,7 +500,7 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 			for (i = 0; i < k; i++)
 				amax = fmax(amax, fabs(cert[i]));
 			for (i = 0; i < k; i++) {
-				ai[i] = (int64_t)nearbyint(cert[i] / amax * 1e6);
+				ai[i] = (int64_t)nearbyint(cert[i] / amax * FEAS_CERT_SCALE);
 				a[i] = (double)ai[i];
 			}
 			rc = add_violation(res, k, ai, 0, 0, 0, FEAS_NO_INDEX,

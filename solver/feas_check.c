@@ -63,7 +63,8 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 	res->kkt = kkt;
 	res->p_value = chisq_pvalue(d2, k, q->n);
 	res->feasible = d2 <= q->q;
-	res->borderline = fabs(d2 - q->q) <= 1e-7 * fmax(q->q, 1e-300) || kkt > 1e-6;
+	res->borderline = fabs(d2 - q->q) <= FEAS_TOL_GLPK * fmax(q->q, FEAS_TINY) ||
+			  kkt > FEAS_TOL_KKT;
 	if (res->borderline)
 		w->st.borderline++;
 	if (!res->feasible && (flags & FEAS_EXPLAIN)) {
@@ -150,7 +151,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 			int v2 = BOX_INFEASIBLE;
 
 			w->st.shrink_tests++;
-			if (feas_set_bounds(w, q, sigma, 3e-7) == 0) {
+			if (feas_set_bounds(w, q, sigma, 3 * FEAS_TOL_GLPK) == 0) {
 				rc = feas_box_solve(w, q, sigma, SOLVE_AGAIN, &v2);
 				feas_set_bounds(w, q, sigma, 0);
 				if (rc)
@@ -159,7 +160,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 			if (v2 != BOX_FEASIBLE)
 				res->borderline = 1;
 		}
-	} else if (depth < 1e-7) {
+	} else if (depth < FEAS_TOL_GLPK) {
 		res->borderline = 1;
 	}
 	if (res->borderline) {

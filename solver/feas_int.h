@@ -90,6 +90,54 @@ struct feas_model {
 	struct feas_stats st;
 };
 
+/* ---- tolerances: every floating-point threshold of the solver, each
+ * with why it has its value.  Verdicts near any of them are settled
+ * exactly (glp_exact, integer checks), so they decide speed and which
+ * path runs, never a verdict on their own. ---- */
+/* Eigenvalues of the signatures' Gram matrix below this share of the
+ * largest are rounding: counts are integers below 2^32, so a real
+ * direction of span(S) is far above it. */
+#define FEAS_TOL_RANK 1e-10
+/* A signature whose Gram-Schmidt residual is below this share of its norm
+ * adds no dimension to the facet LP's starting simplex. */
+#define FEAS_TOL_INDEP 1e-8
+/* GLPK's own primal/dual feasibility tolerance is about 1e-7: a box (or
+ * ellipsoid distance) this close to the cone is borderline and re-checked
+ * exactly. */
+#define FEAS_TOL_GLPK 1e-7
+/* Residuals of GLPK's box solution beyond 1e-11 of the magnitudes mean it
+ * used its tolerance; pure rounding noise reaches ~1e-14, so a tighter
+ * test would send clear verdicts to the slow exact path. */
+#define FEAS_TOL_BOX_REL 1e-11
+/* A signature prices into the LP (or counts against a certificate) when
+ * it breaks the certificate by more than this share of the norms: below,
+ * it is rounding of the certificate itself. */
+#define FEAS_TOL_PRICE 1e-9
+/* Coefficients of a float normal below this share of its largest are
+ * zero; a signature this close to a facet's hyperplane lies on it (the
+ * exact check follows). */
+#define FEAS_TOL_COEF 1e-9
+/* A scaled float coefficient is taken as an integer when within this
+ * (relative) of one; beyond FEAS_INT_EXACT doubles no longer hold every
+ * integer (2^53 ~ 9e15). */
+#define FEAS_TOL_INTEGRAL 1e-6
+#define FEAS_INT_EXACT 1e15
+/* Facet LP row generation adds a row violated by more than this share of
+ * the normal's length; the exact check of the result follows. */
+#define FEAS_TOL_FACET_ROW 1e-10
+/* NNLS: an optimality residual beyond this makes the ellipsoid verdict
+ * borderline (re-checked); the gradient must exceed FEAS_TOL_NNLS_GRAD of
+ * its scale for a column to enter; a flow below FEAS_TOL_NNLS_ZERO of
+ * its step is zero (leaves the passive set). */
+#define FEAS_TOL_KKT 1e-6
+#define FEAS_TOL_NNLS_GRAD 1e-12
+#define FEAS_TOL_NNLS_ZERO 1e-15
+/* A certificate that cannot be made exact is printed at this resolution
+ * (six digits of its largest coefficient), marked as not exact. */
+#define FEAS_CERT_SCALE 1e6
+/* Guard against dividing by a zero magnitude. */
+#define FEAS_TINY 1e-300
+
 /* Outcome of one box solve, kept in the worker so that nothing on the
  * stack matters after a longjmp. */
 enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };

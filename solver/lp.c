@@ -280,7 +280,6 @@ int feas_box_solve(struct worker *w, const struct feas_query *q,
  * the sum of the terms' magnitudes; f must be >= 0 and y within its
  * bounds.  (Pure rounding noise of GLPK's solutions reaches ~1e-14, so a
  * tighter test would send many clear verdicts to the slow exact path.) */
-#define BOX_REL_TOL 1e-11
 
 double feas_box_residual(struct worker *w, const struct feas_query *q,
 			   double sigma)
@@ -297,7 +296,7 @@ double feas_box_residual(struct worker *w, const struct feas_query *q,
 		double f = glp_get_col_prim(w->box, (int)(k + col) + 1);
 
 		if (f < 0)
-			worst = fmax(worst, -f / BOX_REL_TOL);
+			worst = fmax(worst, -f / FEAS_TOL_BOX_REL);
 		if (f != 0)
 			for (i = 0; i < k; i++) {
 				x[i] += (long double)fm->S[p * k + i] * f;
@@ -311,7 +310,7 @@ double feas_box_residual(struct worker *w, const struct feas_query *q,
 		double ex = fmax(lo - y, y - hi);
 
 		if (ex > 0)
-			worst = fmax(worst, ex / (BOX_REL_TOL * fmax(fabs(y), 1e-300)));
+			worst = fmax(worst, ex / (FEAS_TOL_BOX_REL * fmax(fabs(y), FEAS_TINY)));
 		w->vk2[j] = y;
 	}
 	for (i = 0; i < k; i++) {
@@ -327,7 +326,7 @@ double feas_box_residual(struct worker *w, const struct feas_query *q,
 			m += fabsl((long double)w->vk2[i]);
 		}
 		if (r != 0)
-			worst = fmax(worst, (double)(fabsl(r) / (BOX_REL_TOL * (m > 0 ? m : 1))));
+			worst = fmax(worst, (double)(fabsl(r) / (FEAS_TOL_BOX_REL * (m > 0 ? m : 1))));
 	}
 	return worst;
 }
@@ -403,7 +402,7 @@ double feas_box_certificate(struct worker *w, const struct feas_query *q,
 
 			for (i = 0; i < k; i++)
 				w->vk[i] = sgn * w->val[i + 1];
-			dpt = certificate_depth(fm, q, w->vk, sigma, 1e-9, w->active);
+			dpt = certificate_depth(fm, q, w->vk, sigma, FEAS_TOL_PRICE, w->active);
 			if (dpt > best) {
 				best = dpt;
 				memcpy(w->rho, w->vk, k * sizeof *w->rho);
@@ -456,7 +455,7 @@ size_t feas_price_columns(struct worker *w, const double *a)
 		if (w->active[p])
 			continue;
 		v = feas_dot(a, fm->S + p * k, k) / fm->snorm[p];
-		if (!(v < -1e-9 * na))
+		if (!(v < -FEAS_TOL_PRICE * na))
 			continue;
 		/* keep the `budget` smallest scores, sorted ascending */
 		if (n == budget && v >= score[n - 1])

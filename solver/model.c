@@ -39,7 +39,7 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 		goto out;
 	}
 	for (i = 0; i < k; i++)
-		if (ev[i] > 1e-10 * ev[k - 1])
+		if (ev[i] > FEAS_TOL_RANK * ev[k - 1])
 			d++;
 	fm->Q = cp_malloc((d ? d : 1) * k * sizeof *fm->Q);
 	fm->Qs = cp_malloc((m ? m : 1) * (d ? d : 1) * sizeof *fm->Qs);
@@ -83,7 +83,7 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 					v[j] -= t * gs[b * d + j];
 			}
 			nv = sqrt(feas_dot(v, v, d));
-			if (nv <= 1e-8 * fm->snorm[p])
+			if (nv <= FEAS_TOL_INDEP * fm->snorm[p])
 				continue;
 			for (j = 0; j < d; j++)
 				gs[nb * d + j] = v[j] / nv;

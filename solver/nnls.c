@@ -189,7 +189,7 @@ int feas_nnls(size_t k, size_t m, const double *S, const double *snorm,
 		 * when its cosine with -u is clearly positive */
 		for (p = 0; p < m; p++)
 			if (!in_p[p] && !banned[p] &&
-			    w[p] > 1e-12 * snorm[p] * uscale && w[p] / snorm[p] > best) {
+			    w[p] > FEAS_TOL_NNLS_GRAD * snorm[p] * uscale && w[p] / snorm[p] > best) {
 				best = w[p] / snorm[p];
 				t = p;
 			}
@@ -231,7 +231,7 @@ int feas_nnls(size_t k, size_t m, const double *S, const double *snorm,
 			for (j = 0; j < np; j++)
 				f[P[j]] += alpha * (z[j] - f[P[j]]);
 			for (j = keep = 0; j < np; j++) {
-				if (f[P[j]] <= 1e-15 * (1 + fabs(z[j]))) {
+				if (f[P[j]] <= FEAS_TOL_NNLS_ZERO * (1 + fabs(z[j]))) {
 					f[P[j]] = 0;
 					in_p[P[j]] = 0;
 				} else {
