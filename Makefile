@@ -26,7 +26,7 @@ DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             xz-utils
 
 # ---- sources ----
-MODULES  = common dsl geometry stats solver explore hw hw/sim
+MODULES  = common dsl geometry stats solver pipeline explore hw hw/sim
 LIB_SRC  = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 GEN_SRC  = $(if $(wildcard dsl/parser.y),build/gen/dsl/lexer.c build/gen/dsl/parser.c)
 GEN_HDR  = $(if $(wildcard dsl/parser.y),build/gen/dsl/parser.h)

@@ -1,10 +1,9 @@
 /* cli/check.c: `counterpoint check MODEL DATA`: is the model consistent
- * with each observation of a dataset?  Compiles the model, derives its
- * cone (H-representation when it fits under --max-facets), builds each
- * observation's confidence region and hands them all to the solver; prints
- * one verdict per observation with the violated constraints and their
- * margins, then a summary.  Exit 0 all feasible, 1 some infeasible, 2 bad
- * usage or input, 3 internal error. */
+ * with each observation of a dataset?  The options, then the library
+ * pipeline (pipeline/pipeline.h: regions, cone under its budget, solver),
+ * then one of two report writers (text, JSON).  Exit 0 all checked
+ * observations feasible, 1 some infeasible, 2 bad usage or input (or
+ * nothing could be checked), 3 internal error. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,16 +12,16 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "solver/feas.h"
 
 #include "geometry/cone.h"
-#include "stats/region.h"
+#include "pipeline/pipeline.h"
 
 static const char check_help[] =
 	"usage: counterpoint check MODEL DATA [--with F,...]\n"
 	"                          [--region pca|independent|ellipsoid]\n"
 	"                          [--confidence P] [--json] [--threads N]\n"
-	"                          [--batches N] [--per-interval]\n"
+	"                          [--batches B|auto|none] [--per-interval]\n"
+	"                          [--counters C,...] [--strict]\n"
 	"                          [--max-facets N] [-o FILE]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
@@ -40,9 +39,15 @@ static const char check_help[] =
 	"                        independent: box along each counter;\n"
 	"                        ellipsoid: exact test, with p-values\n"
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
-	"  --batches N           batch means over N batches of intervals (default:\n"
-	"                        chosen from the autocorrelation; 1 = none)\n"
+	"  --batches B           batch means: B batches, 'none' (every interval a\n"
+	"                        sample) or 'auto' (the default: batch when the\n"
+	"                        intervals are autocorrelated)\n"
 	"  --per-interval        regions for one interval, not for the mean\n"
+	"  --counters C,...      check only these model counters (the cone is\n"
+	"                        projected onto them); without it every model\n"
+	"                        counter must be in DATA\n"
+	"  --strict              an unusable observation (one that cannot form a\n"
+	"                        region) is an error, exit 2\n"
 	"  --json                machine-readable output\n"
 	"  --threads N           worker threads (default: one per CPU)\n"
 	"  --max-facets N        list at most N facets of the cone (default 20000;\n"
@@ -51,10 +56,13 @@ static const char check_help[] =
 	"  -h, --help            this text\n"
 	"\n"
 	"A verdict marked 'borderline' was within floating-point tolerance and\n"
-	"was settled in exact arithmetic.\n"
+	"was settled in exact arithmetic.  An observation that cannot form a\n"
+	"region (an event counted in too few intervals) is reported 'unusable'\n"
+	"with the reason; the others are checked.\n"
 	"\n"
-	"exit status: 0 every observation feasible, 1 some infeasible, 2 bad\n"
-	"usage or input, 3 internal error\n";
+	"exit status: 0 every checked observation feasible, 1 some infeasible,\n"
+	"2 bad usage or input, or no observation usable (with --strict: any\n"
+	"unusable), 3 internal error\n";
 
 
 /* ---- progress on a terminal ---- */
@@ -91,22 +99,6 @@ static void progress_end(struct progress *p)
 }
 
 /* ---- output helpers ---- */
-
-static void json_str(struct cp_buf *b, const char *s)
-{
-	cp_buf_puts(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			cp_buf_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			cp_buf_printf(b, "\\u%04x", c);
-		else
-			cp_buf_append(b, s, 1);
-	}
-	cp_buf_puts(b, "\"");
-}
 
 static void json_num(struct cp_buf *b, double v)
 {
@@ -156,42 +148,179 @@ static const char *shape_name(enum feas_shape s)
 	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
 }
 
-/* ---- the command ---- */
+/* ---- the reports ---- */
 
-struct run {
-	struct udd_model *model;
-	struct udd_sigset *set;
-	struct cone *cone;
-	struct feas_model *fm;
-	struct stats_dataset *data;
-	struct region **regions;
-	struct feas_query *queries;
-	struct feas_result *results;
-	size_t n_obs, k;
-	const char **names;
+struct report {
+	const char *model_path, *data_path;
+	const struct pipe_data *pd;
+	const struct pipe_model *pm;
+	const struct feas_result *res;
+	struct tally *tally;      /* violated constraints, most frequent first */
+	size_t n_tally, infeasible;
 };
 
-static void run_free(struct run *r)
+static const char *origin_of(const struct feas_violation *v)
 {
-	size_t i;
-
-	if (r->results)
-		for (i = 0; i < r->n_obs; i++)
-			feas_result_release(&r->results[i]);
-	if (r->regions)
-		for (i = 0; i < r->n_obs; i++)
-			region_free(r->regions[i]);
-	cp_free(r->results);
-	cp_free(r->regions);
-	cp_free(r->queries);
-	cp_free(r->names);
-	stats_dataset_free(r->data);
-	feas_model_free(r->fm);
-	cone_free(r->cone);
-	udd_sigset_free(r->set);
-	udd_model_free(r->model);
-	feas_thread_end();
+	return v->index != FEAS_NO_INDEX ? "facet"
+		: v->is_equality ? "equality from the certificate"
+		: v->is_facet ? "facet from the certificate"
+		: "certificate (not a facet)";
 }
+
+/* The constraint as text, and counted for the summary. */
+static int violation_text(struct report *r, const struct feas_violation *v,
+			  struct cp_buf *rel)
+{
+	rel->len = 0;
+	if (rel->data)
+		rel->data[0] = '\0';
+	cone_format_constraint(v->a, pipe_data_n_counters(r->pd),
+			       pipe_data_names(r->pd), v->is_equality, rel);
+	return rel->failed || tally_add(&r->tally, &r->n_tally, rel->data ? rel->data : "");
+}
+
+static int report_text(struct report *r, struct cp_buf *b)
+{
+	const struct pipe_data *pd = r->pd;
+	const struct pipe_options *o = pipe_data_options(pd);
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	size_t n = pipe_data_n_observations(pd), i, j, nu = pipe_data_n_unusable(pd);
+	struct cp_buf rel;
+
+	cp_buf_init(&rel);
+	for (i = 0; i < n; i++) {
+		const struct feas_result *res = &r->res[i];
+		const char *name = stats_dataset_observation(d, i);
+
+		if (!pipe_data_region(pd, i)) {
+			cp_buf_printf(b, "%s: unusable (%s)\n", name, pipe_data_unusable(pd, i));
+			continue;
+		}
+		r->infeasible += !res->feasible;
+		cp_buf_printf(b, "%s: %s", name, res->feasible ? "feasible" : "INFEASIBLE");
+		if (o->shape == FEAS_ELLIPSOID)
+			cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
+				      pipe_data_region(pd, i)->q, res->p_value);
+		if (res->borderline)
+			cp_buf_puts(b, " (borderline)");
+		cp_buf_puts(b, "\n");
+		for (j = 0; j < res->n_violations; j++) {
+			const struct feas_violation *v = &res->violations[j];
+
+			if (violation_text(r, v, &rel))
+				goto nomem;
+			cp_buf_printf(b, "    violates %s   margin %.3g sd",
+				      rel.data ? rel.data : "", v->margin);
+			if (v->index == FEAS_NO_INDEX)
+				cp_buf_printf(b, "   [%s]", origin_of(v));
+			cp_buf_puts(b, "\n");
+		}
+	}
+	if (r->n_tally)
+		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
+	cp_buf_printf(b, "\n%zu observation%s, %zu infeasible", n, n == 1 ? "" : "s",
+		      r->infeasible);
+	if (nu)
+		cp_buf_printf(b, ", %zu unusable", nu);
+	cp_buf_printf(b, " (region %s, confidence %g", shape_name(o->shape), o->confidence);
+	if (pipe_model_has_facets(r->pm))
+		cp_buf_printf(b, "; cone: %zu equalit%s, %zu facet%s)\n",
+			      pipe_model_n_equalities(r->pm),
+			      pipe_model_n_equalities(r->pm) == 1 ? "y" : "ies",
+			      pipe_model_n_facets(r->pm),
+			      pipe_model_n_facets(r->pm) == 1 ? "" : "s");
+	else
+		cp_buf_puts(b, "; cone facets not listed: violations from LP certificates)\n");
+	for (i = 0; i < r->n_tally; i++)
+		cp_buf_printf(b, "  %zu observation%s violate%s %s\n", r->tally[i].count,
+			      r->tally[i].count == 1 ? "" : "s",
+			      r->tally[i].count == 1 ? "s" : "", r->tally[i].text);
+	cp_buf_release(&rel);
+	return 0;
+nomem:
+	cp_buf_release(&rel);
+	return -1;
+}
+
+static int report_json(struct report *r, struct cp_buf *b)
+{
+	const struct pipe_data *pd = r->pd;
+	const struct pipe_options *o = pipe_data_options(pd);
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	size_t n = pipe_data_n_observations(pd), k = pipe_data_n_counters(pd), i, j, c;
+	struct cp_buf rel;
+
+	cp_buf_init(&rel);
+	cp_buf_puts(b, "{\n\"model\": ");
+	cli_json_string(b, r->model_path);
+	cp_buf_puts(b, ",\n\"data\": ");
+	cli_json_string(b, r->data_path);
+	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
+		      "\"facets_listed\": %s,\n\"observations\": [", shape_name(o->shape),
+		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		const struct feas_result *res = &r->res[i];
+
+		cp_buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+		cli_json_string(b, stats_dataset_observation(d, i));
+		if (!pipe_data_region(pd, i)) {
+			cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
+			cli_json_string(b, pipe_data_unusable(pd, i));
+			cp_buf_puts(b, "}");
+			continue;
+		}
+		r->infeasible += !res->feasible;
+		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s",
+			      res->feasible ? "true" : "false",
+			      res->borderline ? "true" : "false");
+		if (o->shape == FEAS_ELLIPSOID) {
+			cp_buf_puts(b, ", \"d2\": ");
+			json_num(b, res->d2);
+			cp_buf_puts(b, ", \"p_value\": ");
+			json_num(b, res->p_value);
+		}
+		cp_buf_puts(b, ", \"violations\": [");
+		for (j = 0; j < res->n_violations; j++) {
+			const struct feas_violation *v = &res->violations[j];
+
+			if (violation_text(r, v, &rel))
+				goto nomem;
+			cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
+			cli_json_string(b, rel.data ? rel.data : "");
+			cp_buf_puts(b, ", \"coefficients\": [");
+			for (c = 0; c < k; c++)
+				cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
+			cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
+				      "\"origin\": \"%s\", \"margin\": ",
+				      v->is_equality ? "true" : "false",
+				      v->is_facet ? "true" : "false",
+				      v->exact ? "true" : "false", origin_of(v));
+			json_num(b, v->margin);
+			cp_buf_puts(b, ", \"centre_sd\": ");
+			json_num(b, v->mean_sd);
+			cp_buf_puts(b, "}");
+		}
+		cp_buf_puts(b, "]}");
+	}
+	if (r->n_tally)
+		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
+	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
+		      "\"unusable\": %zu, \"violated\": [", n, r->infeasible,
+		      pipe_data_n_unusable(pd));
+	for (i = 0; i < r->n_tally; i++) {
+		cp_buf_puts(b, i ? ", {\"constraint\": " : "{\"constraint\": ");
+		cli_json_string(b, r->tally[i].text);
+		cp_buf_printf(b, ", \"observations\": %zu}", r->tally[i].count);
+	}
+	cp_buf_puts(b, "]}\n}\n");
+	cp_buf_release(&rel);
+	return 0;
+nomem:
+	cp_buf_release(&rel);
+	return -1;
+}
+
+/* ---- the command ---- */
 
 int cli_check(int argc, char **argv)
 {
@@ -204,23 +333,32 @@ int cli_check(int argc, char **argv)
 		{ "max-facets", required_argument, NULL, 'f' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "per-interval", no_argument, NULL, 'p' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *with = NULL, *output = NULL, *model_path, *data_path;
-	enum feas_shape shape = FEAS_PCA;
-	double confidence = 0.99;
-	size_t threads = 0, max_facets = 20000, i, j, infeasible = 0, n_tally = 0;
-	size_t batches = 0;
-	int json = 0, opt, rc = CLI_OK, hrep = 0, per_interval = 0;
-	struct run r;
+	const char *with = NULL, *output = NULL;
+	struct pipe_options po;
+	struct pipe_budget budget = PIPE_BUDGET_CHECK;
+	size_t threads = 0, i, n = 0;
+	int json = 0, strict = 0, opt, rc = CLI_OK;
+	struct udd_model *model = NULL;
+	struct stats_dataset *data = NULL;
+	struct pipe_data *pd = NULL;
+	struct pipe_model *pm = NULL;
+	struct feas_result *res = NULL;
+	udd_features sel = 0;
 	struct cp_error err;
-	struct cp_buf b, rel;
-	struct tally *tally = NULL;
+	struct cp_buf b;
+	struct report rep;
 	struct progress prog;
 
-	memset(&r, 0, sizeof r);
+	memset(&po, 0, sizeof po);
+	memset(&rep, 0, sizeof rep);
+	po.confidence = 0.99;
+	po.shape = FEAS_PCA;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
@@ -230,18 +368,18 @@ int cli_check(int argc, char **argv)
 			break;
 		case 'r':
 			if (!strcmp(optarg, "pca"))
-				shape = FEAS_PCA;
+				po.shape = FEAS_PCA;
 			else if (!strcmp(optarg, "independent"))
-				shape = FEAS_INDEPENDENT;
+				po.shape = FEAS_INDEPENDENT;
 			else if (!strcmp(optarg, "ellipsoid"))
-				shape = FEAS_ELLIPSOID;
+				po.shape = FEAS_ELLIPSOID;
 			else
 				return cli_usage_error("check", "--region wants pca, independent "
 						       "or ellipsoid, not '%s'", optarg);
 			break;
 		case 'c':
 			if (cli_parse_double("check", "--confidence", optarg, 0.5, 0.999999,
-					     &confidence))
+					     &po.confidence))
 				return CLI_USAGE;
 			break;
 		case 'j':
@@ -255,15 +393,21 @@ int cli_check(int argc, char **argv)
 						       optarg);
 			break;
 		case 'f':
-			if (cli_parse_size("check", "--max-facets", optarg, &max_facets))
+			if (cli_parse_size("check", "--max-facets", optarg, &budget.max_facets))
 				return CLI_USAGE;
 			break;
 		case 'b':
-			if (cli_parse_size("check", "--batches", optarg, &batches))
+			if (cli_parse_batches("check", optarg, &po.batches))
 				return CLI_USAGE;
 			break;
 		case 'p':
-			per_interval = 1;
+			po.per_interval = 1;
+			break;
+		case 'C':
+			po.counters = optarg;
+			break;
+		case 'S':
+			strict = 1;
 			break;
 		case 'o':
 			output = optarg;
@@ -279,244 +423,79 @@ int cli_check(int argc, char **argv)
 		return cli_usage_error("check", argc - optind < 2
 				       ? "a MODEL and a DATA file are required"
 				       : "only one MODEL and one DATA file are accepted");
-	model_path = argv[optind];
-	data_path = argv[optind + 1];
+	rep.model_path = argv[optind];
+	rep.data_path = argv[optind + 1];
 	cp_error_clear(&err);
+	cp_buf_init(&b);
 
-	/* ---- the model: signatures, cone, solver ---- */
-	{
-		udd_features sel = 0;
-
-		rc = cli_load_model("check", model_path, with, CLI_USAGE, &r.model, &sel);
-		if (rc)
-			return rc;
-		if (udd_sigset_build(r.model, sel, 0, &r.set, &err)) {
-			rc = cli_print_error("check", &err);
-			goto out;
-		}
-	}
-	r.k = udd_sigset_n_counters(r.set);
-	r.names = cp_calloc(r.k ? r.k : 1, sizeof *r.names);
-	if (!r.names) {
-		cp_error_set(&err, CP_ENOMEM, "out of memory");
-		rc = cli_print_error("check", &err);
-		goto out;
-	}
-	for (j = 0; j < r.k; j++)
-		r.names[j] = udd_sigset_counter_name(r.set, j);
-	if (max_facets == 0) {
-		/* --max-facets 0: explain from certificates only */
-	} else {
-		struct cone_options copt = { max_facets, 30.0 };
-		struct cp_error cerr;
-
-		cp_error_clear(&cerr);
-		if (cone_build(r.k, udd_sigset_size(r.set), udd_sigset_matrix(r.set),
-			       &copt, &r.cone, &cerr) == CP_OK) {
-			hrep = 1;
-		} else {
-			if (cerr.code == CP_ENOMEM) {
-				rc = cli_print_error("check", &cerr);
-				goto out;
-			}
-			fprintf(stderr, "counterpoint check: note: the cone's facets are not "
-				"listed (%s); violations are explained from LP certificates\n",
-				cerr.msg);
-			cone_free(r.cone);
-			r.cone = NULL;
-		}
-	}
-	if (feas_model_new(r.k, udd_sigset_size(r.set), udd_sigset_matrix(r.set), NULL,
-			   &r.fm, &err)) {
-		rc = cli_print_error("check", &err);
-		goto out;
-	}
-	if (hrep) {
-		for (i = 0; i < cone_n_equalities(r.cone); i++)
-			if (feas_model_add_constraint(r.fm, cone_equality(r.cone, i), 1, &err))
-				break;
-		for (i = 0; !err.code && i < cone_n_facets(r.cone); i++)
-			if (feas_model_add_constraint(r.fm, cone_facet(r.cone, i), 0, &err))
-				break;
-		if (err.code) {
-			rc = cli_print_error("check", &err);
-			goto out;
-		}
-	}
-
-	/* ---- the data: one region per observation ---- */
-	if (stats_dataset_load(data_path, &r.data, &err)) {
-		rc = cli_print_error("check", &err);
-		goto out;
-	}
-	r.n_obs = stats_dataset_n_observations(r.data);
-	r.regions = cp_calloc(r.n_obs ? r.n_obs : 1, sizeof *r.regions);
-	r.queries = cp_calloc(r.n_obs ? r.n_obs : 1, sizeof *r.queries);
-	r.results = cp_calloc(r.n_obs ? r.n_obs : 1, sizeof *r.results);
-	if (!r.regions || !r.queries || !r.results) {
-		cp_error_set(&err, CP_ENOMEM, "out of memory");
-		rc = cli_print_error("check", &err);
-		goto out;
-	}
+	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
+	if (rc)
+		return rc;
 	prog.tty = isatty(2);
 	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
-	for (i = 0; i < r.n_obs; i++) {
-		struct region_options ropt;
-
-		if (i % 64 == 0)
-			progress_cb(&prog, i, r.n_obs);
-		feas_result_init(&r.results[i]);
-		memset(&ropt, 0, sizeof ropt);
-		ropt.confidence = confidence;
-		ropt.batches = batches;
-		ropt.per_interval = per_interval;
-		ropt.names = r.names;
-		if (stats_sigset_region(r.data, i, r.set, &ropt, &r.regions[i], &err)) {
-			char msg[CP_ERROR_MAX];
-
-			snprintf(msg, sizeof msg, "%s", err.msg);
-			cp_error_set(&err, err.code ? err.code : CP_EINPUT,
-				     "observation '%.200s': %.700s",
-				     stats_dataset_observation(r.data, i), msg);
-			progress_end(&prog);
-			rc = cli_print_error("check", &err);
-			goto out;
-		}
-		feas_query_from_region(r.regions[i], shape, &r.queries[i]);
+	if (stats_dataset_load(rep.data_path, &data, &err) ||
+	    pipe_data_new(model, data, &po, &pd, &err))
+		goto fail;
+	n = pipe_data_n_observations(pd);
+	if (pipe_model_new(model, sel, pd, &budget, &pm, &err))
+		goto fail;
+	if (!pipe_model_has_facets(pm) && budget.max_facets)
+		fprintf(stderr, "counterpoint check: note: the cone's facets are not "
+			"listed (%s); violations are explained from LP certificates\n",
+			pipe_model_no_facets(pm));
+	if (strict && pipe_data_n_unusable(pd)) {
+		for (i = 0; i < n && pipe_data_region(pd, i); i++)
+			;
+		cp_error_set(&err, CP_EINPUT, "observation '%.200s' is unusable (%.600s)",
+			     stats_dataset_observation(data, i), pipe_data_unusable(pd, i));
+		goto fail;
 	}
-
-	/* ---- the check ---- */
+	if (n && pipe_data_n_unusable(pd) == n) {
+		cp_error_set(&err, CP_EINPUT, "no observation can form a region (the first, "
+			     "'%.200s': %.600s)", stats_dataset_observation(data, 0),
+			     pipe_data_unusable(pd, 0));
+		goto fail;
+	}
+	res = cp_calloc(n + 1, sizeof *res);
+	if (!res) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		feas_result_init(&res[i]);
 	prog.what = "checking";
-	if (feas_check_batch(r.fm, r.n_obs, r.queries, FEAS_EXPLAIN, threads, r.results,
-			     progress_cb, &prog, &err)) {
-		progress_end(&prog);
-		rc = cli_print_error("check", &err);
-		goto out;
-	}
+	if (pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
+		goto fail;
 	progress_end(&prog);
 
-	/* ---- the report ---- */
-	cp_buf_init(&b);
-	cp_buf_init(&rel);
-	if (json) {
-		cp_buf_puts(&b, "{\n\"model\": ");
-		json_str(&b, model_path);
-		cp_buf_puts(&b, ",\n\"data\": ");
-		json_str(&b, data_path);
-		cp_buf_printf(&b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
-			      "\"facets_listed\": %s,\n\"observations\": [", shape_name(shape),
-			      confidence, hrep ? "true" : "false");
+	rep.pd = pd;
+	rep.pm = pm;
+	rep.res = res;
+	if (json ? report_json(&rep, &b) : report_text(&rep, &b)) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		goto fail;
 	}
-	for (i = 0; i < r.n_obs; i++) {
-		const struct feas_result *res = &r.results[i];
-		const char *name = stats_dataset_observation(r.data, i);
-
-		infeasible += !res->feasible;
-		if (json) {
-			cp_buf_puts(&b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-			json_str(&b, name);
-			cp_buf_printf(&b, ", \"feasible\": %s, \"borderline\": %s",
-				      res->feasible ? "true" : "false",
-				      res->borderline ? "true" : "false");
-			if (shape == FEAS_ELLIPSOID) {
-				cp_buf_puts(&b, ", \"d2\": ");
-				json_num(&b, res->d2);
-				cp_buf_puts(&b, ", \"p_value\": ");
-				json_num(&b, res->p_value);
-			}
-			cp_buf_puts(&b, ", \"violations\": [");
-		} else {
-			cp_buf_printf(&b, "%s: %s", name, res->feasible ? "feasible" : "INFEASIBLE");
-			if (shape == FEAS_ELLIPSOID)
-				cp_buf_printf(&b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
-					      r.regions[i]->q, res->p_value);
-			if (res->borderline)
-				cp_buf_puts(&b, " (borderline)");
-			cp_buf_puts(&b, "\n");
-		}
-		for (j = 0; j < res->n_violations; j++) {
-			const struct feas_violation *v = &res->violations[j];
-			const char *origin = v->index != FEAS_NO_INDEX ? "facet"
-				: v->is_equality ? "equality from the certificate"
-				: v->is_facet ? "facet from the certificate"
-				: "certificate (not a facet)";
-			size_t c;
-
-			rel.len = 0;
-			if (rel.data)
-				rel.data[0] = '\0';
-			cone_format_constraint(v->a, r.k, r.names, v->is_equality, &rel);
-			if (rel.failed || tally_add(&tally, &n_tally, rel.data ? rel.data : "")) {
-				cp_error_set(&err, CP_ENOMEM, "out of memory");
-				rc = cli_print_error("check", &err);
-				cp_buf_release(&b);
-				cp_buf_release(&rel);
-				goto out;
-			}
-			if (json) {
-				cp_buf_puts(&b, j ? ", {\"constraint\": " : "{\"constraint\": ");
-				json_str(&b, rel.data ? rel.data : "");
-				cp_buf_puts(&b, ", \"coefficients\": [");
-				for (c = 0; c < r.k; c++)
-					cp_buf_printf(&b, c ? ", %lld" : "%lld", (long long)v->a[c]);
-				cp_buf_printf(&b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
-					      "\"origin\": \"%s\", \"margin\": ",
-					      v->is_equality ? "true" : "false",
-					      v->is_facet ? "true" : "false",
-					      v->exact ? "true" : "false", origin);
-				json_num(&b, v->margin);
-				cp_buf_puts(&b, ", \"centre_sd\": ");
-				json_num(&b, v->mean_sd);
-				cp_buf_puts(&b, "}");
-			} else {
-				cp_buf_printf(&b, "    violates %s   margin %.3g sd", rel.data ? rel.data : "",
-					      v->margin);
-				if (v->index == FEAS_NO_INDEX)
-					cp_buf_printf(&b, "   [%s]", origin);
-				cp_buf_puts(&b, "\n");
-			}
-		}
-		if (json)
-			cp_buf_puts(&b, "]}");
-	}
-	if (n_tally)
-		qsort(tally, n_tally, sizeof *tally, tally_cmp);
-	if (json) {
-		cp_buf_printf(&b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
-			      "\"violated\": [", r.n_obs, infeasible);
-		for (i = 0; i < n_tally; i++) {
-			cp_buf_puts(&b, i ? ", {\"constraint\": " : "{\"constraint\": ");
-			json_str(&b, tally[i].text);
-			cp_buf_printf(&b, ", \"observations\": %zu}", tally[i].count);
-		}
-		cp_buf_puts(&b, "]}\n}\n");
-	} else {
-		cp_buf_printf(&b, "\n%zu observation%s, %zu infeasible (region %s, confidence %g",
-			      r.n_obs, r.n_obs == 1 ? "" : "s", infeasible, shape_name(shape),
-			      confidence);
-		if (hrep)
-			cp_buf_printf(&b, "; cone: %zu equalit%s, %zu facet%s)\n",
-				      cone_n_equalities(r.cone),
-				      cone_n_equalities(r.cone) == 1 ? "y" : "ies",
-				      cone_n_facets(r.cone), cone_n_facets(r.cone) == 1 ? "" : "s");
-		else
-			cp_buf_puts(&b, "; cone facets not listed: violations from LP certificates)\n");
-		for (i = 0; i < n_tally; i++)
-			cp_buf_printf(&b, "  %zu observation%s violate%s %s\n", tally[i].count,
-				      tally[i].count == 1 ? "" : "s", tally[i].count == 1 ? "s" : "",
-				      tally[i].text);
-	}
-	cp_buf_release(&rel);
 	rc = cli_write_output("check", output, &b);
-	cp_buf_release(&b);
-	if (rc == CLI_OK && infeasible)
+	if (rc == CLI_OK && rep.infeasible)
 		rc = CLI_RESULT;
+	goto out;
+fail:
+	progress_end(&prog);
+	rc = cli_print_error("check", &err);
 out:
-	for (i = 0; i < n_tally; i++)
-		cp_free(tally[i].text);
-	cp_free(tally);
-	run_free(&r);
+	cp_buf_release(&b);
+	for (i = 0; i < rep.n_tally; i++)
+		cp_free(rep.tally[i].text);
+	cp_free(rep.tally);
+	for (i = 0; res && i < n; i++)
+		feas_result_release(&res[i]);
+	cp_free(res);
+	pipe_model_free(pm);
+	pipe_data_free(pd);
+	stats_dataset_free(data);
+	udd_model_free(model);
+	feas_thread_end();
 	return rc;
 }

@@ -54,6 +54,9 @@ int cli_load_model(const char *cmd, const char *path, const char *with,
  * printing the error). */
 int cli_parse_size(const char *cmd, const char *opt, const char *text,
 		   size_t *out);
+/* --batches: a count of at least 2, 'none' (1: every interval a sample)
+ * or 'auto' (REGION_BATCHES_AUTO); the same words in every command. */
+int cli_parse_batches(const char *cmd, const char *text, size_t *out);
 /* Parse a double in [lo, hi]; CLI_OK or CLI_USAGE. */
 int cli_parse_double(const char *cmd, const char *opt, const char *text,
 		     double lo, double hi, double *out);

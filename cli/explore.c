@@ -15,7 +15,8 @@
 static const char usage_text[] =
 	"usage: counterpoint explore MODEL DATA [--features F,...] [--candidates F,...]\n"
 	"                            [--region pca|independent|ellipsoid]\n"
-	"                            [--confidence C] [--batches B] [--tolerance N]\n"
+	"                            [--confidence C] [--batches B|auto|none]\n"
+	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
 	"                            [-o REPORT] [--dot FILE]\n"
@@ -37,8 +38,10 @@ static const char usage_text[] =
 	"  --region KIND       confidence region: pca (default), independent,\n"
 	"                      ellipsoid\n"
 	"  --confidence C      confidence level of the regions (default 0.99)\n"
-	"  --batches B         batch means over B batches of intervals (default:\n"
-	"                      every interval is a sample)\n"
+	"  --batches B         batch means: B batches, 'none' (every interval a\n"
+	"                      sample) or 'auto' (the default: batch when the\n"
+	"                      intervals are autocorrelated)\n"
+	"  --per-interval      regions for one interval, not for the mean\n"
 	"  --tolerance N       a model refuted by at most N observations still\n"
 	"                      counts as feasible (default 0)\n"
 	"  --exhaustive        test every subset of the candidates instead (at\n"
@@ -50,8 +53,8 @@ static const char usage_text[] =
 	"                      from the solver's certificates)\n"
 	"  --threads N         check observations on N threads (default 1)\n"
 	"  --counters C,...    use only these model counters (the model is\n"
-	"                      projected onto them; counters the data lack are\n"
-	"                      always left out)\n"
+	"                      projected onto them); without it every model\n"
+	"                      counter must be in DATA\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
 	"  -h, --help          this text\n"
@@ -85,6 +88,7 @@ int cli_explore(int argc, char **argv)
 		{ "region", required_argument, NULL, 'r' },
 		{ "confidence", required_argument, NULL, 'C' },
 		{ "batches", required_argument, NULL, 'b' },
+		{ "per-interval", no_argument, NULL, 'P' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "exhaustive", no_argument, NULL, 'x' },
 		{ "deep", no_argument, NULL, 'D' },
@@ -132,13 +136,14 @@ int cli_explore(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'b':
-			if (cli_parse_size("explore", "--batches", optarg, &fo.batches))
+			if (cli_parse_batches("explore", optarg, &fo.batches))
 				return CLI_USAGE;
 			break;
 		case 't':
 			if (cli_parse_size("explore", "--tolerance", optarg, &so.tolerance))
 				return CLI_USAGE;
 			break;
+		case 'P': fo.per_interval = 1; break;
 		case 'x': so.exhaustive = 1; break;
 		case 'D': so.deep = 1; break;
 		case 'M':

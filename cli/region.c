@@ -224,7 +224,7 @@ static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
 			      "(intervals are autocorrelated)\n", r->n, r->batch_size);
 	if (!isnan(r->lag1))
 		cp_buf_printf(b, "  largest lag-1 autocorrelation of the samples: %.3f%s\n",
-			      r->lag1, r->lag1 > 3 / sqrt((double)r->n) ?
+			      r->lag1, stats_lag1_significant(r->lag1, r->n) ?
 			      " (significant: the region may be too small)" : "");
 	cp_buf_printf(b, "  %-28s %-14s %-14s %s\n", "counter", "mean (/s)",
 		      "+-independent", "intervals counted");
@@ -298,17 +298,8 @@ int cli_region(int argc, char **argv)
 			evlist = optarg;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "auto"))
-				opt.batches = REGION_BATCHES_AUTO;
-			else if (!strcmp(optarg, "none"))
-				opt.batches = 1;
-			else if (cli_parse_size(cmd, "--batches", optarg,
-						&opt.batches))
+			if (cli_parse_batches(cmd, optarg, &opt.batches))
 				return CLI_USAGE;
-			else if (opt.batches < 2)
-				return cli_usage_error(cmd, "--batches wants at least 2, "
-						       "'none' or 'auto', not '%s'",
-						       optarg);
 			break;
 		case 'p':
 			opt.per_interval = 1;

@@ -57,6 +57,26 @@ int cli_parse_size(const char *cmd, const char *opt, const char *text,
 	return CLI_OK;
 }
 
+int cli_parse_batches(const char *cmd, const char *text, size_t *out)
+{
+	if (!strcmp(text, "auto")) {
+		*out = 0;
+		return CLI_OK;
+	}
+	if (!strcmp(text, "none")) {
+		*out = 1;
+		return CLI_OK;
+	}
+	if (cli_parse_size(cmd, "--batches", text, out))
+		return CLI_USAGE;
+	if (*out == 1)
+		return CLI_OK;   /* one batch: every interval a sample, as 'none' */
+	if (*out < 2)
+		return cli_usage_error(cmd, "--batches wants at least 2, 'none' or "
+				       "'auto', not '%s'", text);
+	return CLI_OK;
+}
+
 int cli_parse_double(const char *cmd, const char *opt, const char *text,
 		     double lo, double hi, double *out)
 {

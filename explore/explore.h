@@ -171,7 +171,8 @@ struct explore_family_options {
 	double confidence;          /* 0 => 0.99 */
 	int region;                 /* enum region_kind: 0 PCA box (default),
 	                             * 1 independent box, 2 ellipsoid */
-	size_t batches;             /* batch means (stats/region.h); 0 = none */
+	size_t batches;             /* batch means (stats/region.h); 0 = auto */
+	int per_interval;           /* regions for one interval, not the mean */
 	double cone_seconds;        /* facet budget per model; 0 => 5 s;
 	                             * < 0: never compute facets */
 	size_t max_facets;          /* 0 => 5000 */
@@ -184,9 +185,12 @@ struct explore_family;
 
 /* The model and dataset are borrowed and must outlive the family.
  * Regions for every observation are built here (they do not depend on
- * the feature set: all of a model's counters exist in every selection).
- * CP_EINPUT when the dataset has none of the model's events, or
- * options.counters names a counter the model does not declare. */
+ * the feature set: all of a model's counters exist in every selection),
+ * through the library pipeline and its policy for counters the dataset
+ * lacks (pipeline/pipeline.h): CP_EINPUT naming them, unless
+ * options.counters selects a subset; CP_EINPUT when options.counters
+ * names a counter the model does not declare, or an observation cannot
+ * form a region. */
 int explore_family_new(const struct udd_model *m,
 		       const struct stats_dataset *d,
 		       const struct explore_family_options *opt,
@@ -198,10 +202,10 @@ void explore_family_free(struct explore_family *f);
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev);
 size_t explore_family_n_observations(const struct explore_family *f);
-/* Model counters left out, because the dataset lacks their events or
- * options.counters does not name them: every cone is projected onto the
- * others (the projection of a cone is the cone of the projected
- * signatures), so the data test what the model says about the rest. */
+/* Model counters left out because options.counters does not name them:
+ * every cone is projected onto the others (the projection of a cone is
+ * the cone of the projected signatures), so the data test what the model
+ * says about the rest. */
 size_t explore_family_n_missing(const struct explore_family *f);
 /* Region checks whose borderline verdict could not be settled exactly
  * (the solver's exact LP failed) and kept the floating-point verdict. */

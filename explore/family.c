@@ -1,8 +1,9 @@
 /* explore/family.c: the real evaluator of `counterpoint explore`: a μDD
  * model family (one model file, many feature sets) tested against one
- * dataset.  Per feature set it builds the distinct signatures, the exact
- * constraints when the cone budget allows, and the solver's LP, and keeps
- * them; per observation it builds the confidence region once. */
+ * dataset through the library pipeline (pipeline/pipeline.h): the
+ * dataset's regions once (pipe_data), one pipe_model per feature set,
+ * kept, with its cone's facets listed (under the budget) only for the
+ * feature sets that are evaluated. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,47 +11,31 @@
 #include "explore/explore.h"
 
 #include "geometry/cone.h"
+#include "pipeline/pipeline.h"
 #include "solver/feas.h"
 #include "stats/region.h"
 
 /* One feature set's model, built once. */
 struct entry {
 	udd_features sel;
-	size_t m;                 /* distinct signatures */
-	uint32_t *S;              /* m x k, row-major, sorted rows */
-	struct feas_model *fm;
-	int has_facets;           /* constraints come from the cone */
-	size_t n_cons;            /* equalities then facets (when has_facets) */
-	int64_t *cons;            /* n_cons x k */
-	unsigned char *cons_eq;
+	struct pipe_model *pm;
 	/* The evaluation, kept so that compare() can test the violated
 	 * constraints' vectors, parallel to eval.violations. */
 	int evaluated;
 	struct explore_eval eval;
 	int64_t *viol;            /* eval.n_violations x k */
 	unsigned char *viol_eq;
-	/* Exact equalities of the cone (a basis of span(S)'s orthogonal
-	 * complement), used to print violated constraints readably; NULL
-	 * when a coefficient would not fit int64. */
-	size_t n_eq;
-	int64_t *eq;
 	size_t n_inexact;         /* verdicts left to floating point */
 };
 
 struct explore_family {
 	const struct udd_model *model;
 	const struct stats_dataset *data;
-	/* The model's counters whose events the dataset has: every cone is
-	 * projected onto them (the projection of cone{S} is the cone of the
-	 * projected signatures, so nothing else changes). */
-	size_t k;
-	size_t *cols;             /* k model counter indices */
+	struct pipe_data *pd;     /* counters, regions, queries */
+	size_t k, n_obs;
+	const char *const *names; /* k counter names (owned by the model) */
 	size_t n_missing;
-	size_t *missing;          /* model counters the dataset lacks */
-	const char **names;       /* counter names (owned by the model) */
-	size_t n_obs;
-	struct region **regions;
-	struct feas_query *queries;
+	size_t *missing;          /* model counters left out by --counters */
 	struct explore_family_options opt;
 	struct entry *entries;
 	size_t n_entries, cap_entries;
@@ -64,52 +49,16 @@ struct explore_family {
 /* setup                                                            */
 /* ================================================================ */
 
-/* keep[i] = 1 for the model counters named in list ("a,b"); *keep stays
- * NULL when list is NULL or empty (all counters). */
-static int pick_counters(const struct udd_model *m, const char *list,
-			 unsigned char **keep, struct cp_error *err)
-{
-	const char *p = list;
-
-	*keep = NULL;
-	if (!list || !list[0])
-		return 0;
-	*keep = cp_calloc(udd_model_n_counters(m) + 1, 1);
-	if (!*keep)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		char name[256];
-		long c;
-
-		if (n == 0 || n >= sizeof name)
-			return cp_error_set(err, CP_EINPUT, "bad counter list '%s'",
-					    list);
-		memcpy(name, p, n);
-		name[n] = 0;
-		c = udd_model_counter_find(m, name);
-		if (c < 0)
-			return cp_error_set(err, CP_EINPUT, "the model has no "
-					    "counter '%s'", name);
-		(*keep)[c] = 1;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
 int explore_family_new(const struct udd_model *m,
 		       const struct stats_dataset *d,
 		       const struct explore_family_options *opt,
 		       struct explore_family **out, struct cp_error *err)
 {
 	struct explore_family *f;
-	const char **events = NULL;
-	struct region_options ro;
-	unsigned char *keep = NULL;
-	size_t i, km;
-	int rc = 0;
+	struct pipe_options po;
+	size_t i, j, km = udd_model_n_counters(m);
+	const size_t *cols;
+	int rc;
 
 	*out = NULL;
 	f = cp_calloc(1, sizeof *f);
@@ -120,8 +69,6 @@ int explore_family_new(const struct udd_model *m,
 	f->cone_over_m = SIZE_MAX;
 	if (opt)
 		f->opt = *opt;
-	if (f->opt.confidence <= 0)
-		f->opt.confidence = 0.99;
 	if (f->opt.cone_seconds == 0)
 		f->opt.cone_seconds = 5;
 	if (!f->opt.max_facets)
@@ -133,58 +80,38 @@ int explore_family_new(const struct udd_model *m,
 				  f->opt.region);
 		goto out;
 	}
-	km = udd_model_n_counters(m);
-	f->n_obs = stats_dataset_n_observations(d);
-	f->cols = cp_calloc(km ? km : 1, sizeof *f->cols);
-	f->missing = cp_calloc(km ? km : 1, sizeof *f->missing);
-	f->names = cp_calloc(km ? km : 1, sizeof *f->names);
-	events = cp_calloc(km ? km : 1, sizeof *events);
-	f->regions = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *f->regions);
-	f->queries = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *f->queries);
-	if (!f->cols || !f->missing || !f->names || !events || !f->regions ||
-	    !f->queries) {
+	memset(&po, 0, sizeof po);
+	po.confidence = f->opt.confidence;
+	po.batches = f->opt.batches;
+	po.per_interval = f->opt.per_interval;
+	po.shape = (enum feas_shape)f->opt.region;
+	po.counters = f->opt.counters;
+	if ((rc = pipe_data_new(m, d, &po, &f->pd, err)))
+		goto out;
+	f->k = pipe_data_n_counters(f->pd);
+	f->n_obs = pipe_data_n_observations(f->pd);
+	f->names = pipe_data_names(f->pd);
+	if (pipe_data_n_unusable(f->pd)) {
+		for (i = 0; !pipe_data_unusable(f->pd, i); i++)
+			;
+		rc = cp_error_set(err, CP_EINPUT, "observation '%.200s' cannot form a "
+				  "region (%.600s)", stats_dataset_observation(d, i),
+				  pipe_data_unusable(f->pd, i));
+		goto out;
+	}
+	f->missing = cp_calloc(km + 1, sizeof *f->missing);
+	if (!f->missing) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = pick_counters(m, f->opt.counters, &keep, err);
-	if (rc)
-		goto out;
-	for (i = 0; i < km; i++) {
-		const char *ev = udd_model_counter_event(m, i);
-		size_t e, ne = stats_dataset_n_events(d);
-
-		for (e = 0; e < ne && strcmp(stats_dataset_event(d, e), ev); e++)
-			;
-		if (e == ne || (keep && !keep[i])) {
+	cols = pipe_data_columns(f->pd);
+	for (i = 0, j = 0; i < km; i++) {
+		if (j < f->k && cols[j] == i)
+			j++;
+		else
 			f->missing[f->n_missing++] = i;
-			continue;
-		}
-		f->cols[f->k] = i;
-		f->names[f->k] = udd_model_counter_name(m, i);
-		events[f->k++] = ev;
-	}
-	if (!f->k) {
-		rc = cp_error_set(err, CP_EINPUT, "the dataset has none of the "
-				  "model's events (such as '%s')",
-				  km ? udd_model_counter_event(m, 0) : "?");
-		goto out;
-	}
-	memset(&ro, 0, sizeof ro);
-	ro.confidence = f->opt.confidence;
-	ro.batches = f->opt.batches;
-	ro.names = f->names;
-	for (i = 0; i < f->n_obs; i++) {
-		rc = stats_observation_region(d, i, events, f->k, &ro,
-					      &f->regions[i], err);
-		if (rc)
-			goto out;
-		feas_query_from_region(f->regions[i],
-				       (enum feas_shape)f->opt.region,
-				       &f->queries[i]);
 	}
 out:
-	cp_free(events);
-	cp_free(keep);
 	if (rc) {
 		explore_family_free(f);
 		return rc;
@@ -195,14 +122,10 @@ out:
 
 static void entry_release(struct entry *e)
 {
-	cp_free(e->S);
-	feas_model_free(e->fm);
-	cp_free(e->cons);
-	cp_free(e->cons_eq);
+	pipe_model_free(e->pm);
 	explore_eval_release(&e->eval);
 	cp_free(e->viol);
 	cp_free(e->viol_eq);
-	cp_free(e->eq);
 }
 
 void explore_family_free(struct explore_family *f)
@@ -214,12 +137,7 @@ void explore_family_free(struct explore_family *f)
 	for (i = 0; i < f->n_entries; i++)
 		entry_release(&f->entries[i]);
 	cp_free(f->entries);
-	for (i = 0; i < f->n_obs; i++)
-		region_free(f->regions[i]);
-	cp_free(f->regions);
-	cp_free(f->queries);
-	cp_free(f->names);
-	cp_free(f->cols);
+	pipe_data_free(f->pd);
 	cp_free(f->missing);
 	cp_free(f);
 }
@@ -255,7 +173,7 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 	size_t i, n = 0;
 
 	for (i = 0; i < f->n_entries; i++)
-		n += f->entries[i].has_facets != 0;
+		n += pipe_model_has_facets(f->entries[i].pm) != 0;
 	*models = f->n_entries;
 	*with_facets = n;
 	*checked = f->n_obs ? f->checks / f->n_obs : 0;
@@ -263,7 +181,7 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 }
 
 /* ================================================================ */
-/* building one feature set's model                                 */
+/* one feature set's model                                          */
 /* ================================================================ */
 
 /* Exact a.s for an integer constraint and a signature; a's entries are
@@ -277,13 +195,6 @@ static __int128 dot_exact(const int64_t *a, const uint32_t *s, size_t k)
 	for (i = 0; i < k; i++)
 		v += (__int128)a[i] * s[i];
 	return v;
-}
-
-/* Signature rows compare bytewise (any total order will do); k comes
- * through qsort_r's context, so there is no global state. */
-static int row_cmp(const void *a, const void *b, void *k)
-{
-	return memcmp(a, b, *(const size_t *)k * sizeof(uint32_t));
 }
 
 /* Is row s one of the m sorted rows of S? */
@@ -306,65 +217,29 @@ static int has_row(const uint32_t *S, size_t m, size_t k, const uint32_t *s)
 }
 
 /* Facets within the budget; a cone that cannot be built in time (or at
- * all) is not an error: the solver's certificates explain violations. */
+ * all) is not an error: the solver's certificates explain violations.
+ * Larger models than one that went over budget are not tried. */
 static int entry_constraints(struct explore_family *f, struct entry *e,
 			     struct cp_error *err)
 {
-	struct cone_options co;
-	struct cone *c = NULL;
-	struct cp_error cerr;
-	size_t i, ne, nf;
+	struct pipe_budget b = { f->opt.max_facets, f->opt.cone_seconds };
+	size_t m = pipe_model_n_signatures(e->pm);
 	int rc;
 
-	if (f->opt.cone_seconds < 0 || e->m == 0 || e->m >= f->cone_over_m)
+	if (f->opt.cone_seconds < 0 || m == 0 || m >= f->cone_over_m)
 		return 0;
-	memset(&co, 0, sizeof co);
-	co.max_facets = f->opt.max_facets;
-	co.max_seconds = f->opt.cone_seconds;
-	cp_error_clear(&cerr);
-	rc = cone_build(f->k, e->m, e->S, &co, &c, &cerr);
-	if (rc == CP_ENOMEM)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if (rc == CP_ELIMIT && e->m < f->cone_over_m)
-		f->cone_over_m = e->m;
-	if (rc)
-		return 0;   /* over budget or numerically hard: no facets */
-	ne = cone_n_equalities(c);
-	nf = cone_n_facets(c);
-	e->n_cons = ne + nf;
-	e->cons = cp_calloc(e->n_cons ? e->n_cons * f->k : 1, sizeof *e->cons);
-	e->cons_eq = cp_calloc(e->n_cons ? e->n_cons : 1, 1);
-	if (!e->cons || !e->cons_eq) {
-		cone_free(c);
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < e->n_cons; i++) {
-		const int64_t *a = i < ne ? cone_equality(c, i) :
-			cone_facet(c, i - ne);
-
-		memcpy(e->cons + i * f->k, a, f->k * sizeof *a);
-		e->cons_eq[i] = i < ne;
-	}
-	cone_free(c);
-	for (i = 0; i < e->n_cons; i++) {
-		rc = feas_model_add_constraint(e->fm, e->cons + i * f->k,
-					       e->cons_eq[i], err);
-		if (rc)
-			return rc;
-	}
-	e->has_facets = 1;
-	return 0;
+	rc = pipe_model_list_facets(e->pm, &b, err);
+	if (!rc && pipe_model_over_budget(e->pm) && m < f->cone_over_m)
+		f->cone_over_m = m;
+	return rc;
 }
-
-static int entry_equalities(struct entry *e, size_t k, struct cp_error *err);
 
 /* The entry of sel, built on first use. */
 static int get_entry(struct explore_family *f, udd_features sel,
 		     struct entry **out, struct cp_error *err)
 {
-	struct udd_sigset *ss = NULL;
 	struct entry *e;
-	size_t i, j, k = f->k;
+	size_t i;
 	int rc;
 
 	for (i = 0; i < f->n_entries; i++)
@@ -384,70 +259,19 @@ static int get_entry(struct explore_family *f, udd_features sel,
 	e = &f->entries[f->n_entries];
 	memset(e, 0, sizeof *e);
 	e->sel = sel;
-	rc = udd_sigset_build(f->model, sel, 0, &ss, err);
-	if (rc)
-		goto fail;
-	if (udd_sigset_n_counters(ss) != udd_model_n_counters(f->model)) {
-		rc = cp_error_set(err, CP_EINTERNAL,
-				  "signature set has %zu counters, model %zu",
-				  udd_sigset_n_counters(ss),
-				  udd_model_n_counters(f->model));
-		goto fail;
+	rc = pipe_model_new(f->model, sel, f->pd, NULL, &e->pm, err);
+	if (rc) {
+		entry_release(e);
+		return rc;
 	}
-	e->m = udd_sigset_size(ss);
-	e->S = cp_calloc(e->m && k ? e->m * k : 1, sizeof *e->S);
-	if (!e->S) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (j = 0; j < e->m; j++) {
-		const uint32_t *sig = udd_sigset_signature(ss, j);
-
-		for (i = 0; i < k; i++)
-			e->S[j * k + i] = sig[f->cols[i]];
-	}
-	udd_sigset_free(ss);
-	ss = NULL;
-	/* Rows sorted bytewise, so equal signature sets compare equal and
-	 * membership is a binary search. */
-	if (e->m && k)
-		qsort_r(e->S, e->m, k * sizeof *e->S, row_cmp, &k);
-	rc = feas_model_new(k, e->m, e->S, NULL, &e->fm, err);
-	if (!rc)
-		rc = entry_equalities(e, k, err);
-	if (rc)
-		goto fail;
 	f->n_entries++;
 	*out = e;
 	return 0;
-fail:
-	udd_sigset_free(ss);
-	entry_release(e);
-	return rc;
 }
 
 /* ================================================================ */
-/* exact equalities and readable constraints                        */
+/* readable constraints                                             */
 /* ================================================================ */
-
-/* The equalities of cone{S} (geometry's exact basis), to print violated
- * constraints readably; none when a coefficient would not fit int64
- * (printing falls back to raw vectors). */
-static int entry_equalities(struct entry *e, size_t k, struct cp_error *err)
-{
-	struct cp_error ce;
-	int rc;
-
-	cp_error_clear(&ce);
-	rc = cone_equalities(k, e->m, e->S, &e->n_eq, &e->eq, &ce);
-	if (rc == CP_ENOMEM)
-		return cp_error_set(err, rc, "out of memory");
-	if (rc) {
-		e->n_eq = 0;
-		e->eq = NULL;
-	}
-	return 0;
-}
 
 struct breaks_ctx {
 	const struct feas_query *q;
@@ -478,8 +302,10 @@ static void simplify_constraint(const struct entry *e, size_t k, int64_t *a,
 	b.tmp = cp_malloc((k + 1) * sizeof *b.tmp);
 	if (!b.tmp)
 		return;
-	cone_readable(k, e->eq, e->n_eq, e->S, e->m, is_eq,
-		      q ? region_breaks : NULL, &b, a);
+	cone_readable(k, pipe_model_span_equalities(e->pm),
+		      pipe_model_n_span_equalities(e->pm),
+		      pipe_model_signatures(e->pm), pipe_model_n_signatures(e->pm),
+		      is_eq, q ? region_breaks : NULL, &b, a);
 	cp_free(b.tmp);
 }
 
@@ -589,26 +415,8 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_init(&res[i]);
-	rc = -1;
-	if (f->opt.threads > 1 && f->n_obs > 1)
-		rc = feas_check_batch(e->fm, f->n_obs, f->queries, FEAS_EXPLAIN,
-				      f->opt.threads, res, NULL, NULL, err);
-	if (rc) {
-		rc = 0;
-		for (i = 0; i < f->n_obs && !rc; i++) {
-			rc = feas_check(e->fm, &f->queries[i], FEAS_EXPLAIN,
-					&res[i], err);
-			/* A borderline verdict whose exact re-check failed:
-			 * keep the floating-point verdict rather than stop
-			 * the whole search. */
-			if (rc == CP_ENUMERIC) {
-				e->n_inexact++;
-				rc = feas_check(e->fm, &f->queries[i],
-						FEAS_EXPLAIN | FEAS_NO_EXACT,
-						&res[i], err);
-			}
-		}
-	}
+	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN, f->opt.threads, res,
+			&e->n_inexact, NULL, NULL, err);
 	f->checks += f->n_obs;
 	e->eval.n_observations = f->n_obs;
 	for (i = 0; i < f->n_obs && !rc; i++) {
@@ -621,7 +429,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		for (j = 0; j < res[i].n_violations && !rc; j++)
 			rc = count_violation(f, e, res[i].violations[j].a,
 					     res[i].violations[j].is_equality,
-					     &f->queries[i], err);
+					     pipe_data_query(f->pd, i), err);
 	}
 	if (e->eval.n_infeasible > 4)
 		cp_buf_printf(&names, " (+%zu more)", e->eval.n_infeasible - 4);
@@ -655,8 +463,10 @@ static int family_evaluate(void *ctx, udd_features sel,
 		for (i = 0; i < f->n_entries && !same; i++) {
 			const struct entry *o = &f->entries[i];
 
-			if (o != e && o->evaluated && o->m == e->m &&
-			    !memcmp(o->S, e->S, e->m * f->k * sizeof *e->S))
+			if (o != e && o->evaluated &&
+			    pipe_model_n_signatures(o->pm) == pipe_model_n_signatures(e->pm) &&
+			    !memcmp(pipe_model_signatures(o->pm), pipe_model_signatures(e->pm),
+				    pipe_model_n_signatures(e->pm) * f->k * sizeof(uint32_t)))
 				same = o;
 		}
 		/* Facets (if the budget allows) only for models that are
@@ -674,7 +484,7 @@ static int family_evaluate(void *ctx, udd_features sel,
 	/* The search owns *out: give it a copy of the cached evaluation. */
 	out->n_observations = e->eval.n_observations;
 	out->n_infeasible = e->eval.n_infeasible;
-	out->n_signatures = e->m;
+	out->n_signatures = pipe_model_n_signatures(e->pm);
 	if (e->eval.refuted_by &&
 	    !(out->refuted_by = cp_strdup(e->eval.refuted_by)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -701,16 +511,18 @@ static int in_cone(struct explore_family *f, struct entry *p,
 	size_t i;
 	int rc;
 
-	if (p->has_facets) {
-		*inside = 1;
-		for (i = 0; i < p->n_cons && *inside; i++) {
-			__int128 v = dot_exact(p->cons + i * f->k, s, f->k);
+	if (pipe_model_has_facets(p->pm)) {
+		size_t ne = pipe_model_n_equalities(p->pm);
 
-			*inside = p->cons_eq[i] ? v == 0 : v >= 0;
+		*inside = 1;
+		for (i = 0; i < ne + pipe_model_n_facets(p->pm) && *inside; i++) {
+			__int128 v = dot_exact(pipe_model_constraint(p->pm, i), s, f->k);
+
+			*inside = i < ne ? v == 0 : v >= 0;
 		}
 		return 0;
 	}
-	if (has_row(p->S, p->m, f->k, s)) {
+	if (has_row(pipe_model_signatures(p->pm), pipe_model_n_signatures(p->pm), f->k, s)) {
 		*inside = 1;
 		return 0;
 	}
@@ -725,7 +537,7 @@ static int in_cone(struct explore_family *f, struct entry *p,
 	q.mu = mu;
 	q.half = half;
 	feas_result_init(&res);
-	rc = feas_check(p->fm, &q, 0, &res, err);
+	rc = feas_check(pipe_model_solver(p->pm), &q, 0, &res, err);
 	*inside = res.feasible;
 	feas_result_release(&res);
 	cp_free(mu);
@@ -738,7 +550,8 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 {
 	struct explore_family *f = ctx;
 	struct entry *p, *c;
-	size_t i, j, k = f->k, nv;
+	size_t i, j, k = f->k, nv, cm;
+	const uint32_t *cS;
 	int rc, any = 0;
 
 	rc = get_entry(f, parent, &p, err);
@@ -752,6 +565,8 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 			p = &f->entries[i];
 	if (!p)
 		return cp_error_set(err, CP_EINTERNAL, "lost a cached model");
+	cm = pipe_model_n_signatures(c->pm);
+	cS = pipe_model_signatures(c->pm);
 	/* A violated constraint is relaxed when some child signature breaks
 	 * it (its vectors are kept parallel to the evaluation's list). */
 	nv = p->evaluated ? p->eval.n_violations : 0;
@@ -760,8 +575,8 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 	for (i = 0; i < nv; i++) {
 		const int64_t *a = p->viol + i * k;
 
-		for (j = 0; j < c->m && !relaxed[i]; j++) {
-			__int128 v = dot_exact(a, c->S + j * k, k);
+		for (j = 0; j < cm && !relaxed[i]; j++) {
+			__int128 v = dot_exact(a, cS + j * k, k);
 
 			relaxed[i] = p->viol_eq[i] ? v != 0 : v < 0;
 		}
@@ -772,10 +587,10 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 		return 0;
 	}
 	*grows = 0;
-	for (j = 0; j < c->m && !*grows; j++) {
+	for (j = 0; j < cm && !*grows; j++) {
 		int inside = 1;
 
-		rc = in_cone(f, p, c->S + j * k, &inside, err);
+		rc = in_cone(f, p, cS + j * k, &inside, err);
 		if (rc)
 			return rc;
 		*grows = !inside;

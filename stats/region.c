@@ -262,7 +262,7 @@ static size_t auto_batches(const double *rates, size_t n, size_t k)
 		if (!isnan(a) && !(a <= r))
 			r = a;
 	}
-	if (!(r > 3 / sqrt((double)n)))
+	if (!stats_lag1_significant(r, n))
 		return n;
 	if (r > 0.95)
 		r = 0.95;
@@ -580,6 +580,13 @@ out:
 
 /* r1 = sum_t (x_t - m)(x_{t+1} - m) / sum_t (x_t - m)^2 over the counted
  * values (the usual sample autocorrelation; pairs with a gap skipped). */
+int stats_lag1_significant(double lag1, size_t n)
+{
+	/* three standard errors of a lag-1 autocorrelation of white noise
+	 * (1/sqrt(n)): a false alarm about once in 700 counters */
+	return n > 0 && lag1 > 3 / sqrt((double)n);
+}
+
 double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
 				  size_t j)
 {

@@ -188,5 +188,9 @@ int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
  * pairs); NAN if fewer than 3 usable pairs or zero variance. */
 double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
 				  size_t j);
+/* Is a lag-1 autocorrelation of n samples significant (beyond three
+ * standard errors of white noise, 3/sqrt(n))?  The one rule: batch means
+ * use it, reports say it.  0 for NAN. */
+int stats_lag1_significant(double lag1, size_t n);
 
 #endif

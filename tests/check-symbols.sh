@@ -16,6 +16,7 @@ out=$( {
 	check geometry 'cone_'
 	check stats 'stats_|region_'
 	check solver 'feas_'
+	check pipeline 'pipe_'
 	check explore 'explore_'
 	check hw 'hec_'
 	check hw/sim 'mmu_'

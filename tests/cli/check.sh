@@ -65,6 +65,46 @@ bad = [o for o in d["observations"] if o["name"] == "bad"][0]
 assert not bad["feasible"] and bad["violations"], bad
 ' "$tmp/json" || fail "--json"
 
+# An observation that cannot form a region (its events counted in one
+# interval) is reported unusable with the reason; the others are checked
+# and decide the exit status; --strict makes it an error; only unusable
+# observations is an error.
+cp "$tmp/data.csv" "$tmp/unusable.csv"
+for e in MISS_CAUSES_A_WALK PDE_CACHE_MISS WALK_COMPLETED; do
+	echo "short,0,DTLB_LOAD_MISSES.$e,10,1000000000,1000000000" >> "$tmp/unusable.csv"
+done
+echo "short,0,MEM_UOPS_RETIRED.ALL_LOADS,50,1000000000,1000000000" >> "$tmp/unusable.csv"
+"$CP" check models/examples/walk_basic.udd "$tmp/unusable.csv" >"$tmp/out" 2>&1
+[ $? = 1 ] || { cat "$tmp/out"; fail "unusable: bad is still infeasible (exit 1)"; }
+grep -q '^short: unusable (' "$tmp/out" || { cat "$tmp/out"; fail "unusable not reported"; }
+grep -q '^good1: feasible' "$tmp/out" || fail "unusable hid the others"
+grep -q '^4 observations, 1 infeasible, 1 unusable' "$tmp/out" || { cat "$tmp/out"; fail "summary"; }
+"$CP" check models/examples/walk_basic.udd "$tmp/unusable.csv" --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); s=[o for o in d["observations"] if o["name"]=="short"][0]; assert not s["usable"] and s["unusable"], s; assert d["summary"]["unusable"]==1' ||
+	fail "unusable in --json"
+"$CP" check models/examples/walk_basic.udd "$tmp/unusable.csv" --strict >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || fail "--strict with an unusable observation should exit 2"
+grep -q "observation 'short' is unusable" "$tmp/err" || { cat "$tmp/err"; fail "--strict message"; }
+grep '^observation\|^short' "$tmp/unusable.csv" > "$tmp/only.csv"
+"$CP" check models/examples/walk_basic.udd "$tmp/only.csv" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || fail "no usable observation should exit 2"
+grep -q "no observation can form a region" "$tmp/err" || { cat "$tmp/err"; fail "none usable message"; }
+
+# A counter the dataset lacks is an error naming it; --counters checks a
+# subset, the cone projected onto it (here: PDE misses <= walks still
+# refutes bad).
+grep -v ALL_LOADS "$tmp/data.csv" > "$tmp/noloads.csv"
+"$CP" check models/examples/walk_basic.udd "$tmp/noloads.csv" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || fail "missing counter should exit 2"
+grep -q "lacks 1 of the model's counters: 'load.retired' (event 'MEM_UOPS_RETIRED.ALL_LOADS')" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "missing counter not named"; }
+"$CP" check models/examples/walk_basic.udd "$tmp/noloads.csv" \
+	--counters load.causes_walk,load.pde_miss,load.walk_done >"$tmp/out" 2>&1
+[ $? = 1 ] || { cat "$tmp/out"; fail "--counters subset: bad should stay infeasible"; }
+grep -q '^bad: INFEASIBLE' "$tmp/out" || fail "--counters subset: bad"
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --counters nosuch >/dev/null 2>&1
+[ $? = 2 ] || fail "--counters with an unknown counter should exit 2"
+
 # usage and input errors exit 2
 "$CP" check models/examples/walk_basic.udd >/dev/null 2>&1; [ $? = 2 ] || fail "one argument"
 "$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --region cube >/dev/null 2>&1

@@ -1,0 +1,494 @@
+/* pipeline/pipeline.c: model + feature set + dataset -> verdicts (see
+ * pipeline.h for the policy on counters and unusable observations). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/pipeline.h"
+
+#include "geometry/cone.h"
+
+struct pipe_data {
+	const struct stats_dataset *data;
+	struct pipe_options opt;
+	size_t k;
+	size_t *cols;             /* k model counter indices */
+	const char **names;       /* k (owned by the model) */
+	const char **events;      /* k (owned by the model) */
+	size_t n_obs, n_unusable;
+	struct region **regions;  /* n_obs; NULL = unusable */
+	char **why;               /* n_obs; the reason, or NULL */
+	struct feas_query *queries;
+};
+
+struct pipe_model {
+	udd_features sel;
+	size_t k, m;
+	uint32_t *S;              /* m x k, sorted rows */
+	struct feas_model *fm;
+	int has_facets, over_budget;
+	int facets_tried;         /* a budget was given (listed or not) */
+	size_t n_eq, n_facets;
+	int64_t *cons;            /* (n_eq + n_facets) x k */
+	char *no_facets;
+	size_t n_span_eq;
+	int64_t *span_eq;
+};
+
+/* ==== data ==== */
+
+/* keep[i] = 1 for the model counters named in list ("a,b"). */
+static int pick_counters(const struct udd_model *m, const char *list,
+			 unsigned char *keep, struct cp_error *err)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[256];
+		long c;
+
+		if (n == 0 || n >= sizeof name)
+			return cp_error_set(err, CP_EINPUT, "bad counter list '%s'", list);
+		memcpy(name, p, n);
+		name[n] = 0;
+		c = udd_model_counter_find(m, name);
+		if (c < 0)
+			return cp_error_set(err, CP_EINPUT, "the model has no counter '%s'",
+					    name);
+		keep[c] = 1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return CP_OK;
+}
+
+static int has_event(const struct stats_dataset *d, const char *ev)
+{
+	size_t e, n = stats_dataset_n_events(d);
+
+	for (e = 0; e < n; e++)
+		if (!strcmp(stats_dataset_event(d, e), ev))
+			return 1;
+	return 0;
+}
+
+/* Match the model's counters to the dataset's events (the policy of
+ * pipeline.h). */
+static int match_counters(struct pipe_data *pd, const struct udd_model *m,
+			  struct cp_error *err)
+{
+	size_t km = udd_model_n_counters(m), i, missing = 0;
+	unsigned char *keep = NULL;
+	struct cp_buf b;
+	int rc = CP_OK;
+
+	pd->cols = cp_calloc(km + 1, sizeof *pd->cols);
+	pd->names = cp_calloc(km + 1, sizeof *pd->names);
+	pd->events = cp_calloc(km + 1, sizeof *pd->events);
+	keep = cp_calloc(km + 1, 1);
+	if (!pd->cols || !pd->names || !pd->events || !keep) {
+		cp_free(keep);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	if (pd->opt.counters && pd->opt.counters[0]) {
+		rc = pick_counters(m, pd->opt.counters, keep, err);
+	} else {
+		memset(keep, 1, km);
+	}
+	cp_buf_init(&b);
+	for (i = 0; !rc && i < km; i++) {
+		const char *ev = udd_model_counter_event(m, i);
+
+		if (!keep[i])
+			continue;
+		if (!has_event(pd->data, ev)) {
+			if (missing < 8)
+				cp_buf_printf(&b, "%s'%s' (event '%s')", missing ? ", " : "",
+					      udd_model_counter_name(m, i), ev);
+			missing++;
+			continue;
+		}
+		pd->cols[pd->k] = i;
+		pd->names[pd->k] = udd_model_counter_name(m, i);
+		pd->events[pd->k++] = ev;
+	}
+	if (!rc && missing)
+		rc = cp_error_set(err, CP_EINPUT, "the dataset lacks %zu of the model's "
+				  "counters: %s%s; --counters checks a subset (the cone "
+				  "projected onto it)", missing, b.data ? b.data : "",
+				  missing > 8 ? ", ..." : "");
+	else if (!rc && !pd->k)
+		rc = cp_error_set(err, CP_EINPUT, "no counters to check");
+	cp_buf_release(&b);
+	cp_free(keep);
+	return rc;
+}
+
+int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
+		  const struct pipe_options *opt, struct pipe_data **out,
+		  struct cp_error *err)
+{
+	struct pipe_data *pd;
+	struct region_options ro;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	pd = cp_calloc(1, sizeof *pd);
+	if (!pd)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	pd->data = d;
+	if (opt)
+		pd->opt = *opt;
+	if (pd->opt.confidence <= 0)
+		pd->opt.confidence = 0.99;
+	if ((unsigned)pd->opt.shape > FEAS_ELLIPSOID) {
+		rc = cp_error_set(err, CP_EINPUT, "unknown region shape %d",
+				  (int)pd->opt.shape);
+		goto fail;
+	}
+	if ((rc = match_counters(pd, m, err)))
+		goto fail;
+	pd->n_obs = stats_dataset_n_observations(d);
+	pd->regions = cp_calloc(pd->n_obs + 1, sizeof *pd->regions);
+	pd->why = cp_calloc(pd->n_obs + 1, sizeof *pd->why);
+	pd->queries = cp_calloc(pd->n_obs + 1, sizeof *pd->queries);
+	if (!pd->regions || !pd->why || !pd->queries) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	memset(&ro, 0, sizeof ro);
+	ro.confidence = pd->opt.confidence;
+	ro.batches = pd->opt.batches;
+	ro.per_interval = pd->opt.per_interval;
+	ro.names = pd->names;
+	for (i = 0; i < pd->n_obs; i++) {
+		struct cp_error re;
+
+		cp_error_clear(&re);
+		rc = stats_observation_region(d, i, pd->events, pd->k, &ro,
+					      &pd->regions[i], &re);
+		if (rc == CP_EINPUT) {
+			/* this observation cannot form a region: say why, go on */
+			pd->regions[i] = NULL;
+			pd->why[i] = cp_strdup(re.msg);
+			if (!pd->why[i]) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+				goto fail;
+			}
+			pd->n_unusable++;
+			continue;
+		}
+		if (rc) {
+			cp_error_set(err, rc, "observation '%.200s': %.700s",
+				     stats_dataset_observation(d, i), re.msg);
+			goto fail;
+		}
+		feas_query_from_region(pd->regions[i], pd->opt.shape, &pd->queries[i]);
+	}
+	*out = pd;
+	return CP_OK;
+fail:
+	pipe_data_free(pd);
+	return rc;
+}
+
+void pipe_data_free(struct pipe_data *pd)
+{
+	size_t i;
+
+	if (!pd)
+		return;
+	for (i = 0; pd->regions && i < pd->n_obs; i++)
+		region_free(pd->regions[i]);
+	for (i = 0; pd->why && i < pd->n_obs; i++)
+		cp_free(pd->why[i]);
+	cp_free(pd->regions);
+	cp_free(pd->why);
+	cp_free(pd->queries);
+	cp_free(pd->cols);
+	cp_free(pd->names);
+	cp_free(pd->events);
+	cp_free(pd);
+}
+
+const struct pipe_options *pipe_data_options(const struct pipe_data *pd) { return &pd->opt; }
+const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd) { return pd->data; }
+size_t pipe_data_n_counters(const struct pipe_data *pd) { return pd->k; }
+const size_t *pipe_data_columns(const struct pipe_data *pd) { return pd->cols; }
+const char *const *pipe_data_names(const struct pipe_data *pd) { return pd->names; }
+size_t pipe_data_n_observations(const struct pipe_data *pd) { return pd->n_obs; }
+size_t pipe_data_n_unusable(const struct pipe_data *pd) { return pd->n_unusable; }
+
+const struct region *pipe_data_region(const struct pipe_data *pd, size_t i)
+{
+	return i < pd->n_obs ? pd->regions[i] : NULL;
+}
+
+const struct feas_query *pipe_data_query(const struct pipe_data *pd, size_t i)
+{
+	return i < pd->n_obs && pd->regions[i] ? &pd->queries[i] : NULL;
+}
+
+const char *pipe_data_unusable(const struct pipe_data *pd, size_t i)
+{
+	return i < pd->n_obs ? pd->why[i] : NULL;
+}
+
+/* ==== model ==== */
+
+/* Rows compare bytewise (any total order will do); k through qsort_r's
+ * context, so there is no global state. */
+static int row_cmp(const void *a, const void *b, void *k)
+{
+	return memcmp(a, b, *(const size_t *)k * sizeof(uint32_t));
+}
+
+/* The distinct signatures of sel on the data's counters, sorted. */
+static int model_signatures(struct pipe_model *pm, const struct udd_model *m,
+			    const struct pipe_data *pd, struct cp_error *err)
+{
+	struct udd_sigset *ss = NULL;
+	size_t k = pd->k, i, j, n = 0;
+	int rc;
+
+	if ((rc = udd_sigset_build(m, pm->sel, 0, &ss, err)))
+		return rc;
+	pm->m = udd_sigset_size(ss);
+	pm->S = cp_calloc(pm->m * k + 1, sizeof *pm->S);
+	if (!pm->S) {
+		udd_sigset_free(ss);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	for (j = 0; j < pm->m; j++) {
+		const uint32_t *sig = udd_sigset_signature(ss, j);
+
+		for (i = 0; i < k; i++)
+			pm->S[j * k + i] = sig[pd->cols[i]];
+	}
+	udd_sigset_free(ss);
+	if (pm->m && k) {
+		qsort_r(pm->S, pm->m, k * sizeof *pm->S, row_cmp, &k);
+		/* a projection can make distinct signatures equal */
+		for (j = 0; j < pm->m; j++)
+			if (!n || memcmp(pm->S + (n - 1) * k, pm->S + j * k, k * sizeof *pm->S))
+				memmove(pm->S + n++ * k, pm->S + j * k, k * sizeof *pm->S);
+		pm->m = n;
+	}
+	return CP_OK;
+}
+
+static int model_cone(struct pipe_model *pm, const struct pipe_budget *budget,
+		      struct cp_error *err)
+{
+	struct cone_options co;
+	struct cone *c = NULL;
+	struct cp_error ce;
+	size_t i, k = pm->k;
+	int rc;
+
+	if (!budget || budget->max_facets == 0) {
+		pm->no_facets = cp_strdup("not asked for");
+		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	memset(&co, 0, sizeof co);
+	co.max_facets = budget->max_facets;
+	co.max_seconds = budget->max_seconds;
+	cp_error_clear(&ce);
+	rc = pm->m ? cone_build(k, pm->m, pm->S, &co, &c, &ce)
+		   : cp_error_set(&ce, CP_EINPUT, "the model has no signatures");
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, rc, "out of memory");
+	if (rc) {
+		/* over budget or numerically hard: not an error, the solver's
+		 * certificates explain violations */
+		pm->over_budget = rc == CP_ELIMIT;
+		pm->no_facets = cp_strdup(ce.msg);
+		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	pm->n_eq = cone_n_equalities(c);
+	pm->n_facets = cone_n_facets(c);
+	pm->cons = cp_calloc((pm->n_eq + pm->n_facets) * k + 1, sizeof *pm->cons);
+	if (!pm->cons) {
+		cone_free(c);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < pm->n_eq + pm->n_facets; i++)
+		memcpy(pm->cons + i * k, i < pm->n_eq ? cone_equality(c, i) :
+		       cone_facet(c, i - pm->n_eq), k * sizeof *pm->cons);
+	cone_free(c);
+	pm->has_facets = 1;
+	return CP_OK;
+}
+
+/* The span's equalities when the cone is not listed (exact, from
+ * geometry); the cone's own when it is. */
+static int model_span_equalities(struct pipe_model *pm, struct cp_error *err)
+{
+	struct cp_error ce;
+	int rc;
+
+	if (pm->span_eq && pm->span_eq != pm->cons)
+		cp_free(pm->span_eq);
+	pm->span_eq = NULL;
+	pm->n_span_eq = 0;
+	if (pm->has_facets) {
+		pm->n_span_eq = pm->n_eq;
+		pm->span_eq = pm->n_eq ? pm->cons : NULL;
+		return CP_OK;
+	}
+	if (!pm->m)
+		return CP_OK;
+	cp_error_clear(&ce);
+	rc = cone_equalities(pm->k, pm->m, pm->S, &pm->n_span_eq, &pm->span_eq, &ce);
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, rc, "out of memory");
+	if (rc) {   /* beyond 64 bits: constraints print unsimplified */
+		pm->n_span_eq = 0;
+		pm->span_eq = NULL;
+	}
+	return CP_OK;
+}
+
+int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budget,
+			   struct cp_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (pm->facets_tried)
+		return CP_OK;
+	pm->facets_tried = budget != NULL;
+	cp_free(pm->no_facets);
+	pm->no_facets = NULL;
+	if ((rc = model_cone(pm, budget, err)))
+		return rc;
+	for (i = 0; pm->has_facets && i < pm->n_eq + pm->n_facets; i++)
+		if ((rc = feas_model_add_constraint(pm->fm, pm->cons + i * pm->k,
+						    i < pm->n_eq, err)))
+			return rc;
+	return model_span_equalities(pm, err);
+}
+
+int pipe_model_new(const struct udd_model *m, udd_features sel,
+		   const struct pipe_data *pd, const struct pipe_budget *budget,
+		   struct pipe_model **out, struct cp_error *err)
+{
+	struct pipe_model *pm;
+	int rc;
+
+	*out = NULL;
+	pm = cp_calloc(1, sizeof *pm);
+	if (!pm)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	pm->sel = sel;
+	pm->k = pd->k;
+	if ((rc = model_signatures(pm, m, pd, err)) ||
+	    (rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)) ||
+	    (rc = pipe_model_list_facets(pm, budget, err)))
+		goto fail;
+	*out = pm;
+	return CP_OK;
+fail:
+	pipe_model_free(pm);
+	return rc;
+}
+
+void pipe_model_free(struct pipe_model *pm)
+{
+	if (!pm)
+		return;
+	if (pm->span_eq != pm->cons)
+		cp_free(pm->span_eq);
+	cp_free(pm->cons);
+	cp_free(pm->S);
+	cp_free(pm->no_facets);
+	feas_model_free(pm->fm);
+	cp_free(pm);
+}
+
+udd_features pipe_model_features(const struct pipe_model *pm) { return pm->sel; }
+size_t pipe_model_n_signatures(const struct pipe_model *pm) { return pm->m; }
+const uint32_t *pipe_model_signatures(const struct pipe_model *pm) { return pm->S; }
+struct feas_model *pipe_model_solver(struct pipe_model *pm) { return pm->fm; }
+int pipe_model_has_facets(const struct pipe_model *pm) { return pm->has_facets; }
+size_t pipe_model_n_equalities(const struct pipe_model *pm) { return pm->n_eq; }
+size_t pipe_model_n_facets(const struct pipe_model *pm) { return pm->n_facets; }
+const char *pipe_model_no_facets(const struct pipe_model *pm) { return pm->no_facets; }
+int pipe_model_over_budget(const struct pipe_model *pm) { return pm->over_budget; }
+size_t pipe_model_n_span_equalities(const struct pipe_model *pm) { return pm->n_span_eq; }
+const int64_t *pipe_model_span_equalities(const struct pipe_model *pm) { return pm->span_eq; }
+
+const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
+{
+	return pm->has_facets && i < pm->n_eq + pm->n_facets ? pm->cons + i * pm->k : NULL;
+}
+
+/* ==== checking ==== */
+
+int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
+	       unsigned flags, size_t threads, struct feas_result *res,
+	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
+	       void *progress_ctx, struct cp_error *err)
+{
+	size_t n = pd->n_obs - pd->n_unusable, i, j, inexact = 0;
+	struct feas_query *q = NULL;
+	struct feas_result *r = NULL;
+	size_t *idx = NULL;
+	int rc = CP_OK;
+
+	if (n_inexact)
+		*n_inexact = 0;
+	if (!n)
+		return CP_OK;
+	q = cp_calloc(n, sizeof *q);
+	r = cp_calloc(n, sizeof *r);
+	idx = cp_calloc(n, sizeof *idx);
+	if (!q || !r || !idx) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0, j = 0; i < pd->n_obs; i++)
+		if (pd->regions[i]) {
+			q[j] = pd->queries[i];
+			idx[j++] = i;
+		}
+	for (j = 0; j < n; j++)
+		feas_result_init(&r[j]);
+	rc = threads == 1 || n == 1 ? CP_ENUMERIC :
+		feas_check_batch(pm->fm, n, q, flags, threads, r, progress,
+				 progress_ctx, err);
+	if (rc == CP_ENUMERIC) {
+		/* one at a time; a borderline verdict whose exact re-check
+		 * failed keeps the floating-point verdict, counted */
+		cp_error_clear(err);
+		rc = CP_OK;
+		for (j = 0; j < n && !rc; j++) {
+			rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
+			if (rc == CP_ENUMERIC) {
+				inexact++;
+				cp_error_clear(err);
+				rc = feas_check(pm->fm, &q[j], flags | FEAS_NO_EXACT,
+						&r[j], err);
+			}
+			if (progress && j % 64 == 0)
+				progress(progress_ctx, j, n);
+		}
+	}
+	if (!rc)
+		for (j = 0; j < n; j++) {
+			feas_result_release(&res[idx[j]]);
+			res[idx[j]] = r[j];      /* moved: r[j] is not released */
+			feas_result_init(&r[j]);
+		}
+	if (n_inexact)
+		*n_inexact = inexact;
+out:
+	for (j = 0; r && j < n; j++)
+		feas_result_release(&r[j]);
+	cp_free(q);
+	cp_free(r);
+	cp_free(idx);
+	return rc;
+}

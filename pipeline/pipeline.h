@@ -1,0 +1,128 @@
+/* pipeline/pipeline.h: the one wiring of "model + feature set + dataset ->
+ * per-observation verdicts", used by `check`, `explore` and the benches:
+ *
+ *   pipe_data_new:  the model's counters matched to the dataset's events
+ *                   (the policy below), one confidence region per
+ *                   observation (stats/), or the reason it has none;
+ *   pipe_model_new: one feature set's distinct signatures on those
+ *                   counters (dsl/), the cone under a budget (geometry/),
+ *                   the solver model with the cone's constraints (solver/);
+ *   pipe_check:     every usable observation against the model (solver/).
+ *
+ * Counters the dataset lacks.  Every model counter must be in the
+ * dataset, or the call fails naming the missing counters and events.  To
+ * test a model on part of its counters, name them (pipe_options.counters,
+ * `--counters`): the cone is then projected onto them (the projection of
+ * cone{S} is the cone of the projected signatures), which can only lose
+ * power, never refute a consistent model.
+ *
+ * Observations that cannot form a region (an event never counted or
+ * counted in one interval, too few intervals) are unusable: kept with
+ * their reason, skipped by pipe_check, reported by the caller.
+ *
+ * Ownership: pipe_data and pipe_model are freed with their _free (NULL is
+ * a no-op); a pipe_model refers to the pipe_data it was built for, which
+ * must outlive it.  Strings and arrays from accessors belong to the
+ * object. */
+#ifndef CP_PIPELINE_H
+#define CP_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+#include "dsl/udd.h"
+#include "solver/feas.h"
+#include "stats/region.h"
+
+/* The cone's budget: facets are listed only when the cone has at most
+ * max_facets of them and is found within max_seconds; otherwise the
+ * solver explains violations from LP certificates. */
+struct pipe_budget {
+	size_t max_facets;   /* 0: no cone at all (certificates only) */
+	double max_seconds;  /* 0: no time limit */
+};
+/* `check`'s defaults: 20,000 facets, 30 s. */
+#define PIPE_BUDGET_CHECK ((struct pipe_budget){ 20000, 30.0 })
+
+struct pipe_options {
+	double confidence;       /* 0: 0.99 */
+	size_t batches;          /* REGION_BATCHES_AUTO (0) or a count */
+	int per_interval;        /* regions for one interval, not the mean */
+	enum feas_shape shape;   /* FEAS_PCA (0) by default */
+	const char *counters;    /* "a,b": only these model counters; NULL:
+				  * all, and every one must be in the data */
+};
+
+/* ---- the data side ---- */
+struct pipe_data;
+
+int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
+		  const struct pipe_options *opt, struct pipe_data **out,
+		  struct cp_error *err);
+void pipe_data_free(struct pipe_data *pd);
+
+const struct pipe_options *pipe_data_options(const struct pipe_data *pd);
+const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd);
+/* The k counters checked, in model order: their model indices and names. */
+size_t pipe_data_n_counters(const struct pipe_data *pd);
+const size_t *pipe_data_columns(const struct pipe_data *pd);
+const char *const *pipe_data_names(const struct pipe_data *pd);
+size_t pipe_data_n_observations(const struct pipe_data *pd);
+/* NULL when observation i is unusable; then pipe_data_unusable says why. */
+const struct region *pipe_data_region(const struct pipe_data *pd, size_t i);
+const struct feas_query *pipe_data_query(const struct pipe_data *pd, size_t i);
+const char *pipe_data_unusable(const struct pipe_data *pd, size_t i);
+size_t pipe_data_n_unusable(const struct pipe_data *pd);
+
+/* ---- the model side ---- */
+struct pipe_model;
+
+/* budget NULL: no cone (certificates only).  The signatures are the
+ * feature set's distinct signatures restricted to the data's counters,
+ * repeats removed, rows sorted (bytewise), so equal sets compare equal. */
+int pipe_model_new(const struct udd_model *m, udd_features sel,
+		   const struct pipe_data *pd, const struct pipe_budget *budget,
+		   struct pipe_model **out, struct cp_error *err);
+void pipe_model_free(struct pipe_model *pm);
+/* List the cone's constraints under budget, for a model built with none
+ * (a search builds many models and lists facets only for those it
+ * checks).  Call before the model's first pipe_check; a second call does
+ * nothing. */
+int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budget,
+			   struct cp_error *err);
+
+udd_features pipe_model_features(const struct pipe_model *pm);
+size_t pipe_model_n_signatures(const struct pipe_model *pm);
+const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
+struct feas_model *pipe_model_solver(struct pipe_model *pm);
+/* Constraints listed from the cone: 1 when the budget allowed them.  Then
+ * the equalities come first, then the facets. */
+int pipe_model_has_facets(const struct pipe_model *pm);
+size_t pipe_model_n_equalities(const struct pipe_model *pm);
+size_t pipe_model_n_facets(const struct pipe_model *pm);
+const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i);
+/* Why the facets are not listed (NULL when they are): the budget, or the
+ * cone's error message. */
+const char *pipe_model_no_facets(const struct pipe_model *pm);
+/* 1 when the cone went over the budget (CP_ELIMIT), as opposed to
+ * max_facets = 0 or a numerical failure. */
+int pipe_model_over_budget(const struct pipe_model *pm);
+/* The exact equalities of span(S) (always; from the cone when it was
+ * built), for readable constraints; NULL when beyond 64 bits. */
+size_t pipe_model_n_span_equalities(const struct pipe_model *pm);
+const int64_t *pipe_model_span_equalities(const struct pipe_model *pm);
+
+/* ---- checking ----
+ * res: pipe_data_n_observations results, each feas_result_init'ed; those
+ * of unusable observations are left as they are (feasible = 0, no
+ * violations): callers test pipe_data_region first.  threads 0: one per
+ * CPU, 1: in the calling thread.  Borderline verdicts whose exact
+ * re-check fails keep the floating-point verdict and are counted in
+ * *n_inexact (may be NULL) rather than stopping everything. */
+int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
+	       unsigned flags, size_t threads, struct feas_result *res,
+	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
+	       void *progress_ctx, struct cp_error *err);
+
+#endif
