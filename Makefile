@@ -10,6 +10,9 @@ Q        = $(if $(filter 1,$(V)),,@)
 # Warnings as one named list; relaxed only for flex/bison output.
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat-security
+# The numeric modules also catch silent narrowing and float promotion.
+NUMWARN  = -Wconversion -Wdouble-promotion
+NUMERIC  = geometry/% stats/% solver/% pipeline/%
 GENWARN  = -Wall -Wextra -Werror -Wno-unused-function -Wno-sign-compare \
            -Wno-missing-prototypes -Wno-unused-parameter
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -I. -Ibuild/gen -MMD -MP
@@ -73,7 +76,7 @@ build/obj/gen/%.o: build/gen/%.c
 build/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
 $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -96,7 +99,7 @@ build/asan/obj/gen/%.o: build/gen/%.c
 build/asan/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	@echo "  CC/ASAN $<"
-	$(Q)$(CC) $(BASEFLAGS) $(ASANFLAGS) $(WARN) -c -o $@ $<
+	$(Q)$(CC) $(BASEFLAGS) $(ASANFLAGS) $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
 $(ALIB): $(ALIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(ABIN): $(ACLI_OBJ) $(ALIB)

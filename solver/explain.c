@@ -474,7 +474,7 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 		if (feas_margin_of(q, a, k, 0, &ms) > 0) {
 			if (!is_facet)
 				is_facet = facet_verify(fm, mask, cand);
-			w->st.facets_verified += is_facet;
+			w->st.facets_verified += (uint64_t)(is_facet != 0);
 			simplify(fm, q, ai, 0, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];

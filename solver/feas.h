@@ -45,7 +45,6 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 		   struct feas_model **out, struct cp_error *err);
 void feas_model_free(struct feas_model *fm);
 
-size_t feas_model_n_counters(const struct feas_model *fm);   /* k */
 size_t feas_model_n_signatures(const struct feas_model *fm); /* m */
 /* Dimension of span(S) (numerical rank). */
 size_t feas_model_dim(const struct feas_model *fm);

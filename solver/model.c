@@ -204,7 +204,6 @@ void feas_model_free(struct feas_model *fm)
 	cp_free(fm);
 }
 
-size_t feas_model_n_counters(const struct feas_model *fm) { return fm->k; }
 size_t feas_model_n_signatures(const struct feas_model *fm) { return fm->m; }
 size_t feas_model_dim(const struct feas_model *fm) { return fm->d; }
 size_t feas_model_n_constraints(const struct feas_model *fm) { return fm->n_cons; }

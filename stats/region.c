@@ -210,7 +210,7 @@ static double *batch_means(const double *x, size_t n, size_t k, size_t b)
 					s += x[i * k + j];
 					c++;
 				}
-			y[t * k + j] = c ? s / (double)c : NAN;
+			y[t * k + j] = c ? s / (double)c : (double)NAN;
 		}
 	}
 	return y;
