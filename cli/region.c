@@ -144,7 +144,7 @@ static void print_axes(struct cp_buf *b, const struct region *r,
 		    "    axis  half-width    main counters (loading)\n");
 	for (shown = 0; shown < k && shown < 5; shown++) {
 		size_t a = k - 1 - shown, top[2] = { 0, 0 };
-		const double *v = r->axes + a * k;
+		const double *v = r->box_axes + a * k;
 
 		for (j = 1; j < k; j++)
 			if (fabs(v[j]) > fabs(v[top[0]]))
@@ -222,9 +222,16 @@ static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
 	if (r->batch_size > 1)
 		cp_buf_printf(b, "  batch means: %zu samples of %zu intervals "
 			      "(intervals are autocorrelated)\n", r->n, r->batch_size);
+	if (r->prewhitened)
+		cp_buf_printf(b, "  long-run covariance (intervals are autocorrelated): "
+			      "AR(1) prewhitened, Bartlett bandwidth %zu, %zu effective "
+			      "samples of %zu%s\n", r->bandwidth, r->n, r->n_samples,
+			      r->dof_floored ? " (too few for this autocorrelation: "
+			      "the region may be too small)" : "");
 	if (!isnan(r->lag1))
 		cp_buf_printf(b, "  largest lag-1 autocorrelation of the samples: %.3f%s\n",
-			      r->lag1, stats_lag1_significant(r->lag1, r->n) ?
+			      r->lag1, !r->prewhitened && r->batch_size <= 1 &&
+			      stats_lag1_significant(r->lag1, r->n_samples) ?
 			      " (significant: the region may be too small)" : "");
 	cp_buf_printf(b, "  %-28s %-14s %-14s %s\n", "counter", "mean (/s)",
 		      "+-independent", "intervals counted");

@@ -146,7 +146,7 @@ void feas_query_from_region(const struct region *r, enum feas_shape shape,
 	q->q = r->q;
 	switch (shape) {
 	case FEAS_PCA:
-		q->axes = r->axes;
+		q->axes = r->box_axes;
 		q->half = r->half_pca;
 		break;
 	case FEAS_INDEPENDENT:

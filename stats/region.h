@@ -100,11 +100,12 @@ enum region_rule region_rule_for(size_t k, size_t n);
 
 struct region_options {
 	double confidence;         /* 0 => 0.99 */
-	/* Batch means (intervals of one run are correlated): b >= 2 = split
-	 * the n intervals into b consecutive batches of (nearly) equal size
-	 * and use the batch means as samples; 1 = every interval is a sample;
-	 * REGION_BATCHES_AUTO (0, the default) = double the batch size while
-	 * the batch means' lag-1 autocorrelation is significant (docs). */
+	/* Autocorrelated intervals.  REGION_BATCHES_AUTO (0, the default):
+	 * every interval is a sample, and when their lag-1 autocorrelation
+	 * is significant the covariance is the long-run (Newey-West,
+	 * Bartlett kernel, Andrews' bandwidth) estimate with its equivalent
+	 * degrees of freedom; 1 = every interval a sample, plain covariance;
+	 * b >= 2 = batch means over b consecutive batches (docs). */
 	size_t batches;
 	/* Per-interval (prediction) region for one new interval instead of
 	 * the region for the mean: covariance Sigma*(1 + 1/n). */
@@ -128,10 +129,14 @@ struct region {           /* public, read by the solver */
 			       * definite (diagonal under REGION_RULE_DIAGONAL) */
 	double *axes;         /* k*k row-major: row i is unit eigenvector v_i of cov */
 	double *lambda;       /* k: eigenvalues of cov, ascending */
-	double *half_pca;     /* k: |v_i.(x-mu)| <= half_pca[i] = sqrt(q*lambda[i])
-			       * (Hotelling rule: the ellipsoid's bounding box;
-			       * diagonal rule: sqrt(q1*lambda[i]), the
-			       * independent box in variance order) */
+	double *box_axes;     /* k*k row-major: the PCA box's axes (unit rows,
+			       * ascending half-width): principal axes of
+			       * the first half's covariance */
+	double *half_pca;     /* k: |box_axes_i.(x-mu)| <= half_pca[i], the
+			       * Sidak box in the principal frame, widths
+			       * from the second half (docs/statistics.md);
+			       * diagonal rule or too few samples: the
+			       * independent box in variance order */
 	double *half_ind;     /* k: |x_j - mu_j| <= half_ind[j] */
 	double q;             /* ellipsoid: (x-mu)^T cov^{-1} (x-mu) <= q */
 	double q1;            /* per-counter quantile: half_ind[j]^2 = q1*cov[jj] */
@@ -139,6 +144,16 @@ struct region {           /* public, read by the solver */
 			       * pairwise over counted intervals), for reports */
 	size_t *n_counted;    /* k: samples in which counter j was counted */
 	size_t batch_size;    /* intervals per sample (1 = no batching) */
+	size_t n_samples;     /* samples actually used (n is the effective
+			       * count the quantiles see: equal unless the
+			       * covariance is long-run) */
+	int prewhitened;      /* the covariance is long-run: AR(1)
+			       * prewhitened, Bartlett kernel with this
+			       * bandwidth on the residuals (0: none) */
+	size_t bandwidth;
+	int dof_floored;      /* too short for its autocorrelation: the
+			       * long-run quantiles were floored, the region
+			       * may be too small */
 	double lag1;          /* largest |lag-1 autocorrelation| over the
 			       * counters of the samples used (NAN if unknown) */
 };
