@@ -7,18 +7,8 @@
 #include <string.h>
 
 #include "explore/explore.h"
+#include "explore/explore_int.h"
 
-struct explore_search {
-	struct explore_space space;
-	struct explore_model *models;
-	size_t n_models, cap_models;
-	struct explore_edge *edges;
-	size_t n_edges, cap_edges;
-	size_t n_evaluations;
-	int truncated;
-	int exhaustive;
-	size_t tolerance;
-};
 
 /* ================================================================ */
 /* evaluations                                                      */
@@ -394,22 +384,15 @@ edges:
 /* the run                                                          */
 /* ================================================================ */
 
+/* minimal = proven minimal (explore/claims.c): feasible, and every proper
+ * sub-model of the family known refuted. */
 static void mark_minimal(struct explore_search *s)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < s->n_models; i++) {
-		struct explore_model *m = &s->models[i];
-
-		m->minimal = m->feasible;
-		for (j = 0; j < s->n_models && m->minimal; j++) {
-			udd_features o = s->models[j].features;
-
-			if (j != i && s->models[j].feasible &&
-			    (o & m->features) == o && o != m->features)
-				m->minimal = 0;
-		}
-	}
+	for (i = 0; i < s->n_models; i++)
+		s->models[i].minimal = s->models[i].feasible &&
+			explore_proven_minimal(s, s->models[i].features);
 }
 
 int explore_run(const struct explore_space *space,
@@ -518,34 +501,26 @@ size_t explore_n_feasible(const struct explore_search *s)
 
 udd_features explore_required(const struct explore_search *s)
 {
-	udd_features req = ~(udd_features)0;
-	size_t i;
-	int any = 0;
+	struct explore_claims c;
 
-	for (i = 0; i < s->n_models; i++)
-		if (s->models[i].feasible) {
-			req &= s->models[i].features;
-			any = 1;
-		}
-	return any ? req : 0;
+	explore_claims_compute(s, &c);
+	return c.required & ~c.impossible;
 }
 
-udd_features explore_in_none(const struct explore_search *s)
+udd_features explore_impossible(const struct explore_search *s)
 {
-	udd_features used = 0, all;
-	size_t i;
-	int any = 0;
+	struct explore_claims c;
 
-	for (i = 0; i < s->n_models; i++)
-		if (s->models[i].feasible) {
-			used |= s->models[i].features;
-			any = 1;
-		}
-	if (!any)
-		return 0;
-	all = s->space.n_features >= 64 ? ~(udd_features)0 :
-		((udd_features)1 << s->space.n_features) - 1;
-	return all & ~used;
+	explore_claims_compute(s, &c);
+	return c.impossible & ~c.required;
+}
+
+udd_features explore_undecided(const struct explore_search *s)
+{
+	struct explore_claims c;
+
+	explore_claims_compute(s, &c);
+	return c.undecided;
 }
 
 /* ================================================================ */
@@ -618,53 +593,76 @@ static void say_features(const struct explore_search *s, udd_features sel,
 	}
 }
 
+/* Only proven sentences (explore/claims.c): what was refuted or fits,
+ * what every consistent model needs, what none can have, and what the
+ * tested models leave undecided. */
 void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 {
-	udd_features req = explore_required(s), none = explore_in_none(s);
-	size_t i, n_min = 0, best = 0;
+	struct explore_claims c;
+	udd_features req, imp;
+	size_t i, n_min = 0, best = 0, n_feas = explore_n_feasible(s);
+	long start;
 
+	if (s->n_models == 0) {
+		cp_buf_puts(b, "No model was tested.\n");
+		return;
+	}
+	explore_claims_compute(s, &c);
+	req = c.required & ~c.impossible;
+	imp = c.impossible & ~c.required;
 	for (i = 0; i < s->n_models; i++) {
 		n_min += s->models[i].minimal != 0;
 		if (s->models[i].eval.n_infeasible <
 		    s->models[best].eval.n_infeasible)
 			best = i;
 	}
-	if (s->n_models == 0) {
-		cp_buf_puts(b, "No model was tested.\n");
-		return;
-	}
-	if (!explore_n_feasible(s)) {
+	start = find_model(s, s->space.start);
+	if (!n_feas) {
 		cp_buf_printf(b, "No model tested explains the data: the best, ");
 		explore_format_features(s, s->models[best].features, b);
-		cp_buf_printf(b, ", is still refuted by %zu of %zu observations. "
-			      "The model family lacks a mechanism the hardware "
-			      "has (or the data are wrong).\n",
+		cp_buf_printf(b, ", is still refuted by %zu of %zu observations. ",
 			      s->models[best].eval.n_infeasible,
 			      s->models[best].eval.n_observations);
+		if (c.enumerable && c.known == c.universe)
+			cp_buf_puts(b, "Every model of the family is refuted: it lacks a "
+				    "mechanism the hardware has (or the data are wrong).\n");
+		else
+			cp_buf_printf(b, "%zu of the family's %zu models were not tested "
+				      "(--exhaustive tests them all).\n",
+				      c.enumerable ? c.universe - c.known : 0,
+				      c.enumerable ? c.universe : 0);
 		return;
 	}
-	cp_buf_printf(b, "%zu model%s explain%s the data; %zu %s minimal. ",
-		      explore_n_feasible(s), explore_n_feasible(s) == 1 ? "" : "s",
-		      explore_n_feasible(s) == 1 ? "s" : "", n_min,
-		      n_min == 1 ? "is" : "are");
+	if (start >= 0 && s->models[start].feasible)
+		cp_buf_printf(b, "The %s explains the data: no feature is needed. ",
+			      s->space.start ? "starting model" : "baseline");
+	else if (start >= 0)
+		cp_buf_printf(b, "The %s is refuted. ",
+			      s->space.start ? "starting model" : "baseline");
+	cp_buf_printf(b, "%zu model%s tested explain%s the data", n_feas,
+		      n_feas == 1 ? "" : "s", n_feas == 1 ? "s" : "");
+	if (n_min)
+		cp_buf_printf(b, "; %zu %s proven minimal (no feasible sub-model)",
+			      n_min, n_min == 1 ? "is" : "are");
+	cp_buf_puts(b, ". ");
 	if (req) {
-		cp_buf_puts(b, "Every one of them has ");
+		cp_buf_puts(b, "Proven: the hardware needs ");
 		say_features(s, req, b);
-		cp_buf_puts(b, popcount64(req) == 1 ?
-			    ": the hardware needs this feature, since the "
-			    "models without it are refuted by the counters. " :
-			    ": the hardware needs these features, since the "
-			    "models without them are refuted by the counters. ");
-	} else {
-		cp_buf_puts(b, "No feature is in all of them: the data "
-			    "need no hypothesis beyond the ");
-		cp_buf_puts(b, s->space.start ? "starting model. " :
-			    "baseline. ");
+		cp_buf_puts(b, " (every model of the family without ");
+		cp_buf_puts(b, popcount64(req) == 1 ? "it" : "one of them");
+		cp_buf_puts(b, " is refuted). ");
+	}
+	if (imp) {
+		cp_buf_puts(b, "Proven: no consistent model has ");
+		say_features(s, imp, b);
+		cp_buf_puts(b, " (every model with ");
+		cp_buf_puts(b, popcount64(imp) == 1 ? "it" : "one of them");
+		cp_buf_puts(b, " is refuted). ");
 	}
 	if (n_min > 1) {
 		size_t k = 0;
 
-		cp_buf_puts(b, "The data cannot tell apart ");
+		cp_buf_puts(b, "The data cannot tell apart the minimal models ");
 		for (i = 0; i < s->n_models; i++) {
 			if (!s->models[i].minimal)
 				continue;
@@ -674,14 +672,22 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 		}
 		cp_buf_puts(b, ". ");
 	}
-	if (none) {
-		cp_buf_puts(b, "No feasible model uses ");
-		say_features(s, none, b);
+	if (c.either) {
+		cp_buf_puts(b, "The data allow ");
+		say_features(s, c.either, b);
+		cp_buf_puts(b, " either way (models with and without fit). ");
+	}
+	if (c.undecided) {
+		cp_buf_puts(b, "Undecided: ");
+		say_features(s, c.undecided, b);
+		if (c.enumerable)
+			cp_buf_printf(b, " (%zu of the family's %zu models untested; "
+				      "--exhaustive decides)", c.universe - c.known,
+				      c.universe);
 		cp_buf_puts(b, ".");
 	}
 	if (s->truncated)
-		cp_buf_puts(b, " (The search stopped at its model budget, so "
-			    "these are the models tested, not all.)");
+		cp_buf_puts(b, " (The search stopped at its model budget.)");
 	cp_buf_puts(b, "\n");
 }
 
@@ -739,23 +745,42 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 				      "relaxes no violated constraint");
 		}
 	}
-	cp_buf_puts(b, "minimal feasible models:");
+	cp_buf_puts(b, "minimal feasible models (proven: no feasible sub-model):");
 	for (i = 0, j = 0; i < s->n_models; i++)
 		if (s->models[i].minimal) {
 			cp_buf_puts(b, " ");
 			explore_format_features(s, s->models[i].features, b);
 			j++;
 		}
-	cp_buf_puts(b, j ? "\n" : " none\n");
-	if (explore_n_feasible(s)) {
-		cp_buf_puts(b, "required features (in every feasible model): ");
-		if (explore_required(s))
-			list_features(s, explore_required(s), ", ", b);
+	cp_buf_puts(b, j ? "\n" : " none proven\n");
+	{
+		struct explore_claims c;
+		udd_features req, imp;
+
+		explore_claims_compute(s, &c);
+		req = c.required & ~c.impossible;
+		imp = c.impossible & ~c.required;
+		cp_buf_printf(b, "verdicts known: %zu of the family's %zu models (%zu "
+			      "evaluated, the rest refuted by cone containment)\n",
+			      c.known, c.universe, s->n_models);
+		cp_buf_puts(b, "required features (proven: every model without one is refuted): ");
+		if (req)
+			list_features(s, req, ", ", b);
 		else
 			cp_buf_puts(b, "none");
-		cp_buf_puts(b, "\nfeatures in no feasible model: ");
-		if (explore_in_none(s))
-			list_features(s, explore_in_none(s), ", ", b);
+		cp_buf_puts(b, "\nimpossible features (proven: every model with one is refuted): ");
+		if (imp)
+			list_features(s, imp, ", ", b);
+		else
+			cp_buf_puts(b, "none");
+		cp_buf_puts(b, "\nfeatures the data allow either way (models with and without fit): ");
+		if (c.either)
+			list_features(s, c.either, ", ", b);
+		else
+			cp_buf_puts(b, "none");
+		cp_buf_puts(b, "\nundecided features (models untested; --exhaustive decides): ");
+		if (c.undecided)
+			list_features(s, c.undecided, ", ", b);
 		else
 			cp_buf_puts(b, "none");
 		cp_buf_puts(b, "\n");

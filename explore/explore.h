@@ -95,8 +95,8 @@ struct explore_model {
 	enum explore_origin origin;
 	size_t parent;              /* index of the model it came from (origin 1, 2) */
 	int feasible;               /* eval.n_infeasible <= tolerance */
-	int minimal;                /* feasible, and no tested feasible model is a
-	                             * proper subset */
+	int minimal;                /* feasible, and proven minimal: every proper
+	                             * sub-model of the family is known refuted */
 	double seconds;             /* wall time of its evaluation */
 };
 
@@ -138,10 +138,14 @@ size_t explore_n_evaluations(const struct explore_search *s);
 /* 1 when max_models stopped the search early. */
 int explore_truncated(const struct explore_search *s);
 size_t explore_n_feasible(const struct explore_search *s);
-/* Features present in every feasible model tested, and features absent
- * from all of them (both 0 when no model is feasible). */
+/* Proven claims over the family (explore/claims.c): required features
+ * (every model without the feature refuted), impossible ones (every
+ * model with it refuted), and the candidates neither is proven for.
+ * Verdicts count when evaluated, or when the search skipped a candidate
+ * whose cone provably lies within a refuted parent's. */
 udd_features explore_required(const struct explore_search *s);
-udd_features explore_in_none(const struct explore_search *s);
+udd_features explore_impossible(const struct explore_search *s);
+udd_features explore_undecided(const struct explore_search *s);
 
 /* ---- output ---- */
 /* "{a,b}" or "{}" for a feature set (appended to b). */

@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/cli/explore.sh: `counterpoint explore` end to end.  Usage errors
 # exit 2; on a small simulator run with walk merging on, the baseline is
-# refuted by "retired STLB-missing loads <= walks" and merge is the one
-# required feature; on a run of the baseline machine, no feature is needed.
-# Skips (77) when the build lacks the simulator.
+# refuted by "retired STLB-missing loads <= walks"; the default search
+# proves nothing it did not test (every feature undecided, the conclusion
+# never says a feature is needed), and an exhaustive search over three
+# candidates proves merge required; on a run of the baseline machine, the
+# baseline fits and no feature is needed.
 CP=${CP:-bin/counterpoint}
 MODEL=models/haswell/mmu.udd
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +17,6 @@ $CP explore "$MODEL" x.csv --region round >/dev/null 2>&1; [ $? = 2 ] || fail "b
 $CP explore "$MODEL" x.csv --features nosuch >/dev/null 2>&1; [ $? = 2 ] || fail "unknown feature should exit 2"
 $CP explore "$MODEL" "$tmp/missing.csv" >/dev/null 2>&1; [ $? = 2 ] || fail "missing dataset should exit 2"
 
-$CP sim --help >/dev/null 2>&1 || { echo "needs counterpoint sim"; exit 77; }
 run() {  # $1 = simulator features, $2 = output name
 	$CP sim --features "$1" --pages 4k --seed 3 --intervals 200 \
 		--interval-uops 5000 \
@@ -23,16 +24,25 @@ run() {  # $1 = simulator features, $2 = output name
 		-o "$tmp/$2.csv" || fail "sim --features $1 failed"
 	$CP explore "$MODEL" "$tmp/$2.csv" --dot "$tmp/$2.dot" -o "$tmp/$2.txt"
 	echo $? > "$tmp/$2.status"
+	$CP explore "$MODEL" "$tmp/$2.csv" --candidates merge,abort,replay --exhaustive \
+		-o "$tmp/$2.x.txt"
+	echo $? > "$tmp/$2.x.status"
 }
 run merge merge
 [ "$(cat "$tmp/merge.status")" = 0 ] || fail "merge: exit $(cat "$tmp/merge.status")"
-grep -q '^required features (in every feasible model): merge$' "$tmp/merge.txt" ||
-	{ cat "$tmp/merge.txt"; fail "merge: required features are not {merge}"; }
+grep -q '^required features (proven: every model without one is refuted): none$' "$tmp/merge.txt" ||
+	{ cat "$tmp/merge.txt"; fail "merge: the default search claimed a required feature it did not prove"; }
+grep -q 'Undecided: .*merge' "$tmp/merge.txt" || fail "merge: undecided features not said"
+grep -q 'needs' "$tmp/merge.txt" && fail "merge: the default search says the hardware needs something"
+[ "$(cat "$tmp/merge.x.status")" = 0 ] || fail "merge --exhaustive: exit $(cat "$tmp/merge.x.status")"
+grep -q '^required features (proven: every model without one is refuted): merge$' "$tmp/merge.x.txt" ||
+	{ cat "$tmp/merge.x.txt"; fail "merge --exhaustive: merge not proven required"; }
+grep -q 'Proven: the hardware needs merge' "$tmp/merge.x.txt" || fail "merge --exhaustive: conclusion"
 grep -q '^  #1 .*{} .*INFEASIBLE' "$tmp/merge.txt" || fail "merge: the baseline was not refuted"
 grep -q 'retired_stlb_miss <=' "$tmp/merge.txt" || fail "merge: violated constraint not named"
 grep -Eq -- '^	m1 -> m[0-9]+ \[label="\+merge"\]' "$tmp/merge.dot" || fail "merge: graph lacks the +merge edge"
 run none base
 [ "$(cat "$tmp/base.status")" = 0 ] || fail "baseline: exit $(cat "$tmp/base.status")"
-grep -q 'need no hypothesis beyond the baseline' "$tmp/base.txt" ||
+grep -q 'The baseline explains the data: no feature is needed' "$tmp/base.txt" ||
 	{ cat "$tmp/base.txt"; fail "baseline: a feature was required"; }
 exit 0
