@@ -83,6 +83,8 @@ static int parse_region(const char *text, int *out)
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
 
+/* Long only because getopt_long wants one case per option; the work is
+ * in the library and in the report writers above. */
 int cli_explore(int argc, char **argv)
 {
 	static const struct option longopts[] = {

@@ -256,6 +256,8 @@ out:
 	return rc;
 }
 
+/* Long only because getopt_long wants one case per option; the work is
+ * in the library and in the report writers above. */
 int cli_region(int argc, char **argv)
 {
 	static const struct option longopts[] = {

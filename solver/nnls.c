@@ -105,6 +105,10 @@ static int passive_ls(struct nnls *c, const size_t *P, size_t np,
 	return 0;
 }
 
+/* Lawson and Hanson's active-set algorithm as one loop (about 160 lines):
+ * its inner and outer iterations share the passive set, the
+ * least-squares solve and the step length, and splitting them would pass
+ * all of that around. */
 int feas_nnls(size_t k, size_t m, const double *S, const double *snorm,
 	      const double *L, const double *mu, size_t *passive, size_t *n_passive,
 	      double *f, double *r, double *kkt, struct cp_error *err)

@@ -13,108 +13,7 @@
 #include <lapacke.h>
 
 #include "stats/region.h"
-
-/* ==== quantiles ==== */
-
-/* GSL calls abort() on domain errors unless its handler is off; every
- * entry point that calls GSL switches it off first (idempotent). */
-static void gsl_quiet(void)
-{
-	gsl_set_error_handler_off();
-}
-
-static int conf_ok(double c)
-{
-	return c > 0 && c < 1;
-}
-
-/* Per-counter quantile with the Sidak correction: each of the k
- * intervals has level gamma = c^(1/k), so all k hold together with
- * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
- * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
-double region_quantile1(double confidence, size_t k, size_t n)
-{
-	double gamma, t;
-
-	if (!conf_ok(confidence) || k == 0 || n == 1)
-		return NAN;
-	gsl_quiet();
-	gamma = pow(confidence, 1.0 / (double)k);
-	if (n == 0)
-		return gsl_cdf_chisq_Pinv(gamma, 1);
-	/* F(1, n-1) = t(n-1)^2; GSL's t inverse stays accurate for large n
-	 * where its F inverse does not */
-	t = gsl_cdf_tdist_Pinv((1 + gamma) / 2, (double)(n - 1));
-	return t * t;
-}
-
-/* Which rule a region of k counters from n samples uses.  Hotelling's
- * quantile explodes as n approaches k (k = 6, n = 8: q = 2086 against
- * k q1 = 150 for the diagonal rule), so the full covariance is used only
- * when its quantile is no larger than the diagonal rule's, judged at the
- * reference level 0.99.  The choice depends on k and n alone, never on
- * the data, so either way the stated confidence holds.  The crossover is
- * near n = 1.3 k + 3 (k = 5: n >= 11; k = 20: n >= 29). */
-enum region_rule region_rule_for(size_t k, size_t n)
-{
-	double qh, qd;
-
-	if (n == 0)
-		return REGION_RULE_HOTELLING;   /* known covariance: chi^2 */
-	if (n <= k || k == 0)
-		return REGION_RULE_DIAGONAL;
-	if (n >= 2 * k + 10)
-		return REGION_RULE_HOTELLING;   /* well past the crossover */
-	gsl_quiet();
-	qh = (double)k * (double)(n - 1) / (double)(n - k) *
-	     gsl_cdf_fdist_Pinv(0.99, (double)k, (double)(n - k));
-	qd = (double)k * region_quantile1(0.99, k, n);
-	/* k = 1: the two are the same t interval; rounding decides nothing */
-	return qh <= qd * (1 + 1e-9) ? REGION_RULE_HOTELLING : REGION_RULE_DIAGONAL;
-}
-
-/* Ellipsoid quantile.  Hotelling rule: T^2 = n (xbar-mu)^T S^-1 (xbar-mu)
- * is distributed as k(n-1)/(n-k) F(k, n-k), so with cov = S/n the region
- * (x-mu)^T cov^-1 (x-mu) <= q has exact level c for Gaussian samples.
- * Diagonal rule: q = k q1, the ellipsoid through the corners of the Sidak
- * box, which it therefore contains.  n = 0 means a known covariance:
- * chi^2_k. */
-double region_quantile(double confidence, size_t k, size_t n)
-{
-	double f;
-
-	if (!conf_ok(confidence) || k == 0 || n == 1)
-		return NAN;
-	gsl_quiet();
-	if (n == 0)
-		return gsl_cdf_chisq_Pinv(confidence, (double)k);
-	if (region_rule_for(k, n) == REGION_RULE_HOTELLING) {
-		f = gsl_cdf_fdist_Pinv(confidence, (double)k, (double)(n - k));
-		return (double)k * (double)(n - 1) / (double)(n - k) * f;
-	}
-	return (double)k * region_quantile1(confidence, k, n);
-}
-
-/* The inverse of region_quantile in its first argument. */
-double region_confidence_of(double d2, size_t k, size_t n)
-{
-	double p;
-
-	if (k == 0 || n == 1 || isnan(d2))
-		return NAN;
-	if (d2 <= 0)
-		return 0;
-	gsl_quiet();
-	if (n == 0)
-		return gsl_cdf_chisq_P(d2, (double)k);
-	if (region_rule_for(k, n) == REGION_RULE_HOTELLING)
-		return gsl_cdf_fdist_P(d2 * (double)(n - k) /
-				       ((double)k * (double)(n - 1)),
-				       (double)k, (double)(n - k));
-	/* P(F(1, n-1) <= x) = 2 T_{n-1}(sqrt x) - 1 */
-	p = 2 * gsl_cdf_tdist_P(sqrt(d2 / (double)k), (double)(n - 1)) - 1;
-	return pow(p, (double)k);
-}
+#include "stats/stats_int.h"
 
 /* ==== eigen-decomposition ==== */
 
@@ -229,302 +128,13 @@ static const char *counter_name(const struct region_options *opt, size_t j,
 }
 
 /* Largest |lag-1 autocorrelation| over the k columns (NAN if none). */
-static double max_lag1(const double *x, size_t n, size_t k)
-{
-	double worst = NAN;
-	size_t j;
-
-	for (j = 0; j < k; j++) {
-		double a = fabs(stats_lag1_autocorrelation(x, n, k, j));
-
-		if (!isnan(a) && !(a <= worst))
-			worst = a;
-	}
-	return worst;
-}
-
-/* The automatic treatment of autocorrelated intervals: a long-run
- * (heteroscedasticity and autocorrelation consistent) covariance over all
- * intervals, Newey-West with the Bartlett kernel, its bandwidth by
- * Andrews' (1991) AR(1) plug-in rule:
- *     alpha = sum_j 4 rho_j^2 / ((1 - rho_j)^6 (1 + rho_j)^2) s_j
- *           / sum_j s_j / (1 - rho_j)^4,   s_j = (1 - rho_j^2)^2,
- *     L = 1.1447 (alpha n)^(1/3),
- * rho_j the lag-1 autocorrelation of counter j (standardised series, so
- * the innovation variances are 1 - rho_j^2).  No significant lag-1
- * autocorrelation (stats_lag1_significant) gives L = 0: the plain sample
- * covariance, with its exact quantiles.  Unlike batch means this keeps n
- * samples and the full covariance.  Returns L (0 .. n/2). */
-static size_t hac_bandwidth(const double *rates, size_t n, size_t k)
-{
-	double num = 0, den = 0, worst = NAN, alpha, L;
-	size_t j;
-
-	for (j = 0; j < k; j++) {
-		double r = stats_lag1_autocorrelation(rates, n, k, j), s;
-
-		if (isnan(r))
-			continue;
-		if (!(fabs(r) <= worst))
-			worst = fabs(r);
-		if (r > 0.97)
-			r = 0.97;   /* a unit root has no finite long-run variance */
-		if (r < -0.97)
-			r = -0.97;
-		s = (1 - r * r) * (1 - r * r);
-		num += 4 * r * r * s / (pow(1 - r, 6) * (1 + r) * (1 + r));
-		den += s / pow(1 - r, 4);
-	}
-	if (!stats_lag1_significant(worst, n) || !(den > 0))
-		return 0;
-	alpha = num / den;
-	L = 1.1447 * cbrt(alpha * (double)n);
-	if (!(L >= 1))
-		L = 1;
-	if (L > (double)n / 2)
-		L = (double)n / 2;
-	return (size_t)L;
-}
-
-/* The equivalent degrees of freedom of a Bartlett long-run variance with
- * bandwidth L over n samples: n / (L * integral of k^2) = 1.5 n / L
- * (Priestley's equivalent degrees of freedom at frequency zero), never
- * more than the n - 1 of the plain sample variance. */
-static double hac_dof(size_t n, size_t L)
-{
-	double nu = (double)n - 1;
-
-	if (L > 0 && 1.5 * (double)n / (double)L < nu)
-		nu = 1.5 * (double)n / (double)L;
-	return nu;
-}
-
-/* sum_{h=1..L} (1 - h/(L+1)) (G_h[j][l] + G_h[l][j]), G_h the lag-h
- * autocovariance over the pairs of intervals where both were counted. */
-static double long_run(const double *x, size_t m, size_t k, size_t j, size_t l,
-		       const double *mu, size_t L)
-{
-	double total = 0;
-	size_t h, i;
-
-	for (h = 1; h <= L && h < m; h++) {
-		double g = 0, wt = 1 - (double)h / (double)(L + 1);
-		size_t np = 0;
-
-		for (i = 0; i + h < m; i++) {
-			double a = x[i * k + j], b = x[(i + h) * k + l];
-			double c = x[i * k + l], d = x[(i + h) * k + j];
-
-			if (!isnan(a) && !isnan(b)) {
-				g += (a - mu[j]) * (b - mu[l]);
-				np++;
-			}
-			if (!isnan(c) && !isnan(d)) {
-				g += (c - mu[l]) * (d - mu[j]);
-				np++;
-			}
-		}
-		/* np counts both orders: 2 (m - h) pairs when nothing is
-		 * missing; the autocovariance divides by the pairs of one
-		 * order */
-		if (np >= 2)
-			total += wt * g / ((double)np / 2);
-	}
-	return total;
-}
-
-/* Degrees of freedom of a prewhitened long-run variance: the residuals'
- * (nu_hac), and the estimated rho, whose recolouring factor 1/(1-rho)^2
- * has var(log) ~ (2/(1-rho))^2 (1-rho^2)/n; a chi^2_nu variance has
- * var(log) ~ 2/nu, and the two add.  rho is the counter's largest
- * (the least certain factor). */
-static double prewhite_dof(double nu_hac, double rho, size_t n)
-{
-	double extra = rho > 0 ? 2 * (1 + rho) / ((1 - rho) * (double)n) : 0;
-	double nu = 1 / (1 / nu_hac + extra);
-	/* the delta method overstates the uncertainty of short series: never
-	 * below the AR(1) effective sample size n (1 - rho)/(1 + rho), what
-	 * batches of one autocorrelation time would give */
-	double eff = rho > 0 ? (double)n * (1 - rho) / (1 + rho) : (double)n;
-
-	return nu > eff ? nu : eff < nu_hac ? eff : nu_hac;
-}
-
-#define HAC_MIN_DOF 7.0
-
-static double max_of(const double *a, size_t k)
-{
-	double m = 0;
-	size_t j;
-
-	for (j = 0; j < k; j++)
-		if (a[j] > m)
-			m = a[j];
-	return m;
-}
-
-/* The (long-run, with bandwidth L) covariance of the samples in rows
- * [lo, hi) of x, centred on that block's own means, pairwise over the
- * rows where both counters were counted: S (k*k).  The block's number of
- * rows is returned in *rows. */
-static void block_cov(const double *x, size_t lo, size_t hi, size_t k,
-		      size_t L, double *mu, double *S)
-{
-	size_t i, j, l;
-
-	for (j = 0; j < k; j++) {
-		double sum = 0;
-		size_t c = 0;
-
-		for (i = lo; i < hi; i++)
-			if (!isnan(x[i * k + j])) {
-				sum += x[i * k + j];
-				c++;
-			}
-		mu[j] = c ? sum / (double)c : 0;
-	}
-	for (j = 0; j < k; j++)
-		for (l = j; l < k; l++) {
-			double sum = 0;
-			size_t c = 0;
-
-			for (i = lo; i < hi; i++) {
-				double a = x[i * k + j], b = x[i * k + l];
-
-				if (isnan(a) || isnan(b))
-					continue;
-				sum += (a - mu[j]) * (b - mu[l]);
-				c++;
-			}
-			sum = c >= 2 ? sum / (double)(c - 1) : 0;
-			if (L)
-				sum += long_run(x + lo * k, hi - lo, k, j, l, mu, L);
-			S[j * k + l] = S[l * k + j] = sum;
-		}
-}
-
-/* The PCA box, in the principal frame with its axes and widths from
- * independent halves.  The smallest eigenvalues of a sample covariance
- * underestimate the variance along their own eigenvectors (at k = 20,
- * n = 60 a box sized by them held the mean in 88% of trials, not 99%),
- * so the axes V come from the first half of the samples and the variance
- * along each axis from the second: given V, (n_B - 1) v'S_B v / v'Sigma v
- * is chi^2 with n_B - 1 degrees of freedom, and the mean of all n samples
- * is independent of both halves' covariances (Gaussian samples), so each
- * axis gets an exact t interval, Sidak-corrected for k axes.  Axes are
- * stored by ascending half-width.  Returns 0; -1 when a half is too
- * short, -2 when samples are missing (the caller chooses another box). */
-static int split_pca_box(struct region *r, const double *x, size_t m, size_t k,
-			 size_t L, const double *rho, const size_t *njl,
-			 const double *floor_, int per_interval, double conf,
-			 struct cp_error *err)
-{
-	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
-	double *mu = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL, *h = NULL;
-	double nu, q1b;
-	int rc = -1;
-
-	if (na < 2 || nb < 3)
-		return -1;
-	/* With samples missing, pairwise covariances of a half understate
-	 * the variance along thin directions (measured: 975 of 1000 at 15%
-	 * missing): the caller takes the ellipsoid's bounding box, which
-	 * holds whatever the direction. */
-	for (i = 0; i < m * k; i++)
-		if (isnan(x[i]))
-			return -2;
-	mu = cp_malloc(k * sizeof *mu);
-	SA = cp_malloc(k * k * sizeof *SA);
-	SB = cp_malloc(k * k * sizeof *SB);
-	w = cp_malloc(k * sizeof *w);
-	V = cp_malloc(k * k * sizeof *V);
-	h = cp_malloc(k * sizeof *h);
-	ord = cp_malloc(k * sizeof *ord);
-	if (!mu || !SA || !SB || !w || !V || !h || !ord) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	block_cov(x, 0, na, k, L, mu, SA);
-	block_cov(x, na, m, k, L, mu, SB);
-	if (rho)   /* prewhitened residuals: back to the rates' scale */
-		for (j = 0; j < k; j++)
-			for (l = 0; l < k; l++) {
-				SA[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
-				SB[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
-			}
-	if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
-		goto out;
-	{
-		/* a combination of counters is only as certain as the rows
-		 * of the second half where all of them were counted (with
-		 * pairwise deletion, fewer would overstate the degrees of
-		 * freedom: measured, 969 of 1000 at 15% missing) */
-		size_t fewest = 0;
-
-		for (i = na; i < m; i++) {
-			for (j = 0; j < k && !isnan(x[i * k + j]); j++)
-				;
-			fewest += j == k;
-		}
-		if (fewest < 3)
-			goto out;   /* rc = -1: too few */
-		nu = L ? hac_dof(fewest, L) : (double)fewest - 1;
-		if (rho)
-			nu = prewhite_dof(nu, max_of(rho, k), fewest);
-		if (rho && nu < HAC_MIN_DOF)
-			nu = HAC_MIN_DOF;
-	}
-	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
-	if (!isfinite(q1b)) {
-		rc = -1;
-		goto out;
-	}
-	for (i = 0; i < k; i++) {
-		const double *v = V + i * k;
-		double s = 0, f = 0;
-
-		double p = 0;
-
-		/* the mean's covariance as the full one is made (pairwise
-		 * counts n_jl / (n_j n_l)), from the second half's S */
-		for (j = 0; j < k; j++) {
-			for (l = 0; l < k; l++) {
-				s += v[j] * SB[j * k + l] * v[l] * (double)njl[j * k + l] /
-				     ((double)r->n_counted[j] * (double)r->n_counted[l]);
-				p += v[j] * SB[j * k + l] * v[l];
-			}
-			f += v[j] * v[j] * floor_[j];
-		}
-		if (s < 0)
-			s = 0;
-		/* a prediction adds one sample's spread */
-		s += (per_interval && p > 0 ? p : 0) + f;
-		h[i] = sqrt(q1b * s);
-		ord[i] = i;
-	}
-	for (i = 1; i < k; i++)   /* ascending half-width (insertion sort) */
-		for (j = i; j > 0 && h[ord[j - 1]] > h[ord[j]]; j--) {
-			size_t t = ord[j];
-
-			ord[j] = ord[j - 1];
-			ord[j - 1] = t;
-		}
-	for (i = 0; i < k; i++) {
-		memcpy(r->box_axes + i * k, V + ord[i] * k, k * sizeof *V);
-		r->half_pca[i] = h[ord[i]];
-	}
-	rc = 0;
-out:
-	cp_free(mu);
-	cp_free(SA);
-	cp_free(SB);
-	cp_free(w);
-	cp_free(V);
-	cp_free(h);
-	cp_free(ord);
-	return rc;
-}
-
+/* One function, in the order docs/statistics.md derives the region:
+ * validate, prewhiten or batch, means, (long-run) covariance of the mean,
+ * the counting-resolution floor, the rule (full covariance or diagonal)
+ * and its eigen-decomposition, quantiles, boxes.  It stays whole (about
+ * 300 lines) because every step reads the intermediate arrays of the ones
+ * before it (counts per counter and pair, floors, prewhitening rho);
+ * the pieces that stand alone live in longrun.c and quantile.c. */
 int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
@@ -544,7 +154,7 @@ int region_build(const double *rates, size_t n, size_t k,
 	*out = NULL;
 	if (k == 0)
 		return cp_error_set(err, CP_EINPUT, "a region needs at least one counter");
-	if (!conf_ok(conf))
+	if (!stats_conf_ok(conf))
 		return cp_error_set(err, CP_EINPUT,
 				    "confidence %g is not in (0, 1)", conf);
 	if (k > 46340 || (n && k > SIZE_MAX / n))
@@ -559,7 +169,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		return cp_error_set(err, CP_EINPUT, "%zu batches need at least "
 				    "as many intervals, not %zu", batches, n);
 	if (batches == REGION_BATCHES_AUTO &&
-	    stats_lag1_significant(max_lag1(rates, n, k), n) && n >= 8) {
+	    stats_lag1_significant(stats_max_lag1(rates, n, k), n) && n >= 8) {
 		/* AR(1) prewhitening (Andrews and Monahan): the residuals
 		 * e_t = x_t - rho x_{t-1} per counter, their long-run
 		 * covariance, recoloured by 1/((1-rho_j)(1-rho_l)).  rho is the
@@ -578,7 +188,7 @@ int region_build(const double *rates, size_t n, size_t k,
 			for (j = 0; j < k; j++)
 				resid[(i - 1) * k + j] = rates[i * k + j] -
 					rho[j] * rates[(i - 1) * k + j];
-		bandwidth = hac_bandwidth(resid, n - 1, k);
+		bandwidth = stats_hac_bandwidth(resid, n - 1, k);
 	}
 	if (batches >= 2 && batches < n) {
 		if (!(xb = batch_means(rates, n, k, batches)))
@@ -623,16 +233,16 @@ int region_build(const double *rates, size_t n, size_t k,
 			nmin = r->n_counted[j];
 	}
 	r->batch_size = m ? n / m : 1;
-	r->lag1 = max_lag1(x, m, k);
+	r->lag1 = stats_max_lag1(x, m, k);
 	r->bandwidth = bandwidth;
 	r->prewhitened = rho != NULL;
 	r->n_samples = nmin;
 	/* the quantiles see the long-run variance's equivalent degrees of
 	 * freedom as nu + 1 samples (prewhitening spends one on rho) */
 	if (rho) {
-		double nu = bandwidth ? hac_dof(nmin - 1, bandwidth) : (double)nmin - 2;
+		double nu = bandwidth ? stats_hac_dof(nmin - 1, bandwidth) : (double)nmin - 2;
 
-		nu = prewhite_dof(nu, max_of(rho, k), nmin);
+		nu = stats_prewhite_dof(nu, stats_max_of(rho, k), nmin);
 		/* A short, strongly autocorrelated run carries almost no
 		 * information on its long-run variance; below HAC_MIN_DOF the
 		 * quantiles are kept at that floor (as batch means kept eight
@@ -646,7 +256,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		if (!(omega = cp_malloc(k * k * sizeof *omega)) ||
 		    !(w = cp_realloc(w, (k > 1 ? k : 2) * sizeof *w)))
 			goto nomem;
-		block_cov(resid, 0, n - 1, k, bandwidth, w, omega);
+		stats_block_cov(resid, 0, n - 1, k, bandwidth, w, omega);
 		for (j = 0; j < k; j++)
 			for (l = 0; l < k; l++)
 				omega[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
@@ -791,9 +401,9 @@ int region_build(const double *rates, size_t n, size_t k,
 	}
 	memcpy(r->box_axes, r->axes, k * k * sizeof *r->axes);
 	if (r->rule == REGION_RULE_HOTELLING && k > 1) {
-		rc = rho ? split_pca_box(r, resid, n - 1, k, bandwidth, rho, njl_all,
+		rc = rho ? stats_split_pca_box(r, resid, n - 1, k, bandwidth, rho, njl_all,
 					 floor_, per_interval, conf, err)
-			 : split_pca_box(r, x, m, k, 0, NULL, njl_all, floor_,
+			 : stats_split_pca_box(r, x, m, k, 0, NULL, njl_all, floor_,
 					 per_interval, conf, err);
 		if (rc > 0)
 			goto out;
@@ -923,39 +533,3 @@ out:
 
 /* r1 = sum_t (x_t - m)(x_{t+1} - m) / sum_t (x_t - m)^2 over the counted
  * values (the usual sample autocorrelation; pairs with a gap skipped). */
-int stats_lag1_significant(double lag1, size_t n)
-{
-	/* three standard errors of a lag-1 autocorrelation of white noise
-	 * (1/sqrt(n)): a false alarm about once in 700 counters */
-	return n > 0 && lag1 > 3 / sqrt((double)n);
-}
-
-double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
-				  size_t j)
-{
-	double m = 0, num = 0, den = 0;
-	size_t i, c = 0, pairs = 0;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(rates[i * k + j])) {
-			m += rates[i * k + j];
-			c++;
-		}
-	if (c < 3)
-		return NAN;
-	m /= (double)c;
-	for (i = 0; i < n; i++) {
-		double a = rates[i * k + j];
-
-		if (isnan(a))
-			continue;
-		den += (a - m) * (a - m);
-		if (i + 1 < n && !isnan(rates[(i + 1) * k + j])) {
-			num += (a - m) * (rates[(i + 1) * k + j] - m);
-			pairs++;
-		}
-	}
-	if (pairs < 3 || !(den > 0))
-		return NAN;
-	return num / den;
-}

@@ -1,0 +1,118 @@
+/* stats/quantile.c: the quantiles that size every region (GSL): the
+ * Sidak-corrected per-axis t, Hotelling's T^2, the choice between the
+ * full-covariance and diagonal rules, and their inverses for p-values.
+ * docs/statistics.md derives them. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <lapacke.h>
+
+#include "stats/region.h"
+#include "stats/stats_int.h"
+
+/* ==== quantiles ==== */
+
+/* GSL calls abort() on domain errors unless its handler is off; every
+ * entry point that calls GSL switches it off first (idempotent). */
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
+int stats_conf_ok(double c)
+{
+	return c > 0 && c < 1;
+}
+
+/* Per-counter quantile with the Sidak correction: each of the k
+ * intervals has level gamma = c^(1/k), so all k hold together with
+ * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
+ * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
+double region_quantile1(double confidence, size_t k, size_t n)
+{
+	double gamma, t;
+
+	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	gsl_quiet();
+	gamma = pow(confidence, 1.0 / (double)k);
+	if (n == 0)
+		return gsl_cdf_chisq_Pinv(gamma, 1);
+	/* F(1, n-1) = t(n-1)^2; GSL's t inverse stays accurate for large n
+	 * where its F inverse does not */
+	t = gsl_cdf_tdist_Pinv((1 + gamma) / 2, (double)(n - 1));
+	return t * t;
+}
+
+/* Which rule a region of k counters from n samples uses.  Hotelling's
+ * quantile explodes as n approaches k (k = 6, n = 8: q = 2086 against
+ * k q1 = 150 for the diagonal rule), so the full covariance is used only
+ * when its quantile is no larger than the diagonal rule's, judged at the
+ * reference level 0.99.  The choice depends on k and n alone, never on
+ * the data, so either way the stated confidence holds.  The crossover is
+ * near n = 1.3 k + 3 (k = 5: n >= 11; k = 20: n >= 29). */
+enum region_rule region_rule_for(size_t k, size_t n)
+{
+	double qh, qd;
+
+	if (n == 0)
+		return REGION_RULE_HOTELLING;   /* known covariance: chi^2 */
+	if (n <= k || k == 0)
+		return REGION_RULE_DIAGONAL;
+	if (n >= 2 * k + 10)
+		return REGION_RULE_HOTELLING;   /* well past the crossover */
+	gsl_quiet();
+	qh = (double)k * (double)(n - 1) / (double)(n - k) *
+	     gsl_cdf_fdist_Pinv(0.99, (double)k, (double)(n - k));
+	qd = (double)k * region_quantile1(0.99, k, n);
+	/* k = 1: the two are the same t interval; rounding decides nothing */
+	return qh <= qd * (1 + 1e-9) ? REGION_RULE_HOTELLING : REGION_RULE_DIAGONAL;
+}
+
+/* Ellipsoid quantile.  Hotelling rule: T^2 = n (xbar-mu)^T S^-1 (xbar-mu)
+ * is distributed as k(n-1)/(n-k) F(k, n-k), so with cov = S/n the region
+ * (x-mu)^T cov^-1 (x-mu) <= q has exact level c for Gaussian samples.
+ * Diagonal rule: q = k q1, the ellipsoid through the corners of the Sidak
+ * box, which it therefore contains.  n = 0 means a known covariance:
+ * chi^2_k. */
+double region_quantile(double confidence, size_t k, size_t n)
+{
+	double f;
+
+	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	gsl_quiet();
+	if (n == 0)
+		return gsl_cdf_chisq_Pinv(confidence, (double)k);
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING) {
+		f = gsl_cdf_fdist_Pinv(confidence, (double)k, (double)(n - k));
+		return (double)k * (double)(n - 1) / (double)(n - k) * f;
+	}
+	return (double)k * region_quantile1(confidence, k, n);
+}
+
+/* The inverse of region_quantile in its first argument. */
+double region_confidence_of(double d2, size_t k, size_t n)
+{
+	double p;
+
+	if (k == 0 || n == 1 || isnan(d2))
+		return NAN;
+	if (d2 <= 0)
+		return 0;
+	gsl_quiet();
+	if (n == 0)
+		return gsl_cdf_chisq_P(d2, (double)k);
+	if (region_rule_for(k, n) == REGION_RULE_HOTELLING)
+		return gsl_cdf_fdist_P(d2 * (double)(n - k) /
+				       ((double)k * (double)(n - 1)),
+				       (double)k, (double)(n - k));
+	/* P(F(1, n-1) <= x) = 2 T_{n-1}(sqrt x) - 1 */
+	p = 2 * gsl_cdf_tdist_P(sqrt(d2 / (double)k), (double)(n - 1)) - 1;
+	return pow(p, (double)k);
+}
+
