@@ -322,6 +322,9 @@ nomem:
 
 /* ---- the command ---- */
 
+/* Long only because getopt_long wants one case per option; the work is
+ * the library pipeline (pipeline/pipeline.h) and the report writers
+ * above. */
 int cli_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
