@@ -203,6 +203,12 @@ static int report_text(struct report *r, struct cp_buf *b)
 				      pipe_data_region(pd, i)->q, res->p_value);
 		if (res->borderline)
 			cp_buf_puts(b, " (borderline)");
+		if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
+			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
+				    "covariance)");
+		if (pipe_data_region(pd, i)->dof_floored)
+			cp_buf_puts(b, " (autocorrelated and short: the region may be "
+				    "too small)");
 		cp_buf_puts(b, "\n");
 		for (j = 0; j < res->n_violations; j++) {
 			const struct feas_violation *v = &res->violations[j];
@@ -270,9 +276,14 @@ static int report_json(struct report *r, struct cp_buf *b)
 			continue;
 		}
 		r->infeasible += !res->feasible;
-		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s",
+		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
+			      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
 			      res->feasible ? "true" : "false",
-			      res->borderline ? "true" : "false");
+			      res->borderline ? "true" : "false",
+			      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
+			      "diagonal" : "full",
+			      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
+			      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
 		if (o->shape == FEAS_ELLIPSOID) {
 			cp_buf_puts(b, ", \"d2\": ");
 			json_num(b, res->d2);

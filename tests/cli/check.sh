@@ -90,6 +90,15 @@ grep '^observation\|^short' "$tmp/unusable.csv" > "$tmp/only.csv"
 [ $? = 2 ] || fail "no usable observation should exit 2"
 grep -q "no observation can form a region" "$tmp/err" || { cat "$tmp/err"; fail "none usable message"; }
 
+# An observation with no more intervals than counters gets the diagonal
+# rule, and the report says so for it (text and JSON).
+awk -F, 'NR == 1 || ($1 == "good1" && $2 < 4)' "$tmp/data.csv" | sed 's/^good1,/few,/' > "$tmp/few.csv"
+"$CP" check models/examples/walk_basic.udd "$tmp/few.csv" >"$tmp/out" 2>&1
+grep -q '^few: feasible (diagonal rule: too few samples' "$tmp/out" || { cat "$tmp/out"; fail "diagonal rule not said"; }
+"$CP" check models/examples/walk_basic.udd "$tmp/few.csv" --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["observations"][0]["rule"]=="diagonal", d' ||
+	fail "diagonal rule not in --json"
+
 # A counter the dataset lacks is an error naming it; --counters checks a
 # subset, the cone projected onto it (here: PDE misses <= walks still
 # refutes bad).
