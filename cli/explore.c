@@ -19,7 +19,7 @@ static const char usage_text[] =
 	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
-	"                            [-o REPORT] [--dot FILE]\n"
+	"                            [-o REPORT] [--dot FILE] [--json]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
 	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
@@ -60,6 +60,9 @@ static const char usage_text[] =
 	"                      counter must be in DATA\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
+	"  --json              the report as JSON (schema 1: the models with their\n"
+	"                      verdicts, minimal, required, impossible, either,\n"
+	"                      undecided)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
@@ -103,11 +106,13 @@ int cli_explore(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL, *candidates = NULL, *output = NULL;
 	const char *dot = NULL;
+	int json = 0;
 	struct explore_family_options fo;
 	struct explore_options so;
 	struct explore_space space;
@@ -171,6 +176,7 @@ int cli_explore(int argc, char **argv)
 		case 'k': fo.counters = optarg; break;
 		case 'o': output = optarg; break;
 		case 'g': dot = optarg; break;
+		case 'J': json = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
 		}
@@ -230,6 +236,10 @@ int cli_explore(int argc, char **argv)
 		goto out;
 	}
 	explore_family_stats(fam, &n_models, &n_facets, &n_checked, &n_checks);
+	if (json) {
+		explore_report_json(s, &b);
+		goto write;
+	}
 	cp_buf_printf(&b, "model %s, data %s: %zu observations, %s at %g "
 		      "confidence\n", udd_model_file(m), argv[optind + 1],
 		      explore_family_n_observations(fam),
@@ -259,6 +269,7 @@ int cli_explore(int argc, char **argv)
 		cp_buf_printf(&b, "%zu borderline verdicts kept in floating point "
 			      "(their exact re-check failed)\n",
 			      explore_family_n_inexact(fam));
+write:
 	if (b.failed) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		rc = cli_print_error("explore", &err);

@@ -120,22 +120,7 @@ int cli_write_output(const char *cmd, const char *path, struct cp_buf *b)
 
 void cli_json_string(struct cp_buf *b, const char *s)
 {
-	cp_buf_puts(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			cp_buf_printf(b, "\\%c", c);
-		else if (c == '\n')
-			cp_buf_puts(b, "\\n");
-		else if (c == '\t')
-			cp_buf_puts(b, "\\t");
-		else if (c < 0x20)
-			cp_buf_printf(b, "\\u%04x", c);
-		else
-			cp_buf_append(b, (const char *)&c, 1);
-	}
-	cp_buf_puts(b, "\"");
+	cp_buf_json_string(b, s);
 }
 
 void cli_put_signature(struct cp_buf *b, const struct udd_model *m,

@@ -350,3 +350,59 @@ out:
 	cp_free(tmp);
 	return rc;
 }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void cp_buf_json_string(struct cp_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	cp_buf_puts(b, "\"");
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (*s == '"' || *s == '\\')
+			cp_buf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			cp_buf_puts(b, "\\n");
+		else if (*s == '\t')
+			cp_buf_puts(b, "\\t");
+		else if (*s < 0x20 || *s == 0x7f)
+			cp_buf_printf(b, "\\u%04x", *s);
+		else if (n == 0)
+			cp_buf_printf(b, "\\u%04x", *s);   /* not UTF-8 */
+		else {
+			cp_buf_append(b, (const char *)s, n);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	cp_buf_puts(b, "\"");
+}

@@ -103,6 +103,11 @@ void cp_buf_init(struct cp_buf *b);
 void cp_buf_release(struct cp_buf *b);
 void cp_buf_append(struct cp_buf *b, const char *s, size_t n);
 void cp_buf_puts(struct cp_buf *b, const char *s);
+/* s as a JSON string, quotes included, always valid UTF-8: control
+ * characters escaped, and every byte that is not part of a valid UTF-8
+ * sequence written as \u00XX (its Latin-1 reading), so a name that is
+ * not UTF-8 stays readable and the document stays valid. */
+void cp_buf_json_string(struct cp_buf *b, const char *s);
 void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -148,6 +148,8 @@ udd_features explore_impossible(const struct explore_search *s);
 udd_features explore_undecided(const struct explore_search *s);
 
 /* ---- output ---- */
+/* The search and its proven claims as JSON (schema 1: docs/haswell.md). */
+void explore_report_json(const struct explore_search *s, struct cp_buf *b);
 /* "{a,b}" or "{}" for a feature set (appended to b). */
 void explore_format_features(const struct explore_search *s,
 			     udd_features sel, struct cp_buf *b);

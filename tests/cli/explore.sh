@@ -38,6 +38,18 @@ grep -q 'needs' "$tmp/merge.txt" && fail "merge: the default search says the har
 grep -q '^required features (proven: every model without one is refuted): merge$' "$tmp/merge.x.txt" ||
 	{ cat "$tmp/merge.x.txt"; fail "merge --exhaustive: merge not proven required"; }
 grep -q 'Proven: the hardware needs merge' "$tmp/merge.x.txt" || fail "merge --exhaustive: conclusion"
+# the same claims as JSON (schema 1), each required feature with its proof
+$CP explore "$MODEL" "$tmp/merge.csv" --candidates merge,abort,replay --exhaustive --json \
+	> "$tmp/merge.json" || fail "explore --json: exit $?"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 1 and d["family_models"] == 8 and d["known_verdicts"] == 8, d
+assert [r["feature"] for r in d["required"]] == ["merge"], d["required"]
+assert d["required"][0]["models_refuted"] == 4 and d["undecided"] == [], d
+assert len(d["models"]) == 8 and all(m["verdict"] in ("feasible", "refuted") for m in d["models"])
+assert {"features": [], "verdict": "refuted"}.items() <= [m for m in d["models"] if m["features"] == []][0].items()
+' "$tmp/merge.json" || fail "explore --json: schema or claims"
 grep -q '^  #1 .*{} .*INFEASIBLE' "$tmp/merge.txt" || fail "merge: the baseline was not refuted"
 grep -q 'retired_stlb_miss <=' "$tmp/merge.txt" || fail "merge: violated constraint not named"
 grep -Eq -- '^	m1 -> m[0-9]+ \[label="\+merge"\]' "$tmp/merge.dot" || fail "merge: graph lacks the +merge edge"

@@ -100,9 +100,25 @@ static void test_gcd(void)
 	CHECK(cp_gcd64(INT64_MAX, 1) == 1);
 }
 
+static void test_json_string(void)
+{
+	struct cp_buf b;
+
+	cp_buf_init(&b);
+	cp_buf_json_string(&b, "a\"b\\c\n\x01");
+	CHECK_STR(b.data, "\"a\\\"b\\\\c\\n\\u0001\"");
+	b.len = 0;
+	/* valid UTF-8 passes; a lone byte 0xe9 (Latin-1) and an overlong
+	 * encoding are escaped, so the output is valid UTF-8 */
+	cp_buf_json_string(&b, "\xce\xbcop caf\xe9 \xc0\xaf");
+	CHECK_STR(b.data, "\"\xce\xbcop caf\\u00e9 \\u00c0\\u00af\"");
+	cp_buf_release(&b);
+}
+
 int main(void)
 {
 	check_prog = "common";
+	RUN(test_json_string);
 	RUN(test_error_format);
 	RUN(test_buf);
 	RUN(test_alloc_fail);

@@ -1,0 +1,119 @@
+/* explore/report_json.c: the search and its proven claims for programs
+ * (`counterpoint explore --json`), schema 1, documented in
+ * docs/haswell.md ("explore --json").  Every claim carries what proves
+ * it: a required feature the number of models without it (all refuted), an
+ * impossible one the number with it (all refuted). */
+#include <string.h>
+
+#include "explore/explore_int.h"
+
+static void features_json(const struct explore_search *s, udd_features sel,
+			  struct cp_buf *b)
+{
+	size_t f;
+	int first = 1;
+
+	cp_buf_puts(b, "[");
+	for (f = 0; f < s->space.n_features; f++) {
+		if (!(sel & ((udd_features)1 << f)))
+			continue;
+		cp_buf_puts(b, first ? "" : ", ");
+		cp_buf_json_string(b, s->space.names[f]);
+		first = 0;
+	}
+	cp_buf_puts(b, "]");
+}
+
+static const char *origin_name(enum explore_origin o)
+{
+	switch (o) {
+	case EXPLORE_START: return "start";
+	case EXPLORE_DISCOVERY: return "discovery";
+	case EXPLORE_ELIMINATION: return "elimination";
+	case EXPLORE_EXHAUSTIVE: return "exhaustive";
+	}
+	return "?";
+}
+
+static void claim_list(const struct explore_search *s, udd_features sel,
+		       const char *proof, size_t half, struct cp_buf *b)
+{
+	size_t f;
+	int first = 1;
+
+	cp_buf_puts(b, "[");
+	for (f = 0; f < s->space.n_features; f++) {
+		if (!(sel & ((udd_features)1 << f)))
+			continue;
+		cp_buf_puts(b, first ? "\n    {\"feature\": " : ",\n    {\"feature\": ");
+		cp_buf_json_string(b, s->space.names[f]);
+		if (proof)
+			cp_buf_printf(b, ", \"proof\": \"%s\", \"models_refuted\": %zu",
+				      proof, half);
+		cp_buf_puts(b, "}");
+		first = 0;
+	}
+	cp_buf_puts(b, first ? "]" : "\n  ]");
+}
+
+void explore_report_json(const struct explore_search *s, struct cp_buf *b)
+{
+	struct explore_claims c;
+	size_t i, j, n_min = 0;
+
+	explore_claims_compute(s, &c);
+	cp_buf_printf(b, "{\n  \"schema\": 1,\n  \"search\": \"%s\",\n  \"start\": ",
+		      s->exhaustive ? "exhaustive" : "discovery then elimination");
+	features_json(s, s->space.start, b);
+	cp_buf_puts(b, ",\n  \"candidates\": ");
+	features_json(s, s->space.candidates, b);
+	cp_buf_printf(b, ",\n  \"family_models\": %zu,\n  \"known_verdicts\": %zu,\n"
+		      "  \"truncated\": %s,\n  \"models\": [",
+		      c.enumerable ? c.universe : 0, c.known,
+		      s->truncated ? "true" : "false");
+	for (i = 0; i < s->n_models; i++) {
+		const struct explore_model *m = &s->models[i];
+
+		cp_buf_puts(b, i ? ",\n    {\"features\": " : "\n    {\"features\": ");
+		features_json(s, m->features, b);
+		cp_buf_printf(b, ", \"verdict\": \"%s\", \"minimal\": %s, \"origin\": \"%s\", "
+			      "\"observations\": %zu, \"infeasible\": %zu, "
+			      "\"signatures\": %zu, \"refuted_by\": ",
+			      m->feasible ? "feasible" : "refuted",
+			      m->minimal ? "true" : "false", origin_name(m->origin),
+			      m->eval.n_observations, m->eval.n_infeasible,
+			      m->eval.n_signatures);
+		if (m->eval.refuted_by)
+			cp_buf_json_string(b, m->eval.refuted_by);
+		else
+			cp_buf_puts(b, "null");
+		cp_buf_puts(b, ", \"violations\": [");
+		for (j = 0; j < m->eval.n_violations; j++) {
+			cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
+			cp_buf_json_string(b, m->eval.violations[j].constraint);
+			cp_buf_printf(b, ", \"observations\": %zu}",
+				      m->eval.violations[j].count);
+		}
+		cp_buf_puts(b, "]}");
+		n_min += m->minimal != 0;
+	}
+	cp_buf_puts(b, s->n_models ? "\n  ],\n  \"minimal\": [" : "],\n  \"minimal\": [");
+	for (i = 0, j = 0; i < s->n_models; i++)
+		if (s->models[i].minimal) {
+			cp_buf_puts(b, j++ ? ", " : "");
+			features_json(s, s->models[i].features, b);
+		}
+	cp_buf_puts(b, "],\n  \"required\": ");
+	claim_list(s, c.required & ~c.impossible,
+		   "every model of the family without it is refuted",
+		   c.enumerable ? c.universe / 2 : 0, b);
+	cp_buf_puts(b, ",\n  \"impossible\": ");
+	claim_list(s, c.impossible & ~c.required,
+		   "every model of the family with it is refuted",
+		   c.enumerable ? c.universe / 2 : 0, b);
+	cp_buf_puts(b, ",\n  \"either\": ");
+	features_json(s, c.either, b);
+	cp_buf_puts(b, ",\n  \"undecided\": ");
+	features_json(s, c.undecided, b);
+	cp_buf_puts(b, "\n}\n");
+}
