@@ -59,7 +59,9 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_PKGS)
 
 # ---- generated parser ----
-build/gen/dsl/parser.c build/gen/dsl/parser.h: dsl/parser.y
+# One bison run makes both files: a grouped target (&:, GNU make 4.3), so
+# that make -j never runs two bisons writing the same files at once.
+build/gen/dsl/parser.c build/gen/dsl/parser.h &: dsl/parser.y
 	@mkdir -p $(@D)
 	@echo "  BISON   $<"
 	$(Q)bison -Wall -Werror --defines=build/gen/dsl/parser.h -o build/gen/dsl/parser.c $<
