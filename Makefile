@@ -128,10 +128,11 @@ check-symbols: $(LIB_OBJ) $(CLI_OBJ)
 
 bench: $(BENCH_BIN)
 
-# ---- fuzzing (libFuzzer): make fuzz FUZZ_TIME=600 ----
+# ---- fuzzing (libFuzzer): make fuzz FUZZ_TIME=600 [FUZZ_TARGETS=fuzz_x] ----
 FUZZ_TIME ?= 60
 FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined
 build/fuzz/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
@@ -143,12 +144,13 @@ build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(
 	@mkdir -p $(@D)
 	$(Q)$(FUZZCC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
 fuzz-build: $(FUZZ_BIN)
-fuzz: fuzz-build
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@mkdir -p build/fuzz/findings
-	@for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build/fuzz/work/$$n; \
+	@for n in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/work/$$n; \
 	  echo "  FUZZ    $$n for $(FUZZ_TIME)s"; \
-	  $$f -max_total_time=$(FUZZ_TIME) -artifact_prefix=build/fuzz/findings/ \
+	  build/fuzz/$$n -max_total_time=$(FUZZ_TIME) \
+	      -artifact_prefix=build/fuzz/findings/$$n- \
 	      build/fuzz/work/$$n tests/fuzz/corpus/$$n || exit 1; \
 	done
 
