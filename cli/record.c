@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "hw/hec.h"
+#include "stats/region.h"
 
 static const char record_help[] =
 "usage: counterpoint record -e EVENT[,EVENT...] [-e ...] [-I MS]\n"
@@ -41,6 +42,7 @@ static const char record_help[] =
 "  -o, --output FILE      the dataset (default '-': stdout, and COMMAND's own\n"
 "                         stdout then goes to stderr)\n"
 "      --append           add rows to an existing dataset instead of replacing it\n"
+"                         (which must load and not have the observation yet)\n"
 "      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
 "                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
 "                         another processor's encodings, e.g. --pmu hsw)\n"
@@ -105,6 +107,33 @@ static int dataset_header_ok(int fd, int *empty)
 	if (got == 0)
 		return 1;
 	return got == (ssize_t)want && !memcmp(line, HEC_DATASET_HEADER, want);
+}
+
+/* Before appending: the dataset at path (open on fd) must load and not
+ * hold the observation already (check would reject it), as import
+ * --append demands.  A file holding only the header is fine. */
+static int check_new_observation(const char *path, int fd,
+				 const char *observation)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	struct stat st;
+	int rc;
+
+	cp_error_clear(&err);
+	if (fstat(fd, &st) == 0 && st.st_size == (off_t)strlen(HEC_DATASET_HEADER))
+		return CLI_OK;
+	if (stats_dataset_load(path, &d, &err))
+		return cli_print_error("record", &err);
+	rc = stats_dataset_find_observation(d, observation) != (size_t)-1;
+	stats_dataset_free(d);
+	if (rc) {
+		fprintf(stderr, "counterpoint record: '%s' already has observation "
+			"'%s' (name this run with --observation NAME)\n", path,
+			observation);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
 }
 
 /* The events a model's `counter` lines name, appended to l: one group
@@ -363,6 +392,9 @@ int cli_record(int argc, char **argv)
 			rc = cli_print_error(cmd, &err);
 			goto out;
 		}
+		if (append && !empty &&
+		    (rc = check_new_observation(out_path, fd, observation)))
+			goto out;
 	}
 
 	memset(&ro, 0, sizeof ro);
