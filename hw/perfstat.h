@@ -1,6 +1,9 @@
-/* hw/perfstat.h: import `perf stat -I MS` output (CSV from -x, or JSON
- * lines from -j) into counterpoint's long dataset format
- * (observation,interval,event,value,enabled_ns,running_ns).
+/* hw/perfstat.h: import `perf stat` output (CSV from -x, or JSON lines
+ * from -j) into counterpoint's long dataset format
+ * (observation,interval,event,value,enabled_ns,running_ns).  With -I MS
+ * each time stamp is an interval; without -I the whole run is one
+ * interval (with -r N, perf's means over the runs).  -r's variance column
+ * is read and dropped.
  *
  * perf prints scaled per-interval counts (value*enabled/running) and the
  * running percentage; the importer turns them back into a raw value and
