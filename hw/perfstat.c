@@ -35,6 +35,7 @@ struct importer {
 	char first_msg[600];
 	size_t nbad;
 	int nomem;
+	int strip;               /* HEC_PERFSTAT_STRIP_MODIFIERS */
 	int intervals;           /* -1 not known yet, 1 perf stat -I output,
 				  * 0 a whole run (one interval) */
 	unsigned mode_line;      /* the line that decided */
@@ -122,6 +123,25 @@ static void trim(char **s)
 	*s = p;
 }
 
+/* perf's event modifiers: page-faults:u, r108:uk, cpu/event=0x8/u.  The
+ * length of name without them (the whole length when it has none; a
+ * tracepoint's "sched:sched_switch" keeps its colon). */
+static size_t name_without_modifiers(const char *name)
+{
+	static const char mods[] = "ukhIGHpPSDWe";
+	size_t n = strlen(name), i = n;
+
+	while (i > 0 && strchr(mods, name[i - 1]))
+		i--;
+	if (i == n || i == 0)
+		return n;
+	if (name[i - 1] == ':' && i > 1)
+		return i - 1;
+	if (name[i - 1] == '/' && memchr(name, '/', i - 1))
+		return i;     /* keep the closing slash: cpu/event=0x8/ */
+	return n;
+}
+
 /* Store one record; value/unit/run/pct checks happen here for both
  * formats. */
 static void add_record(struct importer *im, unsigned line, double time,
@@ -180,7 +200,8 @@ static void add_record(struct importer *im, unsigned line, double time,
 		im->cap = cap;
 	}
 	rec.agg = cp_strdup(agg);
-	rec.event = cp_strdup(event);
+	rec.event = im->strip ? cp_strndup(event, name_without_modifiers(event))
+			      : cp_strdup(event);
 	if (!rec.agg || !rec.event) {
 		cp_free(rec.agg);
 		cp_free(rec.event);
@@ -609,7 +630,7 @@ out:
 }
 
 int hec_perfstat_convert(const char *name, const char *text, size_t len,
-			 const char *observation, int header,
+			 const char *observation, unsigned flags,
 			 struct cp_buf *out,
 			 struct hec_perfstat_summary *summary,
 			 struct cp_error *err)
@@ -623,6 +644,7 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 	memset(&im, 0, sizeof im);
 	im.name = name;
 	im.intervals = -1;
+	im.strip = (flags & HEC_PERFSTAT_STRIP_MODIFIERS) != 0;
 	cp_buf_init(&im.diag);
 	if (summary)
 		memset(summary, 0, sizeof *summary);
@@ -663,7 +685,7 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 	if (!im.nomem && im.n) {
 		size_t mark = out->len;
 
-		if (header)
+		if (flags & HEC_PERFSTAT_HEADER)
 			cp_buf_puts(out, "observation,interval,event,value,"
 				    "enabled_ns,running_ns\n");
 		/* rows are written even after bad lines, so that duplicates
@@ -706,7 +728,7 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 }
 
 int hec_perfstat_import(const char *path, const char *observation,
-			int header, struct cp_buf *out,
+			unsigned flags, struct cp_buf *out,
 			struct hec_perfstat_summary *summary,
 			struct cp_error *err)
 {
@@ -732,7 +754,7 @@ int hec_perfstat_import(const char *path, const char *observation,
 		goto out;
 	}
 	rc = hec_perfstat_convert(path, text.data ? text.data : "", text.len,
-				  observation, header, out, summary, err);
+				  observation, flags, out, summary, err);
 out:
 	fclose(fp);
 	cp_buf_release(&text);

@@ -302,6 +302,50 @@ static void test_real_repeat_captures(void)
 	}
 }
 
+/* HEC_PERFSTAT_STRIP_MODIFIERS: perf's user-only page-faults:u (and
+ * cpu/.../u, r108:k) named as record --user-only names them; tracepoints
+ * keep their colon. */
+static void test_strip_modifiers(void)
+{
+	struct cp_buf out;
+	struct cp_error err;
+	struct stats_dataset *d = NULL;
+
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_import("tests/data/perf/user-only.csv", "u",
+				  HEC_PERFSTAT_HEADER | HEC_PERFSTAT_STRIP_MODIFIERS,
+				  &out, NULL, &err) == 0);
+	CHECK(stats_dataset_parse("u.csv", out.data, out.len, &d, NULL, &err) == 0);
+	CHECK(d && stats_dataset_n_events(d) == 3);
+	CHECK(d && !strcmp(stats_dataset_event(d, 0), "page-faults") &&
+	      !strcmp(stats_dataset_event(d, 2), "major-faults"));
+	stats_dataset_free(d);
+	cp_buf_release(&out);
+	cp_buf_init(&out);
+	cp_error_clear(&err);
+	CHECK(hec_perfstat_convert("s.csv", "0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+				   "0.1,6,,r108:uk,10,100.00,,\n"
+				   "0.1,7,,sched:sched_switch,10,100.00,,\n"
+				   "0.1,8,,sched:sched_switch:u,10,100.00,,\n",
+				   strlen("0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+					  "0.1,6,,r108:uk,10,100.00,,\n"
+					  "0.1,7,,sched:sched_switch,10,100.00,,\n"
+					  "0.1,8,,sched:sched_switch:u,10,100.00,,\n"),
+				   "o", HEC_PERFSTAT_STRIP_MODIFIERS, &out, NULL, &err) == CP_EINPUT);
+	/* two names that become one are one event counted twice */
+	CHECK_STR(err.msg, "duplicate count of 'sched:sched_switch' at time "
+		  "0.100000000 (first at line 3)");
+	cp_buf_release(&out);
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_convert("s.csv", "0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+				   "0.1,6,,r108:uk,10,100.00,,\n",
+				   strlen("0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+					  "0.1,6,,r108:uk,10,100.00,,\n"),
+				   "o", HEC_PERFSTAT_STRIP_MODIFIERS, &out, NULL, &err) == 0);
+	CHECK_STR(out.data, "o,0,\"cpu/event=0x8,umask=0x1/\",5,10,10\no,0,r108,6,10,10\n");
+	cp_buf_release(&out);
+}
+
 static void test_bad_inputs(void)
 {
 	expect_error("", "stat.csv:1: no counts found (is this `perf stat -x ,` or `perf stat -j` output?)");
@@ -405,6 +449,7 @@ int main(void)
 	RUN(test_event_names_with_commas);
 	RUN(test_real_total_captures);
 	RUN(test_real_repeat_captures);
+	RUN(test_strip_modifiers);
 	RUN(test_bad_inputs);
 	RUN(test_every_bad_line_reported);
 	RUN(test_allocation_failures);
