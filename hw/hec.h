@@ -27,6 +27,9 @@ int hec_init(struct cp_error *err);
 int hec_machine_has_hw_pmu(void);
 /* /proc/sys/kernel/perf_event_paranoid, or INT32_MIN when unreadable. */
 int hec_perf_paranoid(void);
+/* 1 when this process may count user space (a user-only software event
+ * opens), 0 when the kernel refuses it permission, -1 when unknown. */
+int hec_user_only_allowed(void);
 
 /* The one message for machines without a hardware PMU. */
 #define HEC_NO_PMU_MSG "this machine exposes no hardware counters " \
@@ -114,12 +117,13 @@ const struct hec_encoding *hec_eventlist_encoding(const struct hec_eventlist *l,
 /* ---- error messages (exposed so tests can feed them any errno) ---- */
 
 /* Explain why perf_event_open failed for event `name` (encoded as enc)
- * with errno errnum: permission (with the perf_event_paranoid value and
+ * with errno errnum: permission (with the perf_event_paranoid value, what
+ * this kernel allows, user_only_ok as hec_user_only_allowed() says, and
  * what to do), no hardware PMU, too many events in a group of
  * group_size, or the system's own words.  Returns the CP_E* code. */
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int has_hw_pmu, size_t group_size);
+		   int user_only_ok, int has_hw_pmu, size_t group_size);
 
 /* ---- recording ---- */
 

@@ -173,6 +173,7 @@ static int open_group(struct recorder *r, struct group *g, pid_t pid,
 			close_group(r, g);
 			return hec_open_error(err, hec_eventlist_name(r->list, i),
 					      e, errnum, hec_perf_paranoid(),
+					      hec_user_only_allowed(),
 					      hec_machine_has_hw_pmu(), g->n);
 		}
 		r->c[i].fd = (int)fd;
