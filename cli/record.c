@@ -34,7 +34,8 @@ static const char record_help[] =
 "  -e, --event LIST       events, comma-separated; {a,b} is a group counted\n"
 "                         together.  Names: perf's (page-faults,\n"
 "                         instructions), vendor (DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK),\n"
-"                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108)\n"
+"                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108),\n"
+"                         perf's PMU syntax (cpu/event=0x08,umask=0x01/u)\n"
 "  -m, --model MODEL      also record every event MODEL's counter lines name\n"
 "                         (one group, counted together, when they fit the PMU)\n"
 "  -I, --interval MS      read the counters every MS milliseconds (default 100)\n"
@@ -152,6 +153,21 @@ static int encode_on(const char *pmu, const char *ev, unsigned flags,
 	return hec_event_encode(ev, flags, e, err);
 }
 
+/* Can ev stand in an event list as one name?  No braces, no commas but
+ * between the slashes of perf's PMU syntax (cpu/event=0x08,umask=0x01/). */
+static int fits_event_list(const char *ev)
+{
+	int in_terms = 0;
+
+	for (; *ev; ev++) {
+		if (*ev == '/')
+			in_terms = !in_terms;
+		else if (*ev == '{' || *ev == '}' || (*ev == ',' && !in_terms))
+			return 0;
+	}
+	return !in_terms;
+}
+
 static int add_model_events(const char *cmd, const char *path, unsigned flags,
 			    const char *pmu, struct hec_eventlist *l)
 {
@@ -172,7 +188,7 @@ static int add_model_events(const char *cmd, const char *path, unsigned flags,
 		const char *ev = udd_model_counter_event(model, i);
 		struct hec_encoding e;
 
-		if (strpbrk(ev, ",{}")) {
+		if (!fits_event_list(ev)) {
 			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
 				     "event '%s', which record cannot take apart "
 				     "from its commas or braces", path,

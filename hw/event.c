@@ -732,6 +732,8 @@ int hec_event_encode(const char *name, unsigned flags,
 		return CP_EUNSUPPORTED;
 	if (!name[0])
 		return cp_error_set(err, CP_EINPUT, "empty event name");
+	if (strchr(name, '/'))   /* perf's pmu/terms/ syntax: sysfs, not libpfm4 */
+		return hec_pmu_terms_encode(name, flags, out, err);
 	ret = pfm_encode(name, flags, out);
 	if (ret != PFM_SUCCESS) {
 		colon = dotted_to_colon(name);
