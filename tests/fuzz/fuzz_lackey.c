@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if ((fd = fuzz_file(data, size, path, sizeof path)) < 0)
 		return 0;
-	snprintf(spec, sizeof spec, "trace:%s,stores=0.5", path);
+	snprintf(spec, sizeof spec, "trace:%s", path);
 	cp_error_clear(&err);
 	w = mmu_workload_new(spec, 1, &err);
 	if (w) {
