@@ -294,6 +294,8 @@ void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
  *     every name sees the result (renaming would cut the links);
  *   a symbolic link: followed (a dangling one's target is created), and
  *     its target written as above; the link stays;
+ *   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that
+ *     open descriptor as it is (a pipe, a file opened for appending);
  *   a character device or a FIFO: written in place (/dev/null, a pipe);
  *   anything else (a directory, a block device, a socket): refused. */
 
@@ -316,8 +318,9 @@ static int write_fd_all(int fd, const char *data, size_t size)
 	return 0;
 }
 
-/* The path that symlinks at path lead to (the last one's target, which
- * may not exist yet); cp_malloc'd, or NULL with *rc and err set. */
+/* The path that a chain of symlinks at path leads to, for a target that
+ * does not exist yet (stat resolves the others); cp_malloc'd, or NULL
+ * with *rc and err set. */
 static char *resolve_links(const char *path, int *rc, struct cp_error *err)
 {
 	char *cur = cp_strdup(path);
@@ -480,12 +483,37 @@ out:
 	return rc;
 }
 
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: N, else -1. */
+static int named_fd(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	size_t i;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	for (i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		size_t n = strlen(dirs[i]);
+		const char *d = path + n;
+		long v = 0;
+
+		if (strncmp(path, dirs[i], n) || !*d || strspn(d, "0123456789") != strlen(d) ||
+		    strlen(d) > 9)
+			continue;
+		for (; *d; d++)
+			v = v * 10 + (*d - '0');
+		return (int)v;
+	}
+	return -1;
+}
+
 int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			 struct cp_error *err)
 {
 	struct stat st;
 	char *real;
-	int rc;
+	int rc, fd;
 
 	if (!strcmp(path, "-")) {
 		if (fwrite(data, 1, size, stdout) != size || fflush(stdout))
@@ -494,29 +522,44 @@ int cp_write_file_atomic(const char *path, const char *data, size_t size,
 					    strerror(errno));
 		return CP_OK;
 	}
-	if (!(real = resolve_links(path, &rc, err)))
-		return rc;
-	if (lstat(real, &st) < 0) {
-		if (errno == ENOENT)
-			rc = write_replace(real, NULL, data, size, err);
-		else
-			rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s",
-					  real, strerror(errno));
-	} else if (S_ISREG(st.st_mode)) {
-		rc = st.st_nlink > 1 ? write_in_place(real, data, size, 1, err)
-				     : write_replace(real, &st, data, size, err);
-	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-		rc = write_in_place(real, data, size, 0, err);
-	} else if (S_ISDIR(st.st_mode)) {
-		rc = cp_error_at(err, CP_EIO, path, 0, 0,
-				 "cannot write to a directory");
-	} else {
-		rc = cp_error_at(err, CP_EIO, path, 0, 0, "cannot write to %s "
-				 "(only to a regular file, a character device "
-				 "or a FIFO)",
-				 S_ISBLK(st.st_mode) ? "a block device" :
-				 S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+	/* a descriptor named by path: written as it is open (a pipe, a file
+	 * opened for appending), never reopened, truncated or replaced */
+	if ((fd = named_fd(path)) >= 0) {
+		if (fd == 1)
+			fflush(stdout);
+		if (write_fd_all(fd, data, size) < 0)
+			return cp_error_set(err, CP_EIO, "cannot write to '%s': %s",
+					    path, strerror(errno));
+		return CP_OK;
 	}
-	cp_free(real);
-	return rc;
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return cp_error_set(err, CP_EIO, "cannot write '%s': %s",
+					    path, strerror(errno));
+		/* a new file, maybe at the end of a dangling symlink */
+		if (!(real = resolve_links(path, &rc, err)))
+			return rc;
+		rc = write_replace(real, NULL, data, size, err);
+		cp_free(real);
+		return rc;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_nlink > 1)
+			return write_in_place(path, data, size, 1, err);
+		/* replaced where it really is: a symlink stays a symlink */
+		if (!(real = realpath(path, NULL)))
+			return write_in_place(path, data, size, 1, err);
+		rc = write_replace(real, &st, data, size, err);
+		free(real);   /* realpath's own malloc */
+		return rc;
+	}
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return write_in_place(path, data, size, 0, err);
+	if (S_ISDIR(st.st_mode))
+		return cp_error_at(err, CP_EIO, path, 0, 0,
+				   "cannot write to a directory");
+	return cp_error_at(err, CP_EIO, path, 0, 0, "cannot write to %s (only "
+			   "to a regular file, a character device or a FIFO)",
+			   S_ISBLK(st.st_mode) ? "a block device" :
+			   S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
 }

@@ -89,9 +89,11 @@ const char *cp_version(void);
  * one) is written atomically: a temporary file beside it, fsync, rename,
  * keeping an existing file's mode and owner; a regular file with several
  * hard links is rewritten in place, so that every name sees the result.
- * Symbolic links are followed (the link stays).  Character devices and
- * FIFOs are written in place; other targets (directories, block devices,
- * sockets) are refused with CP_EIO. */
+ * Symbolic links are followed (the link stays).  /dev/stdout,
+ * /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to that open
+ * descriptor as it is.  Character devices and FIFOs are written in place;
+ * other targets (directories, block devices, sockets) are refused with
+ * CP_EIO. */
 int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			 struct cp_error *err);
 

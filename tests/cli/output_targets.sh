@@ -2,8 +2,8 @@
 # tests/cli/output_targets.sh: what -o does with each kind of target (here
 # through `counterpoint sim`; every command writes through the same code):
 # a regular file keeps its mode and hard links, a symlink stays a link to
-# the file written, a FIFO and a character device are written in place, a
-# directory is refused.  Device nodes are our own (root can make them),
+# the file written, a FIFO and a character device are written in place,
+# /dev/stdout is the open descriptor itself, a directory is refused.  Device nodes are our own (root can make them),
 # never the system's.
 CP=${CP:-bin/counterpoint}
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
@@ -30,6 +30,14 @@ sim -o "$out/p" || exit 1
 wait
 [ -p "$out/p" ] || { echo "FIFO replaced"; exit 1; }
 cmp -s "$out/from-pipe.csv" "$out/want.csv" || { echo "FIFO not written"; exit 1; }
+
+# /dev/stdout is the open descriptor itself: a pipe gets the data, a file
+# opened for appending is appended to
+sim -o /dev/stdout | cat > "$out/from-stdout.csv" || exit 1
+cmp -s "$out/from-stdout.csv" "$out/want.csv" || { echo "/dev/stdout into a pipe"; exit 1; }
+echo "first line" > "$out/log"
+sim -o /dev/stdout >> "$out/log" || exit 1
+{ echo "first line"; cat "$out/want.csv"; } | cmp -s - "$out/log" || { echo "/dev/stdout appended"; exit 1; }
 
 # a directory is refused, untouched
 sim -o "$out" 2>"$out/err"; rc=$?

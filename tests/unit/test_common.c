@@ -1,5 +1,6 @@
 /* tests/unit/test_common.c: error records, buffers, allocation failure
  * injection and atomic writes. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -249,6 +250,41 @@ static void test_atomic_write_devices(void)
 	rmdir(dir);
 }
 
+/* /dev/fd/N, /proc/self/fd/N (and /dev/stdout, /dev/stderr) are written
+ * to the open descriptor itself: a pipe gets the data, a file opened for
+ * appending is appended to, nothing is reopened, truncated or replaced. */
+static void test_atomic_write_named_fds(void)
+{
+	char path[64], got[64], file[] = "/tmp/cp-test-fd-XXXXXX";
+	struct cp_error err;
+	int p[2], fd;
+	ssize_t n;
+
+	cp_error_clear(&err);
+	CHECK(pipe(p) == 0);
+	snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+	CHECKF(cp_write_file_atomic(path, "pipe\n", 5, &err) == CP_OK, "%s", err.msg);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+	CHECKF(cp_write_file_atomic(path, "again\n", 6, &err) == CP_OK, "%s", err.msg);
+	close(p[1]);
+	n = read(p[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	CHECK_STR(got, "pipe\nagain\n");
+	close(p[0]);
+	fd = mkstemp(file);
+	CHECK(fd >= 0 && write(fd, "old\n", 4) == 4);
+	close(fd);
+	fd = open(file, O_WRONLY | O_APPEND);
+	snprintf(path, sizeof path, "/dev/fd/%d", fd);
+	CHECKF(cp_write_file_atomic(path, "new\n", 4, &err) == CP_OK, "%s", err.msg);
+	close(fd);
+	CHECK(slurp(file, got, sizeof got) == 0);
+	CHECK_STR(got, "old\nnew\n");
+	unlink(file);
+	CHECK(cp_write_file_atomic("/dev/fd/987", "x", 1, &err) == CP_EIO);
+	CHECK_STR(err.msg, "cannot write to '/dev/fd/987': Bad file descriptor");
+}
+
 /* Directories, sockets and block devices are refused, untouched. */
 static void test_atomic_write_refuses(void)
 {
@@ -307,6 +343,7 @@ int main(void)
 	RUN(test_atomic_write_keeps_file);
 	RUN(test_atomic_write_symlink);
 	RUN(test_atomic_write_devices);
+	RUN(test_atomic_write_named_fds);
 	RUN(test_atomic_write_refuses);
 	RUN(test_gcd);
 	return check_summary();
