@@ -6,9 +6,8 @@
 #include "dsl/udd.h"
 #include "stats/region.h"
 
-/* A dataset event that is ev with perf's modifiers (page-faults:u for
- * page-faults, cpu/event=0x8/u for cpu/event=0x8/), or NULL. */
-static const char *with_modifiers(const struct stats_dataset *d, const char *ev)
+const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
+					       const char *ev)
 {
 	size_t len = strlen(ev), e, n = stats_dataset_n_events(d);
 
@@ -42,7 +41,7 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 		for (e = 0; e < n; e++)
 			if (!strcmp(stats_dataset_event(d, e), ev))
 				break;
-		if (e == n && with_modifiers(d, ev))
+		if (e == n && stats_dataset_event_with_modifiers(d, ev))
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
 					    "event '%s' (model counter '%s'), but it "
 					    "has '%s', as perf names a count with "
@@ -51,7 +50,7 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 					    "--strip-modifiers', or name '%s' in the "
 					    "counter line", ev,
 					    udd_sigset_counter_name(s, j),
-					    with_modifiers(d, ev), with_modifiers(d, ev));
+					    stats_dataset_event_with_modifiers(d, ev), stats_dataset_event_with_modifiers(d, ev));
 		if (e == n)
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
 					    "event '%s' (model counter '%s')", ev,
