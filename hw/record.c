@@ -196,7 +196,7 @@ static int open_group(struct recorder *r, struct group *g, pid_t pid,
  * pause between them.  An inherited copy of a group is torn down member by
  * member when its task exits; a read meanwhile sums copies whose members
  * differ, which Linux (6.6 and later) refuses with ECHILD.  The teardown
- * takes microseconds; a few milliseconds of retries outlast it. */
+ * takes microseconds; 20 ms of retries outlast it. */
 #define ECHILD_RETRIES 1000
 #define ECHILD_PAUSE_NS 20000
 
