@@ -16,15 +16,17 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: counterpoint import perf STAT [--observation NAME] [-o DATA]\n"
-		"                                     [--append]\n"
+		"                                     [--append] [--strip-modifiers]\n"
 		"\n"
-		"Convert `perf stat -I MS -x ,` output (or the JSON of `perf stat -j -I MS`)\n"
-		"into counterpoint's dataset format, one row per interval and event:\n"
-		"observation,interval,event,value,enabled_ns,running_ns.  perf's scaled\n"
-		"counts are stored as raw value and enabled/running times that scale back\n"
-		"to them exactly; per-CPU (-A) and per-thread rows are summed;\n"
-		"<not counted> and <not supported> become rows with running_ns = 0;\n"
-		"msec (task-clock, cpu-clock) becomes ns.\n"
+		"Convert `perf stat -x ,` output (or the JSON of `perf stat -j`) into\n"
+		"counterpoint's dataset format, one row per interval and event:\n"
+		"observation,interval,event,value,enabled_ns,running_ns.  With -I MS each\n"
+		"time stamp is an interval; without -I the whole run is one interval\n"
+		"(with -r N, perf's means over the runs; -r's variance column is dropped).\n"
+		"perf's scaled counts are stored as raw value and enabled/running times\n"
+		"that scale back to them exactly; per-CPU (-A) and per-thread rows are\n"
+		"summed; <not counted> and <not supported> become rows with\n"
+		"running_ns = 0; msec (task-clock, cpu-clock) becomes ns.\n"
 		"\n"
 		"options:\n"
 		"  --observation NAME  the observation's name (default: STAT's file name\n"
@@ -32,6 +34,10 @@ static void usage(FILE *out)
 		"  -o, --output DATA   write here, atomically (default: standard output)\n"
 		"  --append            add to the existing dataset DATA (its observation\n"
 		"                      names must not include NAME)\n"
+		"  --strip-modifiers   drop perf's event modifiers from the names:\n"
+		"                      page-faults:u becomes page-faults, as `counterpoint\n"
+		"                      record --user-only` names it, so that a model's\n"
+		"                      counter lines match a user-only capture\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"Exit status: 0 success, 2 bad usage or input (every bad line of STAT is\n"
@@ -84,6 +90,7 @@ static int import_perf(int argc, char **argv)
 		{ "observation", required_argument, NULL, 'O' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "append", no_argument, NULL, 'a' },
+		{ "strip-modifiers", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -92,7 +99,7 @@ static int import_perf(int argc, char **argv)
 	struct hec_perfstat_summary sum;
 	struct cp_error err;
 	struct cp_buf out;
-	int c, append = 0, status;
+	int c, append = 0, strip = 0, status;
 
 	opterr = 0;
 	optind = 1;
@@ -106,6 +113,9 @@ static int import_perf(int argc, char **argv)
 			break;
 		case 'a':
 			append = 1;
+			break;
+		case 's':
+			strip = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -134,8 +144,10 @@ static int import_perf(int argc, char **argv)
 		status = cli_print_error(cmd, &err);
 		goto out;
 	}
-	if (hec_perfstat_import(argv[optind], observation, !append, &out, &sum,
-				&err)) {
+	if (hec_perfstat_import(argv[optind], observation,
+				(append ? 0u : HEC_PERFSTAT_HEADER) |
+				(strip ? HEC_PERFSTAT_STRIP_MODIFIERS : 0u),
+				&out, &sum, &err)) {
 		status = cli_print_error(cmd, &err);
 		goto out;
 	}

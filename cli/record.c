@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "hw/hec.h"
+#include "stats/region.h"
 
 static const char record_help[] =
 "usage: counterpoint record -e EVENT[,EVENT...] [-e ...] [-I MS]\n"
@@ -33,7 +34,8 @@ static const char record_help[] =
 "  -e, --event LIST       events, comma-separated; {a,b} is a group counted\n"
 "                         together.  Names: perf's (page-faults,\n"
 "                         instructions), vendor (DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK),\n"
-"                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108)\n"
+"                         libpfm4 (pmu::EVENT:UMASK:modifier), raw (r108),\n"
+"                         perf's PMU syntax (cpu/event=0x08,umask=0x01/u)\n"
 "  -m, --model MODEL      also record every event MODEL's counter lines name\n"
 "                         (one group, counted together, when they fit the PMU)\n"
 "  -I, --interval MS      read the counters every MS milliseconds (default 100)\n"
@@ -41,6 +43,7 @@ static const char record_help[] =
 "  -o, --output FILE      the dataset (default '-': stdout, and COMMAND's own\n"
 "                         stdout then goes to stderr)\n"
 "      --append           add rows to an existing dataset instead of replacing it\n"
+"                         (which must load and not have the observation yet)\n"
 "      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
 "                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
 "                         another processor's encodings, e.g. --pmu hsw)\n"
@@ -107,6 +110,33 @@ static int dataset_header_ok(int fd, int *empty)
 	return got == (ssize_t)want && !memcmp(line, HEC_DATASET_HEADER, want);
 }
 
+/* Before appending: the dataset at path (open on fd) must load and not
+ * hold the observation already (check would reject it), as import
+ * --append demands.  A file holding only the header is fine. */
+static int check_new_observation(const char *path, int fd,
+				 const char *observation)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	struct stat st;
+	int rc;
+
+	cp_error_clear(&err);
+	if (fstat(fd, &st) == 0 && st.st_size == (off_t)strlen(HEC_DATASET_HEADER))
+		return CLI_OK;
+	if (stats_dataset_load(path, &d, &err))
+		return cli_print_error("record", &err);
+	rc = stats_dataset_find_observation(d, observation) != (size_t)-1;
+	stats_dataset_free(d);
+	if (rc) {
+		fprintf(stderr, "counterpoint record: '%s' already has observation "
+			"'%s' (name this run with --observation NAME)\n", path,
+			observation);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 /* The events a model's `counter` lines name, appended to l: one group
  * when they are all software events or fit one PMU's counters, so they are
  * read at the same instant; otherwise one by one (the kernel multiplexes). */
@@ -121,6 +151,21 @@ static int encode_on(const char *pmu, const char *ev, unsigned flags,
 			return 0;
 	}
 	return hec_event_encode(ev, flags, e, err);
+}
+
+/* Can ev stand in an event list as one name?  No braces, no commas but
+ * between the slashes of perf's PMU syntax (cpu/event=0x08,umask=0x01/). */
+static int fits_event_list(const char *ev)
+{
+	int in_terms = 0;
+
+	for (; *ev; ev++) {
+		if (*ev == '/')
+			in_terms = !in_terms;
+		else if (*ev == '{' || *ev == '}' || (*ev == ',' && !in_terms))
+			return 0;
+	}
+	return !in_terms;
 }
 
 static int add_model_events(const char *cmd, const char *path, unsigned flags,
@@ -143,7 +188,7 @@ static int add_model_events(const char *cmd, const char *path, unsigned flags,
 		const char *ev = udd_model_counter_event(model, i);
 		struct hec_encoding e;
 
-		if (strpbrk(ev, ",{}")) {
+		if (!fits_event_list(ev)) {
 			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
 				     "event '%s', which record cannot take apart "
 				     "from its commas or braces", path,
@@ -363,6 +408,9 @@ int cli_record(int argc, char **argv)
 			rc = cli_print_error(cmd, &err);
 			goto out;
 		}
+		if (append && !empty &&
+		    (rc = check_new_observation(out_path, fd, observation)))
+			goto out;
 	}
 
 	memset(&ro, 0, sizeof ro);

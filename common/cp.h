@@ -85,8 +85,15 @@ uint64_t cp_hash(uint64_t h, const void *p, size_t n);
 /* Version string of the toolkit ("0.1.0"). */
 const char *cp_version(void);
 
-/* Write `size` bytes to path atomically: a temporary file in the same
- * directory, fsync, rename.  "-" writes to stdout. */
+/* Write `size` bytes to path ("-": stdout).  A regular file (or a new
+ * one) is written atomically: a temporary file beside it, fsync, rename,
+ * keeping an existing file's mode and owner; a regular file with several
+ * hard links is rewritten in place, so that every name sees the result.
+ * Symbolic links are followed (the link stays).  /dev/stdout,
+ * /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to that open
+ * descriptor as it is.  Character devices and FIFOs are written in place;
+ * other targets (directories, block devices, sockets) are refused with
+ * CP_EIO. */
 int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			 struct cp_error *err);
 

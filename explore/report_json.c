@@ -59,7 +59,7 @@ static void claim_list(const struct explore_search *s, udd_features sel,
 void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 {
 	struct explore_claims c;
-	size_t i, j, n_min = 0;
+	size_t i, j;
 
 	explore_claims_compute(s, &c);
 	cp_buf_printf(b, "{\n  \"schema\": 1,\n  \"search\": \"%s\",\n  \"start\": ",
@@ -95,7 +95,6 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 				      m->eval.violations[j].count);
 		}
 		cp_buf_puts(b, "]}");
-		n_min += m->minimal != 0;
 	}
 	cp_buf_puts(b, s->n_models ? "\n  ],\n  \"minimal\": [" : "],\n  \"minimal\": [");
 	for (i = 0, j = 0; i < s->n_models; i++)

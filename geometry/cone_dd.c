@@ -184,7 +184,7 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 	cur.n = d;
 	/* add the other rays one at a time */
 	for (size_t oi = 0; oi < b->nr; oi++) {
-		size_t npos = 0, nneg = 0, p, n;
+		size_t nneg = 0, p, n;
 		const int64_t *y;
 
 		r = (size_t)order[oi];
@@ -197,7 +197,6 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 			goto nomem;
 		for (f = 0; f < cur.n; f++) {
 			s[f] = dot(cur.b + f * d, y, d);
-			npos += s[f] > 0;
 			nneg += s[f] < 0;
 		}
 		for (f = 0; f < cur.n; f++)

@@ -82,33 +82,63 @@ static int sysfs_or_pfm_core_pmu(void)
 	return 0;
 }
 
-static void detect_pmu(void)
+/* Open a disabled user-space-only event on ourselves and close it:
+ * 0 when it opened, else the errno. */
+static int probe_open(uint32_t type, uint64_t config)
 {
 	struct perf_event_attr attr;
 	long fd;
 
 	memset(&attr, 0, sizeof attr);
 	attr.size = sizeof attr;
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.type = type;
+	attr.config = config;
 	attr.disabled = 1;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close((int)fd);
+	if (fd < 0)
+		return errno ? errno : EINVAL;
+	close((int)fd);
+	return 0;
+}
+
+static void detect_pmu(void)
+{
+	int e = probe_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+
+	if (!e)
 		has_pmu_cached = 1;
-	} else if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) {
+	else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
 		has_pmu_cached = 0;
-	} else {
+	else
 		has_pmu_cached = sysfs_or_pfm_core_pmu();
-	}
 }
 
 int hec_machine_has_hw_pmu(void)
 {
 	pthread_once(&pmu_once, detect_pmu);
 	return has_pmu_cached;
+}
+
+/* May this process count user space?  Open a user-only software event on
+ * ourselves: at perf_event_paranoid 3 upstream Linux still allows it (it
+ * treats 3 as 2), while kernels with Debian's patch refuse every
+ * unprivileged open. */
+static int user_only_cached = -1;
+static pthread_once_t user_only_once = PTHREAD_ONCE_INIT;
+
+static void detect_user_only(void)
+{
+	int e = probe_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+
+	user_only_cached = !e ? 1 : e == EACCES || e == EPERM ? 0 : -1;
+}
+
+int hec_user_only_allowed(void)
+{
+	pthread_once(&user_only_once, detect_user_only);
+	return user_only_cached;
 }
 
 int hec_perf_paranoid(void)
@@ -702,6 +732,8 @@ int hec_event_encode(const char *name, unsigned flags,
 		return CP_EUNSUPPORTED;
 	if (!name[0])
 		return cp_error_set(err, CP_EINPUT, "empty event name");
+	if (strchr(name, '/'))   /* perf's pmu/terms/ syntax: sysfs, not libpfm4 */
+		return hec_pmu_terms_encode(name, flags, out, err);
 	ret = pfm_encode(name, flags, out);
 	if (ret != PFM_SUCCESS) {
 		colon = dotted_to_colon(name);
@@ -747,8 +779,10 @@ out:
 
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int has_hw_pmu, size_t group_size)
+		   int user_only_ok, int has_hw_pmu, size_t group_size)
 {
+	int kernel_too = enc && !enc->exclude_kernel;
+
 	char setting[64];
 
 	if (paranoid == INT32_MIN)
@@ -760,13 +794,31 @@ int hec_open_error(struct cp_error *err, const char *name,
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
+		/* 3 means "nothing for unprivileged users" only on kernels
+		 * with Debian's patch; upstream treats it as 2.  A user-only
+		 * open refused, or the probe refused: this kernel is strict. */
+		if (paranoid >= 3 && (!kernel_too || user_only_ok == 0))
+			return cp_error_set(err, CP_EPERM,
+				"cannot open '%s': permission denied (%s: this "
+				"kernel lets only privileged users count events); "
+				"run as root, give the recorder CAP_PERFMON, or as "
+				"root run 'sysctl kernel.perf_event_paranoid=2' and "
+				"record with --user-only", name, setting);
+		if (paranoid >= 3 && user_only_ok > 0)
+			return cp_error_set(err, CP_EPERM,
+				"cannot open '%s': permission denied (%s, and this "
+				"kernel lets unprivileged users count user space "
+				"only); record with --user-only, run as root, or as "
+				"root run 'sysctl kernel.perf_event_paranoid=1'",
+				name, setting);
 		if (paranoid >= 3)
 			return cp_error_set(err, CP_EPERM,
-				"cannot open '%s': permission denied (%s: only "
-				"privileged users may count events); run as root, "
-				"or as root run 'sysctl kernel.perf_event_paranoid=2' "
-				"and record with --user-only", name, setting);
-		if (enc && !enc->exclude_kernel && paranoid >= 2)
+				"cannot open '%s': permission denied (%s: some "
+				"kernels then let unprivileged users count user "
+				"space only, others nothing); record with "
+				"--user-only, run as root, or as root run "
+				"'sysctl kernel.perf_event_paranoid=1'", name, setting);
+		if (kernel_too && paranoid >= 2)
 			return cp_error_set(err, CP_EPERM,
 				"cannot open '%s': permission denied (%s: "
 				"unprivileged users may count user space only); "

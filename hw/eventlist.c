@@ -82,13 +82,30 @@ static int add(struct hec_eventlist *l, const char *s, size_t len,
 	return 0;
 }
 
+/* The length of the name at p: up to ',', '{' or '}', except between the
+ * slashes of perf's PMU syntax (cpu/event=0x08,umask=0x01/u).  *open is
+ * set when a slash is left unclosed. */
+static size_t name_span(const char *p, int *open)
+{
+	size_t i;
+
+	*open = 0;
+	for (i = 0; p[i]; i++) {
+		if (p[i] == '/')
+			*open = !*open;
+		else if (!*open && strchr(",{}", p[i]))
+			break;
+	}
+	return i;
+}
+
 /* Grammar: list = item { "," item }; item = name | "{" name { "," name } "}".
- * Names end at ',', '{' or '}'. */
+ * Names end at ',', '{' or '}' (name_span). */
 int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			struct cp_error *err)
 {
 	const char *p = spec;
-	int in_group = 0, rc;
+	int in_group = 0, rc, open;
 	size_t group_events = 0;
 
 	for (;;) {
@@ -105,7 +122,11 @@ int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			p++;
 			continue;
 		}
-		len = strcspn(p, ",{}");
+		len = name_span(p, &open);
+		if (open)
+			return cp_error_set(err, CP_EINPUT, "'/' not closed in event "
+					    "'%.*s' of event list '%s'", (int)len, p,
+					    spec);
 		if (p[len] == '{')
 			return cp_error_set(err, CP_EINPUT,
 				"unexpected '{' in event list '%s'", spec);

@@ -27,6 +27,9 @@ int hec_init(struct cp_error *err);
 int hec_machine_has_hw_pmu(void);
 /* /proc/sys/kernel/perf_event_paranoid, or INT32_MIN when unreadable. */
 int hec_perf_paranoid(void);
+/* 1 when this process may count user space (a user-only software event
+ * opens), 0 when the kernel refuses it permission, -1 when unknown. */
+int hec_user_only_allowed(void);
 
 /* The one message for machines without a hardware PMU. */
 #define HEC_NO_PMU_MSG "this machine exposes no hardware counters " \
@@ -52,12 +55,22 @@ struct hec_encoding {
 /* Resolve one event name: libpfm4 names with or without a `pmu::` prefix
  * and modifiers (`DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK:u`), vendor dotted
  * names (`DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK`, mapped to libpfm's colon
- * form), raw codes (`r108`), and perf's generic names (`page-faults`,
- * `instructions`).  Errors: CP_EINPUT for an unknown name (with close
+ * form), raw codes (`r108`), perf's generic names (`page-faults`,
+ * `instructions`) and perf's PMU syntax (`cpu/event=0x08,umask=0x01/`,
+ * hec_pmu_terms_encode).  Errors: CP_EINPUT for an unknown name (with close
  * matches), CP_EUNSUPPORTED for a hardware event this machine cannot
  * count (HEC_NO_PMU_MSG when it has no hardware PMU at all). */
 int hec_event_encode(const char *name, unsigned flags,
 		     struct hec_encoding *out, struct cp_error *err);
+
+/* perf's PMU syntax, "pmu/term=value,.../modifiers" (cpu/event=0x08,
+ * umask=0x01/u, msr/tsc/), encoded from sysfs as perf does: the PMU's
+ * type, the bits its format/ files give each term (config=, config1=,
+ * config2= set those fields whole), its events/ aliases; modifiers u
+ * (user space only) and k (kernel only).  hec_event_encode calls it for
+ * every name with a '/'. */
+int hec_pmu_terms_encode(const char *name, unsigned flags,
+			 struct hec_encoding *out, struct cp_error *err);
 
 /* Up to max close matches of an unknown name (edit distance over the
  * software names and libpfm4's event tables), written to buf as
@@ -89,8 +102,9 @@ struct hec_eventlist;
 struct hec_eventlist *hec_eventlist_new(void);
 void hec_eventlist_free(struct hec_eventlist *l);
 /* Append the events of spec; each brace pair is one group, every other
- * event its own group.  CP_EINPUT for unbalanced braces, empty names or
- * an event named twice. */
+ * event its own group; commas between the slashes of perf's PMU syntax
+ * (cpu/event=0x08,umask=0x01/) belong to the name.  CP_EINPUT for
+ * unbalanced braces or slashes, empty names or an event named twice. */
 int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			struct cp_error *err);
 /* Resolve names without a "pmu::" prefix on this PMU first (e.g. "hsw",
@@ -114,12 +128,13 @@ const struct hec_encoding *hec_eventlist_encoding(const struct hec_eventlist *l,
 /* ---- error messages (exposed so tests can feed them any errno) ---- */
 
 /* Explain why perf_event_open failed for event `name` (encoded as enc)
- * with errno errnum: permission (with the perf_event_paranoid value and
+ * with errno errnum: permission (with the perf_event_paranoid value, what
+ * this kernel allows, user_only_ok as hec_user_only_allowed() says, and
  * what to do), no hardware PMU, too many events in a group of
  * group_size, or the system's own words.  Returns the CP_E* code. */
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int has_hw_pmu, size_t group_size);
+		   int user_only_ok, int has_hw_pmu, size_t group_size);
 
 /* ---- recording ---- */
 

@@ -1,4 +1,5 @@
-/* hw/perfstat.c: `perf stat -I` output (CSV or JSON) to the long dataset.
+/* hw/perfstat.c: `perf stat` output (CSV or JSON, with -I or without) to
+ * the long dataset.
  * One pass reads every line into records (time, aggregation id, event,
  * scaled value, running time, percentage); a second sums records of the
  * same interval and event and writes one dataset row each. */
@@ -34,6 +35,10 @@ struct importer {
 	char first_msg[600];
 	size_t nbad;
 	int nomem;
+	int strip;               /* HEC_PERFSTAT_STRIP_MODIFIERS */
+	int intervals;           /* -1 not known yet, 1 perf stat -I output,
+				  * 0 a whole run (one interval) */
+	unsigned mode_line;      /* the line that decided */
 };
 
 static void bad(struct importer *im, unsigned line, const char *fmt, ...)
@@ -118,6 +123,25 @@ static void trim(char **s)
 	*s = p;
 }
 
+/* perf's event modifiers: page-faults:u, r108:uk, cpu/event=0x8/u.  The
+ * length of name without them (the whole length when it has none; a
+ * tracepoint's "sched:sched_switch" keeps its colon). */
+static size_t name_without_modifiers(const char *name)
+{
+	static const char mods[] = "ukhIGHpPSDWe";
+	size_t n = strlen(name), i = n;
+
+	while (i > 0 && strchr(mods, name[i - 1]))
+		i--;
+	if (i == n || i == 0)
+		return n;
+	if (name[i - 1] == ':' && i > 1)
+		return i - 1;
+	if (name[i - 1] == '/' && memchr(name, '/', i - 1))
+		return i;     /* keep the closing slash: cpu/event=0x8/ */
+	return n;
+}
+
 /* Store one record; value/unit/run/pct checks happen here for both
  * formats. */
 static void add_record(struct importer *im, unsigned line, double time,
@@ -176,7 +200,8 @@ static void add_record(struct importer *im, unsigned line, double time,
 		im->cap = cap;
 	}
 	rec.agg = cp_strdup(agg);
-	rec.event = cp_strdup(event);
+	rec.event = im->strip ? cp_strndup(event, name_without_modifiers(event))
+			      : cp_strdup(event);
 	if (!rec.agg || !rec.event) {
 		cp_free(rec.agg);
 		cp_free(rec.event);
@@ -187,16 +212,51 @@ static void add_record(struct importer *im, unsigned line, double time,
 }
 
 /* ==== CSV (perf stat -x ,) ====
- * time,[agg,[ncpus,]]value,unit,event,run_ns,pct[,metric,metric_unit...]
- * Event names may themselves contain commas (cpu/event=0x8,umask=0x1/):
- * the event runs up to the first all-digit field, the run time. */
+ * With -I:    time,[agg,[ncpus,]]value,unit,event,[variance,]run_ns,pct[,metric...]
+ * Without -I: [agg,[ncpus,]]value,unit,event,[variance,]run_ns,pct[,metric...]
+ * (the whole run: one interval).  -r N adds the variance column, "7.87%",
+ * which is read and dropped.  Event names may themselves contain commas
+ * (cpu/event=0x8,umask=0x1/): the event runs up to the first all-digit
+ * field, the run time, or to the variance column just before it. */
+
+/* perf's -I stamp: seconds with a decimal point ("     0.100170113").
+ * Strictly (to tell -I output from output without it), followed by a
+ * count, a <not ...> marker or an aggregation id, where output without
+ * -I has a unit there ("", "msec", "Joules"); once the file is known to
+ * be -I output, a bad count after the stamp is reported as such. */
+static int is_stamp(char **f, size_t nf, int strict)
+{
+	double t;
+
+	if (nf < 2 || parse_number(f[0], &t) || t < 0 || !strchr(f[0], '.'))
+		return 0;
+	if (strict)
+		return is_value(f[1]) || is_agg(f[1]);
+	return f[1][0] && strcmp(f[1], "msec");
+}
+
+/* perf stat -r's variance column: a number followed by '%'. */
+static int is_variance(const char *s)
+{
+	size_t n = strlen(s);
+	char num[64];
+	double v;
+
+	if (n < 2 || n >= sizeof num || s[n - 1] != '%')
+		return 0;
+	memcpy(num, s, n - 1);
+	num[n - 1] = '\0';
+	return !parse_number(num, &v) && v >= 0;
+}
+
 static void csv_line(struct importer *im, unsigned line, char *text)
 {
 	char *f[64];
-	size_t nf = 0, i, j, idx;
+	size_t nf = 0, i, j, idx, ev_end;
 	char *p = text, event[512];
-	double time;
+	double time = 0;
 	const char *agg = "";
+	int stamped;
 
 	for (;;) {
 		char *c = strchr(p, ',');
@@ -213,32 +273,50 @@ static void csv_line(struct importer *im, unsigned line, char *text)
 	}
 	for (i = 0; i < nf; i++)
 		trim(&f[i]);
-	/* perf prints interval stamps as seconds with 9 decimals; without
-	 * -I the first field is the count and the second its unit */
-	if (parse_number(f[0], &time) || time < 0 || !strchr(f[0], '.') ||
-	    nf < 2 || !f[1][0] || !strcmp(f[1], "msec")) {
-		bad(im, line, "expected an interval time stamp (perf stat -I), "
-		    "found '%s'", f[0]);
+	/* the first count decides: perf stat -I output (a time stamp in
+	 * every line) or a whole run without -I (no time stamps, one
+	 * interval); every later line must agree */
+	stamped = is_stamp(f, nf, 1);
+	if (im->intervals < 0) {
+		im->intervals = stamped;
+		im->mode_line = line;
+	}
+	if (im->intervals)
+		stamped = is_stamp(f, nf, 0);
+	if (im->intervals && !stamped) {
+		bad(im, line, "expected an interval time stamp (perf stat -I, as "
+		    "line %u has), found '%s'", im->mode_line, f[0]);
 		return;
 	}
-	idx = 1;
-	if (nf > 1 && !is_value(f[1])) {
-		if (!is_agg(f[1])) {
-			bad(im, line, "count '%s' is not a number", f[1]);
+	if (!im->intervals && stamped) {
+		bad(im, line, "a time stamp '%s' in output without them (perf stat "
+		    "without -I: line %u has none)", f[0], im->mode_line);
+		return;
+	}
+	idx = 0;
+	if (stamped) {
+		parse_number(f[0], &time);
+		idx = 1;
+	}
+	if (nf > idx && !is_value(f[idx])) {
+		if (!is_agg(f[idx])) {
+			bad(im, line, "count '%s' is not a number", f[idx]);
 			return;
 		}
-		agg = f[1];
-		idx = 2;
-		if (agg_has_count(agg) && nf > 3 && is_uint(f[2]) &&
-		    is_value(f[3]))
-			idx = 3;
+		agg = f[idx];
+		idx++;
+		if (agg_has_count(agg) && nf > idx + 1 && is_uint(f[idx]) &&
+		    is_value(f[idx + 1]))
+			idx++;
 	}
 	if (nf < idx + 5) {
 		bad(im, line, "expected at least %zu fields, found %zu",
 		    idx + 5, nf);
 		return;
 	}
-	/* event = f[idx+2 .. j-1], j = first all-digit field after it */
+	/* event = f[idx+2 .. ev_end-1]; j = the run time, the first
+	 * all-digit field after the event; a variance column may sit
+	 * between them */
 	for (j = idx + 3; j < nf && !is_uint(f[j]); j++)
 		;
 	if (j + 1 >= nf) {
@@ -246,8 +324,11 @@ static void csv_line(struct importer *im, unsigned line, char *text)
 		    f[idx + 2]);
 		return;
 	}
+	ev_end = j;
+	if (j - 1 > idx + 2 && is_variance(f[j - 1]))
+		ev_end = j - 1;
 	event[0] = '\0';
-	for (i = idx + 2; i < j; i++) {
+	for (i = idx + 2; i < ev_end; i++) {
 		size_t len = strlen(event);
 
 		snprintf(event + len, sizeof event - len, "%s%s",
@@ -349,6 +430,8 @@ static void json_line(struct importer *im, unsigned line, const char *p)
 			copy_str(run, sizeof run, val);
 		else if (!strcmp(key, "pcnt-running"))
 			copy_str(pct, sizeof pct, val);
+		else if (!strcmp(key, "variance"))
+			;   /* perf stat -r: the runs' spread, not a count */
 		else if (strncmp(key, "metric-", 7)) {
 			size_t len = strlen(agg);
 
@@ -369,11 +452,24 @@ static void json_line(struct importer *im, unsigned line, const char *p)
 		p++;
 		goto syntax;
 	}
-	if (!interval[0]) {
-		bad(im, line, "no \"interval\" key (perf stat -j without -I?)");
+	/* as for CSV, the first object decides: every one has an
+	 * "interval" (perf stat -j -I) or none has (a whole run) */
+	if (im->intervals < 0) {
+		im->intervals = interval[0] != '\0';
+		im->mode_line = line;
+	}
+	if (im->intervals && !interval[0]) {
+		bad(im, line, "no \"interval\" key (line %u has one)",
+		    im->mode_line);
 		return;
 	}
-	if (parse_number(interval, &time) || time < 0) {
+	if (!im->intervals && interval[0]) {
+		bad(im, line, "an \"interval\" key in output without them (perf "
+		    "stat -j without -I: line %u has none)", im->mode_line);
+		return;
+	}
+	time = 0;
+	if (interval[0] && (parse_number(interval, &time) || time < 0)) {
 		bad(im, line, "interval '%s' is not a time stamp", interval);
 		return;
 	}
@@ -534,7 +630,7 @@ out:
 }
 
 int hec_perfstat_convert(const char *name, const char *text, size_t len,
-			 const char *observation, int header,
+			 const char *observation, unsigned flags,
 			 struct cp_buf *out,
 			 struct hec_perfstat_summary *summary,
 			 struct cp_error *err)
@@ -547,6 +643,8 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 
 	memset(&im, 0, sizeof im);
 	im.name = name;
+	im.intervals = -1;
+	im.strip = (flags & HEC_PERFSTAT_STRIP_MODIFIERS) != 0;
 	cp_buf_init(&im.diag);
 	if (summary)
 		memset(summary, 0, sizeof *summary);
@@ -583,11 +681,11 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 	}
 	if (!im.nomem && !im.nbad && im.n == 0)
 		bad(&im, line ? line : 1, "no counts found (is this `perf stat "
-		    "-I MS -x ,` or `-j` output?)");
+		    "-x ,` or `perf stat -j` output?)");
 	if (!im.nomem && im.n) {
 		size_t mark = out->len;
 
-		if (header)
+		if (flags & HEC_PERFSTAT_HEADER)
 			cp_buf_puts(out, "observation,interval,event,value,"
 				    "enabled_ns,running_ns\n");
 		/* rows are written even after bad lines, so that duplicates
@@ -630,7 +728,7 @@ int hec_perfstat_convert(const char *name, const char *text, size_t len,
 }
 
 int hec_perfstat_import(const char *path, const char *observation,
-			int header, struct cp_buf *out,
+			unsigned flags, struct cp_buf *out,
 			struct hec_perfstat_summary *summary,
 			struct cp_error *err)
 {
@@ -656,7 +754,7 @@ int hec_perfstat_import(const char *path, const char *observation,
 		goto out;
 	}
 	rc = hec_perfstat_convert(path, text.data ? text.data : "", text.len,
-				  observation, header, out, summary, err);
+				  observation, flags, out, summary, err);
 out:
 	fclose(fp);
 	cp_buf_release(&text);

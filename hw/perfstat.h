@@ -1,6 +1,9 @@
-/* hw/perfstat.h: import `perf stat -I MS` output (CSV from -x, or JSON
- * lines from -j) into counterpoint's long dataset format
- * (observation,interval,event,value,enabled_ns,running_ns).
+/* hw/perfstat.h: import `perf stat` output (CSV from -x, or JSON lines
+ * from -j) into counterpoint's long dataset format
+ * (observation,interval,event,value,enabled_ns,running_ns).  With -I MS
+ * each time stamp is an interval; without -I the whole run is one
+ * interval (with -r N, perf's means over the runs).  -r's variance column
+ * is read and dropped.
  *
  * perf prints scaled per-interval counts (value*enabled/running) and the
  * running percentage; the importer turns them back into a raw value and
@@ -26,19 +29,27 @@ struct hec_perfstat_summary {
 	char unsupported[512];
 };
 
+enum {
+	HEC_PERFSTAT_HEADER = 1u << 0,          /* start with the header line */
+	/* drop perf's event modifiers from event names (page-faults:u ->
+	 * page-faults, cpu/event=0x8/u -> cpu/event=0x8/), as record
+	 * --user-only names its events */
+	HEC_PERFSTAT_STRIP_MODIFIERS = 1u << 1,
+};
+
 /* Convert text (perf stat output, CSV or JSON detected from the first
- * data line) to long-format rows for observation, appended to out; with
- * header != 0 the header line comes first.  name is used in messages
- * ("name:line: message"; the first bad line in err->msg, further ones in
- * err->detail).  summary may be NULL. */
+ * data line) to long-format rows for observation, appended to out; flags
+ * are HEC_PERFSTAT_*.  name is used in messages ("name:line: message";
+ * the first bad line in err->msg, further ones in err->detail).  summary
+ * may be NULL. */
 int hec_perfstat_convert(const char *name, const char *text, size_t len,
-			 const char *observation, int header,
+			 const char *observation, unsigned flags,
 			 struct cp_buf *out,
 			 struct hec_perfstat_summary *summary,
 			 struct cp_error *err);
 /* The same, reading the file at path. */
 int hec_perfstat_import(const char *path, const char *observation,
-			int header, struct cp_buf *out,
+			unsigned flags, struct cp_buf *out,
 			struct hec_perfstat_summary *summary,
 			struct cp_error *err);
 

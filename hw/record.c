@@ -173,6 +173,7 @@ static int open_group(struct recorder *r, struct group *g, pid_t pid,
 			close_group(r, g);
 			return hec_open_error(err, hec_eventlist_name(r->list, i),
 					      e, errnum, hec_perf_paranoid(),
+					      hec_user_only_allowed(),
 					      hec_machine_has_hw_pmu(), g->n);
 		}
 		r->c[i].fd = (int)fd;
@@ -191,6 +192,32 @@ static int open_group(struct recorder *r, struct group *g, pid_t pid,
 
 /* ---- reading ---- */
 
+/* How long a group read may keep failing with ECHILD: retries, and the
+ * pause between them.  An inherited copy of a group is torn down member by
+ * member when its task exits; a read meanwhile sums copies whose members
+ * differ, which Linux (6.6 and later) refuses with ECHILD.  The teardown
+ * takes microseconds; 20 ms of retries outlast it. */
+#define ECHILD_RETRIES 1000
+#define ECHILD_PAUSE_NS 20000
+
+/* read(2) of a group leader, retrying while an exiting task's copy of the
+ * group is half torn down. */
+static ssize_t read_group(int fd, void *buf, size_t want)
+{
+	unsigned tries = 0;
+
+	for (;;) {
+		struct timespec pause = { 0, ECHILD_PAUSE_NS };
+		ssize_t got = read(fd, buf, want);
+
+		if (got >= 0 || (errno != ECHILD && errno != EINTR) ||
+		    ++tries > ECHILD_RETRIES)
+			return got;
+		if (errno == ECHILD)
+			nanosleep(&pause, NULL);
+	}
+}
+
 static int read_counters(struct recorder *r, struct cp_error *err)
 {
 	size_t gi, i, k;
@@ -202,7 +229,7 @@ static int read_counters(struct recorder *r, struct cp_error *err)
 		if (g->group_read) {
 			/* { nr, enabled, running, { value, id } [nr] } */
 			size_t want = (3 + 2 * g->n) * sizeof(uint64_t);
-			ssize_t got = read(r->c[g->first].fd, r->readbuf, want);
+			ssize_t got = read_group(r->c[g->first].fd, r->readbuf, want);
 			uint64_t *b = r->readbuf;
 
 			if (got < 0 || (size_t)got < 3 * sizeof(uint64_t) ||

@@ -79,6 +79,7 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 			  struct cp_error *err)
 {
 	size_t km = udd_model_n_counters(m), i, missing = 0;
+	const char *modified = NULL;
 	unsigned char *keep = NULL;
 	struct cp_buf b;
 	int rc = CP_OK;
@@ -106,6 +107,8 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 			if (missing < 8)
 				cp_buf_printf(&b, "%s'%s' (event '%s')", missing ? ", " : "",
 					      udd_model_counter_name(m, i), ev);
+			if (!modified)
+				modified = stats_dataset_event_with_modifiers(pd->data, ev);
 			missing++;
 			continue;
 		}
@@ -113,7 +116,15 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 		pd->names[pd->k] = udd_model_counter_name(m, i);
 		pd->events[pd->k++] = ev;
 	}
-	if (!rc && missing)
+	if (!rc && missing && modified)
+		rc = cp_error_set(err, CP_EINPUT, "the dataset lacks %zu of the model's "
+				  "counters: %s%s; it has '%s', as perf names a count "
+				  "with modifiers (:u is user space only): import it "
+				  "with 'counterpoint import perf --strip-modifiers', or "
+				  "name '%s' in the counter line", missing,
+				  b.data ? b.data : "", missing > 8 ? ", ..." : "",
+				  modified, modified);
+	else if (!rc && missing)
 		rc = cp_error_set(err, CP_EINPUT, "the dataset lacks %zu of the model's "
 				  "counters: %s%s; --counters checks a subset (the cone "
 				  "projected onto it)", missing, b.data ? b.data : "",

@@ -6,6 +6,27 @@
 #include "dsl/udd.h"
 #include "stats/region.h"
 
+const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
+					       const char *ev)
+{
+	size_t len = strlen(ev), e, n = stats_dataset_n_events(d);
+
+	for (e = 0; e < n; e++) {
+		const char *name = stats_dataset_event(d, e), *m;
+
+		if (strncmp(name, ev, len))
+			continue;
+		m = name + len;
+		if (*m == ':' && !(len && ev[len - 1] == '/'))
+			m++;
+		else if (!(len && ev[len - 1] == '/'))
+			continue;
+		if (*m && strspn(m, "ukhIGHpPSDWe") == strlen(m))
+			return name;
+	}
+	return NULL;
+}
+
 int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 			const struct udd_sigset *s, const char **events,
 			struct cp_error *err)
@@ -20,6 +41,16 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 		for (e = 0; e < n; e++)
 			if (!strcmp(stats_dataset_event(d, e), ev))
 				break;
+		if (e == n && stats_dataset_event_with_modifiers(d, ev))
+			return cp_error_set(err, CP_EINPUT, "the dataset has no "
+					    "event '%s' (model counter '%s'), but it "
+					    "has '%s', as perf names a count with "
+					    "modifiers (:u is user space only): import "
+					    "it with 'counterpoint import perf "
+					    "--strip-modifiers', or name '%s' in the "
+					    "counter line", ev,
+					    udd_sigset_counter_name(s, j),
+					    stats_dataset_event_with_modifiers(d, ev), stats_dataset_event_with_modifiers(d, ev));
 		if (e == n)
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
 					    "event '%s' (model counter '%s')", ev,

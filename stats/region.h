@@ -70,6 +70,12 @@ int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 				 const char *const *events, size_t k,
 				 double *res, struct cp_error *err);
 
+/* The dataset's event that is ev with perf's modifiers (page-faults:u for
+ * page-faults, cpu/event=0x8/u for cpu/event=0x8/), or NULL: why a
+ * model's event is missing from a perf capture. */
+const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
+					       const char *ev);
+
 /* ---- models: the μDD's counters read the events they declare ---- */
 struct udd_sigset;
 /* The event names of the k = udd_sigset_n_counters(s) model counters, in

@@ -5,7 +5,8 @@
 #  3. CLI golden cases (tests/cli/cases/NAME/{cmd,stdout,stderr,status});
 #  4. CLI scripts (tests/cli/*.sh: exit 0 pass, 77 skip, else fail);
 #  5. DSL error cases (tests/dsl/errors/NAME.udd with NAME.err);
-#  6. fuzz corpus and past crashes replayed through the sanitized binary.
+#  6. fuzz corpus and past crashes replayed through the sanitized binary,
+#     and every fuzz target run once on each file of its seed corpus.
 # A failed case keeps its output under build/test-failures/.
 LC_ALL=C; export LC_ALL
 OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS
@@ -93,8 +94,9 @@ for u in tests/dsl/errors/*.udd; do
 done
 
 # Fuzz corpus replay under the sanitizers: any status above 2 is a crash.
+# The DSL corpus and past DSL crashes go through the sanitized command.
 if [ -x "$ACP" ]; then
-	for f in tests/fuzz/corpus/*/* tests/fuzz/crashes/*; do
+	for f in tests/fuzz/corpus/fuzz_parser/* tests/fuzz/crashes/*; do
 		[ -f "$f" ] || continue
 		"$ACP" paths "$f" >/dev/null 2>"$tmp/err"; rc=$?
 		if [ "$rc" -le 2 ]; then ok
@@ -102,6 +104,24 @@ if [ -x "$ACP" ]; then
 		fi
 	done
 fi
+
+# Every fuzz target (built with clang, ASan and UBSan) runs each file of
+# its seed corpus once: libFuzzer exits non-zero on a crash, a leak or
+# undefined behaviour.
+for t in tests/fuzz/fuzz_*.c; do
+	[ -f "$t" ] || continue
+	n=$(basename "$t" .c); bin="$top/build/fuzz/$n"
+	if [ ! -x "$bin" ]; then ko "fuzz:$n: $bin not built"; continue; fi
+	seeds=0
+	for f in tests/fuzz/corpus/"$n"/*; do
+		[ -f "$f" ] || continue
+		seeds=$((seeds + 1))
+		if "$bin" "$f" >"$tmp/out" 2>&1; then ok
+		else ko "fuzz:$n:$f"; tail -n 20 "$tmp/out"
+		fi
+	done
+	[ "$seeds" -gt 0 ] || ko "fuzz:$n: no seed corpus in tests/fuzz/corpus/$n"
+done
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

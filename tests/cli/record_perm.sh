@@ -12,8 +12,11 @@ chmod 777 "$out"
 asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 asnobody "$CP" --version >/dev/null 2>&1 || { echo "nobody cannot run $CP"; exit 77; }
 err=$(asnobody "$CP" record -e page-faults -o "$out/a.csv" -- true 2>&1); rc=$?
-if [ "$par" -ge 3 ]; then
-	want="counterpoint record: cannot open 'page-faults': permission denied (perf_event_paranoid is $par: only privileged users may count events); run as root, or as root run 'sysctl kernel.perf_event_paranoid=2' and record with --user-only"
+if [ "$par" -ge 3 ] && asnobody "$CP" record --user-only -e page-faults -o /dev/null -- true 2>/dev/null; then
+	# upstream Linux treats 3 as 2: user space only still works
+	want="counterpoint record: cannot open 'page-faults': permission denied (perf_event_paranoid is $par, and this kernel lets unprivileged users count user space only); record with --user-only, run as root, or as root run 'sysctl kernel.perf_event_paranoid=1'"
+elif [ "$par" -ge 3 ]; then
+	want="counterpoint record: cannot open 'page-faults': permission denied (perf_event_paranoid is $par: this kernel lets only privileged users count events); run as root, give the recorder CAP_PERFMON, or as root run 'sysctl kernel.perf_event_paranoid=2' and record with --user-only"
 else
 	want="counterpoint record: cannot open 'page-faults': permission denied (perf_event_paranoid is $par: unprivileged users may count user space only); record with --user-only, run as root, or as root run 'sysctl kernel.perf_event_paranoid=1'"
 fi

@@ -1,7 +1,12 @@
 /* tests/unit/test_common.c: error records, buffers, allocation failure
  * injection and atomic writes. */
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cp.h"
@@ -92,6 +97,234 @@ static void test_atomic_write(void)
 	rmdir(dir);
 }
 
+/* Read a whole small file into got (NUL-terminated); -1 if unreadable. */
+static int slurp(const char *path, char *got, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(got, 1, size - 1, f);
+	got[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+/* An existing regular file keeps its mode, owner and hard links; a new
+ * file gets the umask's mode. */
+static void test_atomic_write_keeps_file(void)
+{
+	char dir[] = "/tmp/cp-test-XXXXXX";
+	char path[128], link2[128], got[64];
+	struct cp_error err;
+	struct stat st, st2;
+	mode_t old = umask(022);
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/out.txt", dir);
+	snprintf(link2, sizeof link2, "%s/other-name.txt", dir);
+	cp_error_clear(&err);
+	CHECK(cp_write_file_atomic(path, "one\n", 4, &err) == CP_OK);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
+	CHECK(chmod(path, 0600) == 0);
+	CHECK(cp_write_file_atomic(path, "two\n", 4, &err) == CP_OK);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600);
+	CHECK(slurp(path, got, sizeof got) == 0);
+	CHECK_STR(got, "two\n");
+	/* a second hard link sees the new contents too */
+	CHECK(link(path, link2) == 0);
+	CHECK(cp_write_file_atomic(path, "three\n", 6, &err) == CP_OK);
+	CHECK(slurp(link2, got, sizeof got) == 0);
+	CHECK_STR(got, "three\n");
+	CHECK(stat(path, &st) == 0 && stat(link2, &st2) == 0);
+	CHECK(st.st_ino == st2.st_ino && st.st_nlink == 2);
+	CHECK((st.st_mode & 07777) == 0600);
+	unlink(link2);
+	unlink(path);
+	rmdir(dir);
+	umask(old);
+}
+
+/* A symlink stays a symlink: its target is written (atomically, beside
+ * the target), keeping the target's mode; a dangling link's target is
+ * created. */
+static void test_atomic_write_symlink(void)
+{
+	char dir[] = "/tmp/cp-test-XXXXXX";
+	char sub[128], target[160], lnk[128], dangling[128], got[64];
+	struct cp_error err;
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	snprintf(target, sizeof target, "%s/sub/data.csv", dir);
+	snprintf(lnk, sizeof lnk, "%s/link.csv", dir);
+	snprintf(dangling, sizeof dangling, "%s/dangling.csv", dir);
+	CHECK(mkdir(sub, 0755) == 0);
+	CHECK(cp_write_file_atomic(target, "old\n", 4, &err) == CP_OK);
+	CHECK(chmod(target, 0640) == 0);
+	CHECK(symlink("sub/data.csv", lnk) == 0);
+	cp_error_clear(&err);
+	CHECK(cp_write_file_atomic(lnk, "new\n", 4, &err) == CP_OK);
+	CHECK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640);
+	CHECK(slurp(target, got, sizeof got) == 0);
+	CHECK_STR(got, "new\n");
+	CHECK(symlink("sub/made.csv", dangling) == 0);
+	CHECK(cp_write_file_atomic(dangling, "made\n", 5, &err) == CP_OK);
+	CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+	snprintf(target, sizeof target, "%s/sub/made.csv", dir);
+	CHECK(slurp(target, got, sizeof got) == 0);
+	CHECK_STR(got, "made\n");
+	unlink(target);
+	unlink(dangling);
+	unlink(lnk);
+	snprintf(target, sizeof target, "%s/sub/data.csv", dir);
+	unlink(target);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+/* Character devices and FIFOs are written in place, never replaced. */
+static void test_atomic_write_devices(void)
+{
+	char dir[] = "/tmp/cp-test-XXXXXX";
+	char fifo[128], full[128], got[64];
+	struct cp_error err;
+	struct stat st;
+	pid_t pid;
+	int status = 0;
+
+	/* device nodes of our own where we may make them (root), so that a
+	 * broken writer replaces nothing of the system's */
+	cp_error_clear(&err);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(full, sizeof full, "%s/null", dir);
+	if (mknod(full, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		CHECK(cp_write_file_atomic(full, "x\n", 2, &err) == CP_OK);
+		CHECK(lstat(full, &st) == 0 && S_ISCHR(st.st_mode));
+		unlink(full);
+	} else {
+		CHECK(cp_write_file_atomic("/dev/null", "x\n", 2, &err) == CP_OK);
+		CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	}
+	snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	pid = fork();
+	if (pid == 0) {   /* the reader: copies what arrives into a file */
+		char buf[64], out[160];
+		FILE *in, *o;
+		size_t n;
+
+		alarm(20);   /* a writer that replaced the FIFO never comes */
+		in = fopen(fifo, "r");
+		n = in ? fread(buf, 1, sizeof buf, in) : 0;
+
+		snprintf(out, sizeof out, "%s/read", dir);
+		o = fopen(out, "w");
+		if (!o || fwrite(buf, 1, n, o) != n)
+			_exit(1);
+		_exit(fclose(o) != 0);
+	}
+	CHECK(cp_write_file_atomic(fifo, "through\n", 8, &err) == CP_OK);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0);
+	CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+	snprintf(full, sizeof full, "%s/read", dir);
+	CHECK(slurp(full, got, sizeof got) == 0);
+	CHECK_STR(got, "through\n");
+	unlink(full);
+	unlink(fifo);
+	/* a device that refuses the write: its error, and it stays a device */
+	snprintf(full, sizeof full, "%s/full", dir);
+	if (mknod(full, S_IFCHR | 0666, makedev(1, 7)) == 0) {
+		CHECK(cp_write_file_atomic(full, "x", 1, &err) == CP_EIO);
+		CHECKF(strstr(err.msg, "No space left on device") != NULL, "%s",
+		       err.msg);
+		CHECK(lstat(full, &st) == 0 && S_ISCHR(st.st_mode));
+		unlink(full);
+	} else {
+		CHECK(cp_write_file_atomic("/dev/full", "x", 1, &err) == CP_EIO);
+		CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
+	}
+	rmdir(dir);
+}
+
+/* /dev/fd/N, /proc/self/fd/N (and /dev/stdout, /dev/stderr) are written
+ * to the open descriptor itself: a pipe gets the data, a file opened for
+ * appending is appended to, nothing is reopened, truncated or replaced. */
+static void test_atomic_write_named_fds(void)
+{
+	char path[64], got[64], file[] = "/tmp/cp-test-fd-XXXXXX";
+	struct cp_error err;
+	int p[2], fd;
+	ssize_t n;
+
+	cp_error_clear(&err);
+	CHECK(pipe(p) == 0);
+	snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+	CHECKF(cp_write_file_atomic(path, "pipe\n", 5, &err) == CP_OK, "%s", err.msg);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+	CHECKF(cp_write_file_atomic(path, "again\n", 6, &err) == CP_OK, "%s", err.msg);
+	close(p[1]);
+	n = read(p[0], got, sizeof got - 1);
+	got[n > 0 ? n : 0] = '\0';
+	CHECK_STR(got, "pipe\nagain\n");
+	close(p[0]);
+	fd = mkstemp(file);
+	CHECK(fd >= 0 && write(fd, "old\n", 4) == 4);
+	close(fd);
+	fd = open(file, O_WRONLY | O_APPEND);
+	snprintf(path, sizeof path, "/dev/fd/%d", fd);
+	CHECKF(cp_write_file_atomic(path, "new\n", 4, &err) == CP_OK, "%s", err.msg);
+	close(fd);
+	CHECK(slurp(file, got, sizeof got) == 0);
+	CHECK_STR(got, "old\nnew\n");
+	unlink(file);
+	CHECK(cp_write_file_atomic("/dev/fd/987", "x", 1, &err) == CP_EIO);
+	CHECK_STR(err.msg, "cannot write to '/dev/fd/987': Bad file descriptor");
+}
+
+/* Directories, sockets and block devices are refused, untouched. */
+static void test_atomic_write_refuses(void)
+{
+	char dir[] = "/tmp/cp-test-XXXXXX";
+	char path[64];
+	struct sockaddr_un sa;
+	struct cp_error err;
+	struct stat st;
+	int s;
+
+	CHECK(mkdtemp(dir) != NULL);
+	cp_error_clear(&err);
+	CHECK(cp_write_file_atomic(dir, "x", 1, &err) == CP_EIO);
+	CHECK_STR(err.msg, "cannot write to a directory");
+	CHECK_STR(err.file, dir);
+	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+	snprintf(path, sizeof path, "%s/sock", dir);
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK(s >= 0 && bind(s, (struct sockaddr *)&sa, sizeof sa) == 0);
+	CHECK(cp_write_file_atomic(path, "x", 1, &err) == CP_EIO);
+	CHECK_STR(err.msg, "cannot write to a socket (only to a regular file, "
+		  "a character device or a FIFO)");
+	CHECK(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+	if (s >= 0)
+		close(s);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/blk", dir);
+	if (mknod(path, S_IFBLK | 0600, makedev(7, 200)) == 0) {
+		CHECK(cp_write_file_atomic(path, "x", 1, &err) == CP_EIO);
+		CHECK_STR(err.msg, "cannot write to a block device (only to a "
+			  "regular file, a character device or a FIFO)");
+		CHECK(lstat(path, &st) == 0 && S_ISBLK(st.st_mode));
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void test_gcd(void)
 {
 	CHECK(cp_gcd64(12, -18) == 6);
@@ -123,6 +356,11 @@ int main(void)
 	RUN(test_buf);
 	RUN(test_alloc_fail);
 	RUN(test_atomic_write);
+	RUN(test_atomic_write_keeps_file);
+	RUN(test_atomic_write_symlink);
+	RUN(test_atomic_write_devices);
+	RUN(test_atomic_write_named_fds);
+	RUN(test_atomic_write_refuses);
 	RUN(test_gcd);
 	return check_summary();
 }

@@ -20,8 +20,9 @@ struct recording {
 	char *text;       /* the dataset written */
 };
 
-static void record(struct recording *out, const char *events, const char **argv,
-		   volatile sig_atomic_t *stop)
+static void record_every(struct recording *out, const char *events,
+			 const char **argv, volatile sig_atomic_t *stop,
+			 unsigned interval_ms)
 {
 	struct hec_eventlist *l = hec_eventlist_new();
 	struct hec_record_opts o;
@@ -37,7 +38,7 @@ static void record(struct recording *out, const char *events, const char **argv,
 	CHECK(hec_eventlist_encode(l, HEC_USER_ONLY, &out->err) == 0);
 	memset(&o, 0, sizeof o);
 	o.observation = "obs, 1";
-	o.interval_ms = 5;
+	o.interval_ms = interval_ms;
 	o.out_fd = fd;
 	o.write_header = 1;
 	o.stop = stop;
@@ -53,6 +54,12 @@ static void record(struct recording *out, const char *events, const char **argv,
 	close(fd);
 	unlink(path);
 	hec_eventlist_free(l);
+}
+
+static void record(struct recording *out, const char *events, const char **argv,
+		   volatile sig_atomic_t *stop)
+{
+	record_every(out, events, argv, stop, 5);
 }
 
 /* Sum of column `value` over the rows of event `name`; counts the rows.
@@ -152,6 +159,36 @@ static void test_killed_command(void)
 	free(r.text);
 }
 
+/* A group read while an inherited task (a child, a thread) is tearing its
+ * copy of the group down fails with ECHILD (Linux 6.6 and later refuse to
+ * sum groups whose members differ); the recorder retries instead of
+ * giving up.  A thousand children exit here, read every millisecond, and
+ * the command finally kills itself. */
+static void test_group_with_exiting_children(void)
+{
+	const char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 1000 ]; do "
+			       "/bin/true; i=$((i+1)); done; kill -KILL $$", NULL };
+	struct recording r;
+	size_t n_pf, n_min, n_cs;
+	unsigned long long pf, min;
+
+	record_every(&r, "{page-faults,minor-faults,context-switches}", argv,
+		     NULL, 1);
+	if (r.rc == CP_EPERM) {
+		free(r.text);
+		SKIP("perf_event_open not permitted here");
+	}
+	CHECKF(r.rc == 0, "%s", r.err.msg);
+	CHECK(r.res.signaled && r.res.signal == SIGKILL);
+	pf = total(r.text, "page-faults", &n_pf);
+	min = total(r.text, "minor-faults", &n_min);
+	(void)total(r.text, "context-switches", &n_cs);
+	CHECK(n_pf == r.res.intervals && n_min == n_pf && n_cs == n_pf);
+	/* a thousand execs fault thousands of pages, children included */
+	CHECKF(pf > 10000 && pf >= min, "page-faults %llu, minor %llu", pf, min);
+	free(r.text);
+}
+
 static void test_exec_failure(void)
 {
 	const char *argv[] = { "/nonexistent/command", NULL };
@@ -220,6 +257,7 @@ int main(void)
 	check_prog = "test_hec_record";
 	RUN(test_exit_status_and_rows);
 	RUN(test_killed_command);
+	RUN(test_group_with_exiting_children);
 	RUN(test_exec_failure);
 	RUN(test_stop_forwards_signal);
 	RUN(test_no_pmu_live);

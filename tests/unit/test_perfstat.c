@@ -235,16 +235,141 @@ static void test_event_names_with_commas(void)
 	cp_buf_release(&out);
 }
 
+/* perf stat without -I: the whole run is one interval, CSV and JSON alike,
+ * per CPU too (-A rows summed). */
+static void test_real_total_captures(void)
+{
+	struct hec_perfstat_summary sum;
+	struct stats_dataset *d;
+	struct cp_buf out;
+	struct cp_error err;
+
+	d = import_file("tests/data/perf/total.csv", &sum);
+	CHECK(d != NULL);
+	CHECK(sum.intervals == 1 && sum.events == 5 && sum.rows == 5);
+	CHECK(d && stats_dataset_n_intervals(d, 0) == 1);
+	stats_dataset_free(d);
+	d = import_file("tests/data/perf/total.json", &sum);
+	CHECK(d != NULL);
+	CHECK(sum.intervals == 1 && sum.events == 5 && sum.rows == 5);
+	stats_dataset_free(d);
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_import("tests/data/perf/total.csv", "t", 0, &out, NULL,
+				  &err) == 0);
+	CHECK_STR(out.data, "t,0,page-faults,85675,400897082,400897082\n"
+		  "t,0,minor-faults,85675,400897082,400897082\n"
+		  "t,0,major-faults,0,400897082,400897082\n"
+		  "t,0,context-switches,228,400897082,400897082\n"
+		  "t,0,task-clock,400900000,400897082,400897082\n");
+	cp_buf_release(&out);
+	/* CPU0 85826 + CPU1 4231 page faults */
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_import("tests/data/perf/total-per-cpu.csv", "t", 0, &out,
+				  NULL, &err) == 0);
+	CHECK(out.data && !strncmp(out.data, "t,0,page-faults,90057,", 22));
+	cp_buf_release(&out);
+	/* <not counted> and <not supported> without -I */
+	CHECK(convert("<not counted>,,cycles,0,100.00,,\n5,,page-faults,1000,100.00,,\n",
+		      &out, &sum, &err) == 0);
+	CHECK_STR(out.data, "observation,interval,event,value,enabled_ns,running_ns\n"
+		  "obs,0,cycles,0,0,0\nobs,0,page-faults,5,1000,1000\n");
+	cp_buf_release(&out);
+}
+
+/* perf stat -r N adds a variance column after the event ("0.44%", JSON
+ * "variance"): it is not part of the event's name. */
+static void test_real_repeat_captures(void)
+{
+	static const char *const names[] = { "page-faults", "minor-faults",
+		"major-faults", "context-switches", "task-clock" };
+	static const char *const files[] = { "tests/data/perf/repeat.csv",
+		"tests/data/perf/repeat.json", "tests/data/perf/repeat-interval.csv" };
+	struct hec_perfstat_summary sum;
+	size_t i, e;
+
+	for (i = 0; i < sizeof files / sizeof *files; i++) {
+		struct stats_dataset *d = import_file(files[i], &sum);
+
+		CHECKF(d != NULL, "%s", files[i]);
+		if (!d)
+			continue;
+		CHECKF(stats_dataset_n_events(d) == 5, "%s: %zu events", files[i],
+		       stats_dataset_n_events(d));
+		for (e = 0; e < 5 && e < stats_dataset_n_events(d); e++)
+			CHECK_STR(stats_dataset_event(d, e), names[e]);
+		CHECK(stats_dataset_n_intervals(d, 0) == (i < 2 ? 1 : 9));
+		stats_dataset_free(d);
+	}
+}
+
+/* HEC_PERFSTAT_STRIP_MODIFIERS: perf's user-only page-faults:u (and
+ * cpu/.../u, r108:k) named as record --user-only names them; tracepoints
+ * keep their colon. */
+static void test_strip_modifiers(void)
+{
+	struct cp_buf out;
+	struct cp_error err;
+	struct stats_dataset *d = NULL;
+
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_import("tests/data/perf/user-only.csv", "u",
+				  HEC_PERFSTAT_HEADER | HEC_PERFSTAT_STRIP_MODIFIERS,
+				  &out, NULL, &err) == 0);
+	CHECK(stats_dataset_parse("u.csv", out.data, out.len, &d, NULL, &err) == 0);
+	CHECK(d && stats_dataset_n_events(d) == 3);
+	CHECK(d && !strcmp(stats_dataset_event(d, 0), "page-faults") &&
+	      !strcmp(stats_dataset_event(d, 2), "major-faults"));
+	stats_dataset_free(d);
+	cp_buf_release(&out);
+	cp_buf_init(&out);
+	cp_error_clear(&err);
+	CHECK(hec_perfstat_convert("s.csv", "0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+				   "0.1,6,,r108:uk,10,100.00,,\n"
+				   "0.1,7,,sched:sched_switch,10,100.00,,\n"
+				   "0.1,8,,sched:sched_switch:u,10,100.00,,\n",
+				   strlen("0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+					  "0.1,6,,r108:uk,10,100.00,,\n"
+					  "0.1,7,,sched:sched_switch,10,100.00,,\n"
+					  "0.1,8,,sched:sched_switch:u,10,100.00,,\n"),
+				   "o", HEC_PERFSTAT_STRIP_MODIFIERS, &out, NULL, &err) == CP_EINPUT);
+	/* two names that become one are one event counted twice */
+	CHECK_STR(err.msg, "duplicate count of 'sched:sched_switch' at time "
+		  "0.100000000 (first at line 3)");
+	cp_buf_release(&out);
+	cp_buf_init(&out);
+	CHECK(hec_perfstat_convert("s.csv", "0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+				   "0.1,6,,r108:uk,10,100.00,,\n",
+				   strlen("0.1,5,,cpu/event=0x8,umask=0x1/u,10,100.00,,\n"
+					  "0.1,6,,r108:uk,10,100.00,,\n"),
+				   "o", HEC_PERFSTAT_STRIP_MODIFIERS, &out, NULL, &err) == 0);
+	CHECK_STR(out.data, "o,0,\"cpu/event=0x8,umask=0x1/\",5,10,10\no,0,r108,6,10,10\n");
+	cp_buf_release(&out);
+}
+
 static void test_bad_inputs(void)
 {
-	expect_error("", "stat.csv:1: no counts found (is this `perf stat -I MS -x ,` or `-j` output?)");
-	expect_error("# started\n\n", "stat.csv:2: no counts found (is this `perf stat -I MS -x ,` or `-j` output?)");
-	expect_error("100.52,msec,task-clock,100517301,100.00,1.005,CPUs utilized\n",
-		     "stat.csv:1: expected an interval time stamp (perf stat -I), found '100.52'");
-	expect_error("2740,,page-faults,103981968,100.00,26.293,K/sec\n",
-		     "stat.csv:1: expected an interval time stamp (perf stat -I), found '2740'");
-	expect_error("0.1,abc,,page-faults,1000,100.00,,\n0.1,CPU0,12x,,e,1,100.00,,\n",
-		     "stat.csv:1: count 'abc' is not a number");
+	expect_error("", "stat.csv:1: no counts found (is this `perf stat -x ,` or `perf stat -j` output?)");
+	expect_error("# started\n\n", "stat.csv:2: no counts found (is this `perf stat -x ,` or `perf stat -j` output?)");
+	/* -I output and output without it do not mix */
+	expect_error("     0.100170113,74,,page-faults,892088,100.00,,\n"
+		     "2740,,page-faults,103981968,100.00,26.293,K/sec\n",
+		     "stat.csv:2: expected an interval time stamp (perf stat -I, as line 1 has), found '2740'");
+	expect_error("100.52,msec,task-clock,100517301,100.00,1.005,CPUs utilized\n"
+		     "     0.100170113,74,,page-faults,892088,100.00,,\n",
+		     "stat.csv:2: a time stamp '0.100170113' in output without them (perf stat without -I: line 1 has none)");
+	expect_error("{\"counter-value\" : \"5\", \"event\" : \"e\", \"event-runtime\" : 10, "
+		     "\"pcnt-running\" : 100.00}\n"
+		     "{\"interval\" : 0.1, \"counter-value\" : \"5\", \"event\" : \"e\", "
+		     "\"event-runtime\" : 10, \"pcnt-running\" : 100.00}\n",
+		     "stat.csv:2: an \"interval\" key in output without them (perf stat -j without -I: line 1 has none)");
+	expect_error("{\"interval\" : 0.1, \"counter-value\" : \"5\", \"event\" : \"e\", "
+		     "\"event-runtime\" : 10, \"pcnt-running\" : 100.00}\n"
+		     "{\"counter-value\" : \"5\", \"event\" : \"e\", \"event-runtime\" : 10, "
+		     "\"pcnt-running\" : 100.00}\n",
+		     "stat.csv:2: no \"interval\" key (line 1 has one)");
+	expect_error("0.1,5,,e,1000,100.00,,\n0.1,abc,,page-faults,1000,100.00,,\n"
+		     "0.1,CPU0,12x,,e,1,100.00,,\n",
+		     "stat.csv:2: count 'abc' is not a number");
 	expect_error("0.1,CPU0,12x,,e,1,100.00,,\n",
 		     "stat.csv:1: count '12x' of 'e' is not a number");
 	expect_error("0.1,5,,e,1000,100.00,,\n0.1,x,,e,1000,100.00,,\n0.1,5,,e,1000,100.00,,\n",
@@ -261,8 +386,6 @@ static void test_bad_inputs(void)
 		     "stat.csv:2: duplicate count of 'e' at time 0.100000000 (first at line 1)");
 	expect_error("{\"interval\" : 0.1, \"counter-value\" : \"5\"\n",
 		     "stat.csv:1: malformed JSON object");
-	expect_error("{\"counter-value\" : \"5\", \"event\" : \"e\"}\n",
-		     "stat.csv:1: no \"interval\" key (perf stat -j without -I?)");
 	expect_error("{\"interval\" : 0.1, \"event\" : \"e\"}\n",
 		     "stat.csv:1: no \"counter-value\" key");
 	expect_error("{\"interval\" : 0.1, \"counter-value\" : \"x\", \"event\" : \"e\", "
@@ -280,7 +403,7 @@ static void test_every_bad_line_reported(void)
 		      "x,5,,c,10,100.00,,\n0.2,5,,d,10,0,,\n", &out, NULL, &err) == CP_EINPUT);
 	CHECK(err.line == 1);
 	CHECK_STR(err.detail,
-		  "stat.csv:3: expected an interval time stamp (perf stat -I), found 'x'\n"
+		  "stat.csv:3: expected an interval time stamp (perf stat -I, as line 1 has), found 'x'\n"
 		  "stat.csv:4: running percentage '0' of 'd' is not in (0, 100]\n");
 	CHECK(out.len == 0);
 	cp_buf_release(&out);
@@ -324,6 +447,9 @@ int main(void)
 	RUN(test_real_json_captures);
 	RUN(test_json_and_csv_agree);
 	RUN(test_event_names_with_commas);
+	RUN(test_real_total_captures);
+	RUN(test_real_repeat_captures);
+	RUN(test_strip_modifiers);
 	RUN(test_bad_inputs);
 	RUN(test_every_bad_line_reported);
 	RUN(test_allocation_failures);

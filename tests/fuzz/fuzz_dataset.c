@@ -1,0 +1,51 @@
+/* tests/fuzz/fuzz_dataset.c: libFuzzer target for the dataset loader
+ * (stats/dataset.c): any byte string must load or fail with a message,
+ * and every observation of a dataset that loads must give its rates and
+ * a region (or a clean error) without crashing, leaking or undefined
+ * behaviour.  `make fuzz FUZZ_TARGETS=fuzz_dataset` runs it. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/region.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	struct cp_buf diag;
+	size_t obs, e, k;
+
+	cp_error_clear(&err);
+	cp_buf_init(&diag);
+	if (stats_dataset_parse("fuzz.csv", (const char *)data, size, &d, &diag,
+				&err) == CP_OK) {
+		const char *events[8];
+
+		k = stats_dataset_n_events(d);
+		if (k > 8)
+			k = 8;
+		for (e = 0; e < k; e++)
+			events[e] = stats_dataset_event(d, e);
+		for (obs = 0; obs < stats_dataset_n_observations(d) && obs < 4; obs++) {
+			struct region *r = NULL;
+			double *rates = NULL;
+			size_t n = 0;
+
+			(void)stats_dataset_observation(d, obs);
+			(void)stats_dataset_n_intervals(d, obs);
+			for (e = 0; e < k; e++)
+				(void)stats_dataset_n_counted(d, obs, e);
+			if (stats_observation_rates(d, obs, events, k, &rates, &n,
+						    &err) == CP_OK)
+				cp_free(rates);
+			if (stats_observation_region(d, obs, events, k, NULL, &r,
+						     &err) == CP_OK)
+				region_free(r);
+		}
+	}
+	stats_dataset_free(d);
+	cp_buf_release(&diag);
+	return 0;
+}
