@@ -51,14 +51,6 @@ struct recorder {
 
 /* ---- small system helpers ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -332,7 +324,7 @@ static void run_child(const char *const argv[], const struct hec_record_opts *o,
 static int wait_tick(int pidfd, pid_t pid, uint64_t deadline, int *status,
 		     int *reaped)
 {
-	uint64_t t = now_ns();
+	uint64_t t = cp_nanoseconds();
 
 	if (pidfd >= 0) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
@@ -359,7 +351,7 @@ static int wait_tick(int pidfd, pid_t pid, uint64_t deadline, int *status,
 			ts.tv_nsec = (long)(deadline - t);
 		if (nanosleep(&ts, NULL) < 0 && errno == EINTR)
 			return 0;
-		t = now_ns();
+		t = cp_nanoseconds();
 	}
 	return 0;
 }
@@ -469,7 +461,7 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 				  argv[0], strerror(e));
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = cp_nanoseconds();
 	if (o->write_header &&
 	    write_all(o->out_fd, HEC_DATASET_HEADER, strlen(HEC_DATASET_HEADER))) {
 		rc = cp_error_set(err, CP_EIO, "cannot write the dataset: %s",
@@ -500,7 +492,7 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 				rc = emit_interval(&r, err);
 			break;
 		}
-		t = now_ns();
+		t = cp_nanoseconds();
 		if (t < next)
 			continue;  /* a signal woke us early */
 		rc = read_counters(&r, err);
@@ -514,7 +506,7 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 		if (next <= t)  /* fell behind: skip, do not burst */
 			next = t + step;
 	}
-	res->elapsed_ns = now_ns() - t0;
+	res->elapsed_ns = cp_nanoseconds() - t0;
 out:
 	if (pid > 0 && go[1] >= 0) {
 		close(go[1]);
