@@ -255,10 +255,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		if (fewest < 3)
 			goto out;   /* rc = -1: too few */
 		nu = L ? stats_hac_dof(fewest, L) : (double)fewest - 1;
-		if (rho)
-			nu = stats_prewhite_dof(nu, stats_max_of(rho, k), fewest);
-		if (rho && nu < HAC_MIN_DOF)
-			nu = HAC_MIN_DOF;
+		nb = fewest;
 	}
 	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
 	if (!isfinite(q1b)) {
@@ -285,7 +282,26 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			s = 0;
 		/* a prediction adds one sample's spread */
 		s += (per_interval && p > 0 ? p : 0) + f;
-		h[i] = sqrt(q1b * s);
+		if (rho) {
+			/* prewhitened: the axis's degrees of freedom from its
+			 * counters' own (Welch-Satterthwaite, weights v_j^2 S_jj) */
+			double num = 0, den = 0, q;
+
+			for (j = 0; j < k; j++) {
+				double wj = v[j] * v[j] * SB[j * k + j];
+				double nj = stats_prewhite_dof(nu, rho[j], nb);
+
+				if (nj < HAC_MIN_DOF)
+					nj = HAC_MIN_DOF;
+				num += wj;
+				den += wj * wj / nj;
+			}
+			q = den > 0 ? region_quantile1(conf, k,
+				(size_t)floor(num * num / den) + 1) : q1b;
+			h[i] = sqrt((isfinite(q) ? q : q1b) * s);
+		} else {
+			h[i] = sqrt(q1b * s);
+		}
 		ord[i] = i;
 	}
 	for (i = 1; i < k; i++)   /* ascending half-width (insertion sort) */

@@ -147,7 +147,7 @@ int region_build(const double *rates, size_t n, size_t k,
 	size_t batches = opt ? opt->batches : 0;
 	int per_interval = opt && opt->per_interval, rc = CP_OK;
 	size_t bandwidth = 0, *njl_all = NULL;
-	double *rho = NULL, *resid = NULL, *omega = NULL;
+	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL;
 	char cname[32];
 	double zero_count;
 
@@ -240,9 +240,22 @@ int region_build(const double *rates, size_t n, size_t k,
 	/* the quantiles see the long-run variance's equivalent degrees of
 	 * freedom as nu + 1 samples (prewhitening spends one on rho) */
 	if (rho) {
-		double nu = bandwidth ? stats_hac_dof(nmin - 1, bandwidth) : (double)nmin - 2;
+		double nu_hac = bandwidth ? stats_hac_dof(nmin - 1, bandwidth) :
+			(double)nmin - 2, inv = 0, nu;
 
-		nu = stats_prewhite_dof(nu, stats_max_of(rho, k), nmin);
+		/* Each counter's variance is as certain as its own rho allows
+		 * (nu_j); the full covariance gets their harmonic mean, so one
+		 * slowly drifting counter does not make all of them uncertain
+		 * (Welch-Satterthwaite over equal shares). */
+		if (!(nu_j = cp_malloc(k * sizeof *nu_j)))
+			goto nomem;
+		for (j = 0; j < k; j++) {
+			nu_j[j] = stats_prewhite_dof(nu_hac, rho[j], nmin);
+			if (nu_j[j] < HAC_MIN_DOF)
+				nu_j[j] = HAC_MIN_DOF;
+			inv += 1 / nu_j[j];
+		}
+		nu = (double)k / inv;
 		/* A short, strongly autocorrelated run carries almost no
 		 * information on its long-run variance; below HAC_MIN_DOF the
 		 * quantiles are kept at that floor (as batch means kept eight
@@ -396,18 +409,30 @@ int region_build(const double *rates, size_t n, size_t k,
 	 * direction at once, far wider at large k.)  Under the diagonal rule
 	 * the axes are the counters and the box is the independent one. */
 	for (i = 0; i < k; i++) {
-		r->half_ind[i] = sqrt(r->q1 * r->cov[i * k + i]);
+		/* prewhitened: each counter's interval with its own degrees
+		 * of freedom */
+		double q1i = nu_j ? region_quantile1(conf, k, (size_t)floor(nu_j[i]) + 1)
+				  : r->q1;
+
+		r->half_ind[i] = sqrt((isfinite(q1i) ? q1i : r->q1) * r->cov[i * k + i]);
 		r->half_pca[i] = sqrt(r->q1 * r->lambda[i]);
 	}
 	memcpy(r->box_axes, r->axes, k * k * sizeof *r->axes);
-	if (r->rule == REGION_RULE_HOTELLING && k > 1) {
+	/* The split-half PCA box needs no full-covariance quantile: each axis
+	 * is a t interval of its own, so it stands under the diagonal rule
+	 * too (with n_B - 1 < k the second half is singular, but the axes,
+	 * from the first half, fall in its null space with probability 0). */
+	if (k > 1) {
 		rc = rho ? stats_split_pca_box(r, resid, n - 1, k, bandwidth, rho, njl_all,
 					 floor_, per_interval, conf, err)
 			 : stats_split_pca_box(r, x, m, k, 0, NULL, njl_all, floor_,
 					 per_interval, conf, err);
 		if (rc > 0)
 			goto out;
-		if (rc == -2) {
+		if (rc == -2 && r->rule == REGION_RULE_DIAGONAL) {
+			/* samples missing, few samples: the independent box
+			 * already holds (axes = counters) */
+		} else if (rc == -2) {
 			for (i = 0; i < k; i++)
 				r->half_pca[i] = sqrt(r->q * r->lambda[i]);
 		} else if (rc < 0) {
@@ -437,6 +462,7 @@ out:
 	region_free(r);
 	cp_free(xb);
 	cp_free(rho);
+	cp_free(nu_j);
 	cp_free(resid);
 	cp_free(omega);
 	cp_free(njl_all);
