@@ -2,11 +2,12 @@
  * model (models/examples/big.udd, or the model given) and for a random
  * model of 40 counters and 2,000 signatures it builds synthetic
  * observations (x = S f for random flows f, a correlated covariance of the
- * mean, PCA and independent boxes at chi2_k(0.99)), then times feas_check
+ * mean, the boxes and the ellipsoid at check's quantiles for 50 intervals:
+ * Sidak-corrected t per axis, Hotelling's T^2), then times feas_check
  * on one core, warm-started, over observations that come in runs of
  * similar ones (as datasets list repeated runs of one workload) and over
  * the same observations shuffled; 1 in 10 observations is pushed out of
- * the cone.  Prints microseconds per observation.  Figures only.
+ * the cone (a counter below zero), so about 10% must come out infeasible.  Prints microseconds per observation.  Figures only.
  *
  *   build/bench/check [MODEL] [N_OBSERVATIONS] */
 #include <gsl/gsl_cdf.h>
@@ -19,6 +20,7 @@
 
 #include "dsl/udd.h"
 #include "solver/feas.h"
+#include "stats/region.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
@@ -59,7 +61,7 @@ static void obs_make(struct obs *o, size_t k, size_t m, const uint32_t *S,
 		     const double *base_f, int push_out)
 {
 	double *B = malloc(k * k * sizeof *B), *w = malloc(k * sizeof *w);
-	double *x = calloc(k, sizeof *x), scale = 0;
+	double *x = calloc(k, sizeof *x), scale = 0, q1;
 	size_t i, j, l, p;
 
 	o->mu = malloc(k * sizeof *o->mu);
@@ -67,7 +69,10 @@ static void obs_make(struct obs *o, size_t k, size_t m, const uint32_t *S,
 	o->axes = malloc(k * k * sizeof *o->axes);
 	o->half_pca = malloc(k * sizeof *o->half_pca);
 	o->half_ind = malloc(k * sizeof *o->half_ind);
-	o->q = gsl_cdf_chisq_Pinv(0.99, (double)k);
+	/* the quantiles check uses for 50 intervals: Hotelling's T^2 for the
+	 * ellipsoid, the Sidak-corrected t for each box axis */
+	o->q = region_quantile(0.99, k, 50);
+	q1 = region_quantile1(0.99, k, 50);
 	for (p = 0; p < m; p++) {
 		double f = base_f[p] * (0.9 + 0.2 * unif());
 
@@ -92,17 +97,19 @@ static void obs_make(struct obs *o, size_t k, size_t m, const uint32_t *S,
 	for (i = 0; i < k; i++)
 		o->mu[i] = x[i] + sqrt(o->cov[i * k + i]) * 0.5 * normal();
 	if (push_out) {
-		/* a counter far above what the flows allow */
+		/* a counter far below zero: no non-negative flows give it (a
+		 * counter raised instead can stay inside a full-dimensional
+		 * cone, which made every observation feasible) */
 		i = next() % k;
-		o->mu[i] += 50 * scale + 0.2 * x[i];
+		o->mu[i] = -(50 * scale + 0.2 * x[i]) - 100 * sqrt(o->cov[i * k + i]);
 	}
 	memcpy(B, o->cov, k * k * sizeof *B);
 	LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (int)k, B, (int)k, w);
 	for (i = 0; i < k; i++) {
 		for (j = 0; j < k; j++)
 			o->axes[i * k + j] = B[j * k + i];
-		o->half_pca[i] = sqrt(o->q * (w[i] > 0 ? w[i] : 0));
-		o->half_ind[i] = sqrt(o->q * o->cov[i * k + i]);
+		o->half_pca[i] = sqrt(q1 * (w[i] > 0 ? w[i] : 0));
+		o->half_ind[i] = sqrt(q1 * o->cov[i * k + i]);
 	}
 	free(B);
 	free(w);
