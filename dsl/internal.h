@@ -9,7 +9,7 @@
 
 #include "dsl/udd.h"
 
-/* ---- arena: the tree and the graph live until the model is freed ---- */
+/* ---- dsl/arena.c: the tree and the graph live until the model is freed ---- */
 struct udd_arena_block;
 struct udd_arena {
 	struct udd_arena_block *head;
@@ -104,7 +104,7 @@ struct udd_uop_decl {
 	struct udd_span close;         /* the closing brace */
 };
 
-/* A growable array of pointers, for declaration lists. */
+/* A growable array of pointers, for declaration lists (dsl/arena.c). */
 struct udd_vec {
 	void **items;
 	size_t n, cap;
@@ -132,13 +132,23 @@ struct udd_model {
 	char *empty;           /* "" for absent doc strings */
 };
 
+/* ---- dsl/diag.c: positions and diagnostics ---- */
+/* Index the first byte of every source line (m->line_starts). */
+int udd_lines_index(struct udd_model *m);
+/* 1-based line and column (in characters) of a byte offset. */
+void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
+		  unsigned *col);
 /* Add a diagnostic at span (formatted with source line and caret).
  * Returns -1 when out of memory. */
 int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* 1-based line and column (in characters) of a byte offset. */
-void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
-		  unsigned *col);
+/* Put the diagnostics in source order (errors first at one offset). */
+void udd_diag_sort(struct udd_model *m);
+/* The first error as a one-line cp_error with code (source excerpt in
+ * err->detail); returns code. */
+int udd_diag_first_error(const struct udd_model *m, int code,
+			 struct cp_error *err);
+void udd_diag_release(struct udd_model *m);
 
 /* ---- parse context (parser.y, lexer.l) ---- */
 struct udd_parse {

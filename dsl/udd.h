@@ -36,16 +36,14 @@ void udd_model_free(struct udd_model *m);
  * ("file:line:col: error: message\n  line | source\n       | ^~~~\n"). */
 size_t udd_model_n_diagnostics(const struct udd_model *m);
 const char *udd_model_diagnostic(const struct udd_model *m, size_t i);
-int udd_model_diagnostic_is_error(const struct udd_model *m, size_t i);
 
 /* ---- declarations ---- */
 const char *udd_model_file(const struct udd_model *m);
 size_t udd_model_n_counters(const struct udd_model *m);
 const char *udd_model_counter_name(const struct udd_model *m, size_t i);
 const char *udd_model_counter_event(const struct udd_model *m, size_t i);
-/* Index of a counter by name or by event name, or -1. */
+/* Index of a counter by name, or -1. */
 long udd_model_counter_find(const struct udd_model *m, const char *name);
-long udd_model_counter_find_event(const struct udd_model *m, const char *event);
 
 size_t udd_model_n_features(const struct udd_model *m);
 const char *udd_model_feature_name(const struct udd_model *m, size_t i);
@@ -55,12 +53,6 @@ long udd_model_feature_find(const struct udd_model *m, const char *name);
 
 size_t udd_model_n_uops(const struct udd_model *m);
 const char *udd_model_uop_name(const struct udd_model *m, size_t i);
-
-/* Counter groups (`group walk_ref = walk_ref.l1 + ...;`), for printing. */
-size_t udd_model_n_groups(const struct udd_model *m);
-const char *udd_model_group_name(const struct udd_model *m, size_t g);
-size_t udd_model_group_size(const struct udd_model *m, size_t g);
-size_t udd_model_group_member(const struct udd_model *m, size_t g, size_t i);
 
 /* ---- feature selections ----
  * A selection is a bitset over the model's features (bit i = feature i).
