@@ -4,6 +4,7 @@
  * about declarations nothing uses.  Checks ignore the feature selection:
  * both branches of every `if` are checked, so a model that passes is
  * valid for every set of features. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,37 @@ static void domain_str(const struct udd_property_decl *p, char *buf,
 static int check_list(struct udd_model *m, struct udd_stmt *s,
 		      int *terminates);
 
+/* The messages that need buffers are formatted out of line, so that the
+ * checker's recursion (once per nested block) keeps small frames. */
+static __attribute__((noinline)) int
+not_a_value(struct udd_model *m, const struct udd_property_decl *p,
+	    const struct udd_value *v)
+{
+	char dom[256];
+
+	domain_str(p, dom, sizeof dom);
+	return udd_diag_add(m, 1, v->name.span, "'%s' is not a value of property '%s' %s",
+			    v->name.text, p->name.text, dom);
+}
+
+static __attribute__((noinline)) int
+not_covered(struct udd_model *m, const struct udd_stmt *s,
+	    const struct udd_property_decl *p, const unsigned char *seen,
+	    size_t n_missing)
+{
+	char missing[512];
+	size_t i, len = 0;
+
+	missing[0] = '\0';
+	for (i = 0; i < p->n_values; i++)
+		if (!seen[i] && len + 8 < sizeof missing)
+			len += (size_t)snprintf(missing + len, sizeof missing - len,
+						"%s'%s'", len ? ", " : "",
+						p->value_names[i]);
+	return udd_diag_add(m, 1, s->span, "switch on '%s' does not cover %s (add %s or a 'default')",
+			    p->name.text, missing, n_missing > 1 ? "cases" : "a case");
+}
+
 /* One switch: names, values, duplicates, coverage.  *terminates is set
  * when every way through it ends in done. */
 static int check_switch(struct udd_model *m, struct udd_stmt *s,
@@ -184,13 +216,9 @@ static int check_switch(struct udd_model *m, struct udd_stmt *s,
 			dflt = c;
 		}
 		for (v = c->values; p && v; v = v->next) {
-			char dom[256];
-
 			v->index = find_value(p, v->name.text);
 			if (v->index < 0) {
-				domain_str(p, dom, sizeof dom);
-				if (udd_diag_add(m, 1, v->name.span, "'%s' is not a value of property '%s' %s",
-						 v->name.text, p->name.text, dom) < 0) {
+				if (not_a_value(m, p, v) < 0) {
 					rc = -1;
 					goto out;
 				}
@@ -213,22 +241,12 @@ static int check_switch(struct udd_model *m, struct udd_stmt *s,
 			all_term = 0;
 	}
 	if (p) {
-		char missing[512];
-		size_t i, len = 0, n_missing = 0;
+		size_t i, n_missing = 0;
 
-		missing[0] = '\0';
 		for (i = 0; i < p->n_values; i++)
-			if (!seen[i]) {
-				n_missing++;
-				if (len + 8 < sizeof missing)
-					len += (size_t)snprintf(missing + len, sizeof missing - len,
-								"%s'%s'", len ? ", " : "",
-								p->value_names[i]);
-			}
+			n_missing += !seen[i];
 		if (n_missing && !dflt) {
-			if (udd_diag_add(m, 1, s->span, "switch on '%s' does not cover %s (add %s or a 'default')",
-					 p->name.text, missing,
-					 n_missing > 1 ? "cases" : "a case") < 0) {
+			if (not_covered(m, s, p, seen, n_missing) < 0) {
 				rc = -1;
 				goto out;
 			}

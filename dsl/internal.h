@@ -65,10 +65,24 @@ struct udd_stmt {
 	int negate;                    /* UDD_IF: `if (!f)` */
 	struct udd_stmt *then_body, *else_body;   /* UDD_IF */
 	int has_else;
+	int is_elif;                   /* UDD_IF: the `if` of an `else if` */
 };
 
-/* a statement list under construction (the parser appends at the tail) */
+/* lists under construction (the parser appends at the tail) */
 struct udd_stmt_list {
+	struct udd_stmt *head, *tail;
+};
+struct udd_value_list {
+	struct udd_value *head, *tail;
+};
+struct udd_incr_list {
+	struct udd_incr_item *head, *tail;
+};
+struct udd_case_list {
+	struct udd_case *head, *tail;
+};
+/* an if / else-if chain: its first and its last `if` */
+struct udd_if_chain {
 	struct udd_stmt *head, *tail;
 };
 
@@ -151,12 +165,17 @@ int udd_diag_first_error(const struct udd_model *m, int code,
 void udd_diag_release(struct udd_model *m);
 
 /* ---- parse context (parser.y, lexer.l) ---- */
+/* Blocks nest at most this deep: the checker, the lowering and the
+ * enumeration recurse once per level, and this keeps them well inside a
+ * thread's stack. */
+#define UDD_MAX_NESTING 4096
+
 struct udd_parse {
 	struct udd_model *m;
 	void *scanner;
 	size_t offset;          /* lexer position in bytes */
-	size_t brace[64];       /* offsets of open '{' (innermost last) */
-	size_t brace_depth;
+	size_t *brace;          /* offsets of open '{' (innermost last) */
+	size_t brace_depth, brace_cap;
 	size_t comment_start;   /* offset of an open block comment */
 	int failed;             /* a syntax error was reported */
 	int nomem;
@@ -190,5 +209,36 @@ struct udd_graph {
 int udd_graph_build(const struct udd_model *m, udd_features sel,
 		    struct udd_graph *g, struct cp_error *err);
 void udd_graph_release(struct udd_graph *g);
+
+/* ---- dsl/enum.c: distinct signatures of a lowered graph ---- */
+/* One decision of an example μpath (the decision node and the value it
+ * took), shared between examples; in no particular order. */
+struct udd_trace {
+	uint32_t node, value;
+	const struct udd_trace *next;
+};
+/* How many μpaths of one uop have a signature. */
+struct udd_uop_paths {
+	size_t entry;                    /* the signature, in enumeration order */
+	uint32_t uop;
+	uint64_t paths;                  /* saturating */
+};
+struct udd_enum;
+/* Enumerate every uop of g; entries are in no particular order, each
+ * with its first uop and an example.  The traces live in the enumerator
+ * until udd_enum_take_traces moves them out. */
+int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
+		 size_t max_signatures, struct udd_enum **out,
+		 struct cp_error *err);
+size_t udd_enum_size(const struct udd_enum *e);
+const uint32_t *udd_enum_signature(const struct udd_enum *e, size_t j);
+uint64_t udd_enum_multiplicity(const struct udd_enum *e, size_t j);
+const struct udd_trace *udd_enum_example(const struct udd_enum *e, size_t j);
+uint32_t udd_enum_uop(const struct udd_enum *e, size_t j);
+/* (signature, uop, μpaths) triples in uop order. */
+const struct udd_uop_paths *udd_enum_by_uop(const struct udd_enum *e,
+					    size_t *n);
+void udd_enum_take_traces(struct udd_enum *e, struct udd_arena *dst);
+void udd_enum_free(struct udd_enum *e);
 
 #endif

@@ -57,12 +57,10 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 	}
 	rc = udd_parse_run(&ps);
 	udd_yylex_destroy(ps.scanner);
-	if (rc == 2 && !ps.nomem && !m->arena.failed) {
-		udd_model_free(m);
-		return cp_error_set(err, CP_ELIMIT,
-				    "%s: the model is nested too deeply", name);
-	}
-	if (ps.nomem || m->arena.failed || rc == 2) {
+	cp_free(ps.brace);
+	/* rc 2 without nomem is a full parser stack, reported by yyerror
+	 * as a located error like any other syntax error */
+	if (ps.nomem || m->arena.failed || (rc == 2 && !ps.failed)) {
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}

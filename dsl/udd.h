@@ -68,9 +68,12 @@ char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
 /* ---- signatures ----
  * The distinct counter signatures of every μpath of every uop, with how
  * many μpaths share each.  Enumeration memoises on (node, values of the
- * decided properties still referenced below it), so it does not visit
- * every μpath.  Fails with CP_ELIMIT when more than max_signatures
- * distinct signatures exist (0 = default, 1,000,000). */
+ * decided properties still read below it) and leaves a decision pending
+ * while its branches differ only by counts, so it does not visit every
+ * μpath.  Fails with CP_ELIMIT when more than max_signatures distinct
+ * signatures exist (0 = default, 1,000,000) or the work would need more
+ * than 16 × max_signatures table entries, and, located, when a counter
+ * would count more than 2^32 - 1 on one μpath. */
 int udd_sigset_build(const struct udd_model *m, udd_features sel,
 		     size_t max_signatures, struct udd_sigset **out,
 		     struct cp_error *err);
@@ -86,12 +89,19 @@ const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);
 /* All m signatures as one row-major m × k matrix (signature j at
  * matrix + j*k), the layout cone_build and the solver take. */
 const uint32_t *udd_sigset_matrix(const struct udd_sigset *s);
-/* How many μpaths have signature j (saturates at UINT64_MAX). */
+/* How many μpaths have signature j.  Counts of μpaths saturate: the
+ * value UINT64_MAX means "at least UINT64_MAX". */
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j);
-/* Total μpaths over all signatures (saturating), and per uop. */
+/* Total μpaths over all signatures (saturating). */
 uint64_t udd_sigset_total_paths(const struct udd_sigset *s);
 /* Name of the uop of signature j's example path. */
 const char *udd_sigset_uop(const struct udd_sigset *s, size_t j);
+/* The uops with μpaths of signature j (one or more, in declaration
+ * order), and how many μpaths each has (saturating). */
+size_t udd_sigset_uop_count(const struct udd_sigset *s, size_t j);
+const char *udd_sigset_uop_name(const struct udd_sigset *s, size_t j,
+				size_t i);
+uint64_t udd_sigset_uop_paths(const struct udd_sigset *s, size_t j, size_t i);
 /* One example μpath with signature j, as text:
  * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done".  The text lives
  * in the set until the next call (not safe across threads). */
