@@ -136,17 +136,27 @@ static int fold_chain(struct udd_enum *e, uint32_t node, uint32_t *delta,
 	}
 }
 
-/* A decision can leave its property pending when every value's chain
- * reaches one node that still reads the property. */
-static void find_pending(struct udd_enum *e)
+/* Per decision: whether it can leave its property pending (every value's
+ * chain reaches one node that still reads the property), and which
+ * values share a successor (group[v]: how many values go where v goes
+ * when v is the first of them, else 0). */
+static int find_decisions(struct udd_enum *e)
 {
 	const struct udd_graph *g = e->g;
+	uint32_t *stamp = cp_calloc(g->n + 1, sizeof *stamp);
+	uint32_t *first = cp_calloc(g->n + 1, sizeof *first);
+	uint32_t *count = cp_calloc(g->n + 1, sizeof *count);
 	size_t i, v;
+	int rc = -1;
 
+	if (!stamp || !first || !count) {
+		udd_enum_nomem(e);
+		goto out;
+	}
 	for (i = 0; i < g->n; i++) {
 		const struct udd_node *n = &g->nodes[i];
 		const struct udd_property_decl *p;
-		uint32_t t;
+		uint32_t t, *group;
 
 		e->pend_target[i] = NO_NODE;
 		if (n->kind != UDD_N_DECIDE)
@@ -158,7 +168,31 @@ static void find_pending(struct udd_enum *e)
 				break;
 		if (v == p->n_values && is_live(e, t, n->prop))
 			e->pend_target[i] = t;
+		group = udd_arena_alloc(&e->arena, p->n_values * sizeof *group + 1);
+		if (!group) {
+			udd_enum_nomem(e);
+			goto out;
+		}
+		for (v = 0; v < p->n_values; v++) {
+			uint32_t x = n->succ[v];
+
+			if (stamp[x] != i + 1) {
+				stamp[x] = (uint32_t)i + 1;
+				first[x] = (uint32_t)v;
+				count[x] = 0;
+			}
+			count[x]++;
+		}
+		for (v = 0; v < p->n_values; v++)
+			group[v] = first[n->succ[v]] == v ? count[n->succ[v]] : 0;
+		e->group[i] = group;
 	}
+	rc = 0;
+out:
+	cp_free(stamp);
+	cp_free(first);
+	cp_free(count);
+	return rc;
 }
 
 /* live(x) ⊇ live(from) \ {p}: distinct keys of from give distinct keys
@@ -190,7 +224,7 @@ static int find_single(struct udd_enum *e)
 	const struct udd_graph *g = e->g;
 	uint32_t *calls = cp_calloc(g->n + 1, sizeof *calls);
 	unsigned char *called = cp_calloc(g->n + 1, 1);
-	size_t u, i, v, w;
+	size_t u, i, v;
 
 	if (!calls || !called) {
 		cp_free(calls);
@@ -223,16 +257,9 @@ static int find_single(struct udd_enum *e)
 			if (e->pend_target[i] != NO_NODE)
 				CALL(e->pend_target[i], 1);
 			for (v = 0; v < p->n_values; v++) {
-				size_t group = 0;
-				int first = 1;
+				uint32_t group = e->group[i][v];
 
-				for (w = 0; w < p->n_values; w++)
-					if (n->succ[w] == n->succ[v]) {
-						if (w < v)
-							first = 0;
-						group++;
-					}
-				if (!first)
+				if (!group)
 					continue;
 				CALL(n->succ[v],
 				     keys_injective(e, (uint32_t)i, n->succ[v], n->prop) &&
@@ -408,7 +435,7 @@ static struct sigtab *decide(struct udd_enum *e, uint32_t node, int *owned)
 {
 	const struct udd_node *n = &e->g->nodes[node];
 	const struct udd_property_decl *p = e->m->properties.items[n->prop];
-	uint32_t prop = n->prop, v, w;
+	uint32_t prop = n->prop, v;
 	uint64_t bit = (uint64_t)1 << (prop % 64);
 	int32_t s = e->state[prop];
 	struct part *parts;
@@ -448,16 +475,9 @@ static struct sigtab *decide(struct udd_enum *e, uint32_t node, int *owned)
 		} else {
 			/* values sharing a successor that does not read p again
 			 * make one part, counted once per value */
-			int first = 1;
-
 			if (!is_live(e, x, prop)) {
-				for (w = 0; w < p->n_values; w++)
-					if (w != v && n->succ[w] == x) {
-						if (w < v)
-							first = 0;
-						group++;
-					}
-				if (!first)
+				group = e->group[node][v];
+				if (!group)
 					continue;
 			}
 			parts[np].node = node;
@@ -633,10 +653,11 @@ int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
 	e->pend = cp_calloc(e->words + 1, sizeof *e->pend);
 	e->pend_target = cp_malloc(g->n * sizeof *e->pend_target + 1);
 	e->pend_delta = cp_calloc(g->n + 1, sizeof *e->pend_delta);
+	e->group = cp_calloc(g->n + 1, sizeof *e->group);
 	e->single = cp_calloc(g->n + 1, 1);
 	e->final = cp_calloc(1, sizeof *e->final);
 	if (!e->buckets || !e->state || !e->pend || !e->pend_target ||
-	    !e->pend_delta || !e->single || !e->final) {
+	    !e->pend_delta || !e->group || !e->single || !e->final) {
 		udd_enum_nomem(e);
 		goto out;
 	}
@@ -644,8 +665,7 @@ int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
 		e->state[i] = UNDECIDED;
 	if (compute_live(e))
 		goto out;
-	find_pending(e);
-	if (find_single(e))
+	if (find_decisions(e) || find_single(e))
 		goto out;
 	/* the union over uops; a signature keeps its first uop's example */
 	for (u = 0; u < g->n_uops; u++) {
@@ -749,6 +769,7 @@ void udd_enum_free(struct udd_enum *e)
 	cp_free(e->pend);
 	cp_free(e->pend_target);
 	cp_free(e->pend_delta);
+	cp_free(e->group);
 	cp_free(e->single);
 	cp_free(e->state);
 	cp_free(e->buckets);

@@ -35,6 +35,7 @@ struct udd_enum {
 	uint64_t *pend;              /* bitset: properties now pending */
 	uint32_t *pend_target;       /* per decision: the shared chain target, or NO_NODE */
 	uint32_t **pend_delta;       /* per pending-able decision: n_values × k, lazily */
+	uint32_t **group;            /* per decision: values sharing a successor */
 	unsigned char *single;       /* per node: each key asked for at most once */
 	int32_t *state;              /* per property */
 	struct memo_entry **buckets;
