@@ -28,7 +28,7 @@ static int count_path(void *ctx, const char *uop, const char *path,
 
 /* n binary properties decided in order and then decided again in reverse
  * order, each decision incrementing on 'x': one counter for all
- * (2n + 1 signatures) or one per property (2^n). */
+ * (n + 1 signatures) or one per property (2^n). */
 static void gen_redecide(struct cp_buf *b, int n, int per_property)
 {
 	int i;

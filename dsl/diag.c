@@ -59,7 +59,16 @@ int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
 		      is_error ? "error" : "warning", msg);
 	snprintf(gutter, sizeof gutter, "%5u", line);
 	cp_buf_printf(&b, "%s | ", gutter);
-	cp_buf_append(&b, m->src + ls, le - ls);
+	/* control bytes (a NUL above all) would cut or garble the excerpt:
+	 * each shows as one '?', so the caret still lines up */
+	for (i = ls; i < le; i++) {
+		unsigned char ch = (unsigned char)m->src[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			cp_buf_puts(&b, "?");
+		else
+			cp_buf_append(&b, m->src + i, 1);
+	}
 	cp_buf_puts(&b, "\n      | ");
 	/* the caret line keeps tabs so it lines up under the source */
 	for (i = ls; i < span.start && i < le; i++) {

@@ -177,6 +177,8 @@ struct udd_parse {
 	size_t *brace;          /* offsets of open '{' (innermost last) */
 	size_t brace_depth, brace_cap;
 	size_t comment_start;   /* offset of an open block comment */
+	size_t tok_end, prev_end;   /* ends of the last token and the one before */
+	size_t n_tokens;
 	int failed;             /* a syntax error was reported */
 	int nomem;
 };

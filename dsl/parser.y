@@ -357,8 +357,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
 		snprintf(msg + len, sizeof msg - len,
 			 " ('}' missing to close '{' at line %u)", line);
 	}
-	if (udd_diag_add(ps->m, 1, *loc, "%s", msg) < 0)
-		ps->nomem = 1;
+	/* point just after the last good token, as compilers do: that is
+	 * where the missing ';' or '}' belongs */
+	{
+		struct udd_span at = *loc;
+
+		if (got == YYSYMBOL_YYEOF && ps->n_tokens >= 1)
+			at.start = at.end = ps->tok_end;
+		else if (got != YYSYMBOL_YYEOF && ps->n_tokens >= 2)
+			at.start = at.end = ps->prev_end;
+		if (udd_diag_add(ps->m, 1, at, "%s", msg) < 0)
+			ps->nomem = 1;
+	}
 	ps->failed = 1;
 	return 0;
 }
