@@ -50,6 +50,15 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* An error of the model found while enumerating (a count beyond 2^32 - 1)
+ * is a model error, exit 1; limits and failures are 2 and 3. */
+static int enum_error(const struct cp_error *err)
+{
+	int rc = cli_print_error("paths", err);
+
+	return err->code == CP_ESEMANTIC ? CLI_RESULT : rc;
+}
+
 struct all_ctx {
 	const struct udd_model *m;
 	struct cp_buf *b;
@@ -158,7 +167,7 @@ int cli_paths(int argc, char **argv)
 		}
 		rc = udd_model_each_path(m, sel, print_one_path, &c, &err);
 		if (rc) {
-			rc = cli_print_error("paths", &err);
+			rc = enum_error(&err);
 			goto out;
 		}
 		if (json)
@@ -173,7 +182,7 @@ int cli_paths(int argc, char **argv)
 	}
 	rc = udd_sigset_build(m, sel, max_sigs, &s, &err);
 	if (rc) {
-		rc = cli_print_error("paths", &err);
+		rc = enum_error(&err);
 		goto out;
 	}
 	if (json) {

@@ -34,56 +34,79 @@ void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
 	*col = c;
 }
 
-/* "file:line:col: error: msg\n LINE | source\n      | ^~~~\n" */
-int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
-		 const char *fmt, ...)
+/* The source line of span and a caret line under it:
+ * " LINE | source\n      | ^~~~\n". */
+static void put_excerpt(const struct udd_model *m, struct udd_span span,
+			struct cp_buf *b)
 {
-	struct udd_diag *d;
-	struct cp_buf b;
-	char msg[768], gutter[16];
+	char gutter[16];
 	unsigned line, col;
 	size_t ls, le, i;
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	udd_position(m, span.start, &line, &col);
 	ls = m->line_starts[line - 1];
 	for (le = ls; le < m->len && m->src[le] != '\n'; le++)
 		;
 	if (le > ls && m->src[le - 1] == '\r')
 		le--;
-	cp_buf_init(&b);
-	cp_buf_printf(&b, "%s:%u:%u: %s: %s\n", m->file, line, col,
-		      is_error ? "error" : "warning", msg);
 	snprintf(gutter, sizeof gutter, "%5u", line);
-	cp_buf_printf(&b, "%s | ", gutter);
+	cp_buf_printf(b, "%s | ", gutter);
 	/* control bytes (a NUL above all) would cut or garble the excerpt:
 	 * each shows as one '?', so the caret still lines up */
 	for (i = ls; i < le; i++) {
 		unsigned char ch = (unsigned char)m->src[i];
 
 		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-			cp_buf_puts(&b, "?");
+			cp_buf_puts(b, "?");
 		else
-			cp_buf_append(&b, m->src + i, 1);
+			cp_buf_append(b, m->src + i, 1);
 	}
-	cp_buf_puts(&b, "\n      | ");
+	cp_buf_puts(b, "\n      | ");
 	/* the caret line keeps tabs so it lines up under the source */
 	for (i = ls; i < span.start && i < le; i++) {
 		unsigned char ch = (unsigned char)m->src[i];
 
 		if (ch == '\t')
-			cp_buf_puts(&b, "\t");
+			cp_buf_puts(b, "\t");
 		else if ((ch & 0xc0) != 0x80)
-			cp_buf_puts(&b, " ");
+			cp_buf_puts(b, " ");
 	}
-	cp_buf_puts(&b, "^");
+	cp_buf_puts(b, "^");
 	for (i = span.start + 1; i < span.end && i < le; i++)
 		if (((unsigned char)m->src[i] & 0xc0) != 0x80)
-			cp_buf_puts(&b, "~");
-	cp_buf_puts(&b, "\n");
+			cp_buf_puts(b, "~");
+	cp_buf_puts(b, "\n");
+}
+
+void udd_excerpt(const struct udd_model *m, struct udd_span span, char *buf,
+		 size_t size)
+{
+	struct cp_buf b;
+
+	cp_buf_init(&b);
+	put_excerpt(m, span, &b);
+	snprintf(buf, size, "%s", b.failed || !b.data ? "" : b.data);
+	cp_buf_release(&b);
+}
+
+/* "file:line:col: error: msg\n" and the excerpt */
+int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
+		 const char *fmt, ...)
+{
+	struct udd_diag *d;
+	struct cp_buf b;
+	char msg[768];
+	unsigned line, col;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	udd_position(m, span.start, &line, &col);
+	cp_buf_init(&b);
+	cp_buf_printf(&b, "%s:%u:%u: %s: %s\n", m->file, line, col,
+		      is_error ? "error" : "warning", msg);
+	put_excerpt(m, span, &b);
 	d = cp_malloc(sizeof *d);
 	if (b.failed || !d || udd_vec_push(&m->diags, d)) {
 		cp_free(d);

@@ -127,7 +127,7 @@ static int fold_chain(struct udd_enum *e, uint32_t node, uint32_t *delta,
 				snprintf(msg, sizeof msg,
 					 "counter '%s' would count more than 4294967295 on one μpath",
 					 it->counter.text);
-				return udd_enum_located(e, node, CP_ELIMIT, msg);
+				return udd_enum_located(e, node, CP_ESEMANTIC, msg);
 			}
 			delta[it->index] = (uint32_t)d;
 			*nonzero = 1;

@@ -156,6 +156,9 @@ void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
  * Returns -1 when out of memory. */
 int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The source line of span with a caret under it, for err->detail. */
+void udd_excerpt(const struct udd_model *m, struct udd_span span, char *buf,
+		 size_t size);
 /* Put the diagnostics in source order (errors first at one offset). */
 void udd_diag_sort(struct udd_model *m);
 /* The first error as a one-line cp_error with code (source excerpt in

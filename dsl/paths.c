@@ -436,12 +436,15 @@ int udd_model_each_path(const struct udd_model *m, udd_features sel,
 	if (rc == CP_ENOMEM)
 		cp_error_set(err, rc, "out of memory");
 	else if (rc == CP_ELIMIT && w.overflow) {
+		struct udd_span at = { w.overflow->offset, w.overflow->offset };
 		unsigned line, col;
 
-		udd_position(m, w.overflow->offset, &line, &col);
-		cp_error_at(err, rc, m->file, line, col,
-			    "counter '%s' would count more than 4294967295 on one μpath",
-			    w.overflow_counter);
+		udd_position(m, at.start, &line, &col);
+		rc = cp_error_at(err, CP_ESEMANTIC, m->file, line, col,
+				 "counter '%s' would count more than 4294967295 on one μpath",
+				 w.overflow_counter);
+		if (err)
+			udd_excerpt(m, at, err->detail, sizeof err->detail);
 	} else if (rc == CP_ELIMIT)
 		cp_error_set(err, rc, "%s: a μpath has more than %d steps",
 			     m->file, MAX_STEPS_ON_PATH);

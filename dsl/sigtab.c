@@ -33,9 +33,15 @@ int udd_enum_located(struct udd_enum *e, uint32_t node, int code,
 {
 	unsigned line, col;
 
-	udd_position(e->m, e->g->nodes[node].offset, &line, &col);
-	if (!e->rc)
-		e->rc = cp_error_at(e->err, code, e->m->file, line, col, "%s", msg);
+	struct udd_span at;
+
+	if (e->rc)
+		return -1;
+	at.start = at.end = e->g->nodes[node].offset;
+	udd_position(e->m, at.start, &line, &col);
+	e->rc = cp_error_at(e->err, code, e->m->file, line, col, "%s", msg);
+	if (e->err)
+		udd_excerpt(e->m, at, e->err->detail, sizeof e->err->detail);
 	return -1;
 }
 
@@ -177,7 +183,7 @@ int udd_add_delta(struct udd_enum *e, uint32_t *dst, const uint32_t *src,
 			snprintf(msg, sizeof msg,
 				 "counter '%s' would count more than 4294967295 on one μpath",
 				 udd_model_counter_name(e->m, j));
-			return udd_enum_located(e, node, CP_ELIMIT, msg);
+			return udd_enum_located(e, node, CP_ESEMANTIC, msg);
 		}
 		dst[j] = (uint32_t)s;
 	}

@@ -72,8 +72,9 @@ char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
  * while its branches differ only by counts, so it does not visit every
  * μpath.  Fails with CP_ELIMIT when more than max_signatures distinct
  * signatures exist (0 = default, 1,000,000) or the work would need more
- * than 16 × max_signatures table entries, and, located, when a counter
- * would count more than 2^32 - 1 on one μpath. */
+ * than 16 × max_signatures table entries; with CP_ESEMANTIC, located
+ * (the source excerpt in err->detail), when a counter would count more
+ * than 2^32 - 1 on one μpath. */
 int udd_sigset_build(const struct udd_model *m, udd_features sel,
 		     size_t max_signatures, struct udd_sigset **out,
 		     struct cp_error *err);
@@ -109,7 +110,8 @@ const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
 
 /* ---- whole-path listing and drawing ---- */
 /* Call fn once per μpath (uop name, path text, signature); stops early and
- * returns fn's value when it is non-zero.  Exponential in the worst case:
+ * returns fn's value when it is non-zero, CP_ESEMANTIC (located) when a
+ * count passes 2^32 - 1.  Exponential in the worst case:
  * for --all only. */
 typedef int (*udd_path_fn)(void *ctx, const char *uop, const char *path,
 			   const uint32_t *signature);

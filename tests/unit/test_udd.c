@@ -537,12 +537,13 @@ static void test_count_overflow(void)
 		cp_error_clear(&err);
 		/* the enumeration adds from the end: it finds the overflow
 		 * at the first increment; the walk at the one that passes */
-		CHECK(udd_sigset_build(m, 0, 0, &s, &err) == CP_ELIMIT);
+		CHECK(udd_sigset_build(m, 0, 0, &s, &err) == CP_ESEMANTIC);
 		CHECK(s == NULL);
 		CHECK(err.line == 4 && err.col == 3);
+		CHECK(strstr(err.detail, "incr a 4294967295;") != NULL);
 		CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
 		cp_error_clear(&err);
-		CHECK(udd_model_each_path(m, 0, ignore_path, NULL, &err) == CP_ELIMIT);
+		CHECK(udd_model_each_path(m, 0, ignore_path, NULL, &err) == CP_ESEMANTIC);
 		CHECK(err.line == 5 && err.col == 40);
 		CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
 	}
