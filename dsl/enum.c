@@ -351,29 +351,36 @@ static int memo_store(struct udd_enum *e, uint32_t node,
 /* ==== memoised enumeration ==== */
 static struct sigtab *sigs(struct udd_enum *e, uint32_t node, int *owned);
 
-/* Deltas of a pending-able decision's chains, one row per value. */
-static const uint32_t *pend_delta(struct udd_enum *e, uint32_t node,
-				  uint32_t value)
+/* Deltas of a pending-able decision's chains, one per value, computed
+ * once. */
+static const struct udd_delta *pend_delta(struct udd_enum *e, uint32_t node,
+					  uint32_t value)
 {
 	const struct udd_node *n = &e->g->nodes[node];
 	const struct udd_property_decl *p = e->m->properties.items[n->prop];
 	size_t k = e->k, v;
 
 	if (!e->pend_delta[node]) {
-		uint32_t *d = udd_arena_alloc(&e->arena,
-					      p->n_values * k * sizeof *d + 1);
+		struct udd_delta *d = udd_arena_alloc(&e->arena,
+						      p->n_values * sizeof *d + 1);
+		uint32_t *words = udd_arena_alloc(&e->arena,
+						  2 * p->n_values * k * sizeof *words + 1);
 		int nonzero;
 
-		if (!d) {
+		if (!d || !words) {
 			udd_enum_nomem(e);
 			return NULL;
 		}
-		for (v = 0; v < p->n_values; v++)
-			if (fold_chain(e, n->succ[v], d + v * k, &nonzero))
+		for (v = 0; v < p->n_values; v++) {
+			d[v].d = words + 2 * v * k;
+			d[v].nz = words + (2 * v + 1) * k;
+			if (fold_chain(e, n->succ[v], d[v].d, &nonzero))
 				return NULL;
+			udd_delta_index(e, &d[v]);
+		}
 		e->pend_delta[node] = d;
 	}
-	return e->pend_delta[node] + value * k;
+	return &e->pend_delta[node][value];
 }
 
 /* sigs(x) entered from a decision at `from`: pending properties live at
@@ -517,7 +524,7 @@ static struct sigtab *compute(struct udd_enum *e, uint32_t node, int *owned)
 		uint32_t *zero = cp_calloc(e->k + 1, sizeof *zero);
 
 		t = zero ? udd_tab_new(e) : NULL;
-		if (!t || udd_tab_insert(e, t, zero, 1, NULL, 0) < 0) {
+		if (!t || udd_tab_insert(e, t, zero, 0, 1, NULL, 0) < 0) {
 			if (!zero)
 				udd_enum_nomem(e);
 			udd_tab_free(e, t);
@@ -532,31 +539,35 @@ static struct sigtab *compute(struct udd_enum *e, uint32_t node, int *owned)
 		return NULL;
 	case UDD_N_ACTION:
 	case UDD_N_INCR: {
-		uint32_t *delta = cp_malloc(e->k * sizeof *delta + 1);
+		uint32_t *words = cp_malloc(2 * e->k * sizeof *words + 1);
+		struct udd_delta delta;
 		struct part pt;
 		int nonzero;
 
-		if (!delta) {
+		if (!words) {
 			udd_enum_nomem(e);
 			return NULL;
 		}
-		if (fold_chain(e, node, delta, &nonzero)) {
-			cp_free(delta);
+		delta.d = words;
+		delta.nz = words + e->k;
+		if (fold_chain(e, node, delta.d, &nonzero)) {
+			cp_free(words);
 			return NULL;
 		}
+		udd_delta_index(e, &delta);
 		pt.t = sigs(e, chain_target(e->g, node), &pt.owned);
 		if (!pt.t || !nonzero) {
-			cp_free(delta);
+			cp_free(words);
 			*owned = pt.owned;
 			return pt.t;
 		}
-		pt.delta = delta;
+		pt.delta = &delta;
 		pt.delta_node = node;
 		pt.factor = 1;
 		pt.node = NO_NODE;
 		pt.value = 0;
 		t = udd_union_parts(e, &pt, 1, owned);
-		cp_free(delta);
+		cp_free(words);
 		return t;
 	}
 	case UDD_N_DECIDE:
@@ -676,7 +687,8 @@ int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
 			goto out;
 		for (i = 0; i < t->n; i++) {
 			size_t before = e->final->n;
-			long at = udd_tab_insert(e, e->final, t->vec + i * k, t->mult[i],
+			long at = udd_tab_insert(e, e->final, t->vec + i * k, t->hash[i],
+						 t->mult[i],
 					     t->ex[i], 0);
 
 			if (at < 0)
@@ -757,6 +769,7 @@ void udd_enum_free(struct udd_enum *e)
 		udd_tab_free(e, e->tables);
 	if (e->final) {
 		cp_free(e->final->vec);
+		cp_free(e->final->hash);
 		cp_free(e->final->mult);
 		cp_free(e->final->ex);
 		cp_free(e->final->slots);

@@ -11,6 +11,7 @@
 struct sigtab {
 	size_t n, cap;
 	uint32_t *vec;               /* n × k */
+	uint64_t *hash;              /* per entry: udd_sig_hash of its vector */
 	uint64_t *mult;
 	const struct udd_trace **ex;
 	uint32_t *slots;             /* open addressing: entry + 1, 0 empty */
@@ -34,7 +35,7 @@ struct udd_enum {
 	size_t *n_live;
 	uint64_t *pend;              /* bitset: properties now pending */
 	uint32_t *pend_target;       /* per decision: the shared chain target, or NO_NODE */
-	uint32_t **pend_delta;       /* per pending-able decision: n_values × k, lazily */
+	struct udd_delta **pend_delta;   /* per pending-able decision: one per value, lazily */
 	uint32_t **group;            /* per decision: values sharing a successor */
 	unsigned char *single;       /* per node: each key asked for at most once */
 	int32_t *state;              /* per property */
@@ -60,13 +61,33 @@ struct udd_enum {
 struct part {
 	struct sigtab *t;
 	int owned;
-	const uint32_t *delta;
+	const struct udd_delta *delta;
 	uint32_t delta_node;         /* where an overflow is reported */
 	uint64_t factor;
 	uint32_t node, value;
 };
 
-#define SIG_SEED 14695981039346656037ULL
+/* The counts a chain of increments adds: dense, and the counters it
+ * touches, so that adding it costs what it touches. */
+struct udd_delta {
+	uint32_t *d;                 /* k counts */
+	uint32_t *nz;                /* the j with d[j] != 0 */
+	size_t n_nz;
+};
+
+/* A signature's hash is a sum over its nonzero counts, so adding a delta
+ * updates it in the delta's size, not the signature's. */
+static inline uint64_t udd_sig_mix(size_t j, uint32_t x)
+{
+	uint64_t z;
+
+	if (!x)
+		return 0;
+	z = ((uint64_t)j << 32 | x) + 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 #define NO_NODE UINT32_MAX
 
 static inline uint64_t udd_sat_add(uint64_t a, uint64_t b)
@@ -100,10 +121,12 @@ struct sigtab *udd_tab_new(struct udd_enum *e);
 void udd_tab_free(struct udd_enum *e, struct sigtab *t);
 void udd_tab_rehash(struct udd_enum *e, struct sigtab *t);
 long udd_tab_insert(struct udd_enum *e, struct sigtab *t,
-		       const uint32_t *vec, uint64_t mult,
-		       const struct udd_trace *ex, int prefer_ex);
-int udd_add_delta(struct udd_enum *e, uint32_t *dst, const uint32_t *src,
-		     const uint32_t *delta, uint32_t node);
+		    const uint32_t *vec, uint64_t hash, uint64_t mult,
+		    const struct udd_trace *ex, int prefer_ex);
+int udd_add_delta(struct udd_enum *e, uint32_t *dst, uint64_t *hash,
+		  const uint32_t *src, const struct udd_delta *delta,
+		  uint32_t node);
+int udd_delta_index(struct udd_enum *e, struct udd_delta *delta);
 struct udd_trace *udd_trace_new(struct udd_enum *e, uint32_t node,
 				   uint32_t value,
 				   const struct udd_trace *next);

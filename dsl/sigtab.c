@@ -73,6 +73,7 @@ void udd_tab_free(struct udd_enum *e, struct sigtab *t)
 		t->next->prev = t->prev;
 	e->used -= t->n < e->used ? t->n : e->used;
 	cp_free(t->vec);
+	cp_free(t->hash);
 	cp_free(t->mult);
 	cp_free(t->ex);
 	cp_free(t->slots);
@@ -84,8 +85,9 @@ void udd_tab_rehash(struct udd_enum *e, struct sigtab *t)
 	size_t i;
 
 	memset(t->slots, 0, t->nslots * sizeof *t->slots);
+	(void)e;
 	for (i = 0; i < t->n; i++) {
-		size_t s = udd_hash_words(SIG_SEED, t->vec + i * e->k, e->k) & (t->nslots - 1);
+		size_t s = t->hash[i] & (t->nslots - 1);
 
 		while (t->slots[s])
 			s = (s + 1) & (t->nslots - 1);
@@ -98,7 +100,7 @@ static int tab_grow(struct udd_enum *e, struct sigtab *t)
 {
 	size_t cap = t->cap ? 2 * t->cap : 2;
 	uint32_t *vec, *slots;
-	uint64_t *mult;
+	uint64_t *mult, *hash;
 	const struct udd_trace **ex;
 
 	if (cap > UINT32_MAX / 2)
@@ -107,6 +109,10 @@ static int tab_grow(struct udd_enum *e, struct sigtab *t)
 	if (!vec)
 		return udd_enum_nomem(e);
 	t->vec = vec;
+	hash = cp_reallocarray(t->hash, cap, sizeof *hash);
+	if (!hash)
+		return udd_enum_nomem(e);
+	t->hash = hash;
 	mult = cp_reallocarray(t->mult, cap, sizeof *mult);
 	if (!mult)
 		return udd_enum_nomem(e);
@@ -130,19 +136,20 @@ static int tab_grow(struct udd_enum *e, struct sigtab *t)
  * multiplicity and keeps its example, unless prefer_ex (the new one comes
  * from an earlier branch).  Returns the entry or -1. */
 long udd_tab_insert(struct udd_enum *e, struct sigtab *t,
-		       const uint32_t *vec, uint64_t mult,
-		       const struct udd_trace *ex, int prefer_ex)
+		    const uint32_t *vec, uint64_t hash, uint64_t mult,
+		    const struct udd_trace *ex, int prefer_ex)
 {
 	size_t k = e->k, s;
 
 	if (t->n + 1 > t->cap / 2 + t->cap / 4 || !t->cap)
 		if (tab_grow(e, t))
 			return -1;
-	s = udd_hash_words(SIG_SEED, vec, k) & (t->nslots - 1);
+	s = hash & (t->nslots - 1);
 	while (t->slots[s]) {
 		size_t i = t->slots[s] - 1;
 
-		if (!memcmp(t->vec + i * k, vec, k * sizeof *vec)) {
+		if (t->hash[i] == hash &&
+		    !memcmp(t->vec + i * k, vec, k * sizeof *vec)) {
 			t->mult[i] = udd_sat_add(t->mult[i], mult);
 			if (prefer_ex)
 				t->ex[i] = ex;
@@ -161,21 +168,26 @@ long udd_tab_insert(struct udd_enum *e, struct sigtab *t,
 	if (udd_enum_spend(e, 1))
 		return -1;
 	memcpy(t->vec + t->n * k, vec, k * sizeof *vec);
+	t->hash[t->n] = hash;
 	t->mult[t->n] = mult;
 	t->ex[t->n] = ex;
 	t->slots[s] = (uint32_t)(t->n + 1);
 	return (long)t->n++;
 }
 
-/* dst = src + delta, or an error udd_enum_located at node when a count would pass
- * 2^32 - 1. */
-int udd_add_delta(struct udd_enum *e, uint32_t *dst, const uint32_t *src,
-		     const uint32_t *delta, uint32_t node)
+/* dst = src + delta (dst may be src) with its hash updated, or an error
+ * located at node when a count would pass 2^32 - 1. */
+int udd_add_delta(struct udd_enum *e, uint32_t *dst, uint64_t *hash,
+		  const uint32_t *src, const struct udd_delta *delta,
+		  uint32_t node)
 {
-	size_t j;
+	size_t i;
 
-	for (j = 0; j < e->k; j++) {
-		uint64_t s = (uint64_t)src[j] + delta[j];
+	if (dst != src)
+		memcpy(dst, src, e->k * sizeof *dst);
+	for (i = 0; i < delta->n_nz; i++) {
+		uint32_t j = delta->nz[i], old = dst[j];
+		uint64_t s = (uint64_t)old + delta->d[j];
 
 		if (s > UINT32_MAX) {
 			char msg[300];
@@ -186,7 +198,20 @@ int udd_add_delta(struct udd_enum *e, uint32_t *dst, const uint32_t *src,
 			return udd_enum_located(e, node, CP_ESEMANTIC, msg);
 		}
 		dst[j] = (uint32_t)s;
+		*hash += udd_sig_mix(j, (uint32_t)s) - udd_sig_mix(j, old);
 	}
+	return 0;
+}
+
+/* Fill delta->nz from delta->d (nz has room for k). */
+int udd_delta_index(struct udd_enum *e, struct udd_delta *delta)
+{
+	size_t j;
+
+	delta->n_nz = 0;
+	for (j = 0; j < e->k; j++)
+		if (delta->d[j])
+			delta->nz[delta->n_nz++] = (uint32_t)j;
 	return 0;
 }
 
@@ -219,8 +244,9 @@ static int part_in_place(struct udd_enum *e, struct part *pt)
 	size_t i, k = e->k;
 
 	for (i = 0; i < t->n; i++) {
-		if (pt->delta && udd_add_delta(e, t->vec + i * k, t->vec + i * k,
-					   pt->delta, pt->delta_node))
+		if (pt->delta && udd_add_delta(e, t->vec + i * k, &t->hash[i],
+					       t->vec + i * k, pt->delta,
+					       pt->delta_node))
 			return -1;
 		t->mult[i] = udd_sat_mul(t->mult[i], pt->factor);
 		if (pt->node != NO_NODE) {
@@ -243,9 +269,11 @@ static int part_insert(struct udd_enum *e, struct sigtab *dst,
 	for (i = 0; i < t->n; i++) {
 		const uint32_t *vec = t->vec + i * k;
 		const struct udd_trace *ex = t->ex[i];
+		uint64_t hash = t->hash[i];
 
 		if (pt->delta) {
-			if (udd_add_delta(e, scratch, vec, pt->delta, pt->delta_node))
+			if (udd_add_delta(e, scratch, &hash, vec, pt->delta,
+					  pt->delta_node))
 				return -1;
 			vec = scratch;
 		}
@@ -254,8 +282,8 @@ static int part_insert(struct udd_enum *e, struct sigtab *dst,
 			if (!ex)
 				return -1;
 		}
-		if (udd_tab_insert(e, dst, vec, udd_sat_mul(t->mult[i], pt->factor), ex,
-			       prefer_ex) < 0)
+		if (udd_tab_insert(e, dst, vec, hash, udd_sat_mul(t->mult[i], pt->factor),
+				   ex, prefer_ex) < 0)
 			return -1;
 	}
 	return 0;
