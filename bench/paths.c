@@ -50,12 +50,28 @@ static void gen_redecide(struct cp_buf *b, int n, int per_property)
 	cp_buf_puts(b, "  done;\n}\n");
 }
 
-/* n switches, each nested in the 'y' case of the one before; 'x'
- * increments one counter for all (2 signatures) or one per level (n + 1).
- * n + 1 μpaths either way. */
-static void gen_nested(struct cp_buf *b, int n, int per_level)
+/* n switches, each nested in the 'y' case of the one before (variant 0,
+ * 1) or in the 'default' of one whose 'x' ends in done (2); 'x'
+ * increments one counter for all (variant 0: 2 signatures) or one per
+ * level (1, 2: n + 1).  n + 1 μpaths either way. */
+static void gen_nested(struct cp_buf *b, int n, int variant)
 {
-	int i;
+	int i, per_level = variant > 0;
+
+	if (variant == 2) {
+		for (i = 1; i <= n; i++)
+			cp_buf_printf(b, "counter c%d \"C%d\";\n", i, i);
+		for (i = 1; i <= n; i++)
+			cp_buf_printf(b, "property p%d { x, y };\n", i);
+		cp_buf_puts(b, "uop u {\n");
+		for (i = 1; i <= n; i++)
+			cp_buf_printf(b, "switch (p%d) { case x: incr c%d; done; default:\n", i, i);
+		cp_buf_puts(b, "done;\n");
+		for (i = 1; i <= n; i++)
+			cp_buf_puts(b, "}");
+		cp_buf_puts(b, "\n}\n");
+		return;
+	}
 
 	if (per_level)
 		for (i = 1; i <= n; i++)
@@ -188,5 +204,7 @@ int main(int argc, char **argv)
 			gen_nested, 2000, 0, 0);
 	rc |= run_shape("2,000 nested switches, one counter each",
 			gen_nested, 2000, 1, 0);
+	rc |= run_shape("2,000 nested switches, one counter each, 'x' ends in done, the rest in 'default'",
+			gen_nested, 2000, 2, 0);
 	return rc;
 }

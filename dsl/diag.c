@@ -152,6 +152,11 @@ void udd_diag_release(struct udd_model *m)
 }
 
 
+size_t udd_bom_length(const struct udd_model *m)
+{
+	return m->len >= 3 && !memcmp(m->src, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 int udd_lines_index(struct udd_model *m)
 {
 	size_t i, n = 1;
@@ -163,7 +168,7 @@ int udd_lines_index(struct udd_model *m)
 	if (!m->line_starts)
 		return -1;
 	m->n_lines = 0;
-	m->line_starts[m->n_lines++] = 0;
+	m->line_starts[m->n_lines++] = udd_bom_length(m);
 	for (i = 0; i < m->len; i++)
 		if (m->src[i] == '\n')
 			m->line_starts[m->n_lines++] = i + 1;

@@ -147,8 +147,10 @@ struct udd_model {
 };
 
 /* ---- dsl/diag.c: positions and diagnostics ---- */
-/* Index the first byte of every source line (m->line_starts). */
+/* Index the first byte of every source line (m->line_starts); line 1
+ * starts after a UTF-8 byte-order mark (udd_bom_length: 3 or 0). */
 int udd_lines_index(struct udd_model *m);
+size_t udd_bom_length(const struct udd_model *m);
 /* 1-based line and column (in characters) of a byte offset. */
 void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
 		  unsigned *col);

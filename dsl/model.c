@@ -50,7 +50,11 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
-	if (!udd_yy_scan_bytes(m->src, (int)len, ps.scanner)) {
+	/* a UTF-8 byte-order mark is no token: lex after it (positions stay
+	 * offsets into the whole source; line 1 starts after it) */
+	ps.offset = udd_bom_length(m);
+	if (!udd_yy_scan_bytes(m->src + ps.offset, (int)(len - ps.offset),
+			       ps.scanner)) {
 		udd_yylex_destroy(ps.scanner);
 		udd_model_free(m);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
