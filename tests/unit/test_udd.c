@@ -618,6 +618,162 @@ static void test_signature_shared_by_uops(void)
 	udd_model_free(m);
 }
 
+/* ---- random models of re-decisions: pending decisions vs brute force ---- */
+
+/* Switches whose cases only increment (so they leave their property
+ * pending), re-decided later or nested in other switches' cases (where
+ * the property stops being read on some paths). */
+static void gen_redecide_body(struct cp_buf *b, int depth, unsigned nprops,
+			      const unsigned *dom, unsigned ncounters);
+
+static void gen_redecide_block(struct cp_buf *b, int depth, unsigned nprops,
+			       const unsigned *dom, unsigned ncounters)
+{
+	unsigned n = 1 + rnd(4), i, v;
+
+	for (i = 0; i < n; i++) {
+		unsigned p = rnd(nprops), uncovered = 0;
+
+		cp_buf_printf(b, "switch (p%u) {\n", p);
+		for (v = 0; v < dom[p]; v++) {
+			if (rnd(3) == 0) {
+				uncovered++;
+				continue;
+			}
+			cp_buf_printf(b, "case v%u:\n", v);
+			gen_redecide_body(b, depth, nprops, dom, ncounters);
+		}
+		if (uncovered) {
+			cp_buf_puts(b, "default:\n");
+			gen_redecide_body(b, depth, nprops, dom, ncounters);
+		}
+		cp_buf_puts(b, "}\n");
+	}
+}
+
+/* increments, and now and then a nested block */
+static void gen_redecide_body(struct cp_buf *b, int depth, unsigned nprops,
+			      const unsigned *dom, unsigned ncounters)
+{
+	unsigned c;
+
+	for (c = rnd(3); c > 0; c--)
+		cp_buf_printf(b, "incr c%u%s;\n", rnd(ncounters), rnd(4) ? "" : " 2");
+	if (depth < 2 && rnd(4) == 0)
+		gen_redecide_block(b, depth + 1, nprops, dom, ncounters);
+}
+
+struct walked {
+	size_t k, n, cap;
+	uint32_t *vec;
+	char **path;
+};
+
+static int walked_add(void *ctx, const char *uop, const char *path,
+		      const uint32_t *sig)
+{
+	struct walked *w = ctx;
+
+	(void)uop;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->vec = realloc(w->vec, w->cap * w->k * sizeof *w->vec);
+		w->path = realloc(w->path, w->cap * sizeof *w->path);
+	}
+	memcpy(w->vec + w->n * w->k, sig, w->k * sizeof *sig);
+	w->path[w->n++] = strdup(path);
+	return 0;
+}
+
+static void test_random_redecisions_vs_brute_force(void)
+{
+	int trial, agree = 0;
+
+	rng_state = 4242;
+	for (trial = 0; trial < 400; trial++) {
+		unsigned nprops = 2 + rnd(4), ncounters = 1 + rnd(4), i, v;
+		unsigned dom[5];
+		struct cp_buf b;
+		struct udd_model *m = NULL;
+		struct udd_sigset *s = NULL;
+		struct walked w = { 0 };
+		struct cp_error err;
+		size_t j, x;
+		int ok = 1;
+
+		cp_buf_init(&b);
+		for (i = 0; i < ncounters; i++)
+			cp_buf_printf(&b, "counter c%u \"E%u\";\n", i, i);
+		for (i = 0; i < nprops; i++) {
+			dom[i] = 1 + rnd(3);
+			cp_buf_printf(&b, "property p%u {", i);
+			for (v = 0; v < dom[i]; v++)
+				cp_buf_printf(&b, "%s v%u", v ? "," : "", v);
+			cp_buf_puts(&b, " };\n");
+		}
+		cp_buf_puts(&b, "uop u {\n");
+		gen_redecide_block(&b, 0, nprops, dom, ncounters);
+		gen_redecide_block(&b, 1, nprops, dom, ncounters);
+		cp_buf_puts(&b, "done;\n}\n");
+		cp_error_clear(&err);
+		if (udd_model_parse_string("r.udd", b.data, b.len, &m, &err) ||
+		    udd_sigset_build(m, 0, 0, &s, &err)) {
+			/* a generated switch may list every value and a default */
+			udd_model_free(m);
+			cp_buf_release(&b);
+			continue;
+		}
+		w.k = ncounters;
+		CHECK(udd_model_each_path(m, 0, walked_add, &w, &err) == 0);
+		/* every signature and multiplicity, and each example is a real
+		 * μpath with that signature */
+		{
+			uint64_t total = 0;
+			size_t distinct = 0;
+
+			for (x = 0; x < w.n; x++) {
+				size_t y;
+
+				for (y = 0; y < x; y++)
+					if (!memcmp(w.vec + y * w.k, w.vec + x * w.k, w.k * sizeof *w.vec))
+						break;
+				distinct += y == x;
+			}
+			if (distinct != udd_sigset_size(s))
+				ok = 0;
+			for (j = 0; ok && j < udd_sigset_size(s); j++) {
+				const char *ex = udd_sigset_example(s, j);
+				uint64_t count = 0;
+				int ex_ok = 0;
+
+				for (x = 0; x < w.n; x++)
+					if (!memcmp(w.vec + x * w.k, udd_sigset_signature(s, j),
+						    w.k * sizeof *w.vec)) {
+						count++;
+						ex_ok |= !strcmp(w.path[x], ex);
+					}
+				if (count != udd_sigset_multiplicity(s, j) || !ex_ok)
+					ok = 0;
+				total += count;
+			}
+			if (ok && total != udd_sigset_total_paths(s))
+				ok = 0;
+		}
+		if (!ok)
+			printf("  mismatch on model:\n%s\n", b.data);
+		CHECK(ok);
+		agree += ok;
+		for (x = 0; x < w.n; x++)
+			free(w.path[x]);
+		free(w.path);
+		free(w.vec);
+		udd_sigset_free(s);
+		udd_model_free(m);
+		cp_buf_release(&b);
+	}
+	CHECKF(agree >= 250, "only %d random models compared", agree);
+}
+
 int main(void)
 {
 	check_prog = "udd";
@@ -633,5 +789,6 @@ int main(void)
 	RUN(test_count_overflow);
 	RUN(test_path_count_saturates);
 	RUN(test_signature_shared_by_uops);
+	RUN(test_random_redecisions_vs_brute_force);
 	return check_summary();
 }
