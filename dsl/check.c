@@ -28,17 +28,6 @@ struct names {
 	size_t nslots;        /* a power of two, at least twice the names */
 };
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 31);
-}
-
 static int names_init(struct names *ix, size_t n)
 {
 	ix->nslots = 16;
@@ -58,7 +47,7 @@ static void names_release(struct names *ix)
 
 static size_t names_slot(const struct names *ix, const char *name)
 {
-	size_t s = name_hash(name) & (ix->nslots - 1);
+	size_t s = cp_hash(CP_HASH_SEED, name, strlen(name)) & (ix->nslots - 1);
 
 	while (ix->key[s] && strcmp(ix->key[s], name))
 		s = (s + 1) & (ix->nslots - 1);

@@ -290,7 +290,7 @@ static void memo_key(struct udd_enum *e, uint32_t node, int32_t *key,
 			bits &= bits - 1;
 		}
 	}
-	*hash = udd_hash_words(node * 0x9e3779b97f4a7c15ULL + 1, (const uint32_t *)key, j);
+	*hash = cp_hash(cp_hash(CP_HASH_SEED, &node, sizeof node), key, j * sizeof *key);
 }
 
 static struct sigtab *memo_find(struct udd_enum *e, uint32_t node,

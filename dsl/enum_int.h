@@ -100,18 +100,6 @@ static inline uint64_t udd_sat_mul(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* FNV-1a over 32-bit words, with a final mix */
-static inline uint64_t udd_hash_words(uint64_t h, const uint32_t *w, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= w[i];
-		h *= 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
 
 int udd_enum_nomem(struct udd_enum *e);
 int udd_enum_spend(struct udd_enum *e, size_t n);

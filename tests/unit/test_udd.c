@@ -172,6 +172,23 @@ static unsigned rnd(unsigned n)
 	return (unsigned)((rng_state >> 33) % n);
 }
 
+/* Counters c0.., properties p0.. with random domains v0.. (into dom). */
+static void gen_decls(struct cp_buf *b, unsigned ncounters, unsigned nprops,
+		      unsigned *dom)
+{
+	unsigned i, v;
+
+	for (i = 0; i < ncounters; i++)
+		cp_buf_printf(b, "counter c%u \"E%u\";\n", i, i);
+	for (i = 0; i < nprops; i++) {
+		dom[i] = 1 + rnd(3);
+		cp_buf_printf(b, "property p%u {", i);
+		for (v = 0; v < dom[i]; v++)
+			cp_buf_printf(b, "%s v%u", v ? "," : "", v);
+		cp_buf_puts(b, " };\n");
+	}
+}
+
 static void gen_block(struct cp_buf *b, int depth, unsigned nprops,
 		      const unsigned *dom, unsigned ncounters)
 {
@@ -241,7 +258,7 @@ static void test_random_models_vs_brute_force(void)
 
 	rng_state = 12345;
 	for (trial = 0; trial < 300; trial++) {
-		unsigned nprops = 1 + rnd(4), ncounters = 2 + rnd(4), i, v;
+		unsigned nprops = 1 + rnd(4), ncounters = 2 + rnd(4), i;
 		unsigned dom[4];
 		struct cp_buf b;
 		struct udd_model *m = NULL;
@@ -252,15 +269,7 @@ static void test_random_models_vs_brute_force(void)
 		int ok = 1;
 
 		cp_buf_init(&b);
-		for (i = 0; i < ncounters; i++)
-			cp_buf_printf(&b, "counter c%u \"E%u\";\n", i, i);
-		for (i = 0; i < nprops; i++) {
-			dom[i] = 1 + rnd(3);
-			cp_buf_printf(&b, "property p%u {", i);
-			for (v = 0; v < dom[i]; v++)
-				cp_buf_printf(&b, "%s v%u", v ? "," : "", v);
-			cp_buf_puts(&b, " };\n");
-		}
+		gen_decls(&b, ncounters, nprops, dom);
 		for (i = 0; i < 2; i++) {
 			cp_buf_printf(&b, "uop u%u {\n", i);
 			gen_block(&b, 0, nprops, dom, ncounters);
@@ -691,7 +700,7 @@ static void test_random_redecisions_vs_brute_force(void)
 
 	rng_state = 4242;
 	for (trial = 0; trial < 400; trial++) {
-		unsigned nprops = 2 + rnd(4), ncounters = 1 + rnd(4), i, v;
+		unsigned nprops = 2 + rnd(4), ncounters = 1 + rnd(4);
 		unsigned dom[5];
 		struct cp_buf b;
 		struct udd_model *m = NULL;
@@ -702,15 +711,7 @@ static void test_random_redecisions_vs_brute_force(void)
 		int ok = 1;
 
 		cp_buf_init(&b);
-		for (i = 0; i < ncounters; i++)
-			cp_buf_printf(&b, "counter c%u \"E%u\";\n", i, i);
-		for (i = 0; i < nprops; i++) {
-			dom[i] = 1 + rnd(3);
-			cp_buf_printf(&b, "property p%u {", i);
-			for (v = 0; v < dom[i]; v++)
-				cp_buf_printf(&b, "%s v%u", v ? "," : "", v);
-			cp_buf_puts(&b, " };\n");
-		}
+		gen_decls(&b, ncounters, nprops, dom);
 		cp_buf_puts(&b, "uop u {\n");
 		gen_redecide_block(&b, 0, nprops, dom, ncounters);
 		gen_redecide_block(&b, 1, nprops, dom, ncounters);
