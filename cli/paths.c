@@ -37,6 +37,28 @@ static void put_json_vector(struct cp_buf *b, const uint32_t *sig, size_t k)
 	cp_buf_puts(b, "]");
 }
 
+/* "3 μpaths", "1 μpath", "at least 18446744073709551615 μpaths": counts
+ * of μpaths saturate, and a saturated one is a lower bound. */
+static void put_paths(struct cp_buf *b, uint64_t n)
+{
+	cp_buf_printf(b, "%s%llu μpath%s", n == UINT64_MAX ? "at least " : "",
+		      (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* An error of the model found while enumerating (a count beyond 2^32 - 1)
+ * is a model error, exit 1; limits and failures are 2 and 3. */
+static int enum_error(const struct cp_error *err)
+{
+	int rc = cli_print_error("paths", err);
+
+	return err->code == CP_ESEMANTIC ? CLI_RESULT : rc;
+}
+
 struct all_ctx {
 	const struct udd_model *m;
 	struct cp_buf *b;
@@ -98,7 +120,7 @@ int cli_paths(int argc, char **argv)
 	};
 	const char *with = NULL;
 	int json = 0, all = 0, opt, rc;
-	size_t max_sigs = 1000000, j;
+	size_t max_sigs = 1000000, j, u;
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
 	udd_features sel = 0;
@@ -145,20 +167,22 @@ int cli_paths(int argc, char **argv)
 		}
 		rc = udd_model_each_path(m, sel, print_one_path, &c, &err);
 		if (rc) {
-			rc = cli_print_error("paths", &err);
+			rc = enum_error(&err);
 			goto out;
 		}
 		if (json)
 			cp_buf_printf(&b, "],\n\"total_paths\": %llu\n}\n",
 				      (unsigned long long)c.n);
-		else
-			cp_buf_printf(&b, "%llu μpaths\n", (unsigned long long)c.n);
+		else {
+			put_paths(&b, c.n);
+			cp_buf_puts(&b, "\n");
+		}
 		rc = cli_write_output("paths", "-", &b);
 		goto out;
 	}
 	rc = udd_sigset_build(m, sel, max_sigs, &s, &err);
 	if (rc) {
-		rc = cli_print_error("paths", &err);
+		rc = enum_error(&err);
 		goto out;
 	}
 	if (json) {
@@ -167,31 +191,49 @@ int cli_paths(int argc, char **argv)
 		for (j = 0; j < udd_sigset_size(s); j++) {
 			cp_buf_printf(&b, "%s\n  {\"uop\": ", j ? "," : "");
 			cli_json_string(&b, udd_sigset_uop(s, j));
-			cp_buf_printf(&b, ", \"paths\": %llu, \"signature\": ",
-				      (unsigned long long)udd_sigset_multiplicity(s, j));
+			cp_buf_printf(&b, ", \"paths\": %llu%s, \"paths_by_uop\": {",
+				      (unsigned long long)udd_sigset_multiplicity(s, j),
+				      udd_sigset_multiplicity(s, j) == UINT64_MAX
+				      ? ", \"paths_at_least\": true" : "");
+			for (u = 0; u < udd_sigset_uop_count(s, j); u++) {
+				cp_buf_puts(&b, u ? ", " : "");
+				cli_json_string(&b, udd_sigset_uop_name(s, j, u));
+				cp_buf_printf(&b, ": %llu",
+					      (unsigned long long)udd_sigset_uop_paths(s, j, u));
+			}
+			cp_buf_puts(&b, "}, \"signature\": ");
 			put_json_vector(&b, udd_sigset_signature(s, j), udd_sigset_n_counters(s));
 			cp_buf_puts(&b, ", \"example\": ");
 			cli_json_string(&b, udd_sigset_example(s, j));
 			cp_buf_puts(&b, "}");
 		}
-		cp_buf_printf(&b, "],\n\"total_paths\": %llu,\n\"distinct_signatures\": %zu\n}\n",
+		cp_buf_printf(&b, "],\n\"total_paths\": %llu,\n%s\"distinct_signatures\": %zu\n}\n",
 			      (unsigned long long)udd_sigset_total_paths(s),
+			      udd_sigset_total_paths(s) == UINT64_MAX
+			      ? "\"total_paths_at_least\": true,\n" : "",
 			      udd_sigset_size(s));
 	} else {
 		cp_buf_printf(&b, "model %s, features: %s\n\n", udd_model_file(m),
 			      features[0] ? features : "(none)");
 		for (j = 0; j < udd_sigset_size(s); j++) {
-			cp_buf_printf(&b, "[%zu] %s, %llu μpath%s: ", j + 1,
-				      udd_sigset_uop(s, j),
-				      (unsigned long long)udd_sigset_multiplicity(s, j),
-				      udd_sigset_multiplicity(s, j) == 1 ? "" : "s");
+			/* a signature several uops share names each with its own
+			 * μpaths; the example is the first uop's */
+			cp_buf_printf(&b, "[%zu] ", j + 1);
+			for (u = 0; u < udd_sigset_uop_count(s, j); u++) {
+				cp_buf_printf(&b, "%s%s, ", u ? "; " : "",
+					      udd_sigset_uop_name(s, j, u));
+				put_paths(&b, udd_sigset_uop_paths(s, j, u));
+			}
+			cp_buf_puts(&b, ": ");
 			cli_put_signature(&b, m, udd_sigset_signature(s, j));
 			cp_buf_printf(&b, "\n    e.g. %s\n", udd_sigset_example(s, j));
 		}
-		cp_buf_printf(&b, "\n%llu μpaths, %zu distinct signatures over %zu counters in %zu uop%s\n",
-			      (unsigned long long)udd_sigset_total_paths(s),
-			      udd_sigset_size(s), udd_sigset_n_counters(s),
-			      udd_model_n_uops(m), udd_model_n_uops(m) == 1 ? "" : "s");
+		cp_buf_puts(&b, "\n");
+		put_paths(&b, udd_sigset_total_paths(s));
+		cp_buf_printf(&b, ", %zu distinct signature%s over %zu counter%s in %zu uop%s\n",
+			      udd_sigset_size(s), plural(udd_sigset_size(s)),
+			      udd_sigset_n_counters(s), plural(udd_sigset_n_counters(s)),
+			      udd_model_n_uops(m), plural(udd_model_n_uops(m)));
 	}
 	rc = cli_write_output("paths", "-", &b);
 out:

@@ -9,7 +9,7 @@
 
 #include "dsl/udd.h"
 
-/* ---- arena: the tree and the graph live until the model is freed ---- */
+/* ---- dsl/arena.c: the tree and the graph live until the model is freed ---- */
 struct udd_arena_block;
 struct udd_arena {
 	struct udd_arena_block *head;
@@ -65,10 +65,24 @@ struct udd_stmt {
 	int negate;                    /* UDD_IF: `if (!f)` */
 	struct udd_stmt *then_body, *else_body;   /* UDD_IF */
 	int has_else;
+	int is_elif;                   /* UDD_IF: the `if` of an `else if` */
 };
 
-/* a statement list under construction (the parser appends at the tail) */
+/* lists under construction (the parser appends at the tail) */
 struct udd_stmt_list {
+	struct udd_stmt *head, *tail;
+};
+struct udd_value_list {
+	struct udd_value *head, *tail;
+};
+struct udd_incr_list {
+	struct udd_incr_item *head, *tail;
+};
+struct udd_case_list {
+	struct udd_case *head, *tail;
+};
+/* an if / else-if chain: its first and its last `if` */
+struct udd_if_chain {
 	struct udd_stmt *head, *tail;
 };
 
@@ -104,7 +118,7 @@ struct udd_uop_decl {
 	struct udd_span close;         /* the closing brace */
 };
 
-/* A growable array of pointers, for declaration lists. */
+/* A growable array of pointers, for declaration lists (dsl/arena.c). */
 struct udd_vec {
 	void **items;
 	size_t n, cap;
@@ -132,22 +146,44 @@ struct udd_model {
 	char *empty;           /* "" for absent doc strings */
 };
 
+/* ---- dsl/diag.c: positions and diagnostics ---- */
+/* Index the first byte of every source line (m->line_starts); line 1
+ * starts after a UTF-8 byte-order mark (udd_bom_length: 3 or 0). */
+int udd_lines_index(struct udd_model *m);
+size_t udd_bom_length(const struct udd_model *m);
+/* 1-based line and column (in characters) of a byte offset. */
+void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
+		  unsigned *col);
 /* Add a diagnostic at span (formatted with source line and caret).
  * Returns -1 when out of memory. */
 int udd_diag_add(struct udd_model *m, int is_error, struct udd_span span,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* 1-based line and column (in characters) of a byte offset. */
-void udd_position(const struct udd_model *m, size_t offset, unsigned *line,
-		  unsigned *col);
+/* The source line of span with a caret under it, for err->detail. */
+void udd_excerpt(const struct udd_model *m, struct udd_span span, char *buf,
+		 size_t size);
+/* Put the diagnostics in source order (errors first at one offset). */
+void udd_diag_sort(struct udd_model *m);
+/* The first error as a one-line cp_error with code (source excerpt in
+ * err->detail); returns code. */
+int udd_diag_first_error(const struct udd_model *m, int code,
+			 struct cp_error *err);
+void udd_diag_release(struct udd_model *m);
 
 /* ---- parse context (parser.y, lexer.l) ---- */
+/* Blocks nest at most this deep: the checker, the lowering and the
+ * enumeration recurse once per level, and this keeps them well inside a
+ * thread's stack. */
+#define UDD_MAX_NESTING 4096
+
 struct udd_parse {
 	struct udd_model *m;
 	void *scanner;
 	size_t offset;          /* lexer position in bytes */
-	size_t brace[64];       /* offsets of open '{' (innermost last) */
-	size_t brace_depth;
+	size_t *brace;          /* offsets of open '{' (innermost last) */
+	size_t brace_depth, brace_cap;
 	size_t comment_start;   /* offset of an open block comment */
+	size_t tok_end, prev_end;   /* ends of the last token and the one before */
+	size_t n_tokens;
 	int failed;             /* a syntax error was reported */
 	int nomem;
 };
@@ -180,5 +216,36 @@ struct udd_graph {
 int udd_graph_build(const struct udd_model *m, udd_features sel,
 		    struct udd_graph *g, struct cp_error *err);
 void udd_graph_release(struct udd_graph *g);
+
+/* ---- dsl/enum.c: distinct signatures of a lowered graph ---- */
+/* One decision of an example μpath (the decision node and the value it
+ * took), shared between examples; in no particular order. */
+struct udd_trace {
+	uint32_t node, value;
+	const struct udd_trace *next;
+};
+/* How many μpaths of one uop have a signature. */
+struct udd_uop_paths {
+	size_t entry;                    /* the signature, in enumeration order */
+	uint32_t uop;
+	uint64_t paths;                  /* saturating */
+};
+struct udd_enum;
+/* Enumerate every uop of g; entries are in no particular order, each
+ * with its first uop and an example.  The traces live in the enumerator
+ * until udd_enum_take_traces moves them out. */
+int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
+		 size_t max_signatures, struct udd_enum **out,
+		 struct cp_error *err);
+size_t udd_enum_size(const struct udd_enum *e);
+const uint32_t *udd_enum_signature(const struct udd_enum *e, size_t j);
+uint64_t udd_enum_multiplicity(const struct udd_enum *e, size_t j);
+const struct udd_trace *udd_enum_example(const struct udd_enum *e, size_t j);
+uint32_t udd_enum_uop(const struct udd_enum *e, size_t j);
+/* (signature, uop, μpaths) triples in uop order. */
+const struct udd_uop_paths *udd_enum_by_uop(const struct udd_enum *e,
+					    size_t *n);
+void udd_enum_take_traces(struct udd_enum *e, struct udd_arena *dst);
+void udd_enum_free(struct udd_enum *e);
 
 #endif

@@ -32,8 +32,10 @@ static void udd_yyerror(UDD_YYLTYPE *loc, void *scanner,
 	else { (Cur).start = (Cur).end = YYRHSLOC(Rhs, 0).end; } \
 } while (0)
 
-/* deep nesting is bounded by the parser stack: a clear limit, not a crash */
-#define YYMAXDEPTH 20000
+/* Lists are left-recursive, so the stack grows only with nesting, which
+ * the lexer bounds (UDD_MAX_NESTING, at most 10 entries a level); this
+ * bound is a last guard, never reached by a model the lexer accepts. */
+#define YYMAXDEPTH (12 * UDD_MAX_NESTING + 1000)
 
 #define NEW(type) ((type *)udd_arena_alloc(&ps->m->arena, sizeof(type)))
 #define CHECK_ALLOC(p) do { if (!(p)) { ps->nomem = 1; YYABORT; } } while (0)
@@ -68,11 +70,15 @@ static struct udd_stmt *new_stmt(struct udd_parse *ps, enum udd_stmt_kind k,
 %token <const char *> NAME "name" STRING "string"
 %token <uint32_t> NUMBER "number"
 
-%type <struct udd_value *> values value names
+%type <struct udd_value_list> values names
+%type <struct udd_value *> value
 %type <struct udd_stmt_list> stmts
-%type <struct udd_stmt *> stmt if_stmt else_part
-%type <struct udd_incr_item *> incr_items incr_item
-%type <struct udd_case *> cases case_clause
+%type <struct udd_stmt *> stmt if_stmt if_head
+%type <struct udd_if_chain> if_chain
+%type <struct udd_incr_list> incr_items
+%type <struct udd_incr_item *> incr_item
+%type <struct udd_case_list> cases
+%type <struct udd_case *> case_clause
 %type <const char *> opt_doc
 
 %%
@@ -99,14 +105,14 @@ decl:
 		struct udd_group_decl *g = NEW(struct udd_group_decl);
 		CHECK_ALLOC(g);
 		g->name = ident($2, @2);
-		g->members = $4;
+		g->members = $4.head;
 		CHECK_ALLOC(!udd_vec_push(&ps->m->groups, g));
 	}
 	| PROPERTY NAME '{' values '}' opt_semi {
 		struct udd_property_decl *p = NEW(struct udd_property_decl);
 		CHECK_ALLOC(p);
 		p->name = ident($2, @2);
-		p->values = $4;
+		p->values = $4.head;
 		CHECK_ALLOC(!udd_vec_push(&ps->m->properties, p));
 	}
 	| FEATURE NAME opt_doc ';' {
@@ -136,26 +142,32 @@ opt_doc:
 	| STRING { $$ = $1; }
 	;
 
-/* `a + b + c`, kept in source order */
+/* Every list is left-recursive and keeps its tail, so a list of any
+ * length leaves the parser stack flat and stays in source order. */
+
+/* `a + b + c` */
 names:
 	NAME {
-		$$ = NEW(struct udd_value);
-		CHECK_ALLOC($$);
-		$$->name = ident($1, @1);
-		$$->index = -1;
+		struct udd_value *v = NEW(struct udd_value);
+		CHECK_ALLOC(v);
+		v->name = ident($1, @1);
+		v->index = -1;
+		$$.head = $$.tail = v;
 	}
-	| NAME '+' names {
-		$$ = NEW(struct udd_value);
-		CHECK_ALLOC($$);
-		$$->name = ident($1, @1);
-		$$->index = -1;
-		$$->next = $3;
+	| names '+' NAME {
+		struct udd_value *v = NEW(struct udd_value);
+		CHECK_ALLOC(v);
+		v->name = ident($3, @3);
+		v->index = -1;
+		$$ = $1;
+		$$.tail->next = v;
+		$$.tail = v;
 	}
 	;
 
 values:
-	value { $$ = $1; }
-	| value ',' values { $1->next = $3; $$ = $1; }
+	value { $$.head = $$.tail = $1; }
+	| values ',' value { $$ = $1; $$.tail->next = $3; $$.tail = $3; }
 	;
 
 value:
@@ -176,8 +188,6 @@ value:
 	}
 	;
 
-/* statement lists are built right to left so they stay in source order */
-/* left recursion keeps the parser stack flat however long a block is */
 stmts:
 	%empty { $$.head = $$.tail = NULL; }
 	| stmts stmt {
@@ -199,13 +209,13 @@ stmt:
 	| INCR incr_items ';' {
 		$$ = new_stmt(ps, UDD_INCR, @1);
 		CHECK_ALLOC($$);
-		$$->items = $2;
+		$$->items = $2.head;
 	}
 	| SWITCH '(' NAME ')' '{' cases '}' {
 		$$ = new_stmt(ps, UDD_SWITCH, @1);
 		CHECK_ALLOC($$);
 		$$->name = ident($3, @3);
-		$$->cases = $6;
+		$$->cases = $6.head;
 	}
 	| if_stmt { $$ = $1; }
 	| DONE ';' {
@@ -214,35 +224,48 @@ stmt:
 	}
 	;
 
+/* `if (f) {...} else if (g) {...} else {...}`: the else-ifs are read as
+ * a flat chain (each link the else branch of the one before), so a chain
+ * of any length leaves the parser stack flat. */
 if_stmt:
-	IF '(' NAME ')' '{' stmts '}' else_part {
+	if_chain { $$ = $1.head; }
+	| if_chain ELSE '{' stmts '}' {
+		$$ = $1.head;
+		$1.tail->else_body = $4.head;
+		$1.tail->has_else = 1;
+	}
+	;
+
+if_chain:
+	if_head { $$.head = $$.tail = $1; }
+	| if_chain ELSE if_head {
+		$$ = $1;
+		$3->is_elif = 1;
+		$$.tail->else_body = $3;
+		$$.tail->has_else = 1;
+		$$.tail = $3;
+	}
+	;
+
+if_head:
+	IF '(' NAME ')' '{' stmts '}' {
 		$$ = new_stmt(ps, UDD_IF, @1);
 		CHECK_ALLOC($$);
 		$$->name = ident($3, @3);
 		$$->then_body = $6.head;
-		$$->else_body = $8;
-		$$->has_else = @8.end > @8.start;
 	}
-	| IF '(' '!' NAME ')' '{' stmts '}' else_part {
+	| IF '(' '!' NAME ')' '{' stmts '}' {
 		$$ = new_stmt(ps, UDD_IF, @1);
 		CHECK_ALLOC($$);
 		$$->name = ident($4, @4);
 		$$->negate = 1;
 		$$->then_body = $7.head;
-		$$->else_body = $9;
-		$$->has_else = @9.end > @9.start;
 	}
 	;
 
-else_part:
-	%empty { $$ = NULL; }
-	| ELSE '{' stmts '}' { $$ = $3.head; }
-	| ELSE if_stmt { $$ = $2; }
-	;
-
 incr_items:
-	incr_item { $$ = $1; }
-	| incr_item ',' incr_items { $1->next = $3; $$ = $1; }
+	incr_item { $$.head = $$.tail = $1; }
+	| incr_items ',' incr_item { $$ = $1; $$.tail->next = $3; $$.tail = $3; }
 	;
 
 incr_item:
@@ -266,15 +289,15 @@ incr_item:
 	;
 
 cases:
-	case_clause { $$ = $1; }
-	| case_clause cases { $1->next = $2; $$ = $1; }
+	case_clause { $$.head = $$.tail = $1; }
+	| cases case_clause { $$ = $1; $$.tail->next = $2; $$.tail = $2; }
 	;
 
 case_clause:
 	CASE values ':' stmts {
 		$$ = NEW(struct udd_case);
 		CHECK_ALLOC($$);
-		$$->values = $2;
+		$$->values = $2.head;
 		$$->span = @1;
 		$$->body = $4.head;
 	}
@@ -292,6 +315,9 @@ static void udd_yyerror(UDD_YYLTYPE *loc, void *scanner,
 			struct udd_parse *ps, const char *msg)
 {
 	(void)scanner;
+	/* bison's only own message: its stack is full */
+	if (!strcmp(msg, "memory exhausted"))
+		msg = "the model is nested too deeply";
 	if (!ps->failed && udd_diag_add(ps->m, 1, *loc, "%s", msg) < 0)
 		ps->nomem = 1;
 	ps->failed = 1;
@@ -324,15 +350,25 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
 							      : yysymbol_name(expected[i]));
 	}
 	if (got == YYSYMBOL_YYEOF && ps->brace_depth > 0 && len < sizeof msg) {
-		size_t open = ps->brace[ps->brace_depth <= 64 ? ps->brace_depth - 1 : 63];
+		size_t open = ps->brace[ps->brace_depth - 1];
 		unsigned line, col;
 
 		udd_position(ps->m, open, &line, &col);
 		snprintf(msg + len, sizeof msg - len,
 			 " ('}' missing to close '{' at line %u)", line);
 	}
-	if (udd_diag_add(ps->m, 1, *loc, "%s", msg) < 0)
-		ps->nomem = 1;
+	/* point just after the last good token, as compilers do: that is
+	 * where the missing ';' or '}' belongs */
+	{
+		struct udd_span at = *loc;
+
+		if (got == YYSYMBOL_YYEOF && ps->n_tokens >= 1)
+			at.start = at.end = ps->tok_end;
+		else if (got != YYSYMBOL_YYEOF && ps->n_tokens >= 2)
+			at.start = at.end = ps->prev_end;
+		if (udd_diag_add(ps->m, 1, at, "%s", msg) < 0)
+			ps->nomem = 1;
+	}
 	ps->failed = 1;
 	return 0;
 }

@@ -36,16 +36,14 @@ void udd_model_free(struct udd_model *m);
  * ("file:line:col: error: message\n  line | source\n       | ^~~~\n"). */
 size_t udd_model_n_diagnostics(const struct udd_model *m);
 const char *udd_model_diagnostic(const struct udd_model *m, size_t i);
-int udd_model_diagnostic_is_error(const struct udd_model *m, size_t i);
 
 /* ---- declarations ---- */
 const char *udd_model_file(const struct udd_model *m);
 size_t udd_model_n_counters(const struct udd_model *m);
 const char *udd_model_counter_name(const struct udd_model *m, size_t i);
 const char *udd_model_counter_event(const struct udd_model *m, size_t i);
-/* Index of a counter by name or by event name, or -1. */
+/* Index of a counter by name, or -1. */
 long udd_model_counter_find(const struct udd_model *m, const char *name);
-long udd_model_counter_find_event(const struct udd_model *m, const char *event);
 
 size_t udd_model_n_features(const struct udd_model *m);
 const char *udd_model_feature_name(const struct udd_model *m, size_t i);
@@ -55,12 +53,6 @@ long udd_model_feature_find(const struct udd_model *m, const char *name);
 
 size_t udd_model_n_uops(const struct udd_model *m);
 const char *udd_model_uop_name(const struct udd_model *m, size_t i);
-
-/* Counter groups (`group walk_ref = walk_ref.l1 + ...;`), for printing. */
-size_t udd_model_n_groups(const struct udd_model *m);
-const char *udd_model_group_name(const struct udd_model *m, size_t g);
-size_t udd_model_group_size(const struct udd_model *m, size_t g);
-size_t udd_model_group_member(const struct udd_model *m, size_t g, size_t i);
 
 /* ---- feature selections ----
  * A selection is a bitset over the model's features (bit i = feature i).
@@ -76,9 +68,13 @@ char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
 /* ---- signatures ----
  * The distinct counter signatures of every μpath of every uop, with how
  * many μpaths share each.  Enumeration memoises on (node, values of the
- * decided properties still referenced below it), so it does not visit
- * every μpath.  Fails with CP_ELIMIT when more than max_signatures
- * distinct signatures exist (0 = default, 1,000,000). */
+ * decided properties still read below it) and leaves a decision pending
+ * while its branches differ only by counts, so it does not visit every
+ * μpath.  Fails with CP_ELIMIT when more than max_signatures distinct
+ * signatures exist (0 = default, 1,000,000) or the work would need more
+ * than 16 × max_signatures table entries; with CP_ESEMANTIC, located
+ * (the source excerpt in err->detail), when a counter would count more
+ * than 2^32 - 1 on one μpath. */
 int udd_sigset_build(const struct udd_model *m, udd_features sel,
 		     size_t max_signatures, struct udd_sigset **out,
 		     struct cp_error *err);
@@ -94,12 +90,19 @@ const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);
 /* All m signatures as one row-major m × k matrix (signature j at
  * matrix + j*k), the layout cone_build and the solver take. */
 const uint32_t *udd_sigset_matrix(const struct udd_sigset *s);
-/* How many μpaths have signature j (saturates at UINT64_MAX). */
+/* How many μpaths have signature j.  Counts of μpaths saturate: the
+ * value UINT64_MAX means "at least UINT64_MAX". */
 uint64_t udd_sigset_multiplicity(const struct udd_sigset *s, size_t j);
-/* Total μpaths over all signatures (saturating), and per uop. */
+/* Total μpaths over all signatures (saturating). */
 uint64_t udd_sigset_total_paths(const struct udd_sigset *s);
 /* Name of the uop of signature j's example path. */
 const char *udd_sigset_uop(const struct udd_sigset *s, size_t j);
+/* The uops with μpaths of signature j (one or more, in declaration
+ * order), and how many μpaths each has (saturating). */
+size_t udd_sigset_uop_count(const struct udd_sigset *s, size_t j);
+const char *udd_sigset_uop_name(const struct udd_sigset *s, size_t j,
+				size_t i);
+uint64_t udd_sigset_uop_paths(const struct udd_sigset *s, size_t j, size_t i);
 /* One example μpath with signature j, as text:
  * "dtlb=miss, +load.causes_walk, walk, stlb=miss, done".  The text lives
  * in the set until the next call (not safe across threads). */
@@ -107,7 +110,8 @@ const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
 
 /* ---- whole-path listing and drawing ---- */
 /* Call fn once per μpath (uop name, path text, signature); stops early and
- * returns fn's value when it is non-zero.  Exponential in the worst case:
+ * returns fn's value when it is non-zero, CP_ESEMANTIC (located) when a
+ * count passes 2^32 - 1.  Exponential in the worst case:
  * for --all only. */
 typedef int (*udd_path_fn)(void *ctx, const char *uop, const char *path,
 			   const uint32_t *signature);

@@ -172,6 +172,23 @@ static unsigned rnd(unsigned n)
 	return (unsigned)((rng_state >> 33) % n);
 }
 
+/* Counters c0.., properties p0.. with random domains v0.. (into dom). */
+static void gen_decls(struct cp_buf *b, unsigned ncounters, unsigned nprops,
+		      unsigned *dom)
+{
+	unsigned i, v;
+
+	for (i = 0; i < ncounters; i++)
+		cp_buf_printf(b, "counter c%u \"E%u\";\n", i, i);
+	for (i = 0; i < nprops; i++) {
+		dom[i] = 1 + rnd(3);
+		cp_buf_printf(b, "property p%u {", i);
+		for (v = 0; v < dom[i]; v++)
+			cp_buf_printf(b, "%s v%u", v ? "," : "", v);
+		cp_buf_puts(b, " };\n");
+	}
+}
+
 static void gen_block(struct cp_buf *b, int depth, unsigned nprops,
 		      const unsigned *dom, unsigned ncounters)
 {
@@ -241,7 +258,7 @@ static void test_random_models_vs_brute_force(void)
 
 	rng_state = 12345;
 	for (trial = 0; trial < 300; trial++) {
-		unsigned nprops = 1 + rnd(4), ncounters = 2 + rnd(4), i, v;
+		unsigned nprops = 1 + rnd(4), ncounters = 2 + rnd(4), i;
 		unsigned dom[4];
 		struct cp_buf b;
 		struct udd_model *m = NULL;
@@ -252,15 +269,7 @@ static void test_random_models_vs_brute_force(void)
 		int ok = 1;
 
 		cp_buf_init(&b);
-		for (i = 0; i < ncounters; i++)
-			cp_buf_printf(&b, "counter c%u \"E%u\";\n", i, i);
-		for (i = 0; i < nprops; i++) {
-			dom[i] = 1 + rnd(3);
-			cp_buf_printf(&b, "property p%u {", i);
-			for (v = 0; v < dom[i]; v++)
-				cp_buf_printf(&b, "%s v%u", v ? "," : "", v);
-			cp_buf_puts(&b, " };\n");
-		}
+		gen_decls(&b, ncounters, nprops, dom);
 		for (i = 0; i < 2; i++) {
 			cp_buf_printf(&b, "uop u%u {\n", i);
 			gen_block(&b, 0, nprops, dom, ncounters);
@@ -388,6 +397,384 @@ static void test_allocation_failures(void)
 	CHECK(bad == 0);
 }
 
+static struct udd_model *parse_buf(struct cp_buf *b)
+{
+	struct udd_model *m = NULL;
+	struct cp_error err;
+
+	cp_error_clear(&err);
+	if (b->failed || udd_model_parse_string("g.udd", b->data, b->len, &m, &err)) {
+		printf("  parse failed: %s\n", err.msg);
+		udd_model_free(m);
+		m = NULL;
+	}
+	cp_buf_release(b);
+	return m;
+}
+
+/* 20 properties decided and then decided again in reverse order: the
+ * re-decisions tie each pair, so 2^20 μpaths make 21 signatures (2j
+ * increments with multiplicity C(20, j)), found without visiting them. */
+static void test_redecided_properties(void)
+{
+	struct cp_buf b;
+	struct udd_model *m;
+	struct udd_sigset *s;
+	uint64_t binom = 1;
+	uint32_t want;
+	int i, ok = 1;
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "counter a \"A\";\n");
+	for (i = 1; i <= 20; i++)
+		cp_buf_printf(&b, "property p%d { x, y };\n", i);
+	cp_buf_puts(&b, "uop u {\n");
+	for (i = 1; i <= 20; i++)
+		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
+	for (i = 20; i >= 1; i--)
+		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
+	cp_buf_puts(&b, "  done;\n}\n");
+	m = parse_buf(&b);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	s = sigs(m, NULL);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(udd_sigset_size(s) == 21);
+		CHECK(udd_sigset_total_paths(s) == (uint64_t)1 << 20);
+		for (i = 0; i <= 20; i++) {
+			want = (uint32_t)(2 * i);
+			if (!has_sig(s, &want, binom))
+				ok = 0;
+			binom = binom * (uint64_t)(20 - i) / (uint64_t)(i + 1);
+		}
+		CHECK(ok);
+		/* the example of 2 increments decides one property x and
+		 * reads it back: it increments twice */
+		{
+			const char *ex = udd_sigset_example(s, 1), *at;
+			int incrs = 0;
+
+			for (at = ex; (at = strstr(at, "+a")) != NULL; at++)
+				incrs++;
+			CHECKF(incrs == 2, "%s", ex);
+			CHECK(strstr(ex, "=x") != NULL);
+		}
+	}
+	udd_sigset_free(s);
+	udd_model_free(m);
+}
+
+/* 300 nested switches, each level's 'x' with its own counter: 301
+ * signatures, each once. */
+static void test_nested_switches(void)
+{
+	struct cp_buf b;
+	struct udd_model *m;
+	struct udd_sigset *s;
+	uint32_t *want = calloc(300, sizeof *want);
+	int i, ok = 1;
+
+	cp_buf_init(&b);
+	for (i = 0; i < 300; i++)
+		cp_buf_printf(&b, "counter c%d \"C%d\"; property p%d { x, y };\n", i, i, i);
+	cp_buf_puts(&b, "uop u {\n");
+	for (i = 0; i < 300; i++)
+		cp_buf_printf(&b, "switch (p%d) { case x: incr c%d; case y:\n", i, i);
+	for (i = 0; i < 300; i++)
+		cp_buf_puts(&b, "}");
+	cp_buf_puts(&b, "\ndone;\n}\n");
+	m = parse_buf(&b);
+	CHECK(m != NULL && want != NULL);
+	if (!m || !want) {
+		free(want);
+		udd_model_free(m);
+		return;
+	}
+	s = sigs(m, NULL);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(udd_sigset_size(s) == 301);
+		CHECK(udd_sigset_total_paths(s) == 301);
+		if (!has_sig(s, want, 1))
+			ok = 0;
+		for (i = 0; i < 300; i++) {
+			want[i] = 1;
+			if (!has_sig(s, want, 1))
+				ok = 0;
+			want[i] = 0;
+		}
+		CHECK(ok);
+		CHECK_STR(udd_sigset_example(s, 300), "p0=x, +c0, done");
+	}
+	free(want);
+	udd_sigset_free(s);
+	udd_model_free(m);
+}
+
+/* Counts are exact: beyond 2^32 - 1 on one μpath is a located error,
+ * in the enumeration and in the walk over every path. */
+static int ignore_path(void *ctx, const char *uop, const char *path,
+		       const uint32_t *sig)
+{
+	(void)ctx;
+	(void)uop;
+	(void)path;
+	(void)sig;
+	return 0;
+}
+
+static void test_count_overflow(void)
+{
+	struct udd_model *m = parse(
+		"counter a \"A\"; counter b \"B\";\n"
+		"property p { x, y };\n"
+		"uop u {\n"
+		"  incr a 4294967295;\n"
+		"  switch (p) { case x: incr b; case y: incr a; }\n"
+		"  done;\n"
+		"}\n");
+	struct udd_model *fits = parse(
+		"counter a \"A\";\n"
+		"uop u { incr a 4294967294; incr a; done; }\n");
+	struct udd_sigset *s = NULL;
+	struct cp_error err;
+
+	CHECK(m != NULL && fits != NULL);
+	if (m) {
+		cp_error_clear(&err);
+		/* the enumeration adds from the end: it finds the overflow
+		 * at the first increment; the walk at the one that passes */
+		CHECK(udd_sigset_build(m, 0, 0, &s, &err) == CP_ESEMANTIC);
+		CHECK(s == NULL);
+		CHECK(err.line == 4 && err.col == 3);
+		CHECK(strstr(err.detail, "incr a 4294967295;") != NULL);
+		CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
+		cp_error_clear(&err);
+		CHECK(udd_model_each_path(m, 0, ignore_path, NULL, &err) == CP_ESEMANTIC);
+		CHECK(err.line == 5 && err.col == 40);
+		CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
+	}
+	if (fits) {
+		s = sigs(fits, NULL);
+		CHECK(s && udd_sigset_signature(s, 0)[0] == 4294967295u);
+		udd_sigset_free(s);
+	}
+	udd_model_free(m);
+	udd_model_free(fits);
+}
+
+/* 70 binary decisions: 2^70 μpaths saturate the count at 2^64 - 1,
+ * which means "at least". */
+static void test_path_count_saturates(void)
+{
+	struct cp_buf b;
+	struct udd_model *m;
+	struct udd_sigset *s;
+	int i;
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "counter a \"A\";\n");
+	for (i = 0; i < 70; i++)
+		cp_buf_printf(&b, "property p%d { x, y };\n", i);
+	cp_buf_puts(&b, "uop u {\n");
+	for (i = 0; i < 70; i++)
+		cp_buf_printf(&b, "  switch (p%d) { case x: case y: }\n", i);
+	cp_buf_puts(&b, "  incr a;\n  done;\n}\n");
+	m = parse_buf(&b);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	s = sigs(m, NULL);
+	CHECK(s && udd_sigset_size(s) == 1);
+	CHECK(s && udd_sigset_total_paths(s) == UINT64_MAX);
+	CHECK(s && udd_sigset_multiplicity(s, 0) == UINT64_MAX);
+	udd_sigset_free(s);
+	udd_model_free(m);
+}
+
+/* A signature two uops share is listed once, with each uop's μpaths. */
+static void test_signature_shared_by_uops(void)
+{
+	struct udd_model *m = parse(
+		"counter a \"A\"; counter b \"B\";\n"
+		"property p { x, y, z };\n"
+		"uop load { switch (p) { case x: incr a; default: incr b; } done; }\n"
+		"uop store { incr b; done; }\n");
+	struct udd_sigset *s;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	s = sigs(m, NULL);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(udd_sigset_size(s) == 2);
+		/* sorted by counts: [0] b, load and store; [1] a, load */
+		CHECK(udd_sigset_signature(s, 0)[1] == 1);
+		CHECK(udd_sigset_uop_count(s, 0) == 2);
+		CHECK(udd_sigset_uop_count(s, 1) == 1);
+		CHECK_STR(udd_sigset_uop_name(s, 0, 0), "load");
+		CHECK(udd_sigset_uop_paths(s, 0, 0) == 2);
+		CHECK_STR(udd_sigset_uop_name(s, 0, 1), "store");
+		CHECK(udd_sigset_uop_paths(s, 0, 1) == 1);
+		CHECK(udd_sigset_multiplicity(s, 0) == 3);
+		CHECK_STR(udd_sigset_uop_name(s, 1, 0), "load");
+		CHECK(udd_sigset_uop_paths(s, 1, 0) == 1);
+	}
+	udd_sigset_free(s);
+	udd_model_free(m);
+}
+
+/* ---- random models of re-decisions: pending decisions vs brute force ---- */
+
+/* Switches whose cases only increment (so they leave their property
+ * pending), re-decided later or nested in other switches' cases (where
+ * the property stops being read on some paths). */
+static void gen_redecide_body(struct cp_buf *b, int depth, unsigned nprops,
+			      const unsigned *dom, unsigned ncounters);
+
+static void gen_redecide_block(struct cp_buf *b, int depth, unsigned nprops,
+			       const unsigned *dom, unsigned ncounters)
+{
+	unsigned n = 1 + rnd(4), i, v;
+
+	for (i = 0; i < n; i++) {
+		unsigned p = rnd(nprops), uncovered = 0;
+
+		cp_buf_printf(b, "switch (p%u) {\n", p);
+		for (v = 0; v < dom[p]; v++) {
+			if (rnd(3) == 0) {
+				uncovered++;
+				continue;
+			}
+			cp_buf_printf(b, "case v%u:\n", v);
+			gen_redecide_body(b, depth, nprops, dom, ncounters);
+		}
+		if (uncovered) {
+			cp_buf_puts(b, "default:\n");
+			gen_redecide_body(b, depth, nprops, dom, ncounters);
+		}
+		cp_buf_puts(b, "}\n");
+	}
+}
+
+/* increments, and now and then a nested block */
+static void gen_redecide_body(struct cp_buf *b, int depth, unsigned nprops,
+			      const unsigned *dom, unsigned ncounters)
+{
+	unsigned c;
+
+	for (c = rnd(3); c > 0; c--)
+		cp_buf_printf(b, "incr c%u%s;\n", rnd(ncounters), rnd(4) ? "" : " 2");
+	if (depth < 2 && rnd(4) == 0)
+		gen_redecide_block(b, depth + 1, nprops, dom, ncounters);
+}
+
+struct walked {
+	size_t k, n, cap;
+	uint32_t *vec;
+	char **path;
+};
+
+static int walked_add(void *ctx, const char *uop, const char *path,
+		      const uint32_t *sig)
+{
+	struct walked *w = ctx;
+
+	(void)uop;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->vec = realloc(w->vec, w->cap * w->k * sizeof *w->vec);
+		w->path = realloc(w->path, w->cap * sizeof *w->path);
+	}
+	memcpy(w->vec + w->n * w->k, sig, w->k * sizeof *sig);
+	w->path[w->n++] = strdup(path);
+	return 0;
+}
+
+static void test_random_redecisions_vs_brute_force(void)
+{
+	int trial, agree = 0;
+
+	rng_state = 4242;
+	for (trial = 0; trial < 400; trial++) {
+		unsigned nprops = 2 + rnd(4), ncounters = 1 + rnd(4);
+		unsigned dom[5];
+		struct cp_buf b;
+		struct udd_model *m = NULL;
+		struct udd_sigset *s = NULL;
+		struct walked w = { 0 };
+		struct cp_error err;
+		size_t j, x;
+		int ok = 1;
+
+		cp_buf_init(&b);
+		gen_decls(&b, ncounters, nprops, dom);
+		cp_buf_puts(&b, "uop u {\n");
+		gen_redecide_block(&b, 0, nprops, dom, ncounters);
+		gen_redecide_block(&b, 1, nprops, dom, ncounters);
+		cp_buf_puts(&b, "done;\n}\n");
+		cp_error_clear(&err);
+		if (udd_model_parse_string("r.udd", b.data, b.len, &m, &err) ||
+		    udd_sigset_build(m, 0, 0, &s, &err)) {
+			/* a generated switch may list every value and a default */
+			udd_model_free(m);
+			cp_buf_release(&b);
+			continue;
+		}
+		w.k = ncounters;
+		CHECK(udd_model_each_path(m, 0, walked_add, &w, &err) == 0);
+		/* every signature and multiplicity, and each example is a real
+		 * μpath with that signature */
+		{
+			uint64_t total = 0;
+			size_t distinct = 0;
+
+			for (x = 0; x < w.n; x++) {
+				size_t y;
+
+				for (y = 0; y < x; y++)
+					if (!memcmp(w.vec + y * w.k, w.vec + x * w.k, w.k * sizeof *w.vec))
+						break;
+				distinct += y == x;
+			}
+			if (distinct != udd_sigset_size(s))
+				ok = 0;
+			for (j = 0; ok && j < udd_sigset_size(s); j++) {
+				const char *ex = udd_sigset_example(s, j);
+				uint64_t count = 0;
+				int ex_ok = 0;
+
+				for (x = 0; x < w.n; x++)
+					if (!memcmp(w.vec + x * w.k, udd_sigset_signature(s, j),
+						    w.k * sizeof *w.vec)) {
+						count++;
+						ex_ok |= !strcmp(w.path[x], ex);
+					}
+				if (count != udd_sigset_multiplicity(s, j) || !ex_ok)
+					ok = 0;
+				total += count;
+			}
+			if (ok && total != udd_sigset_total_paths(s))
+				ok = 0;
+		}
+		if (!ok)
+			printf("  mismatch on model:\n%s\n", b.data);
+		CHECK(ok);
+		agree += ok;
+		for (x = 0; x < w.n; x++)
+			free(w.path[x]);
+		free(w.path);
+		free(w.vec);
+		udd_sigset_free(s);
+		udd_model_free(m);
+		cp_buf_release(&b);
+	}
+	CHECKF(agree >= 250, "only %d random models compared", agree);
+}
+
 int main(void)
 {
 	check_prog = "udd";
@@ -398,5 +785,11 @@ int main(void)
 	RUN(test_signature_limit);
 	RUN(test_error_locations);
 	RUN(test_allocation_failures);
+	RUN(test_redecided_properties);
+	RUN(test_nested_switches);
+	RUN(test_count_overflow);
+	RUN(test_path_count_saturates);
+	RUN(test_signature_shared_by_uops);
+	RUN(test_random_redecisions_vs_brute_force);
 	return check_summary();
 }
