@@ -262,6 +262,91 @@ static void test_workloads(void)
 	CHECK(err.code == CP_EIO);
 }
 
+/* phases: two linear streams in their own 1G-aligned regions; phases of
+ * length 1 .. 2·mean − 1 alternate between them (with two workloads the
+ * next is always the other), each stream resumes where it stopped, and
+ * the seed fixes the sequence. */
+static void test_phases(void)
+{
+	const char *spec = "phases:mean=1000;linear:footprint=4M,stride=64;"
+			   "linear:footprint=3G,stride=4K,stores=1";
+	struct cp_error err;
+	struct mmu_workload *w, *v;
+	uint64_t va, next[2], base[2] = { 1ull << 40, (1ull << 40) + (1ull << 30) };
+	uint64_t run = 0, runs = 0, total = 0, longest = 0, shortest = UINT64_MAX;
+	int st, cur = -1, i, same = 1, resumed = 1;
+
+	w = mmu_workload_new(spec, 3, &err);
+	v = mmu_workload_new(spec, 3, &err);
+	CHECK(w != NULL && v != NULL);
+	if (!w || !v)
+		goto out;
+	CHECK_STR(mmu_workload_label(w),
+		  "phases-linear-up-s64-fp4m+linear-up-s4096-fp3g");
+	next[0] = base[0];
+	next[1] = base[1];
+	for (i = 0; i < 200000; i++) {
+		uint64_t va2;
+		int st2, k;
+
+		mmu_workload_next(w, &va, &st);
+		mmu_workload_next(v, &va2, &st2);
+		same &= va == va2 && st == st2;
+		k = va >= base[1];
+		CHECK(va < base[k] + (k ? 3ull << 30 : 4ull << 20));
+		CHECK(st == k);
+		resumed &= va == next[k];
+		next[k] = va + (k ? 4096 : 64);
+		if (next[k] == base[k] + (k ? 3ull << 30 : 4ull << 20))
+			next[k] = base[k];      /* the stream wraps around */
+		if (k != cur) {
+			if (cur >= 0) {
+				runs++;
+				total += run;
+				longest = run > longest ? run : longest;
+				shortest = run < shortest ? run : shortest;
+			}
+			cur = k;
+			run = 0;
+		}
+		run++;
+	}
+	CHECK(same && resumed);
+	CHECKF(runs > 80 && total / runs > 900 && total / runs < 1100,
+	       "%llu phases, mean %llu", (unsigned long long)runs,
+	       (unsigned long long)(runs ? total / runs : 0));
+	CHECK(longest <= 1999 && shortest >= 1 && longest > 1500 && shortest < 500);
+	mmu_workload_free(v);
+	v = mmu_workload_new(spec, 4, &err);     /* another seed */
+	if (v) {
+		uint64_t a, b;
+		int differ = 0;
+
+		mmu_workload_free(w);
+		w = mmu_workload_new(spec, 3, &err);
+		for (i = 0; i < 5000 && w; i++) {
+			mmu_workload_next(w, &a, &st);
+			mmu_workload_next(v, &b, &st);
+			differ |= a != b;
+		}
+		CHECK(differ);
+	}
+out:
+	mmu_workload_free(w);
+	mmu_workload_free(v);
+	CHECK(!mmu_workload_new("phases:linear", 1, &err));
+	CHECK(strstr(err.msg, "at least two") != NULL);
+	CHECK(!mmu_workload_new("phases:mean=0;linear;random", 1, &err));
+	CHECK(strstr(err.msg, "mean") != NULL);
+	CHECK(!mmu_workload_new("phases:linear;random:footprint=1Q", 1, &err));
+	CHECK_STR(err.msg, "phase 2: bad footprint '1Q'");
+	CHECK(!mmu_workload_new("phases:linear;phases:random;linear", 1, &err));
+	CHECK(strstr(err.msg, "nested") != NULL);
+	CHECK(!mmu_workload_new("phases:random:footprint=64T;random:footprint=64T;linear",
+				1, &err));
+	CHECK(strstr(err.msg, "47-bit") != NULL);
+}
+
 static void test_lackey(void)
 {
 	char path[] = "/tmp/test_mmu_lackeyXXXXXX";
@@ -388,6 +473,7 @@ int main(void)
 	RUN(test_deterministic);
 	RUN(test_truth);
 	RUN(test_workloads);
+	RUN(test_phases);
 	RUN(test_lackey);
 	RUN(test_config);
 	RUN(test_alloc_failures);
