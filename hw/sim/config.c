@@ -193,8 +193,8 @@ static int check_sa(const char *what, unsigned entries, unsigned ways,
 		return cp_error_set(err, CP_EINPUT,
 				    "%s: %u entries in %u ways do not make a power "
 				    "of two of sets", what, entries, ways);
-	if (ways > 64)
-		return cp_error_set(err, CP_EINPUT, "%s: at most 64 ways", what);
+	if (ways > 16)
+		return cp_error_set(err, CP_EINPUT, "%s: at most 16 ways", what);
 	return CP_OK;
 }
 

@@ -11,89 +11,242 @@
  * its fills (TLBs, paging-structure caches) happen at its end time. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hw/sim/mmu.h"
 
 #define NONE UINT64_MAX
 #define STLB_CYCLES 7             /* STLB hit latency */
-#define PT_BASE (1ull << 50)      /* page-table frames: above any VA */
-#define A_PRESENT 1u
-#define A_ACCESSED 2u
+#define PT_BASE (1ull << 47)      /* page-table frames: above any VA */
+#define PT_BITS 48                /* ... and below 2^48 */
+#define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
+#define E_ACCESSED 1u             /* a leaf's state: present and accessed */
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
- * Each set keeps its ways in recency order, most recent first, so a hit
- * moves its tag to the front and a miss shifts the set and drops the
- * last (least recently used) way.  tag holds key + 1 (0 = empty).  One
- * flat array, no stamps: a set is ways consecutive words. */
+ * A key's low bits pick its set and the rest is its tag, stored + 1 (0 =
+ * empty) in a fixed way: 32 bits wide when the structure's tags fit (the
+ * L3 tags then take half the host cache), else 64.  Each set's recency
+ * order is one 64-bit word of 4-bit way numbers, most recent first, so a
+ * hit moves one nibble to the front and a miss replaces the way in the
+ * last nibble: constant work, no shifting of tags.  The tags of a set
+ * are compared with SSE2 where the host has it.  At most 16 ways. */
 struct sa {
-	uint64_t *tag;
-	uint64_t mask;
-	unsigned ways;
+	void *tag;
+	uint64_t *order;              /* per set: nibble k = way of rank k */
+	uint64_t mask;                /* sets - 1 */
+	uint64_t omask;               /* the nibbles of an order word in use */
+	unsigned ways, shift;         /* shift = log2(sets) */
+	unsigned last;                /* bit offset of the least recent nibble */
+	int wide;                     /* 64-bit tags */
+	int (*lookup)(struct sa *, uint64_t);
+	int (*access)(struct sa *, uint64_t);
+	int (*probe)(const struct sa *, uint64_t);
 };
 
-static int sa_init(struct sa *s, unsigned entries, unsigned ways)
+#define NIBBLES 0x1111111111111111ull
+
+static void sa_bind(struct sa *s);
+
+/* key_bits: every key the structure sees is below 2^key_bits. */
+static int sa_init(struct sa *s, unsigned entries, unsigned ways,
+		   unsigned key_bits)
 {
+	unsigned sets = entries / ways, w;
+	uint64_t order = 0;
+	size_t k;
+
 	s->ways = ways;
-	s->mask = entries / ways - 1;
-	s->tag = cp_calloc(entries, sizeof *s->tag);
-	return s->tag ? CP_OK : CP_ENOMEM;
+	s->mask = sets - 1;
+	for (s->shift = 0; (1u << s->shift) < sets; s->shift++)
+		;
+	s->wide = key_bits > s->shift + 31;
+	s->last = 4 * (ways - 1);
+	s->omask = ways == 16 ? ~0ull : (1ull << (4 * ways)) - 1;
+	s->tag = cp_calloc(entries, s->wide ? 8 : 4);
+	s->order = cp_calloc(sets, sizeof *s->order);
+	if (!s->tag || !s->order)
+		return CP_ENOMEM;
+	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
+		order = order << 4 | w;
+	for (k = 0; k < sets; k++)
+		s->order[k] = order;
+	sa_bind(s);
+	return CP_OK;
 }
 
 static void sa_release(struct sa *s)
 {
 	cp_free(s->tag);
+	cp_free(s->order);
 }
 
-static inline uint64_t *sa_set(const struct sa *s, uint64_t key)
+/* Bit w set where way w of the set holds tag (at most one): the scan for
+ * a way count known at compile time (inlined and unrolled below), with
+ * SSE2 where the host has it. */
+static inline __attribute__((always_inline)) unsigned
+match_n(const void *tags, size_t set, uint64_t tag, unsigned ways, int wide)
 {
-	return s->tag + (size_t)(key & s->mask) * s->ways;
+	unsigned w, m = 0;
+
+	if (wide) {
+		const uint64_t *t = (const uint64_t *)tags + set * ways;
+#ifdef __SSE2__
+		if (!(ways & 1)) {
+			__m128i k = _mm_set1_epi64x((long long)tag);
+
+#pragma GCC unroll 8
+			for (w = 0; w < ways; w += 2) {
+				__m128i e = _mm_cmpeq_epi32(
+					_mm_loadu_si128((const __m128i *)(const void *)(t + w)), k);
+
+				/* both halves equal: a 64-bit match */
+				e = _mm_and_si128(e, _mm_shuffle_epi32(e, 0xb1));
+				m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e)) << w;
+			}
+			return m;
+		}
+#endif
+#pragma GCC unroll 16
+		for (w = 0; w < ways; w++)
+			m |= (unsigned)(t[w] == tag) << w;
+	} else {
+		const uint32_t *t = (const uint32_t *)tags + set * ways;
+#ifdef __SSE2__
+		if (!(ways & 3)) {
+			__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
+
+#pragma GCC unroll 4
+			for (w = 0; w < ways; w += 4)
+				m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
+					_mm_cmpeq_epi32(_mm_loadu_si128(
+						(const __m128i *)(const void *)(t + w)), k))) << w;
+			return m;
+		}
+#endif
+#pragma GCC unroll 16
+		for (w = 0; w < ways; w++)
+			m |= (unsigned)(t[w] == (uint32_t)tag) << w;
+	}
+	return m;
 }
 
-/* Way of key in set t, or ways if absent. */
-static inline unsigned sa_find(const uint64_t *t, unsigned ways, uint64_t key)
+/* Make way w (a hit) the most recent of its set: the nibbles before its
+ * rank move back one place. */
+static inline void sa_touch(struct sa *s, size_t set, unsigned w)
 {
-	unsigned w;
+	uint64_t o = s->order[set], x = o ^ (NIBBLES * w), below, upto;
+	unsigned rank;
 
-	for (w = 0; w < ways; w++)
-		if (t[w] == key + 1)
-			break;
-	return w;
+	if ((o & 15) == w)
+		return;
+	/* the rank holding w: the lowest zero nibble of x */
+	rank = (unsigned)__builtin_ctzll((x - NIBBLES) & ~x & (NIBBLES << 3)) >> 2;
+	below = (1ull << (4 * rank)) - 1;
+	upto = rank == 15 ? ~0ull : (1ull << (4 * rank + 4)) - 1;
+	s->order[set] = (o & ~upto) | (o & below) << 4 | w;
 }
 
-/* Hit: make it most recent and return 1.  Miss: return 0, no change. */
+/* Put key in the least recent way of its set, now the most recent. */
+static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
+{
+	uint64_t o = s->order[set];
+	unsigned v = (unsigned)(o >> s->last) & 15;
+	uint64_t tag = (key >> s->shift) + 1;
+
+	if (s->wide)
+		((uint64_t *)s->tag)[set * s->ways + v] = tag;
+	else
+		((uint32_t *)s->tag)[set * s->ways + v] = (uint32_t)tag;
+	s->order[set] = (o << 4 | v) & s->omask;
+}
+
+/* The operations, one set of functions per (ways, tag width) so that
+ * each is a short straight line for its structure, and a general one:
+ * lookup (a hit becomes most recent; a miss changes nothing), access
+ * (a miss is inserted as most recent, evicting the least recent) and
+ * probe (presence, recency untouched). */
+#define SA_OPS(NAME, WAYS, WIDE)                                          \
+static int NAME##_lookup(struct sa *s, uint64_t key)                     \
+{                                                                        \
+	size_t set = (size_t)(key & s->mask);                            \
+	unsigned m = match_n(s->tag, set, (key >> s->shift) + 1, WAYS, WIDE); \
+                                                                         \
+	if (!m)                                                          \
+		return 0;                                                \
+	sa_touch(s, set, (unsigned)__builtin_ctz(m));                    \
+	return 1;                                                        \
+}                                                                        \
+static int NAME##_access(struct sa *s, uint64_t key)                     \
+{                                                                        \
+	size_t set = (size_t)(key & s->mask);                            \
+	unsigned m = match_n(s->tag, set, (key >> s->shift) + 1, WAYS, WIDE); \
+                                                                         \
+	if (m) {                                                         \
+		sa_touch(s, set, (unsigned)__builtin_ctz(m));            \
+		return 1;                                                \
+	}                                                                \
+	sa_insert(s, set, key);                                          \
+	return 0;                                                        \
+}                                                                        \
+static int NAME##_probe(const struct sa *s, uint64_t key)                \
+{                                                                        \
+	return match_n(s->tag, (size_t)(key & s->mask), (key >> s->shift) + 1, \
+		       WAYS, WIDE) != 0;                                 \
+}
+SA_OPS(sa_n2, 2, 0)
+SA_OPS(sa_n4, 4, 0)
+SA_OPS(sa_n8, 8, 0)
+SA_OPS(sa_n16, 16, 0)
+SA_OPS(sa_w8, 8, 1)
+SA_OPS(sa_w16, 16, 1)
+SA_OPS(sa_any_n, s->ways, 0)
+SA_OPS(sa_any_w, s->ways, 1)
+#undef SA_OPS
+
+static void sa_bind(struct sa *s)
+{
+	static const struct {
+		unsigned ways;
+		int wide;
+		int (*lookup)(struct sa *, uint64_t);
+		int (*access)(struct sa *, uint64_t);
+		int (*probe)(const struct sa *, uint64_t);
+	} ops[] = {
+		{ 2, 0, sa_n2_lookup, sa_n2_access, sa_n2_probe },
+		{ 4, 0, sa_n4_lookup, sa_n4_access, sa_n4_probe },
+		{ 8, 0, sa_n8_lookup, sa_n8_access, sa_n8_probe },
+		{ 16, 0, sa_n16_lookup, sa_n16_access, sa_n16_probe },
+		{ 8, 1, sa_w8_lookup, sa_w8_access, sa_w8_probe },
+		{ 16, 1, sa_w16_lookup, sa_w16_access, sa_w16_probe },
+	};
+	size_t i;
+
+	s->lookup = s->wide ? sa_any_w_lookup : sa_any_n_lookup;
+	s->access = s->wide ? sa_any_w_access : sa_any_n_access;
+	s->probe = s->wide ? sa_any_w_probe : sa_any_n_probe;
+	for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (ops[i].ways == s->ways && ops[i].wide == s->wide) {
+			s->lookup = ops[i].lookup;
+			s->access = ops[i].access;
+			s->probe = ops[i].probe;
+		}
+}
+
 static inline int sa_lookup(struct sa *s, uint64_t key)
 {
-	uint64_t *t = sa_set(s, key);
-	unsigned w = sa_find(t, s->ways, key);
-
-	if (w == s->ways)
-		return 0;
-	for (; w; w--)
-		t[w] = t[w - 1];
-	t[0] = key + 1;
-	return 1;
+	return s->lookup(s, key);
 }
 
-/* Presence without touching recency (the prefetcher's probe). */
 static inline int sa_probe(const struct sa *s, uint64_t key)
 {
-	return sa_find(sa_set(s, key), s->ways, key) != s->ways;
+	return s->probe(s, key);
 }
 
-/* Look up key; on a miss, insert it as most recent, evicting the least
- * recent way.  Returns whether it hit. */
 static inline int sa_access(struct sa *s, uint64_t key)
 {
-	uint64_t *t = sa_set(s, key);
-	unsigned w = sa_find(t, s->ways, key);
-	int hit = w < s->ways;
-
-	if (!hit)
-		w = s->ways - 1;
-	for (; w; w--)      /* shorter than a memmove call for a few ways */
-		t[w] = t[w - 1];
-	t[0] = key + 1;
-	return hit;
+	return s->access(s, key);
 }
 
 static inline void sa_fill(struct sa *s, uint64_t key)
@@ -101,10 +254,17 @@ static inline void sa_fill(struct sa *s, uint64_t key)
 	(void)sa_access(s, key);
 }
 
-/* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ---- */
-struct ptnode {
-	uint32_t child[512];   /* node index of the next level (0 = none) */
-	uint8_t flags[512];    /* A_PRESENT | A_ACCESSED */
+/* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
+ * Two pools, so a walk touches one host cache line per level: directory
+ * nodes (levels 3..1), 32-bit entries holding the child's index + 1 (0 =
+ * absent) or, for a large page, E_LEAF | its state; and page tables
+ * (level 0), one byte per entry holding its state (0 = absent).  Each
+ * node also has a number in creation order, which places it in physical
+ * memory (PT_BASE + number · 4K). */
+struct ptpool {
+	void *ent;             /* 512 entries per node */
+	uint32_t *num;         /* creation number of each node */
+	size_t n, cap, esize;
 };
 
 /* ---- walk MSHRs ---- */
@@ -125,8 +285,8 @@ struct mmu_machine {
 	struct sa dtlb, stlb, pde, pdpte, pml4, l1, l2, l3;
 	unsigned lat[4];
 
-	struct ptnode *nodes;
-	size_t n_nodes, cap_nodes;
+	struct ptpool dir, pt;        /* directories (root: dir 0), page tables */
+	uint32_t n_nodes;             /* nodes made, both pools */
 	int nomem;                    /* a node allocation failed */
 
 	struct mshr *mshr;
@@ -158,21 +318,37 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint32_t node_new(struct mmu_machine *m)
+/* A new empty node in pool p; returns its index + 1, 0 when out of
+ * memory (m->nomem set).  May move the pool. */
+static uint32_t node_new(struct mmu_machine *m, struct ptpool *p)
 {
-	if (m->n_nodes == m->cap_nodes) {
-		size_t cap = m->cap_nodes ? 2 * m->cap_nodes : 64;
-		struct ptnode *n = cp_reallocarray(m->nodes, cap, sizeof *n);
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		void *e = cp_reallocarray(p->ent, cap, 512 * p->esize);
+		uint32_t *num;
 
-		if (!n) {
+		if (!e) {
 			m->nomem = 1;
 			return 0;
 		}
-		m->nodes = n;
-		m->cap_nodes = cap;
+		p->ent = e;
+		num = cp_reallocarray(p->num, cap, sizeof *num);
+		if (!num) {
+			m->nomem = 1;
+			return 0;
+		}
+		p->num = num;
+		p->cap = cap;
 	}
-	memset(&m->nodes[m->n_nodes], 0, sizeof m->nodes[0]);
-	return (uint32_t)m->n_nodes++;
+	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
+	p->num[p->n] = m->n_nodes++;
+	return (uint32_t)++p->n;
+}
+
+static inline uint32_t *dir_entry(const struct mmu_machine *m, uint32_t node,
+				  unsigned e)
+{
+	return (uint32_t *)m->dir.ent + (size_t)node * 512 + e;
 }
 
 void mmu_machine_free(struct mmu_machine *m)
@@ -187,7 +363,10 @@ void mmu_machine_free(struct mmu_machine *m)
 	sa_release(&m->l1);
 	sa_release(&m->l2);
 	sa_release(&m->l3);
-	cp_free(m->nodes);
+	cp_free(m->dir.ent);
+	cp_free(m->dir.num);
+	cp_free(m->pt.ent);
+	cp_free(m->pt.num);
 	cp_free(m->mshr);
 	cp_free(m->ring);
 	cp_free(m);
@@ -220,14 +399,15 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	     page == MMU_PAGE_2M ? cfg->dtlb_2m_entries : cfg->dtlb_1g_entries;
 	dw = page == MMU_PAGE_4K ? cfg->dtlb_4k_ways :
 	     page == MMU_PAGE_2M ? cfg->dtlb_2m_ways : cfg->dtlb_1g_ways;
-	rc = sa_init(&m->dtlb, de, dw);
-	rc |= sa_init(&m->stlb, cfg->stlb_entries, cfg->stlb_ways);
-	rc |= sa_init(&m->pde, cfg->pde_entries, cfg->pde_ways);
-	rc |= sa_init(&m->pdpte, cfg->pdpte_entries, cfg->pdpte_ways);
-	rc |= sa_init(&m->pml4, cfg->pml4_entries, cfg->pml4_ways);
-	rc |= sa_init(&m->l1, cfg->l1_bytes / 64, cfg->l1_ways);
-	rc |= sa_init(&m->l2, cfg->l2_bytes / 64, cfg->l2_ways);
-	rc |= sa_init(&m->l3, cfg->l3_bytes / 64, cfg->l3_ways);
+	/* key widths: VPNs of 47-bit addresses, lines below 2^(PT_BITS - 6) */
+	rc = sa_init(&m->dtlb, de, dw, 47 - m->shift);
+	rc |= sa_init(&m->stlb, cfg->stlb_entries, cfg->stlb_ways, 47 - m->shift);
+	rc |= sa_init(&m->pde, cfg->pde_entries, cfg->pde_ways, 47 - 21);
+	rc |= sa_init(&m->pdpte, cfg->pdpte_entries, cfg->pdpte_ways, 47 - 30);
+	rc |= sa_init(&m->pml4, cfg->pml4_entries, cfg->pml4_ways, 47 - 39);
+	rc |= sa_init(&m->l1, cfg->l1_bytes / 64, cfg->l1_ways, PT_BITS - 6);
+	rc |= sa_init(&m->l2, cfg->l2_bytes / 64, cfg->l2_ways, PT_BITS - 6);
+	rc |= sa_init(&m->l3, cfg->l3_bytes / 64, cfg->l3_ways, PT_BITS - 6);
 	m->lat[0] = cfg->lat_l1;
 	m->lat[1] = cfg->lat_l2;
 	m->lat[2] = cfg->lat_l3;
@@ -236,7 +416,9 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->ring = cp_calloc(cfg->window, sizeof *m->ring);
 	if (rc || !m->mshr || !m->ring)
 		goto nomem;
-	node_new(m);            /* the root (PML4) is node 0 */
+	m->dir.esize = 4;
+	m->pt.esize = 1;
+	node_new(m, &m->dir);   /* the root (PML4) is directory 0 */
 	if (m->nomem)
 		goto nomem;
 	m->next_end = NONE;
@@ -328,7 +510,7 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 {
 	unsigned leaf = (unsigned)m->page;      /* 4K: 0, 2M: 1, 1G: 2 */
 	unsigned first = 3, level;
-	uint32_t node = 0;
+	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
@@ -345,16 +527,18 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 		 sa_lookup(&m->pml4, va >> 39))
 		first = 2;
 	for (level = 3; level > first; level--)   /* cached levels: no refs */
-		node = m->nodes[node].child[(va >> (12 + 9 * level)) & 511];
+		node = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511) - 1;
 	for (level = first;; level--) {
 		unsigned e = (unsigned)(va >> (12 + 9 * level)) & 511;
-		struct ptnode *n;
 		unsigned lvl;
 		uint64_t pa;
+		uint32_t ent, *dent = NULL;
+		uint8_t *pent = NULL;
 
 		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
-		pa = PT_BASE + ((uint64_t)node << 12) + e * 8u;
+		pa = PT_BASE + ((uint64_t)(level ? m->dir.num[node] : m->pt.num[node]) << 12) +
+		     e * 8u;
 		out->refs++;
 		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
@@ -371,25 +555,32 @@ static void walk(struct mmu_machine *m, uint64_t va, enum walk_kind kind,
 				m->fb_next = (m->fb_next + 1) % 8;
 			}
 		}
-		n = &m->nodes[node];
-		if (kind == W_PREFETCH) {
-			if ((n->flags[e] & (A_PRESENT | A_ACCESSED)) !=
-			    (A_PRESENT | A_ACCESSED))
-				goto aborted;
+		if (level) {
+			dent = dir_entry(m, node, e);
+			ent = *dent;
 		} else {
-			if (level > leaf && !n->child[e]) {
-				uint32_t c = node_new(m);  /* may move nodes */
+			pent = (uint8_t *)m->pt.ent + (size_t)node * 512 + e;
+			ent = *pent;
+		}
+		if (kind == W_PREFETCH) {
+			if (!ent)
+				goto aborted;       /* absent (or not accessed) */
+		} else if (level > leaf && !ent) {
+			/* the OS maps on first touch */
+			uint32_t c = node_new(m, level == 1 ? &m->pt : &m->dir);
 
-				if (!c)
-					goto aborted;   /* out of memory: m->nomem */
-				m->nodes[node].child[e] = c;
-				n = &m->nodes[node];
-			}
-			n->flags[e] |= A_PRESENT | A_ACCESSED;
+			if (!c)
+				goto aborted;   /* out of memory: m->nomem */
+			ent = *dir_entry(m, node, e) = c;
+		} else if (level == leaf && !ent) {
+			if (level)
+				*dent = E_LEAF | E_ACCESSED;
+			else
+				*pent = E_ACCESSED;
 		}
 		if (level == leaf)
 			break;
-		node = n->child[e];
+		node = ent - 1;
 	}
 	if (refs_cap < 0 && t > squash_at)
 		goto aborted;           /* squashed before its last reference returned */
@@ -645,6 +836,47 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 		prefetch_trigger(m, va);
 	m->now += m->cfg.uop_cycles;
 	m->n_uops++;
+}
+
+/* Host-side prefetch of what a μop at va will touch (the data line's
+ * cache sets, its page-table entry and that entry's cache sets), issued a
+ * few μops ahead so that the host's cache misses overlap instead of
+ * queueing behind each other.  Changes nothing simulated. */
+static inline void sa_hint(const struct sa *s, uint64_t key)
+{
+	size_t set = (size_t)(key & s->mask);
+
+	__builtin_prefetch((const char *)s->tag + set * s->ways * (s->wide ? 8 : 4), 0, 3);
+	__builtin_prefetch(s->order + set, 0, 3);
+}
+
+void mmu_hint(const struct mmu_machine *m, uint64_t va)
+{
+	uint32_t node = 0, ent = 0;
+	unsigned level, leaf = (unsigned)m->page;
+	uint64_t line;
+
+	va &= (1ull << 47) - 1;
+	sa_hint(&m->l2, va >> 6);
+	sa_hint(&m->l3, va >> 6);
+	for (level = 3; level > leaf; level--) {
+		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+		if (!ent)
+			return;
+		node = ent - 1;
+	}
+	if (leaf) {
+		__builtin_prefetch(dir_entry(m, node, (unsigned)(va >> (12 + 9 * leaf)) & 511), 0, 3);
+		line = (PT_BASE + ((uint64_t)m->dir.num[node] << 12) +
+			((va >> (12 + 9 * leaf)) & 511) * 8) >> 6;
+	} else {
+		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 +
+				   ((va >> 12) & 511), 1, 3);
+		line = (PT_BASE + ((uint64_t)m->pt.num[node] << 12) +
+			((va >> 12) & 511) * 8) >> 6;
+	}
+	sa_hint(&m->l2, line);
+	sa_hint(&m->l3, line);
 }
 
 void mmu_drain(struct mmu_machine *m)

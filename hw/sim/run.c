@@ -10,6 +10,9 @@
 #include "hw/sim/mmu.h"
 
 #define LOOKAHEAD 64   /* future μops a wrong path may touch */
+#ifndef HINT_AHEAD
+#define HINT_AHEAD 8   /* μops ahead whose host memory is prefetched */
+#endif
 
 static const char *const sweep[] = {
 	"linear:footprint=32M,stride=64,dir=up,stores=0.2",
@@ -107,6 +110,7 @@ static void stream_step(struct stream *s, struct mmu_machine *m)
 	mmu_workload_next(s->w, &s->va[s->head], &nst);
 	s->st[s->head] = (uint8_t)nst;
 	s->head = (s->head + 1) % LOOKAHEAD;
+	mmu_hint(m, s->va[(s->head + HINT_AHEAD) % LOOKAHEAD]);
 	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
 		unsigned k = (s->head + (unsigned)(rng_next(&s->rng) % 32)) % LOOKAHEAD;
 
