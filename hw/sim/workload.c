@@ -20,6 +20,7 @@ struct mmu_workload {
 	enum kind kind;
 	uint64_t base;               /* where the footprint starts */
 	uint64_t footprint, stride, pos, rng;
+	uint64_t run, run_left;      /* random: lines read in a row per pick */
 	int down;
 	uint64_t store_cut;          /* a μop is a store if rng < store_cut */
 	uint64_t *trace;             /* va | STORE_BIT */
@@ -346,6 +347,7 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 	w->base = base;
 	w->footprint = 1ull << 30;
 	w->stride = 64;
+	w->run = 1;
 	if (klen == 6 && !strncmp(spec, "linear", 6))
 		w->kind = K_LINEAR;
 	else if (klen == 6 && !strncmp(spec, "random", 6))
@@ -385,6 +387,12 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 		} else if (kl == 6 && !strncmp(p, "stride", 6) && w->kind == K_LINEAR) {
 			if (parse_bytes(v, n - kl - 1, &w->stride) || !w->stride) {
 				cp_error_set(err, CP_EINPUT, "bad stride '%.*s'",
+					     (int)(n - kl - 1), v);
+				goto fail;
+			}
+		} else if (kl == 3 && !strncmp(p, "run", 3) && w->kind == K_RANDOM) {
+			if (parse_scaled(v, n - kl - 1, 0, 1ull << 20, &w->run) || !w->run) {
+				cp_error_set(err, CP_EINPUT, "bad run '%.*s' (lines, at least 1)",
 					     (int)(n - kl - 1), v);
 				goto fail;
 			}
@@ -437,8 +445,13 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 			 size_text(w->footprint, fp, sizeof fp));
 		break;
 	case K_RANDOM:
-		snprintf(w->label, sizeof w->label, "random-fp%s",
-			 size_text(w->footprint, fp, sizeof fp));
+		if (w->run > 1)
+			snprintf(w->label, sizeof w->label, "random-r%llu-fp%s",
+				 (unsigned long long)w->run,
+				 size_text(w->footprint, fp, sizeof fp));
+		else
+			snprintf(w->label, sizeof w->label, "random-fp%s",
+				 size_text(w->footprint, fp, sizeof fp));
 		break;
 	case K_TRACE: {
 		const char *name = strrchr(path, '/');
@@ -480,7 +493,15 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 				 w->pos + w->stride : 0;
 		break;
 	case K_RANDOM:
-		*va = w->base + (rng_next(&w->rng) % (w->footprint >> 6)) * 64;
+		/* a random line, then the run - 1 lines after it */
+		if (!w->run_left) {
+			w->pos = rng_next(&w->rng) % (w->footprint >> 6);
+			w->run_left = w->run;
+		} else if (++w->pos == w->footprint >> 6) {
+			w->pos = 0;
+		}
+		w->run_left--;
+		*va = w->base + w->pos * 64;
 		break;
 	case K_PHASES:
 		if (!w->left) {
