@@ -26,20 +26,21 @@
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
  * A key's low bits pick its set and the rest is its tag, stored + 1 (0 =
- * empty) in a fixed way: 32 bits wide when the structure's tags fit (the
- * L3 tags then take half the host cache), else 64.  Each set's recency
+ * empty) in a fixed way: its low 32 bits in one array, compared first,
+ * and when the structure's tags do not fit in 32 bits its high bits in
+ * another, read only for a way whose low bits match.  Each set's recency
  * order is one 64-bit word of 4-bit way numbers, most recent first, so a
  * hit moves one nibble to the front and a miss replaces the way in the
  * last nibble: constant work, no shifting of tags.  The tags of a set
  * are compared with SSE2 where the host has it.  At most 16 ways. */
 struct sa {
-	void *tag;
+	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
 	uint64_t *order;              /* per set: nibble k = way of rank k */
 	uint64_t mask;                /* sets - 1 */
 	uint64_t omask;               /* the nibbles of an order word in use */
 	unsigned ways, shift;         /* shift = log2(sets) */
 	unsigned last;                /* bit offset of the least recent nibble */
-	int wide;                     /* 64-bit tags */
+	int wide;                     /* tags need more than 32 bits */
 	int (*lookup)(struct sa *, uint64_t);
 	int (*access)(struct sa *, uint64_t);
 	int (*probe)(const struct sa *, uint64_t);
@@ -64,9 +65,10 @@ static int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	s->wide = key_bits > s->shift + 31;
 	s->last = 4 * (ways - 1);
 	s->omask = ways == 16 ? ~0ull : (1ull << (4 * ways)) - 1;
-	s->tag = cp_calloc(entries, s->wide ? 8 : 4);
+	s->tag = cp_calloc(entries, sizeof *s->tag);
+	s->hi = s->wide ? cp_calloc(entries, sizeof *s->hi) : NULL;
 	s->order = cp_calloc(sets, sizeof *s->order);
-	if (!s->tag || !s->order)
+	if (!s->tag || !s->order || (s->wide && !s->hi))
 		return CP_ENOMEM;
 	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
 		order = order << 4 | w;
@@ -79,55 +81,45 @@ static int sa_init(struct sa *s, unsigned entries, unsigned ways,
 static void sa_release(struct sa *s)
 {
 	cp_free(s->tag);
+	cp_free(s->hi);
 	cp_free(s->order);
 }
 
 /* Bit w set where way w of the set holds tag (at most one): the scan for
  * a way count known at compile time (inlined and unrolled below), with
- * SSE2 where the host has it. */
+ * SSE2 where the host has it.  Wide tags: the low halves are compared,
+ * then the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
-match_n(const void *tags, size_t set, uint64_t tag, unsigned ways, int wide)
+match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
+	const uint32_t *t = s->tag + set * ways;
 	unsigned w, m = 0;
 
-	if (wide) {
-		const uint64_t *t = (const uint64_t *)tags + set * ways;
 #ifdef __SSE2__
-		if (!(ways & 1)) {
-			__m128i k = _mm_set1_epi64x((long long)tag);
-
-#pragma GCC unroll 8
-			for (w = 0; w < ways; w += 2) {
-				__m128i e = _mm_cmpeq_epi32(
-					_mm_loadu_si128((const __m128i *)(const void *)(t + w)), k);
-
-				/* both halves equal: a 64-bit match */
-				e = _mm_and_si128(e, _mm_shuffle_epi32(e, 0xb1));
-				m |= (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e)) << w;
-			}
-			return m;
-		}
-#endif
-#pragma GCC unroll 16
-		for (w = 0; w < ways; w++)
-			m |= (unsigned)(t[w] == tag) << w;
-	} else {
-		const uint32_t *t = (const uint32_t *)tags + set * ways;
-#ifdef __SSE2__
-		if (!(ways & 3)) {
-			__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
+	if (!(ways & 3)) {
+		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
 
 #pragma GCC unroll 4
-			for (w = 0; w < ways; w += 4)
-				m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
-					_mm_cmpeq_epi32(_mm_loadu_si128(
-						(const __m128i *)(const void *)(t + w)), k))) << w;
-			return m;
-		}
+		for (w = 0; w < ways; w += 4)
+			m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
+				_mm_cmpeq_epi32(_mm_loadu_si128(
+					(const __m128i *)(const void *)(t + w)), k))) << w;
+	} else
 #endif
+	{
 #pragma GCC unroll 16
 		for (w = 0; w < ways; w++)
 			m |= (unsigned)(t[w] == (uint32_t)tag) << w;
+	}
+	if (wide) {
+		const uint32_t *h = s->hi + set * ways;
+
+		while (m) {
+			w = (unsigned)__builtin_ctz(m);
+			if (h[w] == (uint32_t)(tag >> 32))
+				return 1u << w;
+			m &= m - 1;
+		}
 	}
 	return m;
 }
@@ -155,10 +147,9 @@ static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
 	unsigned v = (unsigned)(o >> s->last) & 15;
 	uint64_t tag = (key >> s->shift) + 1;
 
+	s->tag[set * s->ways + v] = (uint32_t)tag;
 	if (s->wide)
-		((uint64_t *)s->tag)[set * s->ways + v] = tag;
-	else
-		((uint32_t *)s->tag)[set * s->ways + v] = (uint32_t)tag;
+		s->hi[set * s->ways + v] = (uint32_t)(tag >> 32);
 	s->order[set] = (o << 4 | v) & s->omask;
 }
 
@@ -171,7 +162,7 @@ static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
 static int NAME##_lookup(struct sa *s, uint64_t key)                     \
 {                                                                        \
 	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s->tag, set, (key >> s->shift) + 1, WAYS, WIDE); \
+	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
                                                                          \
 	if (!m)                                                          \
 		return 0;                                                \
@@ -181,7 +172,7 @@ static int NAME##_lookup(struct sa *s, uint64_t key)                     \
 static int NAME##_access(struct sa *s, uint64_t key)                     \
 {                                                                        \
 	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s->tag, set, (key >> s->shift) + 1, WAYS, WIDE); \
+	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
                                                                          \
 	if (m) {                                                         \
 		sa_touch(s, set, (unsigned)__builtin_ctz(m));            \
@@ -192,7 +183,7 @@ static int NAME##_access(struct sa *s, uint64_t key)                     \
 }                                                                        \
 static int NAME##_probe(const struct sa *s, uint64_t key)                \
 {                                                                        \
-	return match_n(s->tag, (size_t)(key & s->mask), (key >> s->shift) + 1, \
+	return match_n(s, (size_t)(key & s->mask), (key >> s->shift) + 1,     \
 		       WAYS, WIDE) != 0;                                 \
 }
 SA_OPS(sa_n2, 2, 0)
@@ -313,12 +304,18 @@ struct mmu_machine {
 
 	struct replay *rq;            /* replays in retirement order (window) */
 	size_t rq_head, rq_n;
+	/* retirement held by replays: every μop from seq on retires at t or
+	 * later (steps in μop order, t increasing); hold_t: the steps reached */
+	struct hold { uint64_t seq, t; } *hold;
+	size_t hold_head, hold_n;
+	uint64_t hold_t;
 
 	/* L1 DTLB fills of STLB hits, due STLB_CYCLES after the lookup */
 	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];
 	unsigned n_dfill;
 
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
+	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived */
@@ -399,6 +396,7 @@ void mmu_machine_free(struct mmu_machine *m)
 	cp_free(m->mshr);
 	cp_free(m->ring);
 	cp_free(m->rq);
+	cp_free(m->hold);
 	cp_free(m);
 }
 
@@ -444,7 +442,8 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->mshr = cp_calloc(cfg->walkers, sizeof *m->mshr);
 	m->ring = cp_calloc(cfg->window, sizeof *m->ring);
 	m->rq = cp_calloc(cfg->window, sizeof *m->rq);
-	if (rc || !m->mshr || !m->ring || !m->rq)
+	m->hold = cp_calloc(cfg->window, sizeof *m->hold);
+	if (rc || !m->mshr || !m->ring || !m->rq || !m->hold)
 		goto nomem;
 	m->dir.esize = 4;
 	m->pt.esize = 1;
@@ -719,7 +718,7 @@ static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force)
 }
 
 /* Apply the fills of walks that ended by cycle t and free their MSHRs. */
-static void retire_walks(struct mmu_machine *m, uint64_t t)
+static void retire_walks_due(struct mmu_machine *m, uint64_t t)
 {
 	unsigned i;
 	uint64_t next = NONE;
@@ -742,6 +741,12 @@ static void retire_walks(struct mmu_machine *m, uint64_t t)
 		}
 	}
 	m->next_end = next;
+}
+
+static inline void retire_walks(struct mmu_machine *m, uint64_t t)
+{
+	if (t >= m->next_end || m->n_dfill)
+		retire_walks_due(m, t);
 }
 
 static struct mshr *mshr_free(struct mmu_machine *m)
@@ -770,6 +775,7 @@ static void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 		      const struct walk_out *o)
 {
 	unsigned i;
+	int moved = w->busy;      /* a walk taken over: its end moves later */
 
 	w->key = page_key(va, size);
 	w->va = va;
@@ -778,11 +784,15 @@ static void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	w->busy = 1;
 	w->fill = (uint8_t)o->completed;
 	w->end = o->end;
-	/* the end may have moved (a walk taken over): recompute */
-	m->next_end = NONE;
-	for (i = 0; i < m->cfg.walkers; i++)
-		if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
-			m->next_end = m->mshr[i].end;
+	if (!moved) {
+		if (o->end < m->next_end)
+			m->next_end = o->end;
+	} else {
+		m->next_end = NONE;
+		for (i = 0; i < m->cfg.walkers; i++)
+			if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
+				m->next_end = m->mshr[i].end;
+	}
 	if (kind != W_REPLAY && o->end > m->max_end)
 		m->max_end = o->end;
 }
@@ -997,7 +1007,6 @@ static void replay_run(struct mmu_machine *m)
 	struct replay *r = &m->rq[m->rq_head];
 	struct mshr *w;
 	struct walk_out o;
-	uint64_t k;
 
 	for (;;) {
 		retire_walks(m, m->now);
@@ -1013,11 +1022,13 @@ static void replay_run(struct mmu_machine *m)
 	truth(m, r->cls, MMU_P_REPLAYED);
 	m->truth[r->cls * MMU_N_PATHS + MMU_P_REPLAY_REFS] += o.refs;
 	mshr_take(m, w, r->va, r->size, W_REPLAY, &o);
-	for (k = r->seq; k < m->n_correct; k++) {
-		uint64_t *slot = &m->ring[k % m->cfg.window];
+	/* a step of the retirement floor, unless an older one covers it */
+	if (o.end > m->hold_t && (!m->hold_n ||
+	    o.end > m->hold[(m->hold_head + m->hold_n - 1) % m->cfg.window].t)) {
+		struct hold *h = &m->hold[(m->hold_head + m->hold_n++) % m->cfg.window];
 
-		if (*slot < o.end)
-			*slot = o.end;
+		h->seq = r->seq;
+		h->t = o.end;
 	}
 	if (m->last_retire < o.end)
 		m->last_retire = o.end;
@@ -1039,8 +1050,22 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 	/* The window is full until the μop `window` places older retires;
 	 * replays of retiring μops run first (and may hold retirement). */
 	for (;;) {
-		if (m->ring[slot] > m->now)
-			m->now = m->ring[slot];
+		uint64_t need = m->ring[slot];
+
+		if (m->n_correct >= m->cfg.window) {
+			uint64_t q = m->n_correct - m->cfg.window;
+
+			while (m->hold_n && m->hold[m->hold_head].seq <= q) {
+				if (m->hold_t < m->hold[m->hold_head].t)
+					m->hold_t = m->hold[m->hold_head].t;
+				m->hold_head = (m->hold_head + 1) % m->cfg.window;
+				m->hold_n--;
+			}
+			if (need < m->hold_t)
+				need = m->hold_t;
+		}
+		if (need > m->now)
+			m->now = need;
 		if (!m->rq_n || m->rq[m->rq_head].t > m->now)
 			break;
 		replay_run(m);
@@ -1111,20 +1136,23 @@ static inline void sa_hint(const struct sa *s, uint64_t key)
 {
 	size_t set = (size_t)(key & s->mask);
 
-	__builtin_prefetch((const char *)s->tag + set * s->ways * (s->wide ? 8 : 4), 0, 3);
+	__builtin_prefetch(s->tag + set * s->ways, 0, 3);
 	__builtin_prefetch(s->order + set, 0, 3);
 }
 
-void mmu_hint(const struct mmu_machine *m, uint64_t va)
+void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
 	uint32_t node = 0, ent = 0;
 	unsigned level, leaf;
 	uint64_t line;
 
 	va &= (1ull << 47) - 1;
-	leaf = page_of(m, va);
 	sa_hint(&m->l2, va >> 6);
 	sa_hint(&m->l3, va >> 6);
+	if (va >> 12 == m->hint_page)
+		return;         /* its page's entry was hinted just before */
+	m->hint_page = va >> 12;
+	leaf = page_of(m, va);
 	for (level = 3; level > leaf; level--) {
 		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
 		if (!ent)

@@ -22,8 +22,8 @@ static const char *const sweep[] = {
 	"random:footprint=16G,stores=0.2",
 	/* programs that move between those: a loop over an array, a hash
 	 * table probed at random, a stream over a big one */
-	"phases:mean=100k;linear:footprint=32M,stride=64,dir=up,stores=0.2;"
-	"random:footprint=1G,stores=0.2;linear:footprint=8G,stride=4K,dir=up,stores=0.1",
+	"phases:mean=300k;linear:footprint=32M,stride=64,dir=up,stores=0.2;"
+	"random:footprint=1G,stores=0.2,run=4;linear:footprint=8G,stride=4K,dir=up,stores=0.1",
 	"phases:mean=100k;linear:footprint=8G,stride=4K,dir=up,stores=0.1;"
 	"random:footprint=16G,stores=0.2",
 	NULL
