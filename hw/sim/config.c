@@ -90,7 +90,7 @@ void mmu_config_default(struct mmu_config *c)
 	c->squash_cycles = 30;
 	c->abort_after_refs = -1;
 	c->bypass_cycles = 100;
-	c->abit_clear_ns = 1000000;
+	c->abit_clear_ns = 2000000;
 	c->mix_2m_share = 0.5;
 	c->pf_up_from = 51; c->pf_up_to = 52;
 	c->pf_down_from = 8; c->pf_down_to = 7;
