@@ -159,7 +159,8 @@ static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
  * (a miss is inserted as most recent, evicting the least recent) and
  * probe (presence, recency untouched). */
 #define SA_OPS(NAME, WAYS, WIDE)                                          \
-static int NAME##_lookup(struct sa *s, uint64_t key)                     \
+static inline __attribute__((always_inline)) int                        \
+NAME##_lookup_in(struct sa *s, uint64_t key)                             \
 {                                                                        \
 	size_t set = (size_t)(key & s->mask);                            \
 	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
@@ -169,7 +170,8 @@ static int NAME##_lookup(struct sa *s, uint64_t key)                     \
 	sa_touch(s, set, (unsigned)__builtin_ctz(m));                    \
 	return 1;                                                        \
 }                                                                        \
-static int NAME##_access(struct sa *s, uint64_t key)                     \
+static inline __attribute__((always_inline)) int                        \
+NAME##_access_in(struct sa *s, uint64_t key)                             \
 {                                                                        \
 	size_t set = (size_t)(key & s->mask);                            \
 	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
@@ -180,6 +182,14 @@ static int NAME##_access(struct sa *s, uint64_t key)                     \
 	}                                                                \
 	sa_insert(s, set, key);                                          \
 	return 0;                                                        \
+}                                                                        \
+static int NAME##_lookup(struct sa *s, uint64_t key)                     \
+{                                                                        \
+	return NAME##_lookup_in(s, key);                                 \
+}                                                                        \
+static int NAME##_access(struct sa *s, uint64_t key)                     \
+{                                                                        \
+	return NAME##_access_in(s, key);                                 \
 }                                                                        \
 static int NAME##_probe(const struct sa *s, uint64_t key)                \
 {                                                                        \
@@ -195,6 +205,13 @@ SA_OPS(sa_w16, 16, 1)
 SA_OPS(sa_any_n, s->ways, 0)
 SA_OPS(sa_any_w, s->ways, 1)
 #undef SA_OPS
+
+/* At the hottest call sites: the operation of the shape the default
+ * machine gives that structure, inlined, else the structure's own. */
+#define SA_LOOKUP_AS(s, key, NAME) ((s)->lookup == NAME##_lookup ? \
+	NAME##_lookup_in(s, key) : (s)->lookup(s, key))
+#define SA_ACCESS_AS(s, key, NAME) ((s)->access == NAME##_access ? \
+	NAME##_access_in(s, key) : (s)->access(s, key))
 
 static void sa_bind(struct sa *s)
 {
@@ -516,11 +533,11 @@ static inline unsigned cache_access(struct mmu_machine *m, uint64_t pa)
 {
 	uint64_t line = pa >> 6;
 
-	if (sa_access(&m->l1, line))
+	if (SA_ACCESS_AS(&m->l1, line, sa_w8))
 		return 0;
-	if (sa_access(&m->l2, line))
+	if (SA_ACCESS_AS(&m->l2, line, sa_w8))
 		return 1;
-	if (sa_access(&m->l3, line))
+	if (SA_ACCESS_AS(&m->l3, line, sa_n16))
 		return 2;
 	return 3;
 }
@@ -571,7 +588,7 @@ static void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size)
  * translations are cached there, so 2M and 1G walks always miss it. */
 static int pde_lookup(struct mmu_machine *m, uint64_t va, unsigned size)
 {
-	return size == MMU_PAGE_4K && sa_lookup(&m->pde, va >> 21);
+	return size == MMU_PAGE_4K && SA_LOOKUP_AS(&m->pde, va >> 21, sa_n4);
 }
 
 /* A counted PDE-cache lookup of a request of class cls. */
@@ -914,12 +931,12 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		int pde_hit = 0;
 
 		retire_walks(m, m->now);
-		if (sa_lookup(&m->dtlb[size], vpn)) {
+		if (SA_LOOKUP_AS(&m->dtlb[size], vpn, sa_n4)) {
 			*ready = m->now;
 			*at = AT_DTLB;
 			return waited ? MMU_P_WAITED : MMU_P_DTLB_HIT;
 		}
-		if (size != MMU_PAGE_1G && sa_lookup(&m->stlb, key)) {
+		if (size != MMU_PAGE_1G && SA_LOOKUP_AS(&m->stlb, key, sa_n8)) {
 			count(m, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size), cls);
 			count(m, MMU_LOAD_STLB_HIT, cls);
 			/* the L1 DTLB has it when the STLB lookup ends: μops
