@@ -25,13 +25,19 @@ static void help(void)
 "options:\n"
 "  --workload SPEC    linear:footprint=1G,stride=64,dir=up,stores=0.2 |\n"
 "                     random:footprint=1G,stores=0.2 | trace:FILE (valgrind\n"
-"                     lackey text, .xz allowed); default linear\n"
-"  --pages SIZE       4k, 2m or 1g (every page of the run); default 4k\n"
+"                     lackey text, .xz allowed) | phases:[mean=N;]SPEC;SPEC...\n"
+"                     (moves between the SPEC workloads in phases of random\n"
+"                     length, N μops on average, default 100000); default\n"
+"                     linear\n"
+"  --pages SIZE       4k, 2m or 1g (every page of the run), or mix (4K and 2M\n"
+"                     pages, a mix_2m_share of the 2M regions in 2M pages);\n"
+"                     default 4k\n"
 "  --features LIST    comma list of prefetch, merge, pde_early, pml4_cache,\n"
-"                     abort, replay, bypass (or all, none); default none (the\n"
-"                     conventional model m0)\n"
+"                     abort, replay, bypass, prefetch_dtlb_miss,\n"
+"                     prefetch_stlb_miss, prefetch_stores (or all, none);\n"
+"                     default none (the conventional model m0)\n"
 "  --sweep            run the default workloads and every --workload (may be\n"
-"                     repeated) x {4k,2m,1g} pages into one dataset\n"
+"                     repeated) x {4k,2m,1g,mix} pages into one dataset\n"
 "  --intervals N      intervals (samples) per observation; default 50\n"
 "  --interval-uops N  correct-path memory μops per interval; default 100000\n"
 "  --warmup N         μops simulated before counting; default 1000000\n"
@@ -43,7 +49,8 @@ static void help(void)
 "  --name NAME        observation name (default WORKLOAD-PAGES)\n"
 "  --config FILE      machine parameters, 'key = value' lines\n"
 "  --set KEY=VALUE    one machine parameter (repeatable, after --config)\n"
-"  --truth FILE       also write per-interval path counts (ground truth)\n"
+"  --truth FILE       also write the ground truth: per interval and μop\n"
+"                     class, the μops of each path and the events on the way\n"
 "  --list-events      print the events (name, short name, unit, meaning)\n"
 "  --print-config     print the machine parameters and exit\n"
 "  -o, --output FILE  dataset file (default standard output), written\n"
@@ -155,7 +162,7 @@ int cli_sim(int argc, char **argv)
 			break;
 		case O_PAGES:
 			if (mmu_page_parse(optarg, &page))
-				return cli_usage_error(cmd, "--pages wants 4k, 2m or 1g, not '%s'",
+				return cli_usage_error(cmd, "--pages wants 4k, 2m, 1g or mix, not '%s'",
 						       optarg);
 			break;
 		case O_FEATURES:
@@ -261,11 +268,11 @@ int cli_sim(int argc, char **argv)
 
 		/* the defaults, then the --workload ones */
 		for (k = 0; w[k] && !rc; k++)
-			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++)
 				rc = run_one(&cfg, features, (enum mmu_page)p, w[k], &ro,
 					     NULL, &data, truth_path ? &truth : NULL);
 		for (k = 0; k < n_workloads && !rc; k++)
-			for (p = 0; p < MMU_N_PAGES && !rc; p++)
+			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++)
 				rc = run_one(&cfg, features, (enum mmu_page)p, workloads[k],
 					     &ro, NULL, &data, truth_path ? &truth : NULL);
 	} else {

@@ -56,6 +56,9 @@ static const struct param params[] = {
 	{ "abort_after_refs", offsetof(struct mmu_config, abort_after_refs), T_INT,
 	  "-1: an aborted walk stops at the squash time; n >= 0: after n references" },
 	U(bypass_cycles, "bypass: cycles a fetched paging-structure line stays in the walker's fill buffer"),
+	U(abit_clear_ns, "the OS clears the accessed bit of every page this often, simulated ns (0: never)"),
+	{ "mix_2m_share", offsetof(struct mmu_config, mix_2m_share), T_DBL,
+	  "--pages mix: share of the 2M regions mapped by one 2M page (the rest by 4K pages)" },
 	U(pf_up_from, "prefetch trigger, ascending: line (of 64 in a 4K page) ..."),
 	U(pf_up_to, "... followed by this line; prefetches the next 4K page"),
 	U(pf_down_from, "prefetch trigger, descending: line ..."),
@@ -87,6 +90,8 @@ void mmu_config_default(struct mmu_config *c)
 	c->squash_cycles = 30;
 	c->abort_after_refs = -1;
 	c->bypass_cycles = 100;
+	c->abit_clear_ns = 2000000;
+	c->mix_2m_share = 0.5;
 	c->pf_up_from = 51; c->pf_up_to = 52;
 	c->pf_down_from = 8; c->pf_down_to = 7;
 }
@@ -193,8 +198,8 @@ static int check_sa(const char *what, unsigned entries, unsigned ways,
 		return cp_error_set(err, CP_EINPUT,
 				    "%s: %u entries in %u ways do not make a power "
 				    "of two of sets", what, entries, ways);
-	if (ways > 64)
-		return cp_error_set(err, CP_EINPUT, "%s: at most 64 ways", what);
+	if (ways > 16)
+		return cp_error_set(err, CP_EINPUT, "%s: at most 16 ways", what);
 	return CP_OK;
 }
 
@@ -223,6 +228,8 @@ int mmu_config_check(const struct mmu_config *c, struct cp_error *err)
 		return cp_error_set(err, CP_EINPUT, "ghz must be positive");
 	if (c->spec_share > 1)
 		return cp_error_set(err, CP_EINPUT, "spec_share must be in [0, 1]");
+	if (c->mix_2m_share > 1)
+		return cp_error_set(err, CP_EINPUT, "mix_2m_share must be in [0, 1]");
 	if (c->pf_up_from > 63 || c->pf_up_to > 63 || c->pf_down_from > 63 ||
 	    c->pf_down_to > 63)
 		return cp_error_set(err, CP_EINPUT,

@@ -85,7 +85,10 @@ int mmu_event_find(const char *name)
 static const char *const path_names[MMU_N_PATHS] = {
 	"dtlb_hit", "stlb_hit", "walk_1ref", "walk_2ref", "walk_3ref",
 	"walk_4ref", "merged", "waited", "squashed", "walk_aborted",
-	"replayed", "pf_walk", "pf_aborted", "pf_dropped", "walk_bypassed",
+	"replayed", "pf_walk", "pf_abort_absent", "pf_dropped", "walk_bypassed",
+	"aborted_queued", "pf_abort_abit", "merge_rewalk", "psc_pde",
+	"psc_pdpte", "psc_pml4", "psc_none", "pde_nowalk", "pde_nowalk_miss",
+	"refs_bypassed", "replay_refs", "squashed_walk",
 };
 
 const char *mmu_path_name(enum mmu_path p)
@@ -93,9 +96,15 @@ const char *mmu_path_name(enum mmu_path p)
 	return (unsigned)p < MMU_N_PATHS ? path_names[p] : "?";
 }
 
+int mmu_path_is_path(enum mmu_path p)
+{
+	return p <= MMU_P_WALK_ABORTED || p == MMU_P_WALK_BYPASSED ||
+	       p == MMU_P_ABORTED_QUEUED || p == MMU_P_SQUASHED_WALK;
+}
+
 static const char *const feature_names[MMU_N_FEATURES] = {
 	"prefetch", "merge", "pde_early", "pml4_cache", "abort", "replay",
-	"bypass",
+	"bypass", "prefetch_dtlb_miss", "prefetch_stlb_miss", "prefetch_stores",
 };
 
 const char *mmu_feature_name(unsigned index)
@@ -126,7 +135,8 @@ int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err)
 			return cp_error_set(err, CP_EINPUT,
 					    "unknown feature '%.*s' (known: prefetch, "
 					    "merge, pde_early, pml4_cache, abort, replay, "
-					    "bypass)",
+					    "bypass, prefetch_dtlb_miss, prefetch_stlb_miss, "
+					    "prefetch_stores)",
 					    (int)n, p);
 		if (n)
 			set |= 1u << i;
@@ -158,18 +168,20 @@ void mmu_features_format(unsigned features, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
-static const char *const page_names[MMU_N_PAGES] = { "4k", "2m", "1g" };
+static const char *const page_names[MMU_N_PAGE_MODES] = {
+	"4k", "2m", "1g", "mix"
+};
 
 const char *mmu_page_name(enum mmu_page p)
 {
-	return (unsigned)p < MMU_N_PAGES ? page_names[p] : "?";
+	return (unsigned)p < MMU_N_PAGE_MODES ? page_names[p] : "?";
 }
 
 int mmu_page_parse(const char *text, enum mmu_page *out)
 {
 	int i;
 
-	for (i = 0; i < MMU_N_PAGES; i++)
+	for (i = 0; i < MMU_N_PAGE_MODES; i++)
 		if (!strcasecmp(text, page_names[i])) {
 			*out = (enum mmu_page)i;
 			return CP_OK;

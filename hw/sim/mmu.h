@@ -46,26 +46,44 @@ const struct mmu_event_info *mmu_event_info(enum mmu_event e);
 /* Index of an event by Haswell name or short name; -1 if unknown. */
 int mmu_event_find(const char *name);
 
-/* ---- ground truth: what kind of path each μop took ---- */
+/* ---- ground truth: the path each μop took, and the events on the way ----
+ * Paths (each correct-path μop takes exactly one of dtlb_hit .. waited
+ * and walk_bypassed; a wrong-path μop one of squashed, squashed_walk,
+ * walk_aborted, aborted_queued) and extra events, per μop class. */
 enum mmu_path {
 	MMU_P_DTLB_HIT,      /* translated by an L1 DTLB */
 	MMU_P_STLB_HIT,      /* missed the L1 DTLB, hit the STLB */
 	MMU_P_WALK_1REF,     /* own walk, completed, n walker references */
 	MMU_P_WALK_2REF, MMU_P_WALK_3REF, MMU_P_WALK_4REF,
-	MMU_P_MERGED,        /* joined another request's walk (merge) */
+	MMU_P_MERGED,        /* joined another request's walk, which completed */
 	MMU_P_WAITED,        /* found no free walker, then hit the fill */
-	MMU_P_SQUASHED,      /* wrong-path μop (never retires) */
-	MMU_P_WALK_ABORTED,  /* its walk was aborted (squashed requester) */
-	MMU_P_REPLAYED,      /* re-walked at retirement (replay) */
-	MMU_P_PF_WALK,       /* prefetcher walk that completed */
-	MMU_P_PF_ABORTED,    /* prefetcher walk aborted on a clear A bit */
-	MMU_P_PF_DROPPED,    /* prefetch not needed or no free walker */
+	MMU_P_SQUASHED,      /* wrong path, no own walk (never retires) */
+	MMU_P_WALK_ABORTED,  /* wrong path: its walk started, then aborted */
+	MMU_P_REPLAYED,      /* event: re-walked at retirement (replay) */
+	MMU_P_PF_WALK,       /* event: prefetch walk it triggered completed */
+	MMU_P_PF_ABSENT,     /* event: ... aborted at an absent entry */
+	MMU_P_PF_DROPPED,    /* event: prefetch not needed or no free walker */
 	MMU_P_WALK_BYPASSED, /* own walk, completed, >= 1 reference bypassed */
+	MMU_P_ABORTED_QUEUED,/* wrong path: aborted waiting for a walker */
+	MMU_P_PF_ABIT,       /* event: prefetch aborted at a clear accessed bit */
+	MMU_P_MERGE_REWALK,  /* event: merged into a walk that aborted, walked */
+	MMU_P_PSC_PDE,       /* event: demand walk below a PDE-cache hit */
+	MMU_P_PSC_PDPTE,     /* event: ... below a PDPTE-cache hit */
+	MMU_P_PSC_PML4,      /* event: ... below a PML4E-cache hit */
+	MMU_P_PSC_NONE,      /* event: ... from the root */
+	MMU_P_PDE_NOWALK,    /* event: counted PDE lookup that started no walk */
+	MMU_P_PDE_NOWALK_MISS, /* event: ... and missed */
+	MMU_P_REFS_BYPASSED, /* event: references served by the fill buffer */
+	MMU_P_REPLAY_REFS,   /* event: references of replay walks (uncounted) */
+	MMU_P_SQUASHED_WALK, /* wrong path: its own walk completed */
 	MMU_N_PATHS
 };
 /* Per μop class: truth counts are indexed [class][path]. */
 enum mmu_class { MMU_C_LOAD, MMU_C_STORE, MMU_N_CLASSES };
 const char *mmu_path_name(enum mmu_path p);
+/* Whether p is a path (1: the μops taking it sum to the μops issued) or
+ * an extra event (0). */
+int mmu_path_is_path(enum mmu_path p);
 
 /* ---- features: switches named as the μDD family names them ---- */
 enum mmu_feature {
@@ -76,8 +94,11 @@ enum mmu_feature {
 	MMU_F_ABORT = 1u << 4,      /* squashed μops' walks are aborted */
 	MMU_F_REPLAY = 1u << 5,     /* out-of-order translations re-walked at retirement */
 	MMU_F_BYPASS = 1u << 6,     /* walker reads served by its fill buffer, uncounted */
+	MMU_F_PF_DTLB_MISS = 1u << 7, /* prefetcher triggered on a DTLB miss only */
+	MMU_F_PF_STLB_MISS = 1u << 8, /* ... on an STLB miss only (wins) */
+	MMU_F_PF_STORES = 1u << 9,  /* stores trigger the prefetcher too */
 };
-#define MMU_N_FEATURES 7
+#define MMU_N_FEATURES 10
 #define MMU_F_ALL ((1u << MMU_N_FEATURES) - 1)
 const char *mmu_feature_name(unsigned index);
 /* Parse "prefetch,merge" (or "" / "none" / "all") into a bitset. */
@@ -85,9 +106,11 @@ int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err);
 /* Write the names of the set bits, comma-separated ("none" if empty). */
 void mmu_features_format(unsigned features, char *buf, size_t size);
 
-/* ---- page sizes ---- */
-enum mmu_page { MMU_PAGE_4K, MMU_PAGE_2M, MMU_PAGE_1G, MMU_N_PAGES };
-const char *mmu_page_name(enum mmu_page p);   /* "4k", "2m", "1g" */
+/* ---- page sizes: one for the whole run, or a 4K / 2M mix ---- */
+enum mmu_page { MMU_PAGE_4K, MMU_PAGE_2M, MMU_PAGE_1G, MMU_PAGE_MIX };
+#define MMU_N_PAGES 3          /* page sizes */
+#define MMU_N_PAGE_MODES 4     /* ... and the mix (mix_2m_share of 2M regions) */
+const char *mmu_page_name(enum mmu_page p);   /* "4k", "2m", "1g", "mix" */
 int mmu_page_parse(const char *text, enum mmu_page *out);
 
 /* ---- machine parameters (defaults: public Haswell figures) ---- */
@@ -115,6 +138,9 @@ struct mmu_config {
 	unsigned squash_cycles;    /* mean delay from issue to squash */
 	int abort_after_refs;      /* >= 0: aborted walks stop after n refs */
 	unsigned bypass_cycles;    /* bypass: a fetched paging line stays this long */
+	/* the OS */
+	unsigned abit_clear_ns;    /* clears every leaf's accessed bit this often (0: never) */
+	double mix_2m_share;       /* pages mix: share of 2M regions mapped by a 2M page */
 	/* prefetcher trigger: line pairs within a 4K page */
 	unsigned pf_up_from, pf_up_to, pf_down_from, pf_down_to;
 };
@@ -136,11 +162,16 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 				    unsigned features, enum mmu_page page,
 				    uint64_t seed, struct cp_error *err);
 void mmu_machine_free(struct mmu_machine *m);
-/* One correct-path memory μop at virtual address va (47-bit). */
+/* One correct-path memory μop at virtual address va (47-bit); with feature
+ * replay, a replay it needs happens at its retirement, during later calls
+ * (or mmu_drain()). */
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store);
 /* One wrong-path μop: translated (walks aborted at its squash with feature
  * abort), never retired.  mmu_run() injects spec_share of them. */
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store);
+/* A μop at va comes soon: prefetch the host memory it will touch (a hint
+ * for speed only; nothing simulated changes). */
+void mmu_hint(struct mmu_machine *m, uint64_t va);
 /* CP_OK, or CP_ENOMEM if a page-table allocation failed during the run. */
 int mmu_machine_status(const struct mmu_machine *m);
 /* Complete every walk in flight (fills applied); counts are final. */

@@ -10,12 +10,21 @@
 #include "hw/sim/mmu.h"
 
 #define LOOKAHEAD 64   /* future μops a wrong path may touch */
+#ifndef HINT_AHEAD
+#define HINT_AHEAD 8   /* μops ahead whose host memory is prefetched */
+#endif
 
 static const char *const sweep[] = {
 	"linear:footprint=32M,stride=64,dir=up,stores=0.2",
 	"linear:footprint=32M,stride=64,dir=down,stores=0.2",
 	"linear:footprint=8G,stride=4K,dir=up,stores=0.1",
 	"random:footprint=1G,stores=0.2",
+	"random:footprint=16G,stores=0.2",
+	/* programs that move between those: a loop over an array, a hash
+	 * table probed at random, a stream over a big one */
+	"phases:mean=300k;linear:footprint=32M,stride=64,dir=up,stores=0.2;"
+	"random:footprint=1G,stores=0.2,run=4;linear:footprint=8G,stride=4K,dir=up,stores=0.1",
+	"phases:mean=100k;linear:footprint=8G,stride=4K,dir=up,stores=0.1;"
 	"random:footprint=16G,stores=0.2",
 	NULL
 };
@@ -107,6 +116,7 @@ static void stream_step(struct stream *s, struct mmu_machine *m)
 	mmu_workload_next(s->w, &s->va[s->head], &nst);
 	s->st[s->head] = (uint8_t)nst;
 	s->head = (s->head + 1) % LOOKAHEAD;
+	mmu_hint(m, s->va[(s->head + HINT_AHEAD) % LOOKAHEAD]);
 	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
 		unsigned k = (s->head + (unsigned)(rng_next(&s->rng) % 32)) % LOOKAHEAD;
 

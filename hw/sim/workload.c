@@ -1,6 +1,7 @@
 /* hw/sim/workload.c: the address streams the machine runs: linear
  * (footprint, stride, direction, store share), random (footprint, store
- * share) and recorded valgrind lackey traces (replayed in a loop). */
+ * share), recorded valgrind lackey traces (replayed in a loop) and phased
+ * programs that move between several of those. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +12,24 @@
 
 #define BASE_VA (1ull << 40)     /* 1G-aligned, so every page size fits */
 #define STORE_BIT (1ull << 63)
+#define MAX_PHASES 8
 
-enum kind { K_LINEAR, K_RANDOM, K_TRACE };
+enum kind { K_LINEAR, K_RANDOM, K_TRACE, K_PHASES };
 
 struct mmu_workload {
 	enum kind kind;
+	uint64_t base;               /* where the footprint starts */
 	uint64_t footprint, stride, pos, rng;
+	uint64_t run, run_left;      /* random: lines read in a row per pick */
 	int down;
 	uint64_t store_cut;          /* a μop is a store if rng < store_cut */
 	uint64_t *trace;             /* va | STORE_BIT */
 	size_t n_trace, cap_trace;
-	char label[96];
+	/* phases: the workloads, the one running and its μops left */
+	struct mmu_workload *phase[MAX_PHASES];
+	size_t n_phases, cur;
+	uint64_t mean, left;
+	char label[128];
 };
 
 static uint64_t rng_next(uint64_t *s)
@@ -35,18 +43,26 @@ static uint64_t rng_next(uint64_t *s)
 
 void mmu_workload_free(struct mmu_workload *w)
 {
+	size_t i;
+
 	if (!w)
 		return;
+	for (i = 0; i < w->n_phases; i++)
+		mmu_workload_free(w->phase[i]);
 	cp_free(w->trace);
 	cp_free(w);
 }
 
-/* "64", "4K", "1G" (binary units). */
-static int parse_bytes(const char *s, size_t n, uint64_t *out)
+/* A number with an optional unit letter, s[0..n): binary units for sizes
+ * ("64", "4K", "1G", a trailing B allowed), decimal ones for counts of
+ * μops ("1000", "50k", "2M").  At most limit. */
+static int parse_scaled(const char *s, size_t n, int bytes, uint64_t limit,
+			uint64_t *out)
 {
+	static const char units[] = "kmgt";
 	char buf[32], *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	const char *u;
+	unsigned long long v, scale = 1;
 
 	if (!n || n >= sizeof buf)
 		return -1;
@@ -56,20 +72,24 @@ static int parse_bytes(const char *s, size_t n, uint64_t *out)
 	v = strtoull(buf, &end, 10);
 	if (errno || end == buf)
 		return -1;
-	switch (*end) {
-	case 0: break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: return -1;
-	}
-	if (*end == 'B' || *end == 'b')
+	if (*end && (u = strchr(units, *end | 0x20)) != NULL) {
+		unsigned k;
+
+		for (k = 0; k <= (unsigned)(u - units); k++)
+			scale *= bytes ? 1024 : 1000;
 		end++;
-	if (*end || v > (1ull << 46) >> shift)
+	}
+	if (bytes && (*end == 'B' || *end == 'b'))
+		end++;
+	if (*end || v > limit / scale)
 		return -1;
-	*out = (uint64_t)v << shift;
+	*out = (uint64_t)v * scale;
 	return 0;
+}
+
+static int parse_bytes(const char *s, size_t n, uint64_t *out)
+{
+	return parse_scaled(s, n, 1, 1ull << 46, out);
 }
 
 static int push(struct mmu_workload *w, uint64_t rec)
@@ -194,8 +214,123 @@ static const char *size_text(uint64_t v, char *buf, size_t size)
 	return buf;
 }
 
+static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
+					 uint64_t base, struct cp_error *err);
+
+/* The length of the next phase: uniform in 1 .. 2·mean − 1 μops. */
+static uint64_t phase_length(struct mmu_workload *w)
+{
+	return 1 + rng_next(&w->rng) % (2 * w->mean - 1);
+}
+
+/* phases:[mean=N;]SPEC;SPEC[;SPEC...]: a program that moves between
+ * workloads (linear, random, trace) in phases of random length, each
+ * followed by a different one chosen at random, starting with the first.
+ * Every workload but a trace gets its own part of the address space (a
+ * program's arrays and tables do not overlap); each keeps its position
+ * from one of its phases to the next, as a loop resumed would. */
+static struct mmu_workload *phases_new(const char *list, uint64_t seed,
+				       struct cp_error *err)
+{
+	struct mmu_workload *w = cp_calloc(1, sizeof *w);
+	uint64_t base = BASE_VA;
+	const char *p;
+	size_t len = 0, i;
+
+	if (!w) {
+		cp_error_set(err, CP_ENOMEM, "out of memory");
+		return NULL;
+	}
+	w->kind = K_PHASES;
+	w->rng = seed ^ 0x2d358dccaa6c78a5ull;
+	w->mean = 100000;
+	for (p = list; *p;) {
+		size_t n = strcspn(p, ";");
+		const char *eq = memchr(p, '=', n), *colon = memchr(p, ':', n);
+		char *one;
+
+		if (!n) {
+			p++;
+			continue;
+		}
+		if (eq && !colon) {
+			/* an option of the phased workload itself */
+			if ((size_t)(eq - p) != 4 || strncmp(p, "mean", 4) ||
+			    parse_scaled(eq + 1, n - 5, 0, 1ull << 40, &w->mean) || !w->mean) {
+				cp_error_set(err, CP_EINPUT, "bad phases option '%.*s' "
+					     "(known: mean=MICRO_OPS, positive)", (int)n, p);
+				goto fail;
+			}
+		} else if (w->n_phases == MAX_PHASES) {
+			cp_error_set(err, CP_EINPUT, "phases: at most %d workloads",
+				     MAX_PHASES);
+			goto fail;
+		} else {
+			struct mmu_workload *sub;
+
+			one = cp_strndup(p, n);
+			if (!one) {
+				cp_error_set(err, CP_ENOMEM, "out of memory");
+				goto fail;
+			}
+			sub = workload_new(one, seed + 0x9e3779b97f4a7c15ull *
+					   (w->n_phases + 1), base, err);
+			cp_free(one);
+			if (!sub) {
+				if (err) {
+					char msg[CP_ERROR_MAX - 32];
+
+					snprintf(msg, sizeof msg, "%.*s", (int)sizeof msg - 1,
+						 err->msg);
+					snprintf(err->msg, sizeof err->msg, "phase %zu: %s",
+						 w->n_phases + 1, msg);
+				}
+				goto fail;
+			}
+			w->phase[w->n_phases++] = sub;
+			if (sub->kind != K_TRACE) {
+				base += (sub->footprint + (1ull << 30) - 1) &
+					~((1ull << 30) - 1);
+				if (base > 1ull << 47) {
+					cp_error_set(err, CP_EINPUT, "phases: the footprints "
+						     "do not fit in the 47-bit address space");
+					goto fail;
+				}
+			}
+		}
+		p += n;
+		if (*p == ';')
+			p++;
+	}
+	if (w->n_phases < 2) {
+		cp_error_set(err, CP_EINPUT, "phases wants at least two workloads "
+			     "separated by ';'");
+		goto fail;
+	}
+	len = (size_t)snprintf(w->label, sizeof w->label, "phases");
+	for (i = 0; i < w->n_phases && len < sizeof w->label; i++)
+		len += (size_t)snprintf(w->label + len, sizeof w->label - len, "%s%s",
+					i ? "+" : "-", w->phase[i]->label);
+	w->left = phase_length(w);
+	return w;
+fail:
+	mmu_workload_free(w);
+	return NULL;
+}
+
 struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 				      struct cp_error *err)
+{
+	if (!strncmp(spec, "phases:", 7))
+		return phases_new(spec + 7, seed, err);
+	if (!strcmp(spec, "phases"))
+		return phases_new("", seed, err);
+	return workload_new(spec, seed, BASE_VA, err);
+}
+
+/* One linear, random or trace workload whose footprint starts at base. */
+static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
+					 uint64_t base, struct cp_error *err)
 {
 	struct mmu_workload *w = cp_calloc(1, sizeof *w);
 	const char *p, *colon = strchr(spec, ':');
@@ -209,18 +344,23 @@ struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 		return NULL;
 	}
 	w->rng = seed ^ 0xd1b54a32d192ed03ull;
+	w->base = base;
 	w->footprint = 1ull << 30;
 	w->stride = 64;
+	w->run = 1;
 	if (klen == 6 && !strncmp(spec, "linear", 6))
 		w->kind = K_LINEAR;
 	else if (klen == 6 && !strncmp(spec, "random", 6))
 		w->kind = K_RANDOM;
 	else if (klen == 5 && !strncmp(spec, "trace", 5))
 		w->kind = K_TRACE;
-	else {
+	else if (klen == 6 && !strncmp(spec, "phases", 6)) {
+		cp_error_set(err, CP_EINPUT, "phases cannot be nested");
+		goto fail;
+	} else {
 		cp_error_set(err, CP_EINPUT,
-			     "unknown workload '%.*s' (known: linear, random, trace)",
-			     (int)klen, spec);
+			     "unknown workload '%.*s' (known: linear, random, "
+			     "trace, phases)", (int)klen, spec);
 		goto fail;
 	}
 	for (p = colon ? colon + 1 : spec + klen; *p;) {
@@ -247,6 +387,12 @@ struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 		} else if (kl == 6 && !strncmp(p, "stride", 6) && w->kind == K_LINEAR) {
 			if (parse_bytes(v, n - kl - 1, &w->stride) || !w->stride) {
 				cp_error_set(err, CP_EINPUT, "bad stride '%.*s'",
+					     (int)(n - kl - 1), v);
+				goto fail;
+			}
+		} else if (kl == 3 && !strncmp(p, "run", 3) && w->kind == K_RANDOM) {
+			if (parse_scaled(v, n - kl - 1, 0, 1ull << 20, &w->run) || !w->run) {
+				cp_error_set(err, CP_EINPUT, "bad run '%.*s' (lines, at least 1)",
 					     (int)(n - kl - 1), v);
 				goto fail;
 			}
@@ -299,11 +445,16 @@ struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 			 size_text(w->footprint, fp, sizeof fp));
 		break;
 	case K_RANDOM:
-		snprintf(w->label, sizeof w->label, "random-fp%s",
-			 size_text(w->footprint, fp, sizeof fp));
+		if (w->run > 1)
+			snprintf(w->label, sizeof w->label, "random-r%llu-fp%s",
+				 (unsigned long long)w->run,
+				 size_text(w->footprint, fp, sizeof fp));
+		else
+			snprintf(w->label, sizeof w->label, "random-fp%s",
+				 size_text(w->footprint, fp, sizeof fp));
 		break;
 	case K_TRACE: {
-		const char *base = strrchr(path, '/');
+		const char *name = strrchr(path, '/');
 		size_t bl;
 
 		if (!path[0]) {
@@ -312,12 +463,14 @@ struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 		}
 		if (load_trace(w, path, err))
 			goto fail;
-		base = base ? base + 1 : path;
-		bl = strcspn(base, ".");
+		name = name ? name + 1 : path;
+		bl = strcspn(name, ".");
 		snprintf(w->label, sizeof w->label, "trace-%.*s",
-			 (int)(bl < 40 ? bl : 40), base);
+			 (int)(bl < 40 ? bl : 40), name);
 		break;
 	}
+	case K_PHASES:
+		break;          /* made by phases_new() */
 	}
 	return w;
 bad_stores:
@@ -331,7 +484,7 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 {
 	switch (w->kind) {
 	case K_LINEAR:
-		*va = BASE_VA + w->pos;
+		*va = w->base + w->pos;
 		if (w->down)
 			w->pos = w->pos >= w->stride ? w->pos - w->stride :
 				 (w->footprint / w->stride - 1) * w->stride;
@@ -340,8 +493,27 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 				 w->pos + w->stride : 0;
 		break;
 	case K_RANDOM:
-		*va = BASE_VA + (rng_next(&w->rng) % (w->footprint >> 6)) * 64;
+		/* a random line, then the run - 1 lines after it */
+		if (!w->run_left) {
+			w->pos = rng_next(&w->rng) % (w->footprint >> 6);
+			w->run_left = w->run;
+		} else if (++w->pos == w->footprint >> 6) {
+			w->pos = 0;
+		}
+		w->run_left--;
+		*va = w->base + w->pos * 64;
 		break;
+	case K_PHASES:
+		if (!w->left) {
+			/* the next phase: any other workload */
+			size_t k = (size_t)(rng_next(&w->rng) % (w->n_phases - 1));
+
+			w->cur = k < w->cur ? k : k + 1;
+			w->left = phase_length(w);
+		}
+		w->left--;
+		mmu_workload_next(w->phase[w->cur], va, is_store);
+		return;
 	case K_TRACE: {
 		uint64_t r = w->trace[w->pos];
 

@@ -330,7 +330,8 @@ static void test_wrong_path_baseline(void)
 	CHECK(c(m, MMU_LOAD_WALK_DONE) == 10);
 	CHECK(c(m, MMU_RETIRED_LOADS) == 0);
 	CHECK(c(m, MMU_RETIRED_STLB_MISS_LOADS) == 0);
-	CHECK(mmu_truth(m)[MMU_P_SQUASHED] == 10);
+	CHECK(mmu_truth(m)[MMU_P_SQUASHED_WALK] == 10);
+	CHECK(mmu_truth(m)[MMU_P_SQUASHED] == 0);
 	mmu_machine_free(m);
 }
 

@@ -87,7 +87,7 @@ static void test_prefetch(void)
 	stream(on, 256, 1, 0, 0);
 	stream(off, 256, 1, 0, 0);
 	CHECK(c(on, MMU_LOAD_WALK_DONE) == c(off, MMU_LOAD_WALK_DONE));
-	CHECK(mmu_truth(on)[MMU_P_PF_ABORTED] == 256);
+	CHECK(mmu_truth(on)[MMU_P_PF_ABSENT] == 256);
 	CHECK(refs(on) == refs(off) + 256);
 	mmu_machine_free(on);
 	mmu_machine_free(off);
@@ -345,13 +345,292 @@ static void test_bypass(void)
 	mmu_machine_free(on);
 }
 
+
+static uint64_t tr(const struct mmu_machine *m, int cls, enum mmu_path p)
+{
+	return mmu_truth(m)[cls * MMU_N_PATHS + p];
+}
+
+/* Prefetch requests a μop of class cls triggered (made, dropped or not). */
+static uint64_t pf_requests(const struct mmu_machine *m, int cls)
+{
+	return tr(m, cls, MMU_P_PF_WALK) + tr(m, cls, MMU_P_PF_ABSENT) +
+	       tr(m, cls, MMU_P_PF_ABIT) + tr(m, cls, MMU_P_PF_DROPPED);
+}
+
+/* Trigger pairs (lines 51, 52) on n pages at stride 8 pages from base,
+ * drained after each pair. */
+static void pairs(struct mmu_machine *m, uint64_t base, uint64_t n, int st)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		mmu_access(m, base + i * 32 * KB + 51 * 64, st);
+		mmu_access(m, base + i * 32 * KB + 52 * 64, st);
+		mmu_drain(m);
+	}
+}
+
+/* The prefetcher's trigger variants: the pair 51 -> 52 triggers a
+ * request before the DTLB lookup (default) whatever the lookups find;
+ * with prefetch_dtlb_miss only when line 52 missed the L1 DTLB, with
+ * prefetch_stlb_miss only when it missed the STLB too.  Three cases:
+ * cold pages (52 misses both: its page is still being walked), pages in
+ * the STLB but not the DTLB (52 misses the DTLB while 51's STLB hit is
+ * filling it), pages in the DTLB.  Stores trigger it only with
+ * prefetch_stores, and their prefetch walks count as load walks. */
+static void test_prefetch_variants(void)
+{
+	static const unsigned variant[3] = {
+		0, MMU_F_PF_DTLB_MISS, MMU_F_PF_STLB_MISS | MMU_F_PF_DTLB_MISS
+	};
+	/* requests per pair expected: [variant][case] */
+	static const int expect[3][3] = { { 1, 1, 1 }, { 1, 1, 0 }, { 1, 0, 0 } };
+	struct mmu_machine *m;
+	uint64_t n = 100, i;
+	int v, k;
+
+	mmu_config_default(&cfg);
+	for (v = 0; v < 3; v++) {
+		uint64_t got[3];
+
+		m = machine(MMU_F_PREFETCH | variant[v], MMU_PAGE_4K);
+		/* cold: 51 walks, 52 finds the walk in flight */
+		pairs(m, BASE, n, 0);
+		got[0] = pf_requests(m, MMU_C_LOAD);
+		/* in the STLB only: 200 pages touched at line 0, then their
+		 * pairs in the same order (the 64-entry DTLB lost them) */
+		for (i = 0; i < 200; i++)
+			mmu_access(m, BASE + 64 * GB + i * 4 * KB, 0);
+		mmu_drain(m);
+		for (i = 0; i < n; i++) {
+			mmu_access(m, BASE + 64 * GB + i * 4 * KB + 51 * 64, 0);
+			mmu_access(m, BASE + 64 * GB + i * 4 * KB + 52 * 64, 0);
+		}
+		mmu_drain(m);
+		got[1] = pf_requests(m, MMU_C_LOAD) - got[0];
+		/* in the DTLB: touched just before */
+		for (i = 0; i < n; i++) {
+			mmu_access(m, BASE + 128 * GB + i * 4 * KB, 0);
+			mmu_access(m, BASE + 128 * GB + i * 4 * KB + 51 * 64, 0);
+			mmu_access(m, BASE + 128 * GB + i * 4 * KB + 52 * 64, 0);
+			mmu_drain(m);
+		}
+		got[2] = pf_requests(m, MMU_C_LOAD) - got[0] - got[1];
+		for (k = 0; k < 3; k++)
+			CHECKF(got[k] == (uint64_t)expect[v][k] * n,
+			       "variant %d case %d: %llu requests", v, k,
+			       (unsigned long long)got[k]);
+		mmu_machine_free(m);
+	}
+	/* the DTLB-miss case really hit the STLB */
+	m = machine(0, MMU_PAGE_4K);
+	for (i = 0; i < 200; i++)
+		mmu_access(m, BASE + i * 4 * KB, 0);
+	mmu_drain(m);
+	for (i = 0; i < n; i++) {
+		mmu_access(m, BASE + i * 4 * KB + 51 * 64, 0);
+		mmu_access(m, BASE + i * 4 * KB + 52 * 64, 0);
+	}
+	mmu_drain(m);
+	CHECK(c(m, MMU_LOAD_STLB_HIT) == 2 * n);
+	mmu_machine_free(m);
+
+	/* stores: no requests without prefetch_stores; with it, a store
+	 * stream's prefetch walks complete as load walks */
+	for (v = 0; v < 2; v++) {
+		m = machine(MMU_F_PREFETCH | (v ? MMU_F_PF_STORES : 0), MMU_PAGE_4K);
+		pairs(m, BASE, n, 1);
+		CHECK(pf_requests(m, MMU_C_STORE) == (v ? n : 0));
+		CHECK(pf_requests(m, MMU_C_LOAD) == 0);
+		mmu_machine_free(m);
+		m = machine(MMU_F_PREFETCH | (v ? MMU_F_PF_STORES : 0), MMU_PAGE_4K);
+		stream(m, 2048, 2, 0, 1);
+		CHECK(v ? c(m, MMU_LOAD_WALK_DONE) > 1000 : c(m, MMU_LOAD_WALK_DONE) == 0);
+		CHECK(c(m, MMU_LOAD_CAUSES_WALK) == 0);
+		CHECK(c(m, MMU_STORE_WALK_DONE) == c(m, MMU_STORE_CAUSES_WALK));
+		mmu_machine_free(m);
+	}
+}
+
+/* The OS ages pages: every abit_clear_ns it clears the accessed bits.  On
+ * the second pass of a load stream the prefetcher's targets were mapped
+ * by the first, but their accessed bits have been cleared since, so its
+ * walks stop at the leaf (references, no completed walk) until a demand
+ * walk sets the bit again.  Without aging they complete. */
+static void test_abit_clear(void)
+{
+	struct mmu_machine *m[2];
+	int k;
+
+	mmu_config_default(&cfg);
+	for (k = 0; k < 2; k++) {
+		cfg.abit_clear_ns = k ? 1000 : 0;
+		m[k] = machine(MMU_F_PREFETCH, MMU_PAGE_4K);
+		stream(m[k], 2048, 2, 0, 0);
+	}
+	CHECK(tr(m[0], MMU_C_LOAD, MMU_P_PF_ABIT) == 0);
+	CHECK(tr(m[0], MMU_C_LOAD, MMU_P_PF_WALK) > 1000);
+	CHECKF(tr(m[1], MMU_C_LOAD, MMU_P_PF_ABIT) > 1000, "%llu",
+	       (unsigned long long)tr(m[1], MMU_C_LOAD, MMU_P_PF_ABIT));
+	CHECK(tr(m[1], MMU_C_LOAD, MMU_P_PF_WALK) < tr(m[0], MMU_C_LOAD, MMU_P_PF_WALK));
+	/* more demand walks, fewer completed prefetch walks */
+	CHECK(c(m[1], MMU_LOAD_CAUSES_WALK) > c(m[0], MMU_LOAD_CAUSES_WALK));
+	CHECK(c(m[1], MMU_LOAD_WALK_DONE) - c(m[1], MMU_LOAD_CAUSES_WALK) <
+	      c(m[0], MMU_LOAD_WALK_DONE) - c(m[0], MMU_LOAD_CAUSES_WALK));
+	/* an A-bit abort reads down to the leaf: Σ walk_ref grows by more
+	 * than the completed walks' references */
+	CHECK(refs(m[1]) > refs(m[0]));
+	for (k = 0; k < 2; k++)
+		mmu_machine_free(m[k]);
+}
+
+/* Mixed pages: with --pages mix a share of the 2M regions is mapped by
+ * 2M pages, the rest by 4K pages, in one run: both sizes' walks and STLB
+ * hits are counted.  A share of 0 is the 4K machine and 1 the 2M machine,
+ * count for count. */
+static void test_mixed_pages(void)
+{
+	struct mmu_machine *m[4];
+	uint64_t i, x;
+	static const double share[4] = { 0.5, 0, 1, 0.25 };
+	static const enum mmu_page pages[2] = { MMU_PAGE_4K, MMU_PAGE_2M };
+	int k;
+
+	mmu_config_default(&cfg);
+	for (k = 0; k < 4; k++) {
+		cfg.mix_2m_share = share[k];
+		m[k] = machine(MMU_F_MERGE, MMU_PAGE_MIX);
+	}
+	for (i = 0, x = 12345; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		for (k = 0; k < 4; k++)
+			mmu_access(m[k], BASE + ((x >> 20) % (1ull << 24)) * 64, 0);
+	}
+	for (k = 0; k < 4; k++)
+		mmu_drain(m[k]);
+	CHECK(c(m[0], MMU_LOAD_WALK_DONE_4K) > 1000 && c(m[0], MMU_LOAD_WALK_DONE_2M) > 100);
+	CHECK(c(m[0], MMU_LOAD_STLB_HIT_2M) > 1000);
+	CHECK(c(m[0], MMU_LOAD_WALK_DONE) == c(m[0], MMU_LOAD_WALK_DONE_4K) +
+	      c(m[0], MMU_LOAD_WALK_DONE_2M));
+	/* a quarter of the regions in 2M pages: fewer 2M hits than half */
+	CHECK(c(m[3], MMU_LOAD_STLB_HIT_2M) < c(m[0], MMU_LOAD_STLB_HIT_2M));
+	CHECK(c(m[3], MMU_LOAD_WALK_DONE_4K) > c(m[0], MMU_LOAD_WALK_DONE_4K));
+	for (k = 0; k < 2; k++) {
+		struct mmu_machine *one = machine(MMU_F_MERGE, pages[k]);
+		int same;
+
+		for (i = 0, x = 12345; i < 200000; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			mmu_access(one, BASE + ((x >> 20) % (1ull << 24)) * 64, 0);
+		}
+		mmu_drain(one);
+		same = !memcmp(mmu_counts(one), mmu_counts(m[1 + k]),
+			       MMU_N_EVENTS * sizeof(uint64_t));
+		CHECKF(same, "share %g differs from %s pages", share[1 + k],
+		       mmu_page_name(pages[k]));
+		mmu_machine_free(one);
+	}
+	for (k = 0; k < 4; k++)
+		mmu_machine_free(m[k]);
+}
+
+/* Replay is a real walk at retirement: it takes a walker for its
+ * duration (WALK_DURATION counts it: at least the setup and one L1 hit per
+ * replay), walks through the caches (its references are made, not
+ * counted) and holds retirement until it ends (the run takes longer). */
+static void test_replay_walks(void)
+{
+	struct mmu_machine *m[2];
+	int k;
+
+	mmu_config_default(&cfg);
+	cfg.walkers = 1;
+	for (k = 0; k < 2; k++) {
+		m[k] = machine(MMU_F_MERGE | (k ? MMU_F_REPLAY : 0), MMU_PAGE_4K);
+		stream(m[k], 512, 1, 0, 0);
+	}
+	CHECK(tr(m[0], MMU_C_LOAD, MMU_P_REPLAYED) == 0);
+	CHECK(tr(m[1], MMU_C_LOAD, MMU_P_REPLAYED) > 512);
+	CHECK(tr(m[1], MMU_C_LOAD, MMU_P_REPLAY_REFS) >=
+	      tr(m[1], MMU_C_LOAD, MMU_P_REPLAYED));
+	CHECK(c(m[1], MMU_LOAD_WALK_DONE) ==
+	      c(m[1], MMU_LOAD_CAUSES_WALK) + tr(m[1], MMU_C_LOAD, MMU_P_REPLAYED));
+	CHECK(c(m[1], MMU_LOAD_WALK_DURATION) >= c(m[0], MMU_LOAD_WALK_DURATION) +
+	      tr(m[1], MMU_C_LOAD, MMU_P_REPLAYED) * (cfg.walk_setup + cfg.lat_l1));
+	CHECK(refs(m[1]) == refs(m[0]));
+	CHECK(mmu_cycles(m[1]) > mmu_cycles(m[0]));
+	for (k = 0; k < 2; k++)
+		mmu_machine_free(m[k]);
+}
+
+/* Merging does not know the future: a correct-path load that merges into
+ * a wrong-path walk later aborted (feature abort) walks itself when the
+ * abort frees the MSHR: two walks started, one completed, and the load
+ * retires as an STLB miss with a walk of its own.  Without merging it
+ * walks at once (the same counts, no merge_rewalk). */
+static void test_merge_rewalk(void)
+{
+	struct mmu_machine *m[2];
+	uint64_t i, n = 40;
+	int k;
+
+	mmu_config_default(&cfg);
+	for (k = 0; k < 2; k++) {
+		m[k] = machine(MMU_F_ABORT | (k ? MMU_F_MERGE : 0), MMU_PAGE_4K);
+		for (i = 0; i < n; i++) {
+			mmu_access_wrong(m[k], BASE + i * GB, 0);
+			mmu_access(m[k], BASE + i * GB + 64, 0);
+			mmu_drain(m[k]);
+		}
+		CHECK(c(m[k], MMU_LOAD_CAUSES_WALK) == 2 * n);
+		CHECK(c(m[k], MMU_LOAD_WALK_DONE) == n);
+		CHECK(c(m[k], MMU_RETIRED_STLB_MISS_LOADS) == n);
+		CHECK(tr(m[k], MMU_C_LOAD, MMU_P_MERGED) == 0);
+	}
+	CHECK(tr(m[0], MMU_C_LOAD, MMU_P_MERGE_REWALK) == 0);
+	CHECKF(tr(m[1], MMU_C_LOAD, MMU_P_MERGE_REWALK) > n / 2, "%llu",
+	       (unsigned long long)tr(m[1], MMU_C_LOAD, MMU_P_MERGE_REWALK));
+	for (k = 0; k < 2; k++)
+		mmu_machine_free(m[k]);
+}
+
+/* abort: a wrong-path request that finds no free walker and is squashed
+ * before one frees is aborted before its walk starts (no causes_walk);
+ * without abort it waits and walks. */
+static void test_abort_queued(void)
+{
+	struct mmu_machine *m[2];
+	uint64_t i, n = 20;
+	int k;
+
+	mmu_config_default(&cfg);
+	cfg.walkers = 1;
+	for (k = 0; k < 2; k++) {
+		m[k] = machine(k ? MMU_F_ABORT : 0, MMU_PAGE_4K);
+		for (i = 0; i < n; i++) {
+			mmu_access(m[k], BASE + i * GB, 0);         /* cold: long */
+			mmu_access_wrong(m[k], BASE + i * GB + 512 * GB, 1);
+			mmu_drain(m[k]);
+		}
+	}
+	CHECK(c(m[0], MMU_STORE_CAUSES_WALK) == n);
+	CHECK(tr(m[0], MMU_C_STORE, MMU_P_SQUASHED_WALK) == n);
+	CHECK(c(m[1], MMU_STORE_CAUSES_WALK) == 0);
+	CHECK(tr(m[1], MMU_C_STORE, MMU_P_ABORTED_QUEUED) == n);
+	CHECK(c(m[1], MMU_LOAD_CAUSES_WALK) == n && c(m[1], MMU_LOAD_WALK_DONE) == n);
+	for (k = 0; k < 2; k++)
+		mmu_machine_free(m[k]);
+}
+
 static void test_feature_names(void)
 {
 	struct cp_error err;
 	unsigned f;
 	char buf[128];
 
-	CHECK(mmu_features_parse("prefetch,merge,pde_early,pml4_cache,abort,replay,bypass",
+	CHECK(mmu_features_parse("prefetch,merge,pde_early,pml4_cache,abort,replay,bypass,"
+				 "prefetch_dtlb_miss,prefetch_stlb_miss,prefetch_stores",
 				 &f, &err) == 0 && f == MMU_F_ALL);
 	CHECK(mmu_features_parse("all", &f, &err) == 0 && f == MMU_F_ALL);
 	CHECK(mmu_features_parse("none", &f, &err) == 0 && f == 0);
@@ -375,5 +654,11 @@ int main(void)
 	RUN(test_abort);
 	RUN(test_replay);
 	RUN(test_bypass);
+	RUN(test_prefetch_variants);
+	RUN(test_abit_clear);
+	RUN(test_mixed_pages);
+	RUN(test_replay_walks);
+	RUN(test_merge_rewalk);
+	RUN(test_abort_queued);
 	return check_summary();
 }

@@ -185,36 +185,169 @@ static void test_deterministic(void)
 }
 
 /* Ground truth: per interval, the correct-path μops' paths sum to the
- * interval's μops (replays are extra, wrong-path μops on top). */
+ * interval's μops (wrong-path μops and the extra events on top), with
+ * every feature on. */
 static void test_truth(void)
 {
 	struct mmu_run_opts o;
 	struct cp_buf b, t;
 	const char *p;
 	unsigned long long sum[3] = { 0, 0, 0 };
+	size_t rows = 0;
 
 	mmu_run_opts_default(&o);
 	o.warmup_uops = 10000;
 	o.intervals = 3;
 	o.interval_uops = 10000;
-	run(&b, &t, MMU_F_MERGE, "linear:footprint=64M,stores=0.25", &o);
+	run(&b, &t, MMU_F_ALL, "linear:footprint=64M,stores=0.25", &o);
 	CHECK(!strncmp(t.data, "observation,interval,uop,path,count\n", 36));
 	for (p = strchr(t.data, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
 		char uop[16], path[32];
 		size_t iv;
 		unsigned long long cnt;
+		int k, is_path = -1;
 
 		if (sscanf(p, "obs,%zu,%15[^,],%31[^,],%llu", &iv, uop, path, &cnt) != 4) {
 			CHECK(0);
 			break;
 		}
-		if (iv < 3 && strcmp(path, "squashed") && strcmp(path, "walk_aborted") &&
-		    strcmp(path, "replayed") && strncmp(path, "pf_", 3))
+		rows++;
+		for (k = 0; k < MMU_N_PATHS; k++)
+			if (!strcmp(path, mmu_path_name((enum mmu_path)k)))
+				is_path = mmu_path_is_path((enum mmu_path)k) &&
+					  k != MMU_P_SQUASHED && k != MMU_P_WALK_ABORTED &&
+					  k != MMU_P_ABORTED_QUEUED &&
+					  k != MMU_P_SQUASHED_WALK;
+		CHECK(is_path >= 0);
+		if (iv < 3 && is_path > 0)
 			sum[iv] += cnt;
 	}
+	CHECK(rows == 3 * MMU_N_CLASSES * MMU_N_PATHS);
 	CHECK(sum[0] == 10000 && sum[1] == 10000 && sum[2] == 10000);
 	cp_buf_release(&b);
 	cp_buf_release(&t);
+}
+
+/* The ground truth accounts for every counted event, interval by
+ * interval (no multiplexing), with every feature on, on every page mode:
+ * walks started are own walks (completed, bypassed, squashed after
+ * completing, aborted), each below the paging-structure cache that served
+ * it; completed walks are those plus replays plus prefetch walks (load
+ * side, whoever triggered them); PDE-cache misses are the walks that
+ * missed it plus the counted lookups that started no walk; retired STLB
+ * misses are own walks and merges. */
+static void test_truth_accounts(void)
+{
+	enum { IV = 4 };
+	static const char *const names[] = {
+		"MISS_CAUSES_A_WALK", "WALK_COMPLETED", "PDE_CACHE_MISS",
+	};
+	static const unsigned features[2] = {
+		MMU_F_ALL, MMU_F_ALL & ~(MMU_F_PF_STLB_MISS | MMU_F_PF_DTLB_MISS)
+	};
+	struct mmu_config cfg;
+	struct mmu_run_opts o;
+	struct cp_error err;
+	int page, cls, run;
+
+	mmu_config_default(&cfg);
+	cfg.abit_clear_ns = 50000;
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 300000;
+	o.intervals = IV;
+	o.interval_uops = 50000;
+	o.counters = MMU_N_EVENTS;
+	for (run = 0; run < 2 * MMU_N_PAGE_MODES; run++) {
+		struct cp_buf b, t;
+		static unsigned long long ev[IV][MMU_N_EVENTS];
+		static unsigned long long tv[IV][MMU_N_CLASSES][MMU_N_PATHS];
+		const char *p;
+		size_t iv;
+
+		page = run % MMU_N_PAGE_MODES;
+		memset(ev, 0, sizeof ev);
+		memset(tv, 0, sizeof tv);
+		cp_buf_init(&b);
+		cp_buf_init(&t);
+		mmu_dataset_header(&b);
+		mmu_truth_header(&t);
+		if (mmu_run(&cfg, features[run / MMU_N_PAGE_MODES], (enum mmu_page)page,
+			    "phases:mean=20k;linear:footprint=8M,stores=0.3;"
+			    "random:footprint=4G,stores=0.3,run=4;"
+			    "linear:footprint=1G,stride=4K,dir=down", &o, "obs",
+			    &b, &t, &err)) {
+			printf("  run: %s\n", err.msg);
+			CHECK(0);
+		}
+		for (p = strchr(b.data, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+			char e[64];
+			unsigned long long v;
+
+			if (sscanf(p, "obs,%zu,%63[^,],%llu", &iv, e, &v) == 3 && iv < IV)
+				ev[iv][mmu_event_find(e)] = v;
+		}
+		for (p = strchr(t.data, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+			char uop[16], path[32];
+			unsigned long long v;
+			int k;
+
+			if (sscanf(p, "obs,%zu,%15[^,],%31[^,],%llu", &iv, uop, path, &v) != 4 ||
+			    iv >= IV)
+				continue;
+			for (k = 0; k < MMU_N_PATHS; k++)
+				if (!strcmp(path, mmu_path_name((enum mmu_path)k)))
+					tv[iv][strcmp(uop, "load") ? 1 : 0][k] = v;
+		}
+		for (iv = 0; iv < IV; iv++)
+			for (cls = 0; cls < MMU_N_CLASSES; cls++) {
+				const unsigned long long *x = tv[iv][cls];
+				unsigned long long own = x[MMU_P_WALK_1REF] + x[MMU_P_WALK_2REF] +
+					x[MMU_P_WALK_3REF] + x[MMU_P_WALK_4REF] +
+					x[MMU_P_WALK_BYPASSED];
+				unsigned long long want[3], got[3];
+				int k, off = cls ? MMU_STORE_OFFSET : 0;
+
+				want[0] = own + x[MMU_P_SQUASHED_WALK] + x[MMU_P_WALK_ABORTED];
+				want[1] = own + x[MMU_P_SQUASHED_WALK] + x[MMU_P_REPLAYED] +
+					  (cls ? 0 : tv[iv][0][MMU_P_PF_WALK] + tv[iv][1][MMU_P_PF_WALK]);
+				want[2] = x[MMU_P_PSC_PDPTE] + x[MMU_P_PSC_PML4] + x[MMU_P_PSC_NONE] +
+					  x[MMU_P_PDE_NOWALK_MISS];
+				for (k = 0; k < 3; k++) {
+					char full[64];
+
+					snprintf(full, sizeof full, "%s.%s",
+						 cls ? "DTLB_STORE_MISSES" : "DTLB_LOAD_MISSES", names[k]);
+					got[k] = ev[iv][mmu_event_find(full)];
+					CHECKF(got[k] == want[k], "%s interval %zu %s: counted %llu, truth %llu",
+					       mmu_page_name((enum mmu_page)page), iv, full, got[k], want[k]);
+				}
+				CHECK(x[MMU_P_PSC_PDE] + x[MMU_P_PSC_PDPTE] + x[MMU_P_PSC_PML4] +
+				      x[MMU_P_PSC_NONE] == got[0]);
+				CHECK(ev[iv][MMU_RETIRED_STLB_MISS_LOADS + cls] == own + x[MMU_P_MERGED]);
+				CHECK(ev[iv][MMU_LOAD_CAUSES_WALK + off] >= x[MMU_P_MERGE_REWALK]);
+			}
+		/* every mechanism showed up somewhere (waited needs merge off) */
+		if (run == MMU_N_PAGE_MODES) {
+			static const enum mmu_path seen[] = {
+				MMU_P_MERGED, MMU_P_WALK_ABORTED,
+				MMU_P_ABORTED_QUEUED, MMU_P_REPLAYED, MMU_P_PF_WALK,
+				MMU_P_PF_ABIT, MMU_P_PF_ABSENT, MMU_P_PSC_PML4,
+				MMU_P_PDE_NOWALK, MMU_P_REFS_BYPASSED, MMU_P_REPLAY_REFS,
+				MMU_P_WALK_BYPASSED, MMU_P_SQUASHED_WALK,
+			};
+			size_t k;
+
+			for (k = 0; k < sizeof seen / sizeof seen[0]; k++) {
+				unsigned long long sum = 0;
+
+				for (iv = 0; iv < IV; iv++)
+					sum += tv[iv][0][seen[k]] + tv[iv][1][seen[k]];
+				CHECKF(sum > 0, "no %s", mmu_path_name(seen[k]));
+			}
+		}
+		cp_buf_release(&b);
+		cp_buf_release(&t);
+	}
 }
 
 static void test_workloads(void)
@@ -260,6 +393,91 @@ static void test_workloads(void)
 	CHECK(!mmu_workload_new("trace", 1, &err));
 	CHECK(!mmu_workload_new("trace:/nonexistent/t.out", 1, &err));
 	CHECK(err.code == CP_EIO);
+}
+
+/* phases: two linear streams in their own 1G-aligned regions; phases of
+ * length 1 .. 2·mean − 1 alternate between them (with two workloads the
+ * next is always the other), each stream resumes where it stopped, and
+ * the seed fixes the sequence. */
+static void test_phases(void)
+{
+	const char *spec = "phases:mean=1000;linear:footprint=4M,stride=64;"
+			   "linear:footprint=3G,stride=4K,stores=1";
+	struct cp_error err;
+	struct mmu_workload *w, *v;
+	uint64_t va, next[2], base[2] = { 1ull << 40, (1ull << 40) + (1ull << 30) };
+	uint64_t run = 0, runs = 0, total = 0, longest = 0, shortest = UINT64_MAX;
+	int st, cur = -1, i, same = 1, resumed = 1;
+
+	w = mmu_workload_new(spec, 3, &err);
+	v = mmu_workload_new(spec, 3, &err);
+	CHECK(w != NULL && v != NULL);
+	if (!w || !v)
+		goto out;
+	CHECK_STR(mmu_workload_label(w),
+		  "phases-linear-up-s64-fp4m+linear-up-s4096-fp3g");
+	next[0] = base[0];
+	next[1] = base[1];
+	for (i = 0; i < 200000; i++) {
+		uint64_t va2;
+		int st2, k;
+
+		mmu_workload_next(w, &va, &st);
+		mmu_workload_next(v, &va2, &st2);
+		same &= va == va2 && st == st2;
+		k = va >= base[1];
+		CHECK(va < base[k] + (k ? 3ull << 30 : 4ull << 20));
+		CHECK(st == k);
+		resumed &= va == next[k];
+		next[k] = va + (k ? 4096 : 64);
+		if (next[k] == base[k] + (k ? 3ull << 30 : 4ull << 20))
+			next[k] = base[k];      /* the stream wraps around */
+		if (k != cur) {
+			if (cur >= 0) {
+				runs++;
+				total += run;
+				longest = run > longest ? run : longest;
+				shortest = run < shortest ? run : shortest;
+			}
+			cur = k;
+			run = 0;
+		}
+		run++;
+	}
+	CHECK(same && resumed);
+	CHECKF(runs > 80 && total / runs > 900 && total / runs < 1100,
+	       "%llu phases, mean %llu", (unsigned long long)runs,
+	       (unsigned long long)(runs ? total / runs : 0));
+	CHECK(longest <= 1999 && shortest >= 1 && longest > 1500 && shortest < 500);
+	mmu_workload_free(v);
+	v = mmu_workload_new(spec, 4, &err);     /* another seed */
+	if (v) {
+		uint64_t a, b;
+		int differ = 0;
+
+		mmu_workload_free(w);
+		w = mmu_workload_new(spec, 3, &err);
+		for (i = 0; i < 5000 && w; i++) {
+			mmu_workload_next(w, &a, &st);
+			mmu_workload_next(v, &b, &st);
+			differ |= a != b;
+		}
+		CHECK(differ);
+	}
+out:
+	mmu_workload_free(w);
+	mmu_workload_free(v);
+	CHECK(!mmu_workload_new("phases:linear", 1, &err));
+	CHECK(strstr(err.msg, "at least two") != NULL);
+	CHECK(!mmu_workload_new("phases:mean=0;linear;random", 1, &err));
+	CHECK(strstr(err.msg, "mean") != NULL);
+	CHECK(!mmu_workload_new("phases:linear;random:footprint=1Q", 1, &err));
+	CHECK_STR(err.msg, "phase 2: bad footprint '1Q'");
+	CHECK(!mmu_workload_new("phases:linear;phases:random;linear", 1, &err));
+	CHECK(strstr(err.msg, "nested") != NULL);
+	CHECK(!mmu_workload_new("phases:random:footprint=64T;random:footprint=64T;linear",
+				1, &err));
+	CHECK(strstr(err.msg, "47-bit") != NULL);
 }
 
 static void test_lackey(void)
@@ -387,7 +605,9 @@ int main(void)
 	RUN(test_events_subset);
 	RUN(test_deterministic);
 	RUN(test_truth);
+	RUN(test_truth_accounts);
 	RUN(test_workloads);
+	RUN(test_phases);
 	RUN(test_lackey);
 	RUN(test_config);
 	RUN(test_alloc_failures);
