@@ -47,17 +47,17 @@ uint64_t cp_hash(uint64_t h, const void *p, size_t n)
 
 int64_t cp_gcd64(int64_t a, int64_t b)
 {
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
-	while (b) {
-		int64_t t = a % b;
+	/* in unsigned arithmetic, so that |INT64_MIN| is no overflow */
+	uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a;
+	uint64_t y = b < 0 ? -(uint64_t)b : (uint64_t)b;
 
-		a = b;
-		b = t;
+	while (y) {
+		uint64_t t = x % y;
+
+		x = y;
+		y = t;
 	}
-	return a;
+	return (int64_t)x;
 }
 
 const char *cp_code_str(int code)

@@ -111,7 +111,7 @@ out:
 
 /* ==== step 2: span, pivots, equalities ==== */
 
-static int span_and_equalities(struct cone_build *b, struct cone *c,
+static int cone_span_step(struct cone_build *b, struct cone *c,
 			       struct cp_error *err)
 {
 	struct cone_ech span;
@@ -513,7 +513,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	}
 	if ((rc = distinct_rays(&b, err)))
 		goto out;
-	if ((rc = span_and_equalities(&b, c, err)))
+	if ((rc = cone_span_step(&b, c, err)))
 		goto out;
 	if ((rc = project_rays(&b, err)))
 		goto out;

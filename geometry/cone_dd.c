@@ -80,7 +80,7 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 		return -1;
 	p = (int64_t)p128;
 	q = (int64_t)q128;
-	g = cone_gcd64(p, q);
+	g = cp_gcd64(p, q);
 	p /= g;
 	q /= g;
 	for (i = 0; i < d; i++) {
@@ -91,13 +91,7 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 		    __builtin_sub_overflow(u, w, &out[i]) || out[i] == INT64_MIN)
 			return -1;
 	}
-	g = 0;
-	for (i = 0; i < d; i++)
-		if (out[i])
-			g = cone_gcd64(g, out[i]);
-	if (g > 1)
-		for (i = 0; i < d; i++)
-			out[i] /= g;
+	cone_vec_primitive(out, d);
 	return 0;
 }
 

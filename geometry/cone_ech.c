@@ -11,21 +11,9 @@
 #include <string.h>
 
 #include "common/cp.h"
+#include "geometry/cone.h"
 
 #define OVF (-100) /* internal: an int64 operation overflowed */
-
-int64_t cone_gcd64(int64_t a, int64_t b)
-{
-	uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a;
-	uint64_t y = b < 0 ? -(uint64_t)b : (uint64_t)b;
-
-	while (y) {
-		uint64_t t = x % y;
-		x = y;
-		y = t;
-	}
-	return (int64_t)x;
-}
 
 int cone_mpz_to_i64(const mpz_t z, int64_t *out)
 {
@@ -33,20 +21,6 @@ int cone_mpz_to_i64(const mpz_t z, int64_t *out)
 		return -1;
 	*out = (int64_t)mpz_get_si(z);
 	return 0;
-}
-
-/* Divide v by the gcd of its entries. */
-static void primitive64(int64_t *v, size_t n)
-{
-	int64_t g = 0;
-	size_t i;
-
-	for (i = 0; i < n && g != 1; i++)
-		if (v[i])
-			g = cone_gcd64(g, v[i]);
-	if (g > 1)
-		for (i = 0; i < n; i++)
-			v[i] /= g;
 }
 
 void cone_vec_primitive_z(mpz_t *v, size_t n)
@@ -135,12 +109,12 @@ static long reduce64(struct cone_ech *e, int64_t *t)
 		c = e->piv[i];
 		if (!t[c])
 			continue;
-		g = cone_gcd64(row[c], t[c]);
+		g = cp_gcd64(row[c], t[c]);
 		p = row[c] / g;
 		q = t[c] / g;
 		if (comb64(p, t, q, row, t, n))
 			return OVF;
-		primitive64(t, n);
+		cone_vec_primitive(t, n);
 	}
 	for (c = 0; c < n; c++)
 		if (t[c])
@@ -162,12 +136,12 @@ static int insert64(struct cone_ech *e, const int64_t *t, size_t pc)
 
 		if (!row[pc])
 			continue;
-		g = cone_gcd64(t[pc], row[pc]);
+		g = cp_gcd64(t[pc], row[pc]);
 		p = t[pc] / g;
 		q = row[pc] / g;
 		if (comb64(p, row, q, t, row, n))
 			return OVF;
-		primitive64(row, n);
+		cone_vec_primitive(row, n);
 	}
 	for (pos = 0; pos < e->rank && e->piv[pos] < pc; pos++)
 		;
@@ -192,7 +166,7 @@ static int add64(struct cone_ech *e, const int64_t *v)
 			return OVF;
 		t[i] = v[i];
 	}
-	primitive64(t, n);
+	cone_vec_primitive(t, n);
 	pc = reduce64(e, t);
 	if (pc == OVF)
 		return OVF;
@@ -406,7 +380,7 @@ int cone_ech_null_64(struct cone_ech *e, size_t f, int64_t *out)
 
 		if (!e->r[i * n + f])
 			continue;
-		g = cone_gcd64(L, rp);
+		g = cp_gcd64(L, rp);
 		if (__builtin_mul_overflow(L / g, rp, &L))
 			return -1;
 	}
@@ -419,6 +393,6 @@ int cone_ech_null_64(struct cone_ech *e, size_t f, int64_t *out)
 			return -1;
 		out[e->piv[i]] = -x;
 	}
-	primitive64(out, n);
+	cone_vec_primitive(out, n);
 	return 0;
 }

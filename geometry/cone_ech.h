@@ -47,10 +47,6 @@ void cone_ech_row_z(const struct cone_ech *e, size_t i, mpz_t *out);
 
 /* Divide v by the gcd of its entries (no-op for zero): returns 0. */
 void cone_vec_primitive_z(mpz_t *v, size_t n);
-/* int64 helpers: gcd of |a|,|b| (|INT64_MIN| never occurs: callers keep
- * entries above it). */
-int64_t cone_gcd64(int64_t a, int64_t b);
-
 /* z as int64: 0, or -1 when it does not fit (|z| > INT64_MAX). */
 int cone_mpz_to_i64(const mpz_t z, int64_t *out);
 /* The equalities of the span held in span: a basis of its orthogonal

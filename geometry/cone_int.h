@@ -10,6 +10,7 @@
 #include <gmp.h>
 
 #include "common/cp.h"
+#include "geometry/cone.h"
 #include "geometry/cone_ech.h"
 
 #define CONE_REJECT 1 /* a proposed facet is not one (exact check) */

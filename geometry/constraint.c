@@ -15,8 +15,9 @@ void cone_vec_primitive(int64_t *a, size_t k)
 	int64_t g = 0;
 	size_t i;
 
-	for (i = 0; i < k; i++)
-		g = cp_gcd64(g, a[i]);
+	for (i = 0; i < k && g != 1; i++)
+		if (a[i])
+			g = cp_gcd64(g, a[i]);
 	if (g > 1)
 		for (i = 0; i < k; i++)
 			a[i] /= g;

@@ -115,7 +115,7 @@ int feas_glpk_quiet_hook(void *info, const char *s)
  * combination with load.walk_done = load.causes_walk).  A basis with a
  * coefficient beyond 64 bits is left out: constraints are then printed as
  * derived, still exact. */
-static int equality_basis(struct feas_model *fm, struct cp_error *err)
+static int model_equalities(struct feas_model *fm, struct cp_error *err)
 {
 	struct cp_error e;
 	int rc;
@@ -175,7 +175,7 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 	rc = span_basis(fm, err);
 	if (rc)
 		goto fail;
-	rc = equality_basis(fm, err);
+	rc = model_equalities(fm, err);
 	if (rc)
 		goto fail;
 	*out = fm;

@@ -107,11 +107,6 @@ static const char *const feature_names[MMU_N_FEATURES] = {
 	"bypass", "prefetch_dtlb_miss", "prefetch_stlb_miss", "prefetch_stores",
 };
 
-const char *mmu_feature_name(unsigned index)
-{
-	return index < MMU_N_FEATURES ? feature_names[index] : NULL;
-}
-
 int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err)
 {
 	const char *p = list;
@@ -131,13 +126,18 @@ int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err)
 			if (strlen(feature_names[i]) == n &&
 			    !strncmp(feature_names[i], p, n))
 				break;
-		if (n && i == MMU_N_FEATURES)
+		if (n && i == MMU_N_FEATURES) {
+			char known[256];
+			size_t len = 0;
+
+			for (i = 0; i < MMU_N_FEATURES; i++)
+				len += (size_t)snprintf(known + len, sizeof known - len,
+							"%s%s", i ? ", " : "",
+							feature_names[i]);
 			return cp_error_set(err, CP_EINPUT,
-					    "unknown feature '%.*s' (known: prefetch, "
-					    "merge, pde_early, pml4_cache, abort, replay, "
-					    "bypass, prefetch_dtlb_miss, prefetch_stlb_miss, "
-					    "prefetch_stores)",
-					    (int)n, p);
+					    "unknown feature '%.*s' (known: %s)",
+					    (int)n, p, known);
+		}
 		if (n)
 			set |= 1u << i;
 		p += n;

@@ -1233,7 +1233,3 @@ uint64_t mmu_ns(const struct mmu_machine *m)
 	return (uint64_t)((double)m->now / m->cfg.ghz);
 }
 
-uint64_t mmu_uops(const struct mmu_machine *m)
-{
-	return m->n_uops;
-}

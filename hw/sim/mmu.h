@@ -100,7 +100,6 @@ enum mmu_feature {
 };
 #define MMU_N_FEATURES 10
 #define MMU_F_ALL ((1u << MMU_N_FEATURES) - 1)
-const char *mmu_feature_name(unsigned index);
 /* Parse "prefetch,merge" (or "" / "none" / "all") into a bitset. */
 int mmu_features_parse(const char *list, unsigned *out, struct cp_error *err);
 /* Write the names of the set bits, comma-separated ("none" if empty). */
@@ -183,8 +182,6 @@ const uint64_t *mmu_truth(const struct mmu_machine *m);
 /* Simulated time so far, in cycles and in ns. */
 uint64_t mmu_cycles(const struct mmu_machine *m);
 uint64_t mmu_ns(const struct mmu_machine *m);
-/* How many μops were simulated (correct-path + wrong-path). */
-uint64_t mmu_uops(const struct mmu_machine *m);
 
 /* ---- workloads ---- */
 struct mmu_workload;

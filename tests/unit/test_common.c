@@ -331,6 +331,9 @@ static void test_gcd(void)
 	CHECK(cp_gcd64(0, 0) == 0);
 	CHECK(cp_gcd64(0, -7) == 7);
 	CHECK(cp_gcd64(INT64_MAX, 1) == 1);
+	/* |INT64_MIN| overflows int64: the gcd is taken in unsigned arithmetic */
+	CHECK(cp_gcd64(INT64_MIN, 6) == 2);
+	CHECK(cp_gcd64(-6, INT64_MIN) == 2);
 }
 
 static void test_json_string(void)
