@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -618,4 +619,25 @@ int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			   "to a regular file, a character device or a FIFO)",
 			   S_ISBLK(st.st_mode) ? "a block device" :
 			   S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+}
+
+/* OpenBLAS, which LAPACKE calls here, keeps a thread per core and
+ * busy-waits them on every call.  Our matrices are small (a counter set's
+ * covariance, 26 x 26 on the Haswell family), so those threads cost more
+ * than they save (check on the bundled sweep ran 2.2x slower with them)
+ * and spin on the cores --threads gives to workers.  The symbol is weak:
+ * linked against another BLAS, this does nothing. */
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+
+static void lapack_serial_once(void)
+{
+	if (openblas_set_num_threads)
+		openblas_set_num_threads(1);
+}
+
+void cp_lapack_serial(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, lapack_serial_once);
 }

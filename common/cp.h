@@ -78,6 +78,10 @@ int64_t cp_gcd64(int64_t a, int64_t b);
 /* The monotonic clock, in seconds and in nanoseconds. */
 double cp_seconds(void);
 uint64_t cp_nanoseconds(void);
+
+/* Make LAPACK/BLAS run on the calling thread (once per process; cheap
+ * afterwards).  Every module that calls LAPACKE calls it first. */
+void cp_lapack_serial(void);
 /* FNV-1a over n bytes, continuing from h (start with CP_HASH_SEED). */
 #define CP_HASH_SEED 14695981039346656037ULL
 uint64_t cp_hash(uint64_t h, const void *p, size_t n);

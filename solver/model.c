@@ -149,6 +149,7 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 	fm = cp_calloc(1, sizeof *fm);
 	if (!fm)
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+	cp_lapack_serial();
 	fm->k = k;
 	fm->S = cp_malloc((m ? m : 1) * k * sizeof *fm->S);
 	fm->Su = cp_malloc((m ? m : 1) * k * sizeof *fm->Su);

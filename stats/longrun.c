@@ -262,20 +262,27 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		rc = -1;
 		goto out;
 	}
+	/* the mean's covariance as the full one is made (pairwise counts
+	 * n_jl / (n_j n_l)), from the second half's S; formed once, so each
+	 * axis costs two quadratic forms (k^2) and no division */
+	for (j = 0; j < k; j++)
+		for (l = 0; l < k; l++)
+			SA[j * k + l] = SB[j * k + l] * (double)njl[j * k + l] /
+					((double)r->n_counted[j] * (double)r->n_counted[l]);
 	for (i = 0; i < k; i++) {
 		const double *v = V + i * k;
-		double s = 0, f = 0;
+		double s = 0, f = 0, p = 0;
 
-		double p = 0;
-
-		/* the mean's covariance as the full one is made (pairwise
-		 * counts n_jl / (n_j n_l)), from the second half's S */
 		for (j = 0; j < k; j++) {
+			const double *wj = SA + j * k, *sj = SB + j * k;
+			double uw = 0, us = 0;
+
 			for (l = 0; l < k; l++) {
-				s += v[j] * SB[j * k + l] * v[l] * (double)njl[j * k + l] /
-				     ((double)r->n_counted[j] * (double)r->n_counted[l]);
-				p += v[j] * SB[j * k + l] * v[l];
+				uw += wj[l] * v[l];
+				us += sj[l] * v[l];
 			}
+			s += v[j] * uw;
+			p += v[j] * us;
 			f += v[j] * v[j] * floor_[j];
 		}
 		if (s < 0)

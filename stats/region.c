@@ -31,6 +31,7 @@ int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
 	if (!(m = cp_malloc(k * k * sizeof *m)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	memcpy(m, a, k * k * sizeof *m);
+	cp_lapack_serial();
 	/* row-major: eigenvalues ascending in w, eigenvectors in the
 	 * columns of m */
 	info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k, m,
