@@ -1,0 +1,149 @@
+/* hw/sim/machine_int.h: the simulated machine's state, shared by
+ * hw/sim/machine.c (the μop path: lookups, walks, prefetches, replays)
+ * and hw/sim/machine_new.c (building and freeing a machine, its
+ * accessors).  Internal to hw/sim/. */
+#ifndef COUNTERPOINT_HW_SIM_MACHINE_INT_H
+#define COUNTERPOINT_HW_SIM_MACHINE_INT_H
+
+#include <stdint.h>
+
+#include "hw/sim/mmu.h"
+#include "hw/sim/sa.h"
+
+#define NONE UINT64_MAX
+#define STLB_CYCLES 7             /* STLB hit latency */
+#define PT_BASE (1ull << 47)      /* page-table frames: above any VA */
+#define PT_BITS 48                /* ... and below 2^48 */
+#define DFILLS 8                  /* pending DTLB fills from STLB hits */
+#define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
+
+/* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
+ * Two pools, so a walk touches one host cache line per level: directory
+ * nodes (levels 3..1), 32-bit entries holding the child's index + 1 (0 =
+ * absent) or, for a large page, E_LEAF | its state; and page tables
+ * (level 0), one byte per entry holding its state (0 = absent).  Each
+ * node also has a number in creation order, which places it in physical
+ * memory (PT_BASE + number · 4K). */
+struct ptpool {
+	void *ent;             /* 512 entries per node */
+	uint32_t *num;         /* creation number of each node */
+	size_t n, cap, esize;
+};
+
+/* ---- walk MSHRs ---- */
+enum walk_kind { W_DEMAND, W_PREFETCH, W_REPLAY };
+
+struct mshr {
+	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight */
+	uint8_t busy;            /* walk in flight until end */
+	uint8_t fill;            /* completes: fill TLBs and PSCs at end */
+	uint8_t size;            /* page size of its translation */
+	uint8_t kind;            /* enum walk_kind */
+};
+
+/* A replay waiting for its μop's retirement (feature replay). */
+struct replay {
+	uint64_t t, va, seq;     /* retirement cycle, address, μop number */
+	uint8_t cls, size;
+};
+
+struct mmu_machine {
+	struct mmu_config cfg;
+	unsigned features;
+	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
+	uint64_t rng;
+	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */
+
+	struct sa dtlb[MMU_N_PAGES], stlb, pde, pdpte, pml4, l1, l2, l3;
+	unsigned lat[4];
+
+	struct ptpool dir, pt;        /* directories (root: dir 0), page tables */
+	uint32_t n_nodes;             /* nodes made, both pools */
+	int nomem;                    /* a node allocation failed */
+
+	/* the OS's page aging: a leaf is accessed when its state is epoch */
+	uint8_t epoch;
+	uint64_t next_clear, clear_cycles;
+
+	struct mshr *mshr;
+	uint64_t next_end;            /* earliest end among busy MSHRs */
+	uint64_t max_end;             /* latest end of a demand or prefetch walk */
+
+	uint64_t now;                 /* cycles */
+	uint64_t *ring;               /* retire times of the last window μops */
+	uint64_t last_retire;
+	uint64_t n_correct, n_uops;
+
+	struct replay *rq;            /* replays in retirement order (window) */
+	size_t rq_head, rq_n;
+	/* retirement held by replays: every μop from seq on retires at t or
+	 * later (steps in μop order, t increasing); hold_t: the steps reached */
+	struct hold { uint64_t seq, t; } *hold;
+	size_t hold_head, hold_n;
+	uint64_t hold_t;
+
+	/* L1 DTLB fills of STLB hits, due STLB_CYCLES after the lookup */
+	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];
+	unsigned n_dfill;
+
+	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
+	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
+
+	/* bypass: the walker's fill buffer, the last paging-structure lines
+	 * fetched and when each arrived */
+	uint64_t fb_line[8], fb_ready[8];
+	unsigned fb_next;
+
+	uint64_t count[MMU_N_EVENTS];
+	uint64_t truth[MMU_N_CLASSES * MMU_N_PATHS];
+};
+
+static const unsigned page_shift[MMU_N_PAGES] = { 12, 21, 30 };
+
+/* Leaf states: 0 absent; else present, and accessed when equal to the
+ * current epoch (1..STATE_OLD-1); STATE_OLD: present, not accessed. */
+#define STATE_OLD 255u
+
+static inline uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A new empty node in pool p; returns its index + 1, 0 when out of
+ * memory (m->nomem set).  May move the pool. */
+static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		void *e = cp_reallocarray(p->ent, cap, 512 * p->esize);
+		uint32_t *num;
+
+		if (!e) {
+			m->nomem = 1;
+			return 0;
+		}
+		p->ent = e;
+		num = cp_reallocarray(p->num, cap, sizeof *num);
+		if (!num) {
+			m->nomem = 1;
+			return 0;
+		}
+		p->num = num;
+		p->cap = cap;
+	}
+	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
+	p->num[p->n] = m->n_nodes++;
+	return (uint32_t)++p->n;
+}
+
+static inline uint32_t *dir_entry(const struct mmu_machine *m, uint32_t node,
+				  unsigned e)
+{
+	return (uint32_t *)m->dir.ent + (size_t)node * 512 + e;
+}
+
+#endif
