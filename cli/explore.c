@@ -41,9 +41,9 @@ static const char usage_text[] =
 	"  --region KIND       confidence region: pca (default), independent,\n"
 	"                      ellipsoid\n"
 	"  --confidence C      confidence level of the regions (default 0.99)\n"
-	"  --batches B         batch means: B batches, 'none' (every interval a\n"
-	"                      sample) or 'auto' (the default: batch when the\n"
-	"                      intervals are autocorrelated)\n"
+	"  --batches B         'auto' (the default: a long-run covariance when\n"
+	"                      the intervals are autocorrelated), 'none' (every\n"
+	"                      interval an independent sample) or B batch means\n"
 	"  --per-interval      regions for one interval, not for the mean\n"
 	"  --tolerance N       a model refuted by at most N observations still\n"
 	"                      counts as feasible (default 0)\n"
@@ -54,7 +54,7 @@ static const char usage_text[] =
 	"  --cone-seconds S    time budget for a model's exact facets (default 5;\n"
 	"                      0: never; without facets, violated constraints come\n"
 	"                      from the solver's certificates)\n"
-	"  --threads N         check observations on N threads (default 1)\n"
+	"  --threads N         worker threads (default: one per CPU)\n"
 	"  --counters C,...    use only these model counters (the model is\n"
 	"                      projected onto them); without it every model\n"
 	"                      counter must be in DATA\n"
@@ -170,8 +170,9 @@ int cli_explore(int argc, char **argv)
 		case 'T':
 			if (cli_parse_size("explore", "--threads", optarg, &fo.threads))
 				return CLI_USAGE;
-			if (!fo.threads || fo.threads > 256)
-				return cli_usage_error("explore", "--threads wants 1 to 256");
+			if (fo.threads > 256)
+				return cli_usage_error("explore", "--threads wants at most 256, not '%s'",
+						       optarg);
 			break;
 		case 'k': fo.counters = optarg; break;
 		case 'o': output = optarg; break;

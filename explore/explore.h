@@ -182,7 +182,7 @@ struct explore_family_options {
 	double cone_seconds;        /* facet budget per model; 0 => 5 s;
 	                             * < 0: never compute facets */
 	size_t max_facets;          /* 0 => 5000 */
-	size_t threads;             /* observations in parallel; 0 => 1 */
+	size_t threads;             /* observations in parallel; 0: one per CPU */
 	const char *counters;       /* "a,b,c": use only these model counters
 	                             * (the cones are projected); NULL = all */
 };

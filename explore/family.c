@@ -73,8 +73,6 @@ int explore_family_new(const struct udd_model *m,
 		f->opt.cone_seconds = 5;
 	if (!f->opt.max_facets)
 		f->opt.max_facets = 5000;
-	if (!f->opt.threads)
-		f->opt.threads = 1;
 	if (f->opt.region < 0 || f->opt.region > 2) {
 		rc = cp_error_set(err, CP_EINPUT, "unknown region kind %d",
 				  f->opt.region);

@@ -41,6 +41,9 @@ struct importer {
 	unsigned mode_line;      /* the line that decided */
 };
 
+/* 2^53: every integer up to it is a double */
+#define PERFSTAT_MAX_EXACT 9007199254740992.0
+
 static void bad(struct importer *im, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void bad(struct importer *im, unsigned line, const char *fmt, ...)
@@ -598,6 +601,15 @@ static int write_rows(struct importer *im, const char *observation,
 		if (counted) {
 			double value = ena == run ? est : est * run / ena;
 
+			/* what a dataset holds exactly (stats/ reads counts as
+			 * doubles): beyond, the row would not load or not mean
+			 * what perf printed */
+			if (!(value <= PERFSTAT_MAX_EXACT && ena <= PERFSTAT_MAX_EXACT))
+				bad(im, first->line, "'%s' at time %.9f: %s %.0f is "
+				    "beyond 2^53, more than a dataset holds exactly",
+				    first->event, first->time,
+				    value > PERFSTAT_MAX_EXACT ? "count" : "enabled time (ns)",
+				    value > PERFSTAT_MAX_EXACT ? value : ena);
 			cp_buf_printf(out, ",%.15g,%.0f,%.0f\n", value, ena, run);
 		} else {
 			double len = (times[t] - (t ? times[t - 1] : 0)) * 1e9;

@@ -182,8 +182,18 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 					      &pd->regions[i], &re);
 		if (rc == CP_EINPUT) {
 			/* this observation cannot form a region: say why, go on */
+			const char *why = re.msg;
+			char prefix[CP_ERROR_MAX];
+			size_t np;
+
+			/* the reason without the "observation 'NAME': " the
+			 * stats message opens with: reports name it themselves */
+			np = (size_t)snprintf(prefix, sizeof prefix, "observation '%s': ",
+					      stats_dataset_observation(d, i));
+			if (np < sizeof prefix && !strncmp(why, prefix, np))
+				why += np;
 			pd->regions[i] = NULL;
-			pd->why[i] = cp_strdup(re.msg);
+			pd->why[i] = cp_strdup(why);
 			if (!pd->why[i]) {
 				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 				goto fail;
