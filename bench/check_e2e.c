@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 		struct pipe_data *pd = NULL;
 		struct pipe_model *pm = NULL;
 		struct feas_result *res;
+		struct feas_stats st;
 		double t1, t2, t3, t4;
 		size_t n, i, infeasible = 0, usable;
 
@@ -89,11 +90,14 @@ int main(int argc, char **argv)
 		t4 = cpu_seconds();
 		for (i = 0; i < n; i++)
 			infeasible += pipe_data_region(pd, i) && !res[i].feasible;
+		feas_model_stats(pipe_model_solver(pm), &st);
 		printf("%-11s regions %.1f us/obs, model %.3f s (%s), check %.1f us/obs; "
-		       "%zu of %zu usable observations infeasible\n", shape_names[shape],
+		       "%zu of %zu usable observations infeasible; %llu decided in closed form, "
+		       "%llu LP solves\n", shape_names[shape],
 		       1e6 * (t2 - t1) / (double)n, t3 - t2,
 		       pipe_model_has_facets(pm) ? "facets listed" : "certificates",
-		       usable ? 1e6 * (t4 - t3) / (double)usable : 0.0, infeasible, usable);
+		       usable ? 1e6 * (t4 - t3) / (double)usable : 0.0, infeasible, usable,
+		       (unsigned long long)st.prefiltered, (unsigned long long)st.lp_solves);
 		for (i = 0; i < n; i++)
 			feas_result_release(&res[i]);
 		free(res);

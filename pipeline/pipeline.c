@@ -389,6 +389,8 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 		if ((rc = feas_model_add_constraint(pm->fm, pm->cons + i * pm->k,
 						    i < pm->n_eq, err)))
 			return rc;
+	if (pm->has_facets && (rc = feas_model_set_complete(pm->fm, err)))
+		return rc;
 	return model_span_equalities(pm, err);
 }
 

@@ -60,6 +60,12 @@ size_t feas_model_dim(const struct feas_model *fm);
 int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
 			      int is_equality, struct cp_error *err);
 size_t feas_model_n_constraints(const struct feas_model *fm);
+/* Say that the constraints added are the cone's whole H-representation
+ * (a basis of its equalities and every facet, each verified exactly).
+ * Box checks then decide most observations in closed form before any LP
+ * (solver/prefilter.c); the verdicts are the LP's.  Call after the last
+ * feas_model_add_constraint, before the first feas_check. */
+int feas_model_set_complete(struct feas_model *fm, struct cp_error *err);
 
 /* ---- regions ---- */
 
@@ -154,6 +160,7 @@ void feas_result_release(struct feas_result *res);
 enum {
 	FEAS_EXPLAIN = 1,     /* list violated constraints of infeasible ones */
 	FEAS_NO_EXACT = 2,    /* do not settle borderline verdicts exactly */
+	FEAS_NO_PREFILTER = 4, /* every box check by the LP (tests, benches) */
 };
 
 /* Check one region against the model, warm-starting from the previous
@@ -190,6 +197,7 @@ void feas_thread_end(void);
 struct feas_stats {
 	uint64_t checks, lp_solves, exact_solves, borderline, certificates,
 		facet_lps, facets_verified, iterations, shrink_tests;
+	uint64_t prefiltered;   /* box checks decided without an LP */
 };
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
 

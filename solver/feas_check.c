@@ -119,6 +119,15 @@ static int check_box(struct worker *w, const struct feas_query *q,
 		res->feasible = verdict == BOX_FEASIBLE;
 		goto explain_it;
 	}
+	if (!(flags & FEAS_NO_PREFILTER)) {
+		int pre = feas_prefilter_box(w, q);
+
+		if (pre != FEAS_PRE_UNDECIDED) {
+			w->st.prefiltered++;
+			res->feasible = pre == FEAS_PRE_FEASIBLE;
+			goto explain_it;   /* depth 0: the listed constraints explain */
+		}
+	}
 	/* Column generation: solve on the working set; a feasible answer
 	 * stands for the whole LP, an infeasible one only once its
 	 * certificate holds against every signature. */

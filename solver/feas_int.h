@@ -58,6 +58,9 @@ struct worker {
 	size_t facet_extra;        /* rows added by row generation */
 	glp_smcp primal;
 
+	/* the pre-filter's scratch (solver/prefilter.c): n_pre equalities */
+	size_t n_pre;
+	double *pre_em, *pre_g, *pre_y;
 	/* scratch */
 	int *ind;
 	double *val, *vk, *vk2, *rho, *xstar;
@@ -86,6 +89,8 @@ struct feas_model {
 	size_t n_cons;
 	int64_t *cons;      /* n_cons x k */
 	unsigned char *cons_eq;
+	int complete;       /* cons is the cone's whole H-representation */
+	double *pre_u;      /* k: sum of the signatures (relative interior) */
 	struct worker *own; /* feas_check's LP, bound to its thread */
 	struct feas_stats st;
 };
@@ -135,6 +140,10 @@ struct feas_model {
 /* A certificate that cannot be made exact is printed at this resolution
  * (six digits of its largest coefficient), marked as not exact. */
 #define FEAS_CERT_SCALE 1e6
+/* The closed-form box tests (solver/prefilter.c) decide only with this
+ * share of the magnitudes in hand: ten times GLPK's tolerance, so what
+ * they decide the LP would not have called borderline. */
+#define FEAS_TOL_PREFILTER 1e-6
 /* Guard against dividing by a zero magnitude. */
 #define FEAS_TINY 1e-300
 
@@ -146,6 +155,10 @@ enum { BOX_FEASIBLE = 0, BOX_INFEASIBLE = 1 };
  * 1 where GLPK's tolerances are relative) and solve with the dual simplex
  * from the last basis; solve again after columns joined; or exactly. */
 enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
+
+/* solver/prefilter.c: a box verdict in closed form, or undecided */
+enum { FEAS_PRE_UNDECIDED, FEAS_PRE_FEASIBLE, FEAS_PRE_INFEASIBLE };
+int feas_prefilter_box(struct worker *w, const struct feas_query *q);
 
 /* solver/support.c */
 double feas_dot(const double *a, const double *b, size_t k);

@@ -49,6 +49,9 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->vk2);
 	cp_free(w->rho);
 	cp_free(w->xstar);
+	cp_free(w->pre_em);
+	cp_free(w->pre_g);
+	cp_free(w->pre_y);
 	cp_free(w);
 }
 
@@ -81,6 +84,15 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->resid = cp_malloc(2 * k * sizeof *w->resid);
 	w->ysign = cp_malloc(k * sizeof *w->ysign);
 	w->price_score = cp_malloc((2 * k + 8) * sizeof *w->price_score);
+	for (i = 0; i < fm->n_cons; i++)
+		w->n_pre += fm->cons_eq[i];
+	w->pre_em = cp_malloc((w->n_pre * k + 1) * sizeof *w->pre_em);
+	w->pre_g = cp_malloc((w->n_pre * w->n_pre + 1) * sizeof *w->pre_g);
+	w->pre_y = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y);
+	if (!w->pre_em || !w->pre_g || !w->pre_y) {
+		feas_worker_free(w);
+		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
+	}
 	if (!w->ysign || !w->resid || !w->passive || !w->price_pick || !w->price_score || !w->active || !w->colsig || !w->delcols || !w->ind || !w->val || !w->vk || !w->vk2 || !w->rho || !w->xstar ||
 	    !w->facet_row) {
 		feas_worker_free(w);

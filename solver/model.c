@@ -202,6 +202,7 @@ void feas_model_free(struct feas_model *fm)
 	cp_free(fm->eqb);
 	cp_free(fm->cons);
 	cp_free(fm->cons_eq);
+	cp_free(fm->pre_u);
 	cp_free(fm);
 }
 
@@ -231,6 +232,21 @@ int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
 	return CP_OK;
 }
 
+int feas_model_set_complete(struct feas_model *fm, struct cp_error *err)
+{
+	size_t p, i;
+
+	if (!fm->pre_u && !(fm->pre_u = cp_calloc(fm->k, sizeof *fm->pre_u)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < fm->k; i++)
+		fm->pre_u[i] = 0;
+	for (p = 0; p < fm->m; p++)
+		for (i = 0; i < fm->k; i++)
+			fm->pre_u[i] += fm->S[p * fm->k + i];
+	fm->complete = fm->m > 0;
+	return CP_OK;
+}
+
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
 {
 	*st = fm->st;
@@ -242,6 +258,7 @@ void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
 		st->facet_lps += fm->own->st.facet_lps;
 		st->facets_verified += fm->own->st.facets_verified;
 		st->shrink_tests += fm->own->st.shrink_tests;
+		st->prefiltered += fm->own->st.prefiltered;
 		if (fm->own->box && !fm->own->broken)
 			st->iterations += (uint64_t)glp_get_it_cnt(fm->own->box);
 	}

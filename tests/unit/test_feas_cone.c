@@ -142,11 +142,97 @@ static void test_random_cones(void)
 	feas_result_release(&res2);
 }
 
+/* The closed-form pre-filter (solver/prefilter.c) against the LP on the
+ * same boxes: the same verdict, the same listed constraints broken, and
+ * it decides a good share of them itself (or it is not running). */
+static void test_prefilter(void)
+{
+	size_t trial, boxes = 0, decided = 0, infeasible = 0;
+	struct cp_error err;
+	struct feas_result res, res2;
+
+	tl_seed(4321);
+	feas_result_init(&res);
+	feas_result_init(&res2);
+	for (trial = 0; trial < 30; trial++) {
+		size_t k = 4 + trial % 5, m = 6 + tl_next() % 14, p, i, obs, c;
+		uint32_t S[20 * 8];
+		struct cone *cone = NULL;
+		struct cone_options copt = { 100000, 0 };
+		struct feas_model *fm = NULL, *lp = NULL;
+		struct feas_stats st;
+
+		for (p = 0; p < m * k; p++)
+			S[p] = tl_next() % 3 == 0 ? (uint32_t)(1 + tl_next() % 4) : 0;
+		if (trial % 3 == 0)   /* an equality: counter k-1 = counter 0 */
+			for (p = 0; p < m; p++)
+				S[p * k + k - 1] = S[p * k];
+		if (cone_build(k, m, S, &copt, &cone, &err) != CP_OK) {
+			CHECKF(0, "cone_build: %s", err.msg);
+			continue;
+		}
+		CHECK(feas_model_new(k, m, S, NULL, &fm, &err) == CP_OK);
+		CHECK(feas_model_new(k, m, S, NULL, &lp, &err) == CP_OK);
+		for (c = 0; c < cone_n_equalities(cone); c++) {
+			CHECK(feas_model_add_constraint(fm, cone_equality(cone, c), 1, &err) == CP_OK);
+			CHECK(feas_model_add_constraint(lp, cone_equality(cone, c), 1, &err) == CP_OK);
+		}
+		for (c = 0; c < cone_n_facets(cone); c++) {
+			CHECK(feas_model_add_constraint(fm, cone_facet(cone, c), 0, &err) == CP_OK);
+			CHECK(feas_model_add_constraint(lp, cone_facet(cone, c), 0, &err) == CP_OK);
+		}
+		CHECK(feas_model_set_complete(fm, &err) == CP_OK);
+		for (obs = 0; obs < 60; obs++) {
+			struct tl_region r;
+			struct feas_query q;
+
+			memset(&r, 0, sizeof r);
+			r.k = k;
+			for (p = 0; p < m; p++) {
+				double f = obs % 4 == 0 && p % 2 ? 0 : tl_unif();
+
+				for (i = 0; i < k; i++)
+					r.mu[i] += f * S[p * k + i];
+			}
+			for (i = 0; i < k; i++)
+				r.mu[i] += (obs % 5 == 0 ? 0.01 : 1.5) * tl_normal();
+			tl_random_cov(&r, 0.05 + 0.3 * tl_unif(), 0.9);
+			tl_region_finish(&r, obs % 2 ? 15.0 : 2.0);
+			tl_query(&r, (enum feas_shape)(obs % 2), &q);
+			CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+			CHECK(feas_check(lp, &q, FEAS_EXPLAIN | FEAS_NO_PREFILTER, &res2, &err) == CP_OK);
+			boxes++;
+			CHECKF(res.feasible == res2.feasible, "trial %zu obs %zu: prefilter %d, LP %d",
+			       trial, obs, res.feasible, res2.feasible);
+			infeasible += !res2.feasible;
+			if (res.feasible != res2.feasible || res.borderline || res2.borderline)
+				continue;
+			CHECK(res.n_violations == res2.n_violations);
+			for (c = 0; c < res.n_violations && c < res2.n_violations; c++)
+				CHECK(res.violations[c].index == res2.violations[c].index);
+		}
+		feas_model_stats(fm, &st);
+		decided += st.prefiltered;
+		feas_model_stats(lp, &st);
+		CHECK(st.prefiltered == 0);
+		feas_model_free(fm);
+		feas_model_free(lp);
+		cone_free(cone);
+	}
+	printf("  pre-filter: %zu boxes (%zu infeasible), %zu decided without an LP\n",
+	       boxes, infeasible, decided);
+	CHECK(infeasible > boxes / 10 && infeasible < boxes * 9 / 10);
+	CHECK(decided > boxes / 3);
+	feas_result_release(&res);
+	feas_result_release(&res2);
+}
+
 
 int main(void)
 {
 	check_prog = "test_feas_cone";
 	RUN(test_random_cones);
+	RUN(test_prefilter);
 	feas_thread_end();
 	return check_summary();
 }
