@@ -481,6 +481,7 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 		const int64_t *s = side ? g->hi : g->lo;
 		double du = side ? hu : lu, dv = side ? hv : lv, t0 = 0, t1 = far;
 		int64_t a[2], d;
+		size_t mark;
 
 		a[0] = side ? s[1] : -s[1];
 		a[1] = side ? -s[0] : s[0];
@@ -495,7 +496,10 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 		}
 		if (side)
 			cp_buf_puts(bound_text, "; ");
+		mark = bound_text->len;
 		cone_format_constraint(a, 2, names2, g->n_rays == 1, bound_text);
+		if (bound_text->failed)
+			return;
 		if (!clip_segment(ou, ov, du, dv, &t0, &t1))
 			continue;
 		cp_buf_printf(b, "<line class=\"cp-cone-edge\" x1=\"%.2f\" y1=\"%.2f\" "
@@ -516,7 +520,7 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 				      "y=\"%.2f\" text-anchor=\"%s\" font-size=\"10\" "
 				      "fill=\"%s\">", lx, ly, right ? "end" : "start",
 				      COLOUR_CONE_EDGE);
-			cone_format_constraint(a, 2, names2, g->n_rays == 1, labels);
+			report_html_text(labels, bound_text->data + mark);
 			cp_buf_puts(labels, "</text>\n");
 		}
 	}

@@ -1,0 +1,365 @@
+/* tests/unit/test_report.c: the HTML report's parts.  Escaping; which
+ * counters a plot takes; the plot's structure (every shape, both axes with
+ * the counters' names, a legend row for every shape) against a golden
+ * list of its classes; the projections' sizes against their closed forms
+ * (the zonotope's and the ellipse's extents beside the independent box's);
+ * the cone's 2-D bounds as constraints; Graphviz's SVG, and the error
+ * when dot is not there. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "tests/unit/check.h"
+
+/* ---- a region by hand: k = 3, mean (300, 1000, 5000) ---- */
+
+struct fixture {
+	double mu[3], cov[9], box_axes[9], half_pca[3], half_ind[3];
+	struct region r;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	static const double mu[3] = { 300, 1000, 5000 };
+	/* covariance of the mean, correlated in the first two counters */
+	static const double cov[9] = { 4, 1.5, 0, 1.5, 9, 0, 0, 0, 25 };
+	/* the PCA box's axes: 45 degrees in the first plane, then counter 3 */
+	static const double s = 0.70710678118654752440;
+	const double axes[9] = { s, s, 0, -s, s, 0, 0, 0, 1 };
+	static const double half_pca[3] = { 2, 5, 7 };
+	static const double half_ind[3] = { 6, 9, 15 };
+
+	memset(f, 0, sizeof *f);
+	memcpy(f->mu, mu, sizeof mu);
+	memcpy(f->cov, cov, sizeof cov);
+	memcpy(f->box_axes, axes, sizeof axes);
+	memcpy(f->half_pca, half_pca, sizeof half_pca);
+	memcpy(f->half_ind, half_ind, sizeof half_ind);
+	f->r.k = 3;
+	f->r.n = 20;
+	f->r.confidence = 0.99;
+	f->r.mu = f->mu;
+	f->r.cov = f->cov;
+	f->r.axes = f->box_axes;
+	f->r.box_axes = f->box_axes;
+	f->r.half_pca = f->half_pca;
+	f->r.half_ind = f->half_ind;
+	f->r.q = 9;
+}
+
+static const char *const names3[3] = { "load.pde_miss", "load.causes_walk",
+					"load.retired" };
+
+/* signatures of walk_basic's shape: (pde_miss, causes_walk, retired) */
+static const uint32_t sigs3[] = { 0, 0, 1,  0, 1, 1,  1, 1, 1 };
+
+static void plot_init(struct report_plot *p, const struct fixture *f,
+		      const int64_t *a)
+{
+	memset(p, 0, sizeof *p);
+	p->region = &f->r;
+	p->checked = FEAS_PCA;
+	p->names = names3;
+	p->signatures = sigs3;
+	p->n_signatures = 3;
+	p->constraint = a;
+	p->margin = 152;
+	p->mean_sd = -159;
+	p->role = "most violated";
+	p->id = "t1";
+}
+
+/* The classes of the SVG in document order, ticks and swatches left out
+ * (their number follows the data), as one space-separated line. */
+static void classes_of(const char *svg, char *out, size_t size)
+{
+	const char *p = svg;
+	size_t len = 0;
+
+	out[0] = '\0';
+	while ((p = strstr(p, "class=\""))) {
+		const char *e;
+		size_t n;
+
+		p += 7;
+		e = strchr(p, '"');
+		if (!e)
+			break;
+		n = (size_t)(e - p);
+		if ((n == 7 && !strncmp(p, "cp-tick", 7)) ||
+		    (n == 9 && !strncmp(p, "cp-swatch", 9)))
+			continue;
+		if (len + n + 2 < size) {
+			if (len)
+				out[len++] = ' ';
+			memcpy(out + len, p, n);
+			len += n;
+			out[len] = '\0';
+		}
+		p = e;
+	}
+}
+
+/* The points of the first polygon of class cls: bounding box in pixels. */
+static int bbox_of(const char *svg, const char *cls, double *w, double *h)
+{
+	char key[64];
+	const char *p, *end;
+	double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300, x, y;
+	int n, any = 0;
+
+	snprintf(key, sizeof key, "class=\"%s\"", cls);
+	p = strstr(svg, key);
+	if (!p || !(p = strstr(p, "points=\"")))
+		return 0;
+	p += 8;
+	end = strchr(p, '"');
+	while (p < end && sscanf(p, "%lf,%lf%n", &x, &y, &n) == 2) {
+		x0 = x < x0 ? x : x0;
+		x1 = x > x1 ? x : x1;
+		y0 = y < y0 ? y : y0;
+		y1 = y > y1 ? y : y1;
+		any = 1;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	*w = x1 - x0;
+	*h = y1 - y0;
+	return any;
+}
+
+static void test_escape(void)
+{
+	struct cp_buf b;
+
+	cp_buf_init(&b);
+	report_html_text(&b, "<a & 'b'>\"c\"");
+	CHECK_STR(b.data, "&lt;a &amp; &#39;b&#39;&gt;&quot;c&quot;");
+	cp_buf_release(&b);
+}
+
+static void test_axes(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	size_t x, y;
+	/* terms |a_j mu_j|: 300, 2000, 0 */
+	static const int64_t a1[3] = { -1, 2, 0 };
+	/* one counter in the constraint: the other axis is the largest mean */
+	static const int64_t a2[3] = { 1, 0, 0 };
+
+	fixture_init(&f);
+	plot_init(&p, &f, a1);
+	report_plot_axes(&p, &x, &y);
+	CHECK(x == 1 && y == 0);
+	plot_init(&p, &f, a2);
+	report_plot_axes(&p, &x, &y);
+	CHECK(x == 0 && y == 2);
+	plot_init(&p, &f, NULL);
+	report_plot_axes(&p, &x, &y);
+	CHECK(x == 2 && y == 1);
+}
+
+/* The golden structure of a plot: the cone's wedge and the one bound in
+ * view (pde_miss <= causes_walk; pde_miss >= 0 lies below it; the legend
+ * names both),
+ * the violated side and the constraint, the three regions, the margin,
+ * the mean, both axes with their labels, and a legend row per shape. */
+static const char golden_classes[] =
+	"cp-plot cp-area cp-shapes cp-cone cp-cone-edge "
+	"cp-violated-side cp-constraint cp-ellipsoid cp-box-pca cp-box-independent "
+	"cp-margin cp-mean cp-cone-label "
+	"cp-axis cp-axis-x cp-axis-label cp-axis cp-axis-y cp-axis-label "
+	"cp-legend cp-legend-item cp-legend-cone cp-legend-item cp-legend-cone-bound "
+	"cp-legend-item cp-legend-cone-bound cp-legend-item cp-legend-constraint "
+	"cp-legend-item cp-legend-violated cp-legend-item cp-legend-box-independent "
+	"cp-legend-item cp-legend-box-pca cp-legend-item cp-legend-ellipsoid "
+	"cp-legend-item cp-legend-mean cp-legend-item cp-legend-margin "
+	"cp-legend-item cp-legend-margin-value cp-legend-item cp-legend-centre "
+	"cp-legend-item cp-legend-confidence";
+
+static void test_plot_structure(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+	char classes[4096];
+	static const int64_t a[3] = { -1, 1, 0 };  /* pde_miss <= causes_walk */
+
+	fixture_init(&f);
+	plot_init(&p, &f, a);
+	cp_buf_init(&b);
+	cp_error_clear(&err);
+	CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+	CHECK(!b.failed && b.data);
+	if (!b.data)
+		return;
+	classes_of(b.data, classes, sizeof classes);
+	CHECK_STR(classes, golden_classes);
+	/* the axes are named after the counters, the title says both */
+	CHECK(strstr(b.data, "cp-axis-label\" x=\"316\" y=\"396\" text-anchor=\"middle\" "
+		     "font-size=\"13\">load.causes_walk (per second)</text>") != NULL);
+	CHECK(strstr(b.data, ">load.pde_miss (per second)</text>") != NULL);
+	CHECK(strstr(b.data, "<title>load.causes_walk against load.pde_miss</title>"));
+	CHECK(strstr(b.data, ">PCA box (checked)</text>") != NULL);
+	CHECK(strstr(b.data, ">most violated: margin 152 sd</text>") != NULL);
+	CHECK(strstr(b.data, "clip-path=\"url(#t1-area)\"") != NULL);
+	CHECK(strstr(b.data, ">load.pde_miss &lt;= load.causes_walk</text>") != NULL);
+	CHECK(strstr(b.data, "<=") == NULL);
+	CHECK(strstr(b.data, "<script") == NULL);
+	cp_buf_release(&b);
+}
+
+/* Sizes against the closed forms, as ratios of pixel extents (one scale
+ * per axis): PCA box sum_i h_i |v_i|, ellipse sqrt(q Cov_jj), independent
+ * box half_ind_j. */
+static void test_plot_projections(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+	double rw, rh, zw, zh, ew, eh;
+	static const double s = 0.70710678118654752440;
+	static const int64_t a[3] = { -1, 1, 0 };  /* axes: x = causes_walk, y = pde_miss */
+
+	fixture_init(&f);
+	plot_init(&p, &f, a);
+	cp_buf_init(&b);
+	cp_error_clear(&err);
+	CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+	if (!b.data)
+		return;
+	CHECK(bbox_of(b.data, "cp-box-independent", &rw, &rh));
+	CHECK(bbox_of(b.data, "cp-box-pca", &zw, &zh));
+	CHECK(bbox_of(b.data, "cp-ellipsoid", &ew, &eh));
+	/* x is counter 1 (half_ind 9), y counter 0 (half_ind 6) */
+	CHECK_NEAR(zw / rw, (2 * s + 5 * s) / 9, 2e-3);
+	CHECK_NEAR(zh / rh, (2 * s + 5 * s) / 6, 2e-3);
+	CHECK_NEAR(ew / rw, sqrt(9 * 9.0) / 9, 2e-3);
+	CHECK_NEAR(eh / rh, sqrt(9 * 4.0) / 6, 2e-3);
+	cp_buf_release(&b);
+}
+
+/* The projected cone's bounds are the extreme projected signatures, each
+ * written as a 2-D constraint; one ray is an equality; all zero says so. */
+static void test_plot_cone(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+	/* (pde_miss, causes_walk) = (2, 1), (1, 3), (1, 1): between angles
+	 * atan(1/2) and atan(3) */
+	static const uint32_t wedge[] = { 2, 1, 0,  1, 3, 0,  1, 1, 0 };
+	static const uint32_t ray[] = { 1, 1, 0,  2, 2, 5 };
+	static const uint32_t none[] = { 0, 0, 4 };
+
+	fixture_init(&f);
+	plot_init(&p, &f, NULL);
+	p.signatures = wedge;
+	p.n_signatures = 3;
+	/* without a constraint: axes retired (x) and causes_walk (y); put
+	 * the signatures' plane on the axes with a constraint on it */
+	{
+		static const int64_t a[3] = { 3, -1, 0 };
+
+		p.constraint = a;
+		cp_buf_init(&b);
+		cp_error_clear(&err);
+		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+		CHECK(b.data && strstr(b.data, ">  bound: load.pde_miss &lt;= 2*load.causes_walk<"));
+		CHECK(b.data && strstr(b.data, ">  bound: load.causes_walk &lt;= 3*load.pde_miss<"));
+		CHECK(b.data && strstr(b.data, ">cone, projected (3 signatures)<"));
+		cp_buf_release(&b);
+		p.signatures = ray;
+		p.n_signatures = 2;
+		cp_buf_init(&b);
+		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+		CHECK(b.data && strstr(b.data, ">  bound: load.causes_walk = load.pde_miss<"));
+		CHECK(b.data && !strstr(b.data, "class=\"cp-cone\""));
+		cp_buf_release(&b);
+		p.signatures = none;
+		p.n_signatures = 1;
+		cp_buf_init(&b);
+		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+		CHECK(b.data && strstr(b.data, ">  bound: every signature projects to 0<"));
+		cp_buf_release(&b);
+	}
+}
+
+static void test_plot_one_counter(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+
+	fixture_init(&f);
+	f.r.k = 1;
+	plot_init(&p, &f, NULL);
+	cp_buf_init(&b);
+	cp_error_clear(&err);
+	CHECK(report_plot_svg(&p, &b, &err) == CP_EINPUT);
+	CHECK(strstr(err.msg, "two counters") != NULL);
+	CHECK(b.len == 0);
+	cp_buf_release(&b);
+}
+
+static int have_dot(void)
+{
+	return system("command -v dot >/dev/null 2>&1") == 0;
+}
+
+static void test_dot_svg(void)
+{
+	static const char g[] = "digraph t { a -> b [label=\"+x\"]; }\n";
+	struct cp_buf svg;
+	struct cp_error err;
+	char *path;
+
+	if (!have_dot()) {
+		SKIP("Graphviz's dot is not installed");
+	}
+	cp_buf_init(&svg);
+	cp_error_clear(&err);
+	CHECK(report_dot_svg(g, strlen(g), &svg, &err) == CP_OK);
+	CHECK(svg.data && !strncmp(svg.data, "<svg", 4));
+	CHECK(svg.data && strstr(svg.data, "<title>a&#45;&gt;b</title>"));
+	CHECK(svg.data && svg.len > 7 && !strcmp(svg.data + svg.len - 7, "</svg>\n"));
+	cp_buf_release(&svg);
+	/* a graph dot rejects: its exit status, said */
+	cp_buf_init(&svg);
+	CHECK(report_dot_svg("digraph {", 9, &svg, &err) == CP_EIO);
+	CHECK(strstr(err.msg, "failed") != NULL);
+	CHECK(svg.len == 0);
+	cp_buf_release(&svg);
+	/* no dot on PATH: said, with what to install */
+	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", "/nonexistent", 1);
+	cp_buf_init(&svg);
+	CHECK(report_dot_svg(g, strlen(g), &svg, &err) == CP_EIO);
+	CHECK(strstr(err.msg, "graphviz") != NULL);
+	cp_buf_release(&svg);
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+}
+
+int main(void)
+{
+	check_prog = "test_report";
+	RUN(test_escape);
+	RUN(test_axes);
+	RUN(test_plot_structure);
+	RUN(test_plot_projections);
+	RUN(test_plot_cone);
+	RUN(test_plot_one_counter);
+	RUN(test_dot_svg);
+	return check_summary();
+}
