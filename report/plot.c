@@ -31,7 +31,7 @@ enum {
 	PLOT_W = 900, PLOT_H = 430,
 	AREA_X = 96, AREA_Y = 16, AREA_W = 440, AREA_H = 340,
 	LEGEND_X = 566, LEGEND_Y = 24, LEGEND_LINE = 21,
-	ELLIPSE_POINTS = 96,
+	ELLIPSE_POINTS = 96, MAX_TICKS = 12,
 };
 
 #define COLOUR_CONE "#9fc5e8"
@@ -396,17 +396,20 @@ static double tick_step(double span)
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
+/* Ticks are counted, not stepped (t += step stands still when the step
+ * is below the resolution of a large rate), and bounded. */
 static void axes(struct cp_buf *b, const struct view *w, const char *xname,
 		 const char *yname)
 {
-	double step, t;
+	double step, i;
+	int n = 0;
 
 	cp_buf_printf(b, "<g class=\"cp-axis cp-axis-x\" font-size=\"11\">\n"
 		      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n",
 		      AREA_X, AREA_Y + AREA_H, AREA_X + AREA_W, AREA_Y + AREA_H);
 	step = tick_step(w->x1 - w->x0);
-	for (t = ceil(w->x0 / step) * step; t <= w->x1; t += step) {
-		double x = px(view_u(w, t));
+	for (i = ceil(w->x0 / step); i <= floor(w->x1 / step) && n++ < MAX_TICKS; i++) {
+		double t = i * step, x = px(view_u(w, t));
 
 		cp_buf_printf(b, "<line class=\"cp-tick\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
 			      "y2=\"%d\" stroke=\"#222\"/><text x=\"%.2f\" y=\"%d\" "
@@ -423,8 +426,9 @@ static void axes(struct cp_buf *b, const struct view *w, const char *xname,
 		      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n",
 		      AREA_X, AREA_Y, AREA_X, AREA_Y + AREA_H);
 	step = tick_step(w->y1 - w->y0);
-	for (t = ceil(w->y0 / step) * step; t <= w->y1; t += step) {
-		double y = py(view_v(w, t));
+	for (i = ceil(w->y0 / step), n = 0; i <= floor(w->y1 / step) && n++ < MAX_TICKS;
+	     i++) {
+		double t = i * step, y = py(view_v(w, t));
 
 		cp_buf_printf(b, "<line class=\"cp-tick\" x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
 			      "y2=\"%.2f\" stroke=\"#222\"/><text x=\"%d\" y=\"%.2f\" "

@@ -122,7 +122,8 @@ MM=models/haswell/mmu.udd
 	--json -o "$tmp/xh.json" --html "$tmp/explore.html"; rc=$?
 [ $rc = 0 ] && [ $plain = 0 ] || fail "explore --html: status $rc, without it $plain"
 cmp -s "$tmp/x.json" "$tmp/xh.json" || fail "explore --html changed the report"
-PATH=/nonexistent "$top/$CP" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay \
+case $CP in /*) cpabs=$CP ;; *) cpabs=$top/$CP ;; esac
+PATH=/nonexistent "$cpabs" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay \
 	--exhaustive -o /dev/null --html "$tmp/nodot.html"
 [ $? = 0 ] || fail "explore --html without Graphviz: status"
 python3 - "$tmp" <<'PY' || fail "explore --html: page structure"

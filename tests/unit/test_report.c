@@ -311,6 +311,35 @@ static void test_plot_one_counter(void)
 	cp_buf_release(&b);
 }
 
+/* A region far narrower than its mean's resolution (rate 1e9, widths
+ * 1e-8): the axes still end, with a bounded number of ticks. */
+static void test_plot_tiny_region(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+	const char *t;
+	size_t ticks = 0, j;
+
+	fixture_init(&f);
+	for (j = 0; j < 3; j++) {
+		f.mu[j] = 1e9;
+		f.half_ind[j] = f.half_pca[j] = 1e-8;
+	}
+	for (j = 0; j < 9; j++)
+		f.cov[j] = j % 4 ? 0 : 1e-17;
+	plot_init(&p, &f, NULL);
+	cp_buf_init(&b);
+	cp_error_clear(&err);
+	CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+	for (t = b.data; t && (t = strstr(t, "class=\"cp-tick\"")); t++)
+		ticks++;
+	CHECK(ticks <= 24);
+	CHECK(b.data && strstr(b.data, "</svg>"));
+	cp_buf_release(&b);
+}
+
 static int have_dot(void)
 {
 	return system("command -v dot >/dev/null 2>&1") == 0;
@@ -360,6 +389,7 @@ int main(void)
 	RUN(test_plot_projections);
 	RUN(test_plot_cone);
 	RUN(test_plot_one_counter);
+	RUN(test_plot_tiny_region);
 	RUN(test_dot_svg);
 	return check_summary();
 }
