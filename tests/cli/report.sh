@@ -47,6 +47,19 @@ for region in independent ellipsoid; do
 	[ $? = 1 ] || fail "check --region $region --html: status"
 done
 
+# facets not listed: the infeasible observation's plot shows the
+# certificate's constraint, the feasible ones the cone and regions only;
+# an observation that cannot form a region says why
+"$CP" check $M "$tmp/data.csv" --max-facets 0 --html "$tmp/nofacets.html" >/dev/null 2>&1
+[ $? = 1 ] || fail "check --max-facets 0 --html: status"
+cp "$tmp/data.csv" "$tmp/unusable.csv"
+for e in DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK DTLB_LOAD_MISSES.PDE_CACHE_MISS \
+	 DTLB_LOAD_MISSES.WALK_COMPLETED MEM_UOPS_RETIRED.ALL_LOADS; do
+	echo "short,0,$e,10,1000000000,1000000000" >> "$tmp/unusable.csv"
+done
+"$CP" check $M "$tmp/unusable.csv" --html "$tmp/unusable.html" >/dev/null 2>&1
+[ $? = 1 ] || fail "check --html with an unusable observation: status"
+
 python3 - "$tmp" "$top/tests/data/report" <<'PY' || fail "check --html: page structure"
 import re, sys, xml.etree.ElementTree as ET
 tmp, golden = sys.argv[1], sys.argv[2]
@@ -108,6 +121,19 @@ for shape in ("pca", "independent", "ellipsoid"):
         got = classes(svgs[2])
         want = open(golden + "/check_bad_plot.classes").read().split()
         assert got == want, "bad's plot:\n  got  %s\n  want %s" % (got, want)
+
+page = open(tmp + "/nofacets.html", encoding="utf-8").read()
+self_contained(page, "nofacets.html")
+svgs = plots(page)
+assert len(svgs) == 3, len(svgs)
+for svg, has_line in zip(svgs, (False, False, True)):
+    cl = classes(svg)
+    assert "cp-axis-x" in cl and "cp-legend" in cl and "cp-cone" in cl, cl
+    assert ("cp-constraint" in cl) == has_line, cl
+assert "No constraint to show (the cone's facets are not listed)" in page
+page = open(tmp + "/unusable.html", encoding="utf-8").read()
+assert re.search(r'<h3>short: <span class="unusable">unusable</span></h3>\n<p>No region: ', page)
+assert len(plots(page)) == 3
 PY
 
 # explore --html: the simulator run of tests/cli/explore.sh with walk
