@@ -31,6 +31,7 @@ enum {
 	PLOT_W = 900, PLOT_H = 430,
 	AREA_X = 96, AREA_Y = 16, AREA_W = 440, AREA_H = 340,
 	LEGEND_X = 566, LEGEND_Y = 24, LEGEND_LINE = 21,
+	ZOOM_X = 646, ZOOM_W = 230, ZOOM_H = 150,
 	ELLIPSE_POINTS = 96, MAX_TICKS = 12,
 };
 
@@ -50,9 +51,11 @@ struct poly {
 	double u[16], v[16];
 };
 
-/* The view: data rectangle [x0, x1] x [y0, y1]. */
+/* The view: data rectangle [x0, x1] x [y0, y1], drawn in the pixel
+ * frame at (fx, fy), fw x fh. */
 struct view {
 	double x0, x1, y0, y1;
+	int fx, fy, fw, fh;
 };
 
 static double view_u(const struct view *w, double x)
@@ -65,14 +68,14 @@ static double view_v(const struct view *w, double y)
 	return (y - w->y0) / (w->y1 - w->y0);
 }
 
-static double px(double u)
+static double px(const struct view *w, double u)
 {
-	return AREA_X + u * AREA_W;
+	return w->fx + u * w->fw;
 }
 
-static double py(double v)
+static double py(const struct view *w, double v)
 {
-	return AREA_Y + (1 - v) * AREA_H;
+	return w->fy + (1 - v) * w->fh;
 }
 
 /* ---- clipping (Sutherland-Hodgman, one half-plane a u + b v + c >= 0) ---- */
@@ -143,7 +146,8 @@ static int clip_segment(double pu, double pv, double du, double dv,
 	return *t0 <= *t1;
 }
 
-static void put_poly(struct cp_buf *b, const struct poly *p, const char *cls,
+static void put_poly(struct cp_buf *b, const struct view *w, const struct poly *p,
+		     const char *cls,
 		     const char *attrs)
 {
 	size_t i;
@@ -152,7 +156,7 @@ static void put_poly(struct cp_buf *b, const struct poly *p, const char *cls,
 		return;
 	cp_buf_printf(b, "<polygon class=\"%s\" %s points=\"", cls, attrs);
 	for (i = 0; i < p->n; i++)
-		cp_buf_printf(b, "%s%.2f,%.2f", i ? " " : "", px(p->u[i]), py(p->v[i]));
+		cp_buf_printf(b, "%s%.2f,%.2f", i ? " " : "", px(w, p->u[i]), py(w, p->v[i]));
 	cp_buf_puts(b, "\"/>\n");
 }
 
@@ -341,7 +345,10 @@ static void extend(double *lo, double *hi, double v)
 		*hi = v;
 }
 
-static void pad_axis(double *lo, double *hi)
+/* Pad an axis by 8% (a point: a tenth of its value); with near_origin,
+ * reach 0 (the cone's apex) when it is near: the wedge reads better from
+ * its corner. */
+static void pad_axis(double *lo, double *hi, int near_origin)
 {
 	double span = *hi - *lo;
 
@@ -350,19 +357,19 @@ static void pad_axis(double *lo, double *hi)
 		*lo -= span / 2;
 		*hi += span / 2;
 	}
-	/* the origin (the cone's apex) when it is near: the wedge reads
-	 * better from its corner */
-	if (*lo > 0 && *lo < 1.5 * span)
+	if (near_origin && *lo > 0 && *lo < 1.5 * span)
 		*lo = 0;
-	if (*hi < 0 && -*hi < 1.5 * span)
+	if (near_origin && *hi < 0 && -*hi < 1.5 * span)
 		*hi = 0;
 	span = *hi - *lo;
 	*lo -= 0.08 * span;
 	*hi += 0.08 * span;
 }
 
+/* The view of every region and the mean; with context, also the line's
+ * point nearest the mean and the origin when near. */
 static void make_view(const struct plot_geom *g, const struct region *r,
-		      struct view *w)
+		      int context, struct view *w)
 {
 	size_t i;
 
@@ -380,12 +387,12 @@ static void make_view(const struct plot_geom *g, const struct region *r,
 		extend(&w->x0, &w->x1, g->ex[i]);
 		extend(&w->y0, &w->y1, g->ey[i]);
 	}
-	if (g->has_line && isfinite(g->nx) && isfinite(g->ny)) {
+	if (context && g->has_line && isfinite(g->nx) && isfinite(g->ny)) {
 		extend(&w->x0, &w->x1, g->nx);
 		extend(&w->y0, &w->y1, g->ny);
 	}
-	pad_axis(&w->x0, &w->x1);
-	pad_axis(&w->y0, &w->y1);
+	pad_axis(&w->x0, &w->x1, context);
+	pad_axis(&w->y0, &w->y1, context);
 }
 
 /* Tick step: 1, 2 or 5 times a power of ten, about five ticks. */
@@ -399,48 +406,54 @@ static double tick_step(double span)
 /* Ticks are counted, not stepped (t += step stands still when the step
  * is below the resolution of a large rate), and bounded. */
 static void axes(struct cp_buf *b, const struct view *w, const char *xname,
-		 const char *yname)
+		 const char *yname, const char *cls)
 {
 	double step, i;
 	int n = 0;
 
-	cp_buf_printf(b, "<g class=\"cp-axis cp-axis-x\" font-size=\"11\">\n"
+	cp_buf_printf(b, "<g class=\"cp-axis %s-x\" font-size=\"11\">\n"
 		      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n",
-		      AREA_X, AREA_Y + AREA_H, AREA_X + AREA_W, AREA_Y + AREA_H);
+		      cls, w->fx, w->fy + w->fh, w->fx + w->fw, w->fy + w->fh);
 	step = tick_step(w->x1 - w->x0);
 	for (i = ceil(w->x0 / step); i <= floor(w->x1 / step) && n++ < MAX_TICKS; i++) {
-		double t = i * step, x = px(view_u(w, t));
+		double t = i * step, x = px(w, view_u(w, t));
 
 		cp_buf_printf(b, "<line class=\"cp-tick\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
 			      "y2=\"%d\" stroke=\"#222\"/><text x=\"%.2f\" y=\"%d\" "
-			      "text-anchor=\"middle\">%.6g</text>\n", x, AREA_Y + AREA_H, x,
-			      AREA_Y + AREA_H + 5, x, AREA_Y + AREA_H + 18,
+			      "text-anchor=\"middle\">%.6g</text>\n", x, w->fy + w->fh, x,
+			      w->fy + w->fh + 5, x, w->fy + w->fh + 18,
 			      fabs(t) < step * 1e-9 ? 0.0 : t);
 	}
-	cp_buf_printf(b, "<text class=\"cp-axis-label\" x=\"%d\" y=\"%d\" "
-		      "text-anchor=\"middle\" font-size=\"13\">", AREA_X + AREA_W / 2,
-		      AREA_Y + AREA_H + 40);
-	report_html_text(b, xname);
-	cp_buf_puts(b, " (per second)</text>\n</g>\n");
-	cp_buf_printf(b, "<g class=\"cp-axis cp-axis-y\" font-size=\"11\">\n"
+	if (xname) {
+		cp_buf_printf(b, "<text class=\"cp-axis-label\" x=\"%d\" y=\"%d\" "
+			      "text-anchor=\"middle\" font-size=\"13\">", w->fx + w->fw / 2,
+			      w->fy + w->fh + 40);
+		report_html_text(b, xname);
+		cp_buf_puts(b, " (per second)</text>\n");
+	}
+	cp_buf_puts(b, "</g>\n");
+	cp_buf_printf(b, "<g class=\"cp-axis %s-y\" font-size=\"11\">\n"
 		      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n",
-		      AREA_X, AREA_Y, AREA_X, AREA_Y + AREA_H);
+		      cls, w->fx, w->fy, w->fx, w->fy + w->fh);
 	step = tick_step(w->y1 - w->y0);
 	for (i = ceil(w->y0 / step), n = 0; i <= floor(w->y1 / step) && n++ < MAX_TICKS;
 	     i++) {
-		double t = i * step, y = py(view_v(w, t));
+		double t = i * step, y = py(w, view_v(w, t));
 
 		cp_buf_printf(b, "<line class=\"cp-tick\" x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
 			      "y2=\"%.2f\" stroke=\"#222\"/><text x=\"%d\" y=\"%.2f\" "
-			      "text-anchor=\"end\">%.6g</text>\n", AREA_X - 5, y, AREA_X, y,
-			      AREA_X - 8, y + 4, fabs(t) < step * 1e-9 ? 0.0 : t);
+			      "text-anchor=\"end\">%.6g</text>\n", w->fx - 5, y, w->fx, y,
+			      w->fx - 8, y + 4, fabs(t) < step * 1e-9 ? 0.0 : t);
 	}
-	cp_buf_printf(b, "<text class=\"cp-axis-label\" x=\"16\" y=\"%d\" "
-		      "text-anchor=\"middle\" font-size=\"13\" "
-		      "transform=\"rotate(-90 16 %d)\">", AREA_Y + AREA_H / 2,
-		      AREA_Y + AREA_H / 2);
-	report_html_text(b, yname);
-	cp_buf_puts(b, " (per second)</text>\n</g>\n");
+	if (yname) {
+		cp_buf_printf(b, "<text class=\"cp-axis-label\" x=\"16\" y=\"%d\" "
+			      "text-anchor=\"middle\" font-size=\"13\" "
+			      "transform=\"rotate(-90 16 %d)\">", w->fy + w->fh / 2,
+			      w->fy + w->fh / 2);
+		report_html_text(b, yname);
+		cp_buf_puts(b, " (per second)</text>\n");
+	}
+	cp_buf_puts(b, "</g>\n");
 }
 
 /* ---- shapes ---- */
@@ -462,7 +475,7 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 	if (!g->n_rays) {
 		if (ou >= 0 && ou <= 1 && ov >= 0 && ov <= 1)
 			cp_buf_printf(b, "<circle class=\"cp-cone\" cx=\"%.2f\" cy=\"%.2f\" "
-				      "r=\"4\" fill=\"%s\"/>\n", px(ou), py(ov), COLOUR_CONE_EDGE);
+				      "r=\"4\" fill=\"%s\"/>\n", px(w, ou), py(w, ov), COLOUR_CONE_EDGE);
 		cp_buf_puts(bound_text, "every signature projects to 0");
 		return;
 	}
@@ -477,7 +490,7 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 		p.u[2] = ou + far * (lu + hu); p.v[2] = ov + far * (lv + hv);
 		p.u[3] = ou + far * hu; p.v[3] = ov + far * hv;
 		clip_square(&p);
-		put_poly(b, &p, "cp-cone", "fill=\"" COLOUR_CONE "\" fill-opacity=\"0.55\"");
+		put_poly(b, w, &p, "cp-cone", "fill=\"" COLOUR_CONE "\" fill-opacity=\"0.55\"");
 	}
 	/* the bounding rays: the lower one is -s_y X + s_x Y >= 0, the upper
 	 * one s_y X - s_x Y >= 0; a single ray is s_y X - s_x Y = 0 */
@@ -508,17 +521,17 @@ static void draw_cone(struct cp_buf *b, const struct plot_geom *g,
 			continue;
 		cp_buf_printf(b, "<line class=\"cp-cone-edge\" x1=\"%.2f\" y1=\"%.2f\" "
 			      "x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-			      px(ou + t0 * du), py(ov + t0 * dv), px(ou + t1 * du),
-			      py(ov + t1 * dv), COLOUR_CONE_EDGE);
+			      px(w, ou + t0 * du), py(w, ov + t0 * dv), px(w, ou + t1 * du),
+			      py(w, ov + t1 * dv), COLOUR_CONE_EDGE);
 		{
 			/* the label near where the ray leaves the view, kept inside
 			 * the area (drawn after the clipped shapes) */
 			double t = t0 + 0.85 * (t1 - t0);
-			double lx = fmin(fmax(px(ou + t * du) + (side ? 6 : -6), AREA_X + 4),
-					 AREA_X + AREA_W - 4);
-			double ly = fmin(fmax(py(ov + t * dv) + (side ? -6 : 12), AREA_Y + 12),
-					 AREA_Y + AREA_H - 6);
-			int right = lx > AREA_X + AREA_W / 2;
+			double lx = fmin(fmax(px(w, ou + t * du) + (side ? 6 : -6), w->fx + 4),
+					 w->fx + w->fw - 4);
+			double ly = fmin(fmax(py(w, ov + t * dv) + (side ? -6 : 12), w->fy + 12),
+					 w->fy + w->fh - 6);
+			int right = lx > w->fx + w->fw / 2;
 
 			cp_buf_printf(labels, "<text class=\"cp-cone-label\" x=\"%.2f\" "
 				      "y=\"%.2f\" text-anchor=\"%s\" font-size=\"10\" "
@@ -548,7 +561,7 @@ static void draw_constraint(struct cp_buf *b, const struct plot_geom *g,
 		p.u[0] = 0; p.v[0] = 0; p.u[1] = 1; p.v[1] = 0;
 		p.u[2] = 1; p.v[2] = 1; p.u[3] = 0; p.v[3] = 1;
 		clip_half(&p, -a, -c2, -c);     /* the side where a.x < 0 */
-		put_poly(b, &p, "cp-violated-side",
+		put_poly(b, w, &p, "cp-violated-side",
 			 "fill=\"" COLOUR_BAD "\" fill-opacity=\"0.6\"");
 	}
 	pu = -c * a / (n * n);
@@ -558,8 +571,8 @@ static void draw_constraint(struct cp_buf *b, const struct plot_geom *g,
 	if (clip_segment(pu, pv, du, dv, &t0, &t1))
 		cp_buf_printf(b, "<line class=\"cp-constraint\" x1=\"%.2f\" y1=\"%.2f\" "
 			      "x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-			      px(pu + t0 * du), py(pv + t0 * dv), px(pu + t1 * du),
-			      py(pv + t1 * dv), COLOUR_LINE);
+			      px(w, pu + t0 * du), py(w, pv + t0 * dv), px(w, pu + t1 * du),
+			      py(w, pv + t1 * dv), COLOUR_LINE);
 }
 
 /* A closed shape through n data points, no clipping (the view holds
@@ -576,8 +589,8 @@ static void put_shape(struct cp_buf *b, const struct view *w, const char *cls,
 		      "stroke=\"%s\" stroke-width=\"%s\"%s points=\"", cls,
 		      checked ? colour : "none", colour, checked ? "2.5" : "1.5", dash);
 	for (i = 0; i < n; i++)
-		cp_buf_printf(b, "%s%.2f,%.2f", i ? " " : "", px(view_u(w, xs[i])),
-			      py(view_v(w, ys[i])));
+		cp_buf_printf(b, "%s%.2f,%.2f", i ? " " : "", px(w, view_u(w, xs[i])),
+			      py(w, view_v(w, ys[i])));
 	cp_buf_puts(b, "\"/>\n");
 }
 
@@ -598,10 +611,10 @@ static void draw_regions(struct cp_buf *b, const struct plot_geom *g,
 	if (g->has_line && isfinite(g->nx) && isfinite(g->ny))
 		cp_buf_printf(b, "<line class=\"cp-margin\" x1=\"%.2f\" y1=\"%.2f\" "
 			      "x2=\"%.2f\" y2=\"%.2f\" stroke=\"#222\" stroke-dasharray=\"2 2\"/>\n",
-			      px(view_u(w, g->mx)), py(view_v(w, g->my)),
-			      px(view_u(w, g->nx)), py(view_v(w, g->ny)));
+			      px(w, view_u(w, g->mx)), py(w, view_v(w, g->my)),
+			      px(w, view_u(w, g->nx)), py(w, view_v(w, g->ny)));
 	cp_buf_printf(b, "<circle class=\"cp-mean\" cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" "
-		      "fill=\"#000\"/>\n", px(view_u(w, g->mx)), py(view_v(w, g->my)));
+		      "fill=\"#000\"/>\n", px(w, view_u(w, g->mx)), py(w, view_v(w, g->my)));
 }
 
 /* ---- the legend ---- */
@@ -649,8 +662,8 @@ static void shorten(char *s, size_t n)
 	memcpy(s + n, "...", 4);
 }
 
-static void draw_legend(struct cp_buf *b, const struct report_plot *p,
-			const struct plot_geom *g, const char *bounds)
+static size_t draw_legend(struct cp_buf *b, const struct report_plot *p,
+			  const struct plot_geom *g, const char *bounds)
 {
 	char t[160];
 	size_t row = 0;
@@ -706,6 +719,30 @@ static void draw_legend(struct cp_buf *b, const struct report_plot *p,
 		 p->region->n);
 	legend_row(b, row++, "cp-legend-confidence", t);
 	cp_buf_puts(b, "</g>\n");
+	return row;
+}
+
+/* One frame of the plot: its clip path, its area, the clipped shapes
+ * (cone, constraint, regions, mean); the cone's edge labels go to labels
+ * (drawn after the shapes, unclipped), its bounds' text to bounds. */
+static void panel(struct cp_buf *b, const struct plot_geom *g, const struct view *w,
+		  const struct region *r, const struct report_plot *p,
+		  const char *const *names2, struct cp_buf *bounds,
+		  struct cp_buf *labels, const char *which)
+{
+	cp_buf_printf(b, "<defs><clipPath id=\"%s-%s\"><rect x=\"%d\" y=\"%d\" "
+		      "width=\"%d\" height=\"%d\"/></clipPath></defs>\n", p->id, which,
+		      w->fx, w->fy, w->fw, w->fh);
+	cp_buf_printf(b, "<rect class=\"cp-area\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		      "height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", w->fx,
+		      w->fy, w->fw, w->fh);
+	cp_buf_printf(b, "<g class=\"cp-shapes\" clip-path=\"url(#%s-%s)\">\n", p->id,
+		      which);
+	draw_cone(b, g, w, names2, bounds, labels);
+	if (g->has_line)
+		draw_constraint(b, g, w, p->is_equality);
+	draw_regions(b, g, w, r, p->checked);
+	cp_buf_puts(b, "</g>\n");
 }
 
 /* ---- the plot ---- */
@@ -716,8 +753,11 @@ int report_plot_svg(const struct report_plot *p, struct cp_buf *b,
 	const struct region *r = p->region;
 	struct plot_geom g;
 	struct view w;
-	struct cp_buf bounds, labels;
+	struct cp_buf bounds, labels, shapes, legend_svg;
+	struct view zoom;
 	const char *names2[2];
+	size_t rows;
+	int show_zoom, height;
 	size_t j;
 	int rc;
 
@@ -759,38 +799,66 @@ int report_plot_svg(const struct report_plot *p, struct cp_buf *b,
 			g.ny = g.my - f * g.lb / nn;
 		}
 	}
-	make_view(&g, r, &w);
 	names2[0] = p->names[g.x];
 	names2[1] = p->names[g.y];
+	make_view(&g, r, 1, &w);
+	w.fx = AREA_X;
+	w.fy = AREA_Y;
+	w.fw = AREA_W;
+	w.fh = AREA_H;
+	/* regions drawn small (a fifth of the view or less both ways) get a
+	 * zoomed panel of their own below the legend */
+	make_view(&g, r, 0, &zoom);
+	show_zoom = (zoom.x1 - zoom.x0) < 0.2 * (w.x1 - w.x0) &&
+		(zoom.y1 - zoom.y0) < 0.2 * (w.y1 - w.y0);
 
 	cp_buf_init(&bounds);
+	cp_buf_init(&labels);
+	cp_buf_init(&shapes);
+	cp_buf_init(&legend_svg);
+	panel(&shapes, &g, &w, r, p, names2, &bounds, &labels, "area");
+	rows = draw_legend(&legend_svg, p, &g, bounds.data ? bounds.data : "");
+	height = PLOT_H;
+	if (show_zoom) {
+		zoom.fx = ZOOM_X;
+		zoom.fy = LEGEND_Y + (int)rows * LEGEND_LINE + 22;
+		zoom.fw = ZOOM_W;
+		zoom.fh = ZOOM_H;
+		height = zoom.fy + ZOOM_H + 30 > height ? zoom.fy + ZOOM_H + 30 : height;
+	}
 	cp_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"cp-plot\" "
 		      "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		      "font-family=\"sans-serif\" role=\"img\">\n<title>",
-		      PLOT_W, PLOT_H, PLOT_W, PLOT_H);
+		      PLOT_W, height, PLOT_W, height);
 	report_html_text(b, names2[0]);
 	cp_buf_puts(b, " against ");
 	report_html_text(b, names2[1]);
-	cp_buf_printf(b, "</title>\n<defs><clipPath id=\"%s-area\"><rect x=\"%d\" y=\"%d\" "
-		      "width=\"%d\" height=\"%d\"/></clipPath></defs>\n", p->id, AREA_X,
-		      AREA_Y, AREA_W, AREA_H);
-	cp_buf_printf(b, "<rect class=\"cp-area\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		      "height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", AREA_X,
-		      AREA_Y, AREA_W, AREA_H);
-	cp_buf_printf(b, "<g class=\"cp-shapes\" clip-path=\"url(#%s-area)\">\n", p->id);
-	cp_buf_init(&labels);
-	draw_cone(b, &g, &w, names2, &bounds, &labels);
-	if (g.has_line)
-		draw_constraint(b, &g, &w, p->is_equality);
-	draw_regions(b, &g, &w, r, p->checked);
-	cp_buf_puts(b, "</g>\n");
+	cp_buf_puts(b, "</title>\n");
+	cp_buf_append(b, shapes.data, shapes.len);
 	if (labels.len)
 		cp_buf_append(b, labels.data, labels.len);
-	b->failed |= labels.failed;
-	cp_buf_release(&labels);
-	axes(b, &w, names2[0], names2[1]);
-	draw_legend(b, p, &g, bounds.data ? bounds.data : "");
+	axes(b, &w, names2[0], names2[1], "cp-axis");
+	cp_buf_append(b, legend_svg.data, legend_svg.len);
+	if (show_zoom) {
+		struct cp_buf none_bounds, none_labels;
+
+		cp_buf_init(&none_bounds);
+		cp_buf_init(&none_labels);
+		cp_buf_printf(b, "<g class=\"cp-zoom\">\n<text class=\"cp-zoom-title\" "
+			      "x=\"%d\" y=\"%d\" font-size=\"12\">the regions, zoomed "
+			      "(same counters)</text>\n", ZOOM_X - 60, zoom.fy - 8);
+		panel(b, &g, &zoom, r, p, names2, &none_bounds, &none_labels, "zoom");
+		axes(b, &zoom, NULL, NULL, "cp-zoom-axis");
+		cp_buf_puts(b, "</g>\n");
+		b->failed |= none_bounds.failed | none_labels.failed;
+		cp_buf_release(&none_bounds);
+		cp_buf_release(&none_labels);
+	}
 	cp_buf_puts(b, "</svg>\n");
+	b->failed |= labels.failed | shapes.failed | legend_svg.failed;
+	cp_buf_release(&labels);
+	cp_buf_release(&shapes);
+	cp_buf_release(&legend_svg);
 	rc = bounds.failed ? cp_error_set(err, CP_ENOMEM, "out of memory") : CP_OK;
 	cp_buf_release(&bounds);
 	cp_free(g.zx);

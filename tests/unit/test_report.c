@@ -1,7 +1,7 @@
 /* tests/unit/test_report.c: the HTML report's parts.  Escaping; which
  * counters a plot takes; the plot's structure (every shape, both axes with
- * the counters' names, a legend row for every shape) against a golden
- * list of its classes; the projections' sizes against their closed forms
+ * the counters' names, a legend row for every shape, the zoomed panel
+ * of small regions) against a golden list of its classes; the projections' sizes against their closed forms
  * (the zonotope's and the ellipse's extents beside the independent box's);
  * the cone's 2-D bounds as constraints; Graphviz's SVG, and the error
  * when dot is not there. */
@@ -180,7 +180,11 @@ static const char golden_classes[] =
 	"cp-legend-item cp-legend-box-pca cp-legend-item cp-legend-ellipsoid "
 	"cp-legend-item cp-legend-mean cp-legend-item cp-legend-margin "
 	"cp-legend-item cp-legend-margin-value cp-legend-item cp-legend-centre "
-	"cp-legend-item cp-legend-confidence";
+	"cp-legend-item cp-legend-confidence "
+	/* the regions are small beside the line: their zoomed panel */
+	"cp-zoom cp-zoom-title cp-area cp-shapes cp-cone cp-ellipsoid cp-box-pca "
+	"cp-box-independent cp-margin cp-mean cp-axis cp-zoom-axis-x cp-axis "
+	"cp-zoom-axis-y";
 
 static void test_plot_structure(void)
 {
@@ -336,6 +340,8 @@ static void test_plot_tiny_region(void)
 	for (t = b.data; t && (t = strstr(t, "class=\"cp-tick\"")); t++)
 		ticks++;
 	CHECK(ticks <= 24);
+	/* the view is the regions': no zoomed panel */
+	CHECK(b.data && !strstr(b.data, "cp-zoom"));
 	CHECK(b.data && strstr(b.data, "</svg>"));
 	cp_buf_release(&b);
 }
