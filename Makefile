@@ -12,7 +12,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat-security
 # The numeric modules also catch silent narrowing and float promotion.
 NUMWARN  = -Wconversion -Wdouble-promotion
-NUMERIC  = geometry/% stats/% solver/% pipeline/%
+NUMERIC  = geometry/% stats/% solver/% pipeline/% report/%
 GENWARN  = -Wall -Wextra -Werror -Wno-unused-function -Wno-sign-compare \
            -Wno-missing-prototypes -Wno-unused-parameter
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -I. -Ibuild/gen -MMD -MP

@@ -49,7 +49,7 @@ int report_check_constraint(const struct report_check *c, size_t obs,
 	lo = pipe_model_n_facets(c->pm) ? n_eq : 0;
 	hi = pipe_model_n_facets(c->pm) ? n_eq + pipe_model_n_facets(c->pm) : n_eq;
 	if (k > 64 && !(buf = cp_calloc(k, sizeof *buf)))
-		return 0;
+		return -1;
 	for (i = lo; i < hi; i++) {
 		const int64_t *ai = pipe_model_constraint(c->pm, i);
 		double m, ms;
@@ -208,8 +208,11 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 	p.role = res->feasible ? "tightest" : "most violated";
 	snprintf(id, sizeof id, "plot%zu", i + 1);
 	p.id = id;
-	if (!report_check_constraint(c, i, &p.constraint, &p.is_equality, &p.margin,
-				     &p.mean_sd))
+	rc = report_check_constraint(c, i, &p.constraint, &p.is_equality, &p.margin,
+				     &p.mean_sd);
+	if (rc < 0)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (!rc)
 		p.constraint = NULL;
 	if (r->k < 2) {
 		cp_buf_puts(b, "<p class=\"note\">One counter: no plane to plot.</p>\n"
@@ -228,7 +231,9 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 			      "<code>", p.margin, p.margin > 0 ?
 			      "the whole region breaks it" : "the region meets it");
 	} else {
-		cp_buf_puts(b, "No constraint to show (the cone's facets are not listed); "
+		cp_buf_puts(b, pipe_model_has_facets(c->pm) ?
+			    "No constraint to show; the two counters of largest mean, <code>" :
+			    "No constraint to show (the cone's facets are not listed); "
 			    "the two counters of largest mean, <code>");
 	}
 	report_html_text(b, p.names[x]);

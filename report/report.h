@@ -75,7 +75,8 @@ int report_check_html(const struct report_check *c, struct cp_buf *b,
  * its violation of largest margin (into a, k values), for a feasible one
  * the cone's facet of largest margin (equalities only when the cone has
  * no facet).  Returns 1 with *a, *is_eq, *margin, *mean_sd set, 0 when
- * there is none (facets not listed). */
+ * there is none (facets not listed, or no violation could be explained),
+ * -1 out of memory. */
 int report_check_constraint(const struct report_check *c, size_t obs,
 			    const int64_t **a, int *is_eq, double *margin,
 			    double *mean_sd);
