@@ -346,6 +346,107 @@ static void test_plot_tiny_region(void)
 	cp_buf_release(&b);
 }
 
+/* Random regions, signatures and constraints (fixed seed): every plot is
+ * made, with finite coordinates, every polygon point inside the SVG. */
+static double uniform(unsigned long *state)
+{
+	*state = *state * 6364136223846793005UL + 1442695040888963407UL;
+	return (double)(*state >> 11) / 9007199254740992.0;
+}
+
+static void test_plot_random(void)
+{
+	enum { K = 8, M = 12 };
+	double mu[K], cov[K * K], a[K * K], axes[K * K], hp[K], hi[K];
+	uint32_t sig[M * K];
+	int64_t con[K];
+	const char *names[K] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
+	unsigned long st = 12345;
+	struct region r;
+	struct report_plot p;
+	struct cp_error err;
+	size_t trial, i, j, l, k, m, bad = 0;
+
+	for (trial = 0; trial < 300; trial++) {
+		struct cp_buf b;
+		const char *q;
+
+		k = 2 + (size_t)(uniform(&st) * (K - 1));
+		m = 1 + (size_t)(uniform(&st) * M);
+		for (i = 0; i < k; i++) {
+			/* rates from 0 to 1e9, some exactly 0 */
+			mu[i] = uniform(&st) < 0.2 ? 0 : pow(10, 9 * uniform(&st));
+			for (j = 0; j < k; j++)
+				a[i * k + j] = uniform(&st) - 0.5;
+			hp[i] = uniform(&st) * mu[i] * 0.01;
+			hi[i] = uniform(&st) * mu[i] * 0.01;
+			con[i] = (int64_t)(uniform(&st) * 7) - 3;
+		}
+		/* cov = A A' scaled, axes = A's rows normalised */
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++) {
+				double t = 0;
+
+				for (l = 0; l < k; l++)
+					t += a[i * k + l] * a[j * k + l];
+				cov[i * k + j] = t * (1 + mu[i] * mu[j] * 1e-6);
+			}
+		for (i = 0; i < k; i++) {
+			double n = 0;
+
+			for (j = 0; j < k; j++)
+				n += a[i * k + j] * a[i * k + j];
+			for (j = 0; j < k; j++)
+				axes[i * k + j] = a[i * k + j] / sqrt(n);
+		}
+		for (i = 0; i < m * k; i++)
+			sig[i] = uniform(&st) < 0.5 ? 0 : (uint32_t)(uniform(&st) * 5);
+		memset(&r, 0, sizeof r);
+		r.k = k;
+		r.n = 10;
+		r.confidence = 0.99;
+		r.mu = mu;
+		r.cov = cov;
+		r.box_axes = r.axes = axes;
+		r.half_pca = hp;
+		r.half_ind = hi;
+		r.q = 20 * uniform(&st);
+		memset(&p, 0, sizeof p);
+		p.region = &r;
+		p.checked = (enum feas_shape)(trial % 3);
+		p.names = names;
+		p.signatures = sig;
+		p.n_signatures = m;
+		p.constraint = trial % 5 ? con : NULL;
+		p.is_equality = trial % 7 == 0;
+		p.id = "r";
+		cp_buf_init(&b);
+		cp_error_clear(&err);
+		if (report_plot_svg(&p, &b, &err) != CP_OK || b.failed || !b.data) {
+			bad++;
+			cp_buf_release(&b);
+			continue;
+		}
+		if (strstr(b.data, "nan") || strstr(b.data, "inf"))
+			bad++;
+		for (q = b.data; (q = strstr(q, "points=\"")); ) {
+			double x, y;
+			int n;
+
+			q += 8;
+			while (sscanf(q, "%lf,%lf%n", &x, &y, &n) == 2) {
+				if (!(x >= -1 && x <= 901 && y >= -1 && y <= 1000))
+					bad++;
+				q += n;
+				while (*q == ' ')
+					q++;
+			}
+		}
+		cp_buf_release(&b);
+	}
+	CHECKF(bad == 0, "%zu bad plots or points", bad);
+}
+
 static int have_dot(void)
 {
 	return system("command -v dot >/dev/null 2>&1") == 0;
@@ -396,6 +497,7 @@ int main(void)
 	RUN(test_plot_cone);
 	RUN(test_plot_one_counter);
 	RUN(test_plot_tiny_region);
+	RUN(test_plot_random);
 	RUN(test_dot_svg);
 	return check_summary();
 }
