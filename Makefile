@@ -12,7 +12,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat-security
 # The numeric modules also catch silent narrowing and float promotion.
 NUMWARN  = -Wconversion -Wdouble-promotion
-NUMERIC  = geometry/% stats/% solver/% pipeline/%
+NUMERIC  = geometry/% stats/% solver/% pipeline/% report/%
 GENWARN  = -Wall -Wextra -Werror -Wno-unused-function -Wno-sign-compare \
            -Wno-missing-prototypes -Wno-unused-parameter
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -I. -Ibuild/gen -MMD -MP
@@ -26,10 +26,10 @@ LIBS     = -lglpk -lqhull_r -lgmp -llapacke -lopenblas -lgsl -lgslcblas \
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev libopenblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
-            xz-utils
+            xz-utils chromium
 
 # ---- sources ----
-MODULES  = common dsl geometry stats solver pipeline explore hw hw/sim
+MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim
 LIB_SRC  = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 GEN_SRC  = $(if $(wildcard dsl/parser.y),build/gen/dsl/lexer.c build/gen/dsl/parser.c)
 GEN_HDR  = $(if $(wildcard dsl/parser.y),build/gen/dsl/parser.h)

@@ -15,6 +15,7 @@
 
 #include "geometry/cone.h"
 #include "pipeline/pipeline.h"
+#include "report/report.h"
 
 static const char check_help[] =
 	"usage: counterpoint check MODEL DATA [--with F,...]\n"
@@ -22,7 +23,7 @@ static const char check_help[] =
 	"                          [--confidence P] [--json] [--threads N]\n"
 	"                          [--batches B|auto|none] [--per-interval]\n"
 	"                          [--counters C,...] [--strict]\n"
-	"                          [--max-facets N] [-o FILE]\n"
+	"                          [--max-facets N] [-o FILE] [--html FILE]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
 	"CSV dataset), is its confidence region consistent with the model's cone\n"
@@ -53,6 +54,10 @@ static const char check_help[] =
 	"  --max-facets N        list at most N facets of the cone (default 20000;\n"
 	"                        0: explain from LP certificates only)\n"
 	"  -o, --output FILE     write the report to FILE (atomically)\n"
+	"  --html FILE           also write a report for a browser: one\n"
+	"                        self-contained page with each verdict and a plot\n"
+	"                        of the cone and the regions on the counters of\n"
+	"                        the most violated (or tightest) constraint\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"A verdict marked 'borderline' was within floating-point tolerance and\n"
@@ -350,10 +355,11 @@ int cli_check(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'C' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *with = NULL, *output = NULL;
+	const char *with = NULL, *output = NULL, *html = NULL;
 	struct pipe_options po;
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
 	size_t threads = 0, i, n = 0;
@@ -426,6 +432,9 @@ int cli_check(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'h':
 			fputs(check_help, stdout);
 			return CLI_OK;
@@ -492,6 +501,11 @@ int cli_check(int argc, char **argv)
 		goto fail;
 	}
 	rc = cli_write_output("check", output, &b);
+	if (rc == CLI_OK && html) {
+		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res };
+
+		rc = cli_html_check(html, &hc);
+	}
 	if (rc == CLI_OK && rep.infeasible)
 		rc = CLI_RESULT;
 	goto out;

@@ -70,5 +70,11 @@ void cli_put_signature(struct cp_buf *b, const struct udd_model *m,
 void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */
 int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
+/* --html FILE (cli/report.c): the HTML report of a check or a search,
+ * one self-contained page, written atomically; an exit status. */
+struct report_check;
+struct report_explore;
+int cli_html_check(const char *path, const struct report_check *c);
+int cli_html_explore(const char *path, const struct report_explore *e);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "explore/explore.h"
+#include "report/report.h"
 
 #include "solver/feas.h"
 #include "stats/region.h"
@@ -19,7 +20,7 @@ static const char usage_text[] =
 	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
-	"                            [-o REPORT] [--dot FILE] [--json]\n"
+	"                            [-o REPORT] [--dot FILE] [--json] [--html FILE]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
 	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
@@ -60,6 +61,10 @@ static const char usage_text[] =
 	"                      counter must be in DATA\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
+	"  --html FILE         also write a report for a browser: one\n"
+	"                      self-contained page with the search drawn (by\n"
+	"                      Graphviz's dot), the models tested and the claims\n"
+	"                      with their proofs\n"
 	"  --json              the report as JSON (schema 1: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
 	"                      undecided)\n"
@@ -106,12 +111,13 @@ int cli_explore(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, 'g' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL, *candidates = NULL, *output = NULL;
-	const char *dot = NULL;
+	const char *dot = NULL, *html = NULL;
 	int json = 0;
 	struct explore_family_options fo;
 	struct explore_options so;
@@ -177,6 +183,7 @@ int cli_explore(int argc, char **argv)
 		case 'k': fo.counters = optarg; break;
 		case 'o': output = optarg; break;
 		case 'g': dot = optarg; break;
+		case 'H': html = optarg; break;
 		case 'J': json = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
@@ -285,6 +292,15 @@ write:
 	rc = cli_write_output("explore", output, &b);
 	if (rc)
 		goto out;
+	if (html) {
+		struct report_explore he = { s, names, space.n_features, argv[optind],
+					     argv[optind + 1], region_names[fo.region],
+					     fo.confidence > 0 ? fo.confidence : 0.99,
+					     explore_family_n_observations(fam) };
+
+		if ((rc = cli_html_explore(html, &he)))
+			goto out;
+	}
 	rc = explore_n_feasible(s) ? CLI_OK : CLI_RESULT;
 out:
 	explore_free(s);

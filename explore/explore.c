@@ -523,6 +523,18 @@ udd_features explore_undecided(const struct explore_search *s)
 	return c.undecided;
 }
 
+void explore_claim_basis(const struct explore_search *s,
+			 struct explore_claim_basis *out)
+{
+	struct explore_claims c;
+
+	explore_claims_compute(s, &c);
+	out->enumerable = c.enumerable;
+	out->universe = c.enumerable ? c.universe : 0;
+	out->known = c.known;
+	out->either = c.either;
+}
+
 /* ================================================================ */
 /* reports                                                          */
 /* ================================================================ */

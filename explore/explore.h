@@ -146,8 +146,21 @@ size_t explore_n_feasible(const struct explore_search *s);
 udd_features explore_required(const struct explore_search *s);
 udd_features explore_impossible(const struct explore_search *s);
 udd_features explore_undecided(const struct explore_search *s);
+/* What the claims rest on, for reports that show their proofs: the
+ * family's size (2^varying candidates; 0 when too large to enumerate),
+ * how many of its models have a known verdict, and the features the data
+ * allow either way (models with and without them fit). */
+struct explore_claim_basis {
+	int enumerable;
+	size_t universe, known;
+	udd_features either;
+};
+void explore_claim_basis(const struct explore_search *s,
+			 struct explore_claim_basis *out);
 
 /* ---- output ---- */
+/* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
+const char *explore_origin_name(enum explore_origin o);
 /* The search and its proven claims as JSON (schema 1: docs/haswell.md). */
 void explore_report_json(const struct explore_search *s, struct cp_buf *b);
 /* "{a,b}" or "{}" for a feature set (appended to b). */

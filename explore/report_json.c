@@ -24,7 +24,7 @@ static void features_json(const struct explore_search *s, udd_features sel,
 	cp_buf_puts(b, "]");
 }
 
-static const char *origin_name(enum explore_origin o)
+const char *explore_origin_name(enum explore_origin o)
 {
 	switch (o) {
 	case EXPLORE_START: return "start";
@@ -80,7 +80,7 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 			      "\"observations\": %zu, \"infeasible\": %zu, "
 			      "\"signatures\": %zu, \"refuted_by\": ",
 			      m->feasible ? "feasible" : "refuted",
-			      m->minimal ? "true" : "false", origin_name(m->origin),
+			      m->minimal ? "true" : "false", explore_origin_name(m->origin),
 			      m->eval.n_observations, m->eval.n_infeasible,
 			      m->eval.n_signatures);
 		if (m->eval.refuted_by)

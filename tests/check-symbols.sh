@@ -18,6 +18,7 @@ out=$( {
 	check solver 'feas_'
 	check pipeline 'pipe_'
 	check explore 'explore_'
+	check report 'report_'
 	check hw 'hec_'
 	check hw/sim 'mmu_'
 	check cli 'cli_|main$'

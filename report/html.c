@@ -1,0 +1,73 @@
+/* report/html.c: the page around the sections: one inline style sheet, a
+ * Content-Security-Policy that lets the browser fetch nothing (no script,
+ * no font, no image from elsewhere), and HTML escaping. */
+#include <string.h>
+
+#include "report/report.h"
+
+/* The only style of the page.  Plots carry their colours as SVG
+ * attributes too, so an SVG copied out of the page looks the same. */
+static const char page_style[] =
+	"body{font-family:sans-serif;margin:2em;max-width:1150px;color:#222;"
+	"background:#fff}\n"
+	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}\n"
+	"table{border-collapse:collapse;margin:.6em 0}\n"
+	"td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left;"
+	"vertical-align:top}\n"
+	"th{background:#eee}\n"
+	".feasible{color:#1a6b1a}.infeasible{color:#b01c1c}"
+	".unusable{color:#777}\n"
+	"code{font-size:.95em}\n"
+	"figure{margin:.5em 0}figcaption{font-size:.9em;color:#444;"
+	"max-width:760px}\n"
+	".note{color:#555;font-size:.9em}\n"
+	".search svg{max-width:100%;height:auto}\n";
+
+void report_html_text(struct cp_buf *b, const char *s)
+{
+	const char *p, *run = s;
+
+	if (!s)
+		return;
+	for (p = s; *p; p++) {
+		const char *rep;
+
+		switch (*p) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default: continue;
+		}
+		cp_buf_append(b, run, (size_t)(p - run));
+		cp_buf_puts(b, rep);
+		run = p + 1;
+	}
+	cp_buf_append(b, run, (size_t)(p - run));
+}
+
+void report_page_begin(struct cp_buf *b, const char *title)
+{
+	cp_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		    "<meta charset=\"utf-8\">\n"
+		    "<meta http-equiv=\"Content-Security-Policy\" content=\""
+		    "default-src 'none'; style-src 'unsafe-inline'\">\n"
+		    "<meta name=\"generator\" content=\"counterpoint ");
+	report_html_text(b, cp_version());
+	cp_buf_puts(b, "\">\n<title>");
+	report_html_text(b, title);
+	cp_buf_puts(b, "</title>\n<style>\n");
+	cp_buf_puts(b, page_style);
+	cp_buf_puts(b, "</style>\n</head>\n<body>\n<h1>");
+	report_html_text(b, title);
+	cp_buf_puts(b, "</h1>\n");
+}
+
+void report_page_end(struct cp_buf *b)
+{
+	cp_buf_puts(b, "<p class=\"note\">Written by counterpoint ");
+	report_html_text(b, cp_version());
+	cp_buf_puts(b, "; a self-contained page (no script, nothing fetched).</p>\n"
+		    "</body>\n</html>\n");
+}

@@ -1,0 +1,106 @@
+/* report/report.h: one self-contained HTML page for people, from what
+ * `check` and `explore` computed: per observation its verdict and an SVG
+ * plot of the cone and the regions on the two counters of its most
+ * violated (or tightest) constraint; for a search, its graph (Graphviz's
+ * dot run at report time, the SVG inlined), the models tested and the
+ * claims with what proves them.  No script, no style sheet or font from
+ * elsewhere, nothing the browser fetches (docs/report.md).
+ *
+ * Ownership: nothing here allocates what the caller must free; output is
+ * appended to a caller's cp_buf (check b->failed once at the end) and
+ * every input is borrowed for the duration of the call. */
+#ifndef CP_REPORT_H
+#define CP_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/cp.h"
+#include "explore/explore.h"
+#include "pipeline/pipeline.h"
+#include "solver/feas.h"
+#include "stats/region.h"
+
+/* ---- the page ---- */
+/* <!DOCTYPE html> ... <body> with the page's one inline style sheet and a
+ * Content-Security-Policy that forbids every fetch; title escaped. */
+void report_page_begin(struct cp_buf *b, const char *title);
+void report_page_end(struct cp_buf *b);
+/* s with & < > " ' escaped for HTML text and attribute values. */
+void report_html_text(struct cp_buf *b, const char *s);
+
+/* ---- one plot: an observation against one constraint ----
+ * The plane of counters x and y (report_plot_axes).  Exact projections:
+ * the cone (the wedge spanned by the signatures' projections), the
+ * independent box (a rectangle), the PCA box (the zonotope of its axes'
+ * projections), the ellipsoid (the ellipse of the covariance's 2x2 block,
+ * same quantile).  The constraint is a slice: its line with every other
+ * counter at the observation's mean. */
+struct report_plot {
+	const struct region *region;     /* all k counters */
+	enum feas_shape checked;         /* the shape the verdict used */
+	const char *const *names;        /* k counter names */
+	const uint32_t *signatures;      /* n_signatures x k, row-major */
+	size_t n_signatures;
+	const int64_t *constraint;       /* k coefficients, a.x >= 0 (= 0); NULL:
+					  * no constraint (plot the cone only) */
+	int is_equality;
+	double margin, mean_sd;          /* the solver's, in sd of a.x */
+	const char *role;                /* "most violated", "tightest" */
+	const char *id;                  /* unique in the page (clip paths) */
+};
+
+/* The two counters drawn: those whose terms |a_j mu_j| weigh most in the
+ * constraint (counters with a_j = 0 last; without a constraint, the two
+ * largest means).  k >= 2. */
+void report_plot_axes(const struct report_plot *p, size_t *x, size_t *y);
+/* Append the plot as an inline <svg> (axes with ticks and counter names,
+ * a legend for every shape drawn).  CP_EINPUT for k < 2. */
+int report_plot_svg(const struct report_plot *p, struct cp_buf *b,
+		    struct cp_error *err);
+
+/* ---- the check section ---- */
+struct report_check {
+	const char *model_path, *data_path;
+	const struct pipe_data *pd;
+	const struct pipe_model *pm;
+	const struct feas_result *res;   /* pipe_data_n_observations results */
+};
+/* A summary table, then one section per observation: verdict, the
+ * violated constraints with margins, and the plot of the most violated
+ * one (infeasible) or of the tightest facet (feasible). */
+int report_check_html(const struct report_check *c, struct cp_buf *b,
+		      struct cp_error *err);
+/* The constraint an observation's plot is about: for an infeasible one
+ * its violation of largest margin (into a, k values), for a feasible one
+ * the cone's facet of largest margin (equalities only when the cone has
+ * no facet).  Returns 1 with *a, *is_eq, *margin, *mean_sd set, 0 when
+ * there is none (facets not listed, or no violation could be explained),
+ * -1 out of memory. */
+int report_check_constraint(const struct report_check *c, size_t obs,
+			    const int64_t **a, int *is_eq, double *margin,
+			    double *mean_sd);
+
+/* ---- the explore section ---- */
+struct report_explore {
+	const struct explore_search *s;
+	const char *const *names;        /* the family's feature names, by bit */
+	size_t n_features;
+	const char *model_path, *data_path;
+	const char *region;              /* "pca box", ... */
+	double confidence;
+	size_t n_observations;
+};
+/* The search as a picture (report_dot_svg of explore_dot), the models
+ * tested as a table, the claims with their proofs. */
+int report_explore_html(const struct report_explore *e, struct cp_buf *b,
+			struct cp_error *err);
+
+/* ---- Graphviz ---- */
+/* Run `dot -Tsvg` (from PATH) on a digraph and append the <svg> element
+ * it draws (its XML prologue dropped) to svg.  CP_EIO naming the reason
+ * when dot cannot be run or fails. */
+int report_dot_svg(const char *dot, size_t len, struct cp_buf *svg,
+		   struct cp_error *err);
+
+#endif

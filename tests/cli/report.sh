@@ -1,0 +1,193 @@
+#!/bin/sh
+# tests/cli/report.sh: `check --html` and `explore --html` end to end.
+# The page is self-contained (no script, nothing fetched, a CSP that
+# forbids fetching); every plot is well-formed SVG with both axes named
+# after counters and a legend row for every shape drawn; the infeasible
+# observation's plot has the golden structure (tests/data/report/); the
+# search is drawn by Graphviz with one node per model tested, and the
+# claims carry their proofs; --html leaves the text report and the exit
+# status as they were; an unwritable --html is an error (exit 2) that
+# leaves nothing behind; without Graphviz the page says so and keeps the
+# graph's text.
+CP=${CP:-bin/counterpoint}
+ACP=${ACP:-$CP}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "report.sh: $*"; exit 1; }
+top=$(pwd)
+
+# The dataset of tests/cli/check.sh: good1, good2 follow walk_basic's
+# flows; bad has 1300 PDE misses for 1000 walks.
+awk 'BEGIN {
+	srand(7);
+	print "observation,interval,event,value,enabled_ns,running_ns";
+	n = split("good1 1000 300 5000,good2 2000 900 9000,bad 1000 1300 5000", obs, ",");
+	for (o = 1; o <= n; o++) {
+		split(obs[o], f, " ");
+		for (i = 0; i < 20; i++) {
+			w = f[2] + int(20 * (rand() - 0.5)); p = f[3] + int(20 * (rand() - 0.5));
+			r = f[4] + int(40 * (rand() - 0.5));
+			printf "%s,%d,DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK,%d,1000000000,1000000000\n", f[1], i, w;
+			printf "%s,%d,DTLB_LOAD_MISSES.PDE_CACHE_MISS,%d,1000000000,1000000000\n", f[1], i, p;
+			printf "%s,%d,DTLB_LOAD_MISSES.WALK_COMPLETED,%d,1000000000,1000000000\n", f[1], i, w;
+			printf "%s,%d,MEM_UOPS_RETIRED.ALL_LOADS,%d,1000000000,1000000000\n", f[1], i, r;
+		}
+	}
+}' > "$tmp/data.csv"
+
+M=models/examples/walk_basic.udd
+"$CP" check $M "$tmp/data.csv" >"$tmp/plain.txt" 2>&1; plain=$?
+"$ACP" check $M "$tmp/data.csv" --html "$tmp/check.html" >"$tmp/html.txt" 2>&1; rc=$?
+[ $rc = $plain ] && [ $rc = 1 ] || fail "check --html: status $rc, without it $plain (expected 1)"
+cmp -s "$tmp/plain.txt" "$tmp/html.txt" || fail "check --html changed the text report"
+[ -s "$tmp/check.html" ] || fail "check --html wrote nothing"
+# every region shape once
+for region in independent ellipsoid; do
+	"$ACP" check $M "$tmp/data.csv" --region $region --html "$tmp/check-$region.html" \
+		>/dev/null 2>&1
+	[ $? = 1 ] || fail "check --region $region --html: status"
+done
+
+# facets not listed: the infeasible observation's plot shows the
+# certificate's constraint, the feasible ones the cone and regions only;
+# an observation that cannot form a region says why
+"$CP" check $M "$tmp/data.csv" --max-facets 0 --html "$tmp/nofacets.html" >/dev/null 2>&1
+[ $? = 1 ] || fail "check --max-facets 0 --html: status"
+cp "$tmp/data.csv" "$tmp/unusable.csv"
+for e in DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK DTLB_LOAD_MISSES.PDE_CACHE_MISS \
+	 DTLB_LOAD_MISSES.WALK_COMPLETED MEM_UOPS_RETIRED.ALL_LOADS; do
+	echo "short,0,$e,10,1000000000,1000000000" >> "$tmp/unusable.csv"
+done
+"$CP" check $M "$tmp/unusable.csv" --html "$tmp/unusable.html" >/dev/null 2>&1
+[ $? = 1 ] || fail "check --html with an unusable observation: status"
+
+python3 - "$tmp" "$top/tests/data/report" <<'PY' || fail "check --html: page structure"
+import re, sys, xml.etree.ElementTree as ET
+tmp, golden = sys.argv[1], sys.argv[2]
+NS = "{http://www.w3.org/2000/svg}"
+
+def self_contained(page, name):
+    assert page.startswith("<!DOCTYPE html>"), name
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page, name
+    assert "<script" not in page.lower(), name + ": a script"
+    for m in re.finditer(r'(?:src|href)\s*=\s*"([^"]*)"', page):
+        assert m.group(1).startswith("#"), name + ": fetches " + m.group(1)
+    urls = set(re.findall(r'https?://[^"\s<>]*', page))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
+
+def plots(page):
+    return [ET.fromstring(m.group(0)) for m in
+            re.finditer(r'<svg [^>]*class="cp-plot".*?</svg>', page, re.S)]
+
+def classes(svg):
+    out = []
+    for e in svg.iter():
+        c = e.get("class")
+        if c and c not in ("cp-tick", "cp-swatch"):
+            out.extend(c.split())
+    return out
+
+counters = {"load.causes_walk", "load.pde_miss", "load.walk_done", "load.retired"}
+for shape in ("pca", "independent", "ellipsoid"):
+    name = "check.html" if shape == "pca" else "check-%s.html" % shape
+    page = open("%s/%s" % (tmp, name), encoding="utf-8").read()
+    self_contained(page, name)
+    svgs = plots(page)
+    assert len(svgs) == 3, (name, len(svgs))
+    for svg in svgs:
+        cl = classes(svg)
+        for need in ("cp-axis-x", "cp-axis-y", "cp-legend", "cp-cone", "cp-mean",
+                     "cp-box-pca", "cp-box-independent", "cp-ellipsoid",
+                     "cp-legend-box-pca", "cp-legend-box-independent",
+                     "cp-legend-ellipsoid", "cp-legend-cone", "cp-legend-mean"):
+            assert need in cl, (name, need, cl)
+        labels = [e.text for e in svg.iter(NS + "text")
+                  if (e.get("class") or "") == "cp-axis-label"]
+        assert len(labels) == 2, labels
+        for l in labels:
+            assert l.endswith(" (per second)") and l[:-13] in counters, labels
+        # the shape checked is the one marked so in the legend
+        word = {"pca": "PCA box", "independent": "independent box",
+                "ellipsoid": "ellipsoid"}[shape]
+        legend = [e.text for e in svg.iter(NS + "text")]
+        assert word + " (checked)" in legend, (name, legend)
+    # the verdicts, and the infeasible one's constraint and plot
+    for obs, verdict in (("good1", "feasible"), ("good2", "feasible"),
+                         ("bad", "INFEASIBLE")):
+        assert re.search(r'<h3>%s: <span class="\w+">%s</span>' % (obs, verdict), page), obs
+    bad = page[page.index("<h3>bad:"):]
+    assert "<code>load.pde_miss &lt;= load.causes_walk</code>" in bad
+    assert "most violated: margin" in bad
+    if shape == "pca":
+        got = classes(svgs[2])
+        want = open(golden + "/check_bad_plot.classes").read().split()
+        assert got == want, "bad's plot:\n  got  %s\n  want %s" % (got, want)
+
+page = open(tmp + "/nofacets.html", encoding="utf-8").read()
+self_contained(page, "nofacets.html")
+svgs = plots(page)
+assert len(svgs) == 3, len(svgs)
+for svg, has_line in zip(svgs, (False, False, True)):
+    cl = classes(svg)
+    assert "cp-axis-x" in cl and "cp-legend" in cl and "cp-cone" in cl, cl
+    assert ("cp-constraint" in cl) == has_line, cl
+assert "No constraint to show (the cone's facets are not listed)" in page
+page = open(tmp + "/unusable.html", encoding="utf-8").read()
+assert re.search(r'<h3>short: <span class="unusable">unusable</span></h3>\n<p>No region: ', page)
+assert len(plots(page)) == 3
+PY
+
+# explore --html: the simulator run of tests/cli/explore.sh with walk
+# merging on; the exhaustive search proves merge required
+MM=models/haswell/mmu.udd
+"$CP" sim --features merge --pages 4k --seed 3 --intervals 200 --interval-uops 5000 \
+	--workload linear:footprint=32M,stride=64,dir=up,stores=0.2 -o "$tmp/merge.csv" ||
+	fail "sim failed"
+"$CP" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay --exhaustive \
+	--json -o "$tmp/x.json"; plain=$?
+"$ACP" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay --exhaustive \
+	--json -o "$tmp/xh.json" --html "$tmp/explore.html"; rc=$?
+[ $rc = 0 ] && [ $plain = 0 ] || fail "explore --html: status $rc, without it $plain"
+cmp -s "$tmp/x.json" "$tmp/xh.json" || fail "explore --html changed the report"
+case $CP in /*) cpabs=$CP ;; *) cpabs=$top/$CP ;; esac
+PATH=/nonexistent "$cpabs" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay \
+	--exhaustive -o /dev/null --html "$tmp/nodot.html"
+[ $? = 0 ] || fail "explore --html without Graphviz: status"
+python3 - "$tmp" <<'PY' || fail "explore --html: page structure"
+import re, sys, xml.etree.ElementTree as ET
+tmp = sys.argv[1]
+page = open(tmp + "/explore.html", encoding="utf-8").read()
+assert "<script" not in page.lower() and "default-src 'none'" in page
+m = re.search(r'<figure class="search">\s*(<svg.*?</svg>)', page, re.S)
+assert m, "no search picture"
+svg = ET.fromstring(m.group(1))
+nodes = [g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "node"]
+assert len(nodes) == 8, len(nodes)
+rows = re.findall(r'<tr id="model-(\d+)">', page)
+assert rows == [str(i) for i in range(1, 9)], rows
+claim = re.search(r'<tr class="required"><td>required: <code>merge</code></td><td>(.*?)</td></tr>', page)
+assert claim, "required merge"
+assert "every model of the family without it is refuted: 4 models" in claim.group(1)
+links = re.findall(r'href="#model-(\d+)"', claim.group(1))
+assert len(links) == 4, links
+for n in links:     # every model the proof cites is refuted and lacks merge
+    row = re.search(r'<tr id="model-%s">(.*?)</tr>' % n, page).group(1)
+    assert ">refuted<" in row and "merge" not in row.split("</td>")[1], row
+assert re.search(r'<tr class="minimal"><td>minimal: <code>\{merge\}</code>', page)
+assert "Proven: the hardware needs merge" in page
+nodot = open(tmp + "/nodot.html", encoding="utf-8").read()
+assert "No picture of the search: cannot run Graphviz" in nodot, "no-dot note"
+assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph explore {" in nodot
+assert '<figure class="search">' not in nodot
+PY
+
+# an unwritable --html: exit 2, said, nothing left behind; an existing
+# file is replaced whole
+"$CP" check $M "$tmp/data.csv" --html "$tmp/no/such/dir/r.html" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || fail "unwritable --html: status"
+grep -q "counterpoint check: .*no/such/dir" "$tmp/err" || { cat "$tmp/err"; fail "unwritable --html: message"; }
+mkdir "$tmp/out"; echo old > "$tmp/out/r.html"
+"$CP" check $M "$tmp/data.csv" --html "$tmp/out/r.html" >/dev/null 2>&1
+[ "$(ls "$tmp/out")" = r.html ] || fail "--html left other files: $(ls "$tmp/out")"
+head -n 1 "$tmp/out/r.html" | grep -qx '<!DOCTYPE html>' || fail "--html did not replace the file"
+"$CP" check --html >/dev/null 2>&1; [ $? = 2 ] || fail "--html without a value: status"
+exit 0
