@@ -24,8 +24,8 @@
  * a no-op); a pipe_model refers to the pipe_data it was built for, which
  * must outlive it.  Strings and arrays from accessors belong to the
  * object. */
-#ifndef CP_PIPELINE_H
-#define CP_PIPELINE_H
+#ifndef COUNTERPOINT_PIPELINE_H
+#define COUNTERPOINT_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
