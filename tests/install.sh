@@ -8,6 +8,9 @@
 #    and carries a COUNTERPOINT_ include guard;
 #  - the man pages have no groff warnings, one per command;
 #  - the completion completes commands, options and a model's features;
+#  - docs/library.md's C example, built with pkg-config against the
+#    shared and against the static library, prints `counterpoint check`'s
+#    verdicts and violated constraints on bundled data;
 #  - `make uninstall` removes every file install made.
 # Run from the repository root after `make`; exit 0 pass, 77 skip.
 top=$(pwd)
@@ -105,6 +108,42 @@ ellipsoid
 EOF
 	diff -u "$tmp/comp.want" "$tmp/comp.out" || fail "bash completion"
 fi
+
+# ---- the library example (docs/library.md), shared and static ----
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$top/docs/library.md" > "$tmp/verdicts.c"
+[ -s "$tmp/verdicts.c" ] || fail "no C example in docs/library.md"
+libs=$(pkg-config --libs counterpoint)
+slibs=$(pkg-config --static --libs counterpoint | sed 's/-lcounterpoint/-l:libcounterpoint.a/')
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/v_shared" "$tmp/verdicts.c" $cflags $libs ||
+	fail "the example does not build against the shared library"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/v_static" "$tmp/verdicts.c" $cflags $slibs ||
+	fail "the example does not build against the static library"
+readelf -d "$tmp/v_shared" | grep -q 'NEEDED.*\[libcounterpoint\.so\.0\]' ||
+	fail "the shared build does not use libcounterpoint.so.0"
+readelf -d "$tmp/v_static" | grep -q 'NEEDED.*libcounterpoint' &&
+	fail "the static build needs libcounterpoint.so"
+# check's verdict lines without their notes, and its violated constraints
+# without the margins; then the example's output must be exactly that
+for features in "" merge,abort; do
+	"$root/bin/counterpoint" check models/haswell/mmu.udd datasets/sim-sweep-all.csv \
+		${features:+--with $features} > "$tmp/check.out"
+	[ $? -le 1 ] || fail "check failed"
+	sed -n '/^$/q; s/^\([^ ].*\): \(feasible\|INFEASIBLE\|unusable\).*/\1: \2/p;
+		s/^\(    violates .*\)   margin .*/\1/p' "$tmp/check.out" > "$tmp/want"
+	grep -q INFEASIBLE "$tmp/want" && grep -q feasible "$tmp/want" ||
+		fail "the bundled data should give both verdicts"
+	for v in v_shared v_static; do
+		LD_LIBRARY_PATH=$root/lib "$tmp/$v" models/haswell/mmu.udd "$features" \
+			datasets/sim-sweep-all.csv > "$tmp/got" || fail "$v failed"
+		diff -u "$tmp/want" "$tmp/got" || fail "$v's verdicts are not check's (features '$features')"
+	done
+done
+
+LD_LIBRARY_PATH=$root/lib "$tmp/v_shared" models/haswell/mmu.udd nope datasets/sim-sweep-all.csv \
+	2>"$tmp/err" && fail "an unknown feature was accepted"
+grep -q "does not declare" "$tmp/err" || fail "unknown feature: $(cat "$tmp/err")"
 
 # ---- uninstall ----
 ${MAKE:-make} -s uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/make.out" 2>&1 ||
