@@ -26,10 +26,10 @@ LIBS     = -lglpk -lqhull_r -lgmp -llapacke -lopenblas -lgsl -lgslcblas \
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev libopenblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
-            xz-utils pkgconf groff-base
+            xz-utils pkgconf groff-base python3-numpy
 
 # ---- sources ----
-MODULES  = common dsl geometry stats solver pipeline explore hw hw/sim
+MODULES  = common dsl geometry stats solver pipeline explore hw hw/sim capi
 LIB_SRC  = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 GEN_SRC  = $(if $(wildcard dsl/parser.y),build/gen/dsl/lexer.c build/gen/dsl/parser.c)
 GEN_HDR  = $(if $(wildcard dsl/parser.y),build/gen/dsl/parser.h)
@@ -55,7 +55,7 @@ SOLIB    = build/libcounterpoint.so.$(VERSION)
 # The installed headers: each module's public header(s), no internal ones.
 PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/sim/mmu.h \
              geometry/cone.h stats/region.h solver/feas.h pipeline/pipeline.h \
-             explore/explore.h
+             explore/explore.h capi/counterpoint.h
 # pkg-config: the libraries that ship a .pc file, and the others.
 PC_REQUIRES = gmp gsl lapacke qhull_r
 PC_LIBS     = -lglpk -lpfm -lpthread -lm

@@ -146,6 +146,11 @@ enum pipe_verdict { PIPE_FEASIBLE = 0, PIPE_INFEASIBLE = 1, PIPE_UNUSABLE = 2 };
 int pipe_run(const char *model_path, const char *features,
 	     const char *data_path, const struct pipe_options *opt,
 	     size_t threads, struct pipe_run **out, struct cp_error *err);
+/* The same on a model and a dataset already loaded (borrowed: they must
+ * outlive the run). */
+int pipe_run_on(const struct udd_model *m, const char *features,
+		const struct stats_dataset *d, const struct pipe_options *opt,
+		size_t threads, struct pipe_run **out, struct cp_error *err);
 void pipe_run_free(struct pipe_run *r);
 
 size_t pipe_run_n_observations(const struct pipe_run *r);

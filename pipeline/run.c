@@ -9,8 +9,10 @@
 #include "geometry/cone.h"
 
 struct pipe_run {
-	struct udd_model *model;
-	struct stats_dataset *data;
+	struct udd_model *own_model;      /* pipe_run's own; NULL when borrowed */
+	struct stats_dataset *own_data;
+	const struct udd_model *model;
+	const struct stats_dataset *data;
 	struct pipe_data *pd;
 	struct pipe_model *pm;
 	size_t n;
@@ -35,8 +37,8 @@ void pipe_run_free(struct pipe_run *r)
 	cp_free(r->res);
 	pipe_model_free(r->pm);
 	pipe_data_free(r->pd);
-	stats_dataset_free(r->data);
-	udd_model_free(r->model);
+	stats_dataset_free(r->own_data);
+	udd_model_free(r->own_model);
 	cp_free(r);
 }
 
@@ -69,18 +71,16 @@ static int violation_texts(struct pipe_run *r, struct cp_error *err)
 	return CP_OK;
 }
 
-int pipe_run(const char *model_path, const char *features,
-	     const char *data_path, const struct pipe_options *opt,
-	     size_t threads, struct pipe_run **out, struct cp_error *err)
+/* The checks, on r->model and r->data. */
+static int run(struct pipe_run *r, const char *features,
+	       const struct pipe_options *opt, size_t threads, struct cp_error *err)
 {
 	struct pipe_options o;
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
-	struct pipe_run *r;
 	udd_features sel = 0;
 	size_t i;
 	int rc;
 
-	*out = NULL;
 	if (opt) {
 		o = *opt;
 	} else {
@@ -90,32 +90,65 @@ int pipe_run(const char *model_path, const char *features,
 	}
 	if (!o.confidence)
 		o.confidence = 0.99;
-	if (!(r = cp_calloc(1, sizeof *r)))
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if ((rc = udd_model_parse_file(model_path, &r->model, err)) ||
-	    (rc = udd_model_select(r->model, features, &sel, err)) ||
-	    (rc = stats_dataset_load(data_path, &r->data, err)) ||
+	if ((rc = udd_model_select(r->model, features, &sel, err)) ||
 	    (rc = pipe_data_new(r->model, r->data, &o, &r->pd, err)) ||
 	    (rc = pipe_model_new(r->model, sel, r->pd, &budget, &r->pm, err)))
-		goto fail;
+		return rc;
 	r->n = pipe_data_n_observations(r->pd);
-	if (!(r->res = cp_calloc(r->n + 1, sizeof *r->res))) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto fail;
-	}
+	if (!(r->res = cp_calloc(r->n + 1, sizeof *r->res)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < r->n; i++)
 		feas_result_init(&r->res[i]);
 	if (r->n > pipe_data_n_unusable(r->pd) &&
 	    (rc = pipe_check(r->pm, r->pd, FEAS_EXPLAIN, threads, r->res, NULL,
 			     NULL, NULL, err)))
+		return rc;
+	return violation_texts(r, err);
+}
+
+int pipe_run(const char *model_path, const char *features,
+	     const char *data_path, const struct pipe_options *opt,
+	     size_t threads, struct pipe_run **out, struct cp_error *err)
+{
+	struct pipe_run *r;
+	int rc;
+
+	*out = NULL;
+	if (!(r = cp_calloc(1, sizeof *r)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if ((rc = udd_model_parse_file(model_path, &r->own_model, err)))
 		goto fail;
-	if ((rc = violation_texts(r, err)))
+	r->model = r->own_model;
+	if ((rc = stats_dataset_load(data_path, &r->own_data, err)))
+		goto fail;
+	r->data = r->own_data;
+	if ((rc = run(r, features, opt, threads, err)))
 		goto fail;
 	*out = r;
 	return CP_OK;
 fail:
 	pipe_run_free(r);
 	return rc;
+}
+
+int pipe_run_on(const struct udd_model *m, const char *features,
+		const struct stats_dataset *d, const struct pipe_options *opt,
+		size_t threads, struct pipe_run **out, struct cp_error *err)
+{
+	struct pipe_run *r;
+	int rc;
+
+	*out = NULL;
+	if (!(r = cp_calloc(1, sizeof *r)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	r->model = m;
+	r->data = d;
+	if ((rc = run(r, features, opt, threads, err))) {
+		pipe_run_free(r);
+		return rc;
+	}
+	*out = r;
+	return CP_OK;
 }
 
 /* ---- reading the verdicts ---- */

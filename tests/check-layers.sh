@@ -9,7 +9,7 @@
 #   3 solver
 #   4 pipeline
 #   5 explore
-#   6 cli
+#   6 capi, cli   (capi: the plain-typed entry points for foreign callers)
 # bench/ and tests/ may include anything.  Exit 1 with one line per
 # offending include.
 root=${1:-.}
@@ -21,13 +21,13 @@ layer() {
 	solver) echo 3 ;;
 	pipeline) echo 4 ;;
 	explore) echo 5 ;;
-	cli) echo 6 ;;
+	capi|cli) echo 6 ;;
 	*) echo "" ;;
 	esac
 }
 bad=$(
 	cd "$root" || exit 2
-	for m in common dsl hw hw/sim geometry stats solver pipeline explore cli; do
+	for m in common dsl hw hw/sim geometry stats solver pipeline explore capi cli; do
 		[ -d "$m" ] || continue
 		lm=$(layer "$m")
 		for f in "$m"/*.c "$m"/*.h "$m"/*.l "$m"/*.y; do

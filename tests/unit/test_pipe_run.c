@@ -84,6 +84,33 @@ static void test_verdicts(void)
 	pipe_run_free(r);
 }
 
+/* On objects already loaded: the same verdicts and texts; the model and
+ * dataset stay the caller's. */
+static void test_borrowed(void)
+{
+	struct cp_error err;
+	struct udd_model *m = NULL;
+	struct stats_dataset *d = NULL;
+	struct pipe_run *r = NULL;
+
+	CHECK(udd_model_parse_file(model, &m, &err) == CP_OK);
+	CHECK(stats_dataset_load(good_bad, &d, &err) == CP_OK);
+	if (m && d)
+		CHECKF(pipe_run_on(m, NULL, d, NULL, 1, &r, &err) == CP_OK, "%s", err.msg);
+	if (r) {
+		CHECK(pipe_run_verdict(r, 0) == PIPE_FEASIBLE);
+		CHECK(pipe_run_verdict(r, 1) == PIPE_INFEASIBLE);
+		CHECK(pipe_run_n_violations(r, 1) == 1 &&
+		      !strcmp(pipe_run_violation(r, 1, 0), "load.pde_miss <= load.causes_walk"));
+		CHECK(pipe_run_udd_model(r) == m);
+	}
+	pipe_run_free(r);
+	CHECK(stats_dataset_n_observations(d) == 2);   /* still there */
+	CHECK(pipe_run_on(m, "nope", d, NULL, 1, &r, &err) == CP_ESEMANTIC && !r);
+	stats_dataset_free(d);
+	udd_model_free(m);
+}
+
 /* The ellipsoid through opt: the same verdicts, with p-values. */
 static void test_options(void)
 {
@@ -167,6 +194,7 @@ int main(void)
 	}
 	write_data();
 	RUN(test_verdicts);
+	RUN(test_borrowed);
 	RUN(test_options);
 	RUN(test_errors);
 	RUN(test_unusable);
