@@ -26,10 +26,10 @@ LIBS     = -lglpk -lqhull_r -lgmp -llapacke -lopenblas -lgsl -lgslcblas \
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev libopenblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
-            xz-utils chromium
+            xz-utils chromium pkgconf groff-base python3-numpy
 
 # ---- sources ----
-MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim
+MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi
 LIB_SRC  = $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 GEN_SRC  = $(if $(wildcard dsl/parser.y),build/gen/dsl/lexer.c build/gen/dsl/parser.c)
 GEN_HDR  = $(if $(wildcard dsl/parser.y),build/gen/dsl/parser.h)
@@ -45,14 +45,30 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 AUNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=build/bench/%)
 
+# The shared library: its own -fPIC objects (build/pic/), soname
+# libcounterpoint.so.$(SOMAJOR); the version is cp_version()'s.
+VERSION  := $(shell sed -n 's/^[[:space:]]*return "\([0-9][0-9.]*\)";/\1/p' common/cp.c)
+SOMAJOR  = 0
+PLIB_OBJ = $(LIB_SRC:%.c=build/pic/obj/%.o) $(GEN_SRC:build/gen/%.c=build/pic/obj/gen/%.o)
+SONAME   = libcounterpoint.so.$(SOMAJOR)
+SOLIB    = build/libcounterpoint.so.$(VERSION)
+# The installed headers: each module's public header(s), no internal ones.
+PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/sim/mmu.h \
+             geometry/cone.h stats/region.h solver/feas.h pipeline/pipeline.h \
+             explore/explore.h report/report.h capi/counterpoint.h
+# pkg-config: the libraries that ship a .pc file, and the others.
+PC_REQUIRES = gmp gsl lapacke qhull_r
+PC_LIBS     = -lglpk -lpfm -lpthread -lm
+
 LIB      = build/libcounterpoint.a
 ALIB     = build/asan/libcounterpoint.a
 BIN      = bin/counterpoint
 ABIN     = build/asan/counterpoint
 
 .SECONDARY:
-.PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols check-layers clean
-all: $(BIN) $(LIB)
+.PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
+        shared man install uninstall
+all: $(BIN) $(LIB) shared man
 
 deps:
 	apt-get update -qq
@@ -93,6 +109,85 @@ build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# ---- shared library: position-independent objects, in their own folder ----
+build/pic/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(@D)
+	@echo "  CC/PIC  $<"
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -fPIC $(GENWARN) -c -o $@ $<
+build/pic/obj/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	@echo "  CC/PIC  $<"
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -fPIC $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
+# The exported interface is exactly what the public headers declare: the
+# version script lists the objects' global symbols that the headers name
+# (everything else, module-internal cross-file functions included, is
+# local).  tests/check-symbols.sh checks the result with nm -D.
+build/libcounterpoint.map: $(PLIB_OBJ) $(PUBLIC_HDR) build-aux/exports.sh
+	$(Q)CC="$(CC)" sh build-aux/exports.sh COUNTERPOINT_$(SOMAJOR) "$(PUBLIC_HDR)" $(PLIB_OBJ) > $@.tmp && mv $@.tmp $@
+$(SOLIB): $(PLIB_OBJ) build/libcounterpoint.map
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/libcounterpoint.map \
+	    -Wl,--no-undefined -o $@ $(PLIB_OBJ) $(LIBS)
+build/$(SONAME) build/libcounterpoint.so: $(SOLIB)
+	$(Q)ln -sf $(notdir $(SOLIB)) $@
+shared: $(SOLIB) build/$(SONAME) build/libcounterpoint.so
+
+# ---- manual pages, made from the --help texts (docs/man/mkman.sh) ----
+build/man/counterpoint.1: $(BIN) docs/man/mkman.sh
+	@echo "  MAN     build/man"
+	$(Q)rm -rf build/man && sh docs/man/mkman.sh $(BIN) build/man
+man: build/man/counterpoint.1
+
+# ---- install: make install PREFIX=/usr/local DESTDIR= ----
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# A folder under the prefix is written as ${prefix}/..., so that
+# pkg-config --define-prefix can move the tree.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+build/counterpoint.pc: Makefile common/cp.c
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(call pc_rel,$(LIBDIR))' \
+	    'includedir=$(call pc_rel,$(INCLUDEDIR))' '' \
+	    'Name: counterpoint' \
+	    'Description: test processor models against hardware event counters' \
+	    'Version: $(VERSION)' \
+	    'Requires.private: $(PC_REQUIRES)' \
+	    'Cflags: -I$${includedir}/counterpoint' \
+	    'Libs: -L$${libdir} -lcounterpoint' \
+	    'Libs.private: $(PC_LIBS)' > $@
+# The prefix is written into counterpoint.pc: rebuild it every time.
+.PHONY: build/counterpoint.pc
+install: all build/counterpoint.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/counterpoint
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libcounterpoint.a
+	install -m 755 $(SOLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SOLIB))
+	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcounterpoint.so
+	for h in $(PUBLIC_HDR); do \
+	    install -d $(DESTDIR)$(INCLUDEDIR)/counterpoint/$${h%/*} && \
+	    install -m 644 $$h $(DESTDIR)$(INCLUDEDIR)/counterpoint/$$h || exit 1; \
+	done
+	install -m 644 build/counterpoint.pc $(DESTDIR)$(PKGCONFIGDIR)/counterpoint.pc
+	install -m 644 build/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 completion/counterpoint $(DESTDIR)$(BASHCOMPDIR)/counterpoint
+# Removes what install put there (counterpoint*.1: the man pages are
+# counterpoint's namespace), then the header folders left empty.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/counterpoint $(DESTDIR)$(LIBDIR)/libcounterpoint.a \
+	    $(DESTDIR)$(LIBDIR)/libcounterpoint.so $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	    $(DESTDIR)$(LIBDIR)/libcounterpoint.so.$(SOMAJOR).* \
+	    $(DESTDIR)$(PKGCONFIGDIR)/counterpoint.pc \
+	    $(DESTDIR)$(MANDIR)/man1/counterpoint.1 $(DESTDIR)$(MANDIR)/man1/counterpoint-*.1 \
+	    $(DESTDIR)$(BASHCOMPDIR)/counterpoint
+	for h in $(PUBLIC_HDR); do rm -f $(DESTDIR)$(INCLUDEDIR)/counterpoint/$$h; done
+	-find $(DESTDIR)$(INCLUDEDIR)/counterpoint -depth -type d -empty -delete 2>/dev/null
+
 # ---- sanitizer build, in its own folder so objects never mix ----
 build/asan/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
@@ -123,8 +218,8 @@ check-layers:
 	$(Q)sh tests/check-layers.sh .
 
 # Every exported symbol carries its module's prefix.
-check-symbols: $(LIB_OBJ) $(CLI_OBJ)
-	$(Q)sh tests/check-symbols.sh build/obj
+check-symbols: $(LIB_OBJ) $(CLI_OBJ) shared
+	$(Q)sh tests/check-symbols.sh build/obj build/libcounterpoint.so "$(PUBLIC_HDR)"
 
 bench: $(BENCH_BIN)
 

@@ -11,6 +11,7 @@
 static const char usage_text[] =
 	"usage: counterpoint paths MODEL [--with F,...] [--json] [--all]\n"
 	"                          [--max-signatures N]\n"
+	"       counterpoint paths MODEL --list-features\n"
 	"\n"
 	"Compile a μDD model and list its distinct counter signatures: for each,\n"
 	"the uop, how many μpaths share it, the counters it bumps, and one\n"
@@ -22,6 +23,8 @@ static const char usage_text[] =
 	"  --all                 list every μpath instead (can be very long)\n"
 	"  --max-signatures N    stop with an error beyond N distinct signatures\n"
 	"                        (default 1000000)\n"
+	"  --list-features       print the features MODEL declares, one a line:\n"
+	"                        the name, a tab, its description\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"exit status: 0 ok, 1 the model has errors, 2 bad usage or unreadable file,\n"
@@ -115,11 +118,12 @@ int cli_paths(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "max-signatures", required_argument, NULL, 'M' },
+		{ "list-features", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *with = NULL;
-	int json = 0, all = 0, opt, rc;
+	int json = 0, all = 0, list = 0, opt, rc;
 	size_t max_sigs = 1000000, j, u;
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
@@ -135,6 +139,7 @@ int cli_paths(int argc, char **argv)
 		case 'w': with = optarg; break;
 		case 'j': json = 1; break;
 		case 'a': all = 1; break;
+		case 'F': list = 1; break;
 		case 'M':
 			if (cli_parse_size("paths", "--max-signatures", optarg, &max_sigs))
 				return CLI_USAGE;
@@ -153,6 +158,13 @@ int cli_paths(int argc, char **argv)
 		return rc;
 	cp_error_clear(&err);
 	cp_buf_init(&b);
+	if (list) {          /* for shell completion and scripts */
+		for (j = 0; j < udd_model_n_features(m); j++)
+			cp_buf_printf(&b, "%s\t%s\n", udd_model_feature_name(m, j),
+				      udd_model_feature_doc(m, j));
+		rc = cli_write_output("paths", "-", &b);
+		goto out;
+	}
 	features = udd_model_selection_str(m, sel);
 	if (!features) {
 		rc = cli_print_error("paths", &err);

@@ -18,7 +18,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: counterpoint region DATA [--observation NAME] [--confidence C]\n"
 		"                          [--events E1,E2,... | --model MODEL [--with F,...]]\n"
-		"                          [--batches B|auto|none] [--per-interval]\n"
+		"                          [--batches B|auto|none] [--per-interval] [--json]\n"
 		"\n"
 		"Print the confidence regions of a dataset's observations (the long CSV\n"
 		"observation,interval,event,value,enabled_ns,running_ns): per observation\n"
@@ -38,6 +38,7 @@ static void usage(FILE *out)
 		"  --batches B         batch means: B batches, 'none', or 'auto' (the\n"
 		"                      default: batch when intervals are autocorrelated)\n"
 		"  --per-interval      region for one new interval, not for the mean\n"
+		"  --json              the regions as JSON (schema 1, docs/statistics.md)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"See docs/statistics.md for the formulas.  Exit status: 0 success,\n"
@@ -74,41 +75,83 @@ static const char *rule_name(enum region_rule r)
 	       "diagonal (too few samples for a useful full covariance)";
 }
 
-/* Variance share of the top principal components of the correlation
- * matrix (counters with zero variance left out), and the pairs above
- * 0.9. */
-static int print_correlations(struct cp_buf *b, const struct region *r,
-			      const char *const *ev, struct cp_error *err)
+/* The samples' lag-1 autocorrelation is significant and nothing (batch
+ * means, the long-run covariance) accounts for it. */
+static int lag1_flagged(const struct region *r)
 {
-	size_t k = r->k, m = 0, i, j, pairs = 0, high = 0;
-	size_t *idx = cp_calloc(k, sizeof *idx);
-	double *c = cp_calloc(k * k, sizeof *c), *w = cp_calloc(k, sizeof *w);
-	double *v = cp_calloc(k * k, sizeof *v), total = 0, acc = 0;
+	return !isnan(r->lag1) && !r->prewhitened && r->batch_size <= 1 &&
+	       stats_lag1_significant(r->lag1, r->n_samples);
+}
+
+/* The correlation matrix of the counters that vary (zero-variance ones
+ * left out: idx[0..m) are their indices), and the cumulative variance
+ * share of its top principal components (at most 3). */
+struct correlations {
+	size_t m, n_share;
+	size_t *idx;
+	double *c;          /* m*m */
+	double share[3];    /* percent */
+};
+
+static void correlations_release(struct correlations *cr)
+{
+	cp_free(cr->idx);
+	cp_free(cr->c);
+}
+
+static int correlations_compute(struct correlations *cr, const struct region *r,
+				struct cp_error *err)
+{
+	size_t k = r->k, m = 0, i, j;
+	double *w = cp_calloc(k, sizeof *w), *v = cp_calloc(k * k, sizeof *v);
+	double total = 0, acc = 0;
 	int rc = CP_OK;
 
-	if (!idx || !c || !w || !v) {
+	memset(cr, 0, sizeof *cr);
+	cr->idx = cp_calloc(k, sizeof *cr->idx);
+	cr->c = cp_calloc(k * k, sizeof *cr->c);
+	if (!cr->idx || !cr->c || !w || !v) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (j = 0; j < k; j++)
 		if (r->sigma[j * k + j] > 0)
-			idx[m++] = j;
+			cr->idx[m++] = j;
 	for (i = 0; i < m; i++)
 		for (j = 0; j < m; j++)
-			c[i * m + j] = r->sigma[idx[i] * k + idx[j]] /
-				sqrt(r->sigma[idx[i] * k + idx[i]] *
-				     r->sigma[idx[j] * k + idx[j]]);
+			cr->c[i * m + j] = r->sigma[cr->idx[i] * k + cr->idx[j]] /
+				sqrt(r->sigma[cr->idx[i] * k + cr->idx[i]] *
+				     r->sigma[cr->idx[j] * k + cr->idx[j]]);
+	cr->m = m;
 	if (m >= 2) {
-		if ((rc = stats_symmetric_eigen(c, m, w, v, err)))
+		if ((rc = stats_symmetric_eigen(cr->c, m, w, v, err)))
 			goto out;
 		for (i = 0; i < m; i++)
 			total += w[i] > 0 ? w[i] : 0;
-		cp_buf_printf(b, "  variance share of the top principal components "
-			      "(correlation matrix of %zu varying counters):", m);
 		for (i = 0; i < m && i < 3; i++) {
 			acc += w[m - 1 - i] > 0 ? w[m - 1 - i] : 0;
-			cp_buf_printf(b, " %zu: %.1f%%", i + 1, 100 * acc / total);
+			cr->share[cr->n_share++] = 100 * acc / total;
 		}
+	}
+out:
+	cp_free(w);
+	cp_free(v);
+	return rc;
+}
+
+/* Variance share of the top principal components of the correlation
+ * matrix, and the pairs above 0.9. */
+static void print_correlations(struct cp_buf *b, const struct correlations *cr,
+			       const char *const *ev)
+{
+	size_t m = cr->m, i, j, pairs = 0, high = 0;
+	const double *c = cr->c;
+
+	if (cr->n_share) {
+		cp_buf_printf(b, "  variance share of the top principal components "
+			      "(correlation matrix of %zu varying counters):", m);
+		for (i = 0; i < cr->n_share; i++)
+			cp_buf_printf(b, " %zu: %.1f%%", i + 1, cr->share[i]);
 		cp_buf_puts(b, "\n");
 	}
 	for (i = 0; i < m; i++)
@@ -123,15 +166,9 @@ static int print_correlations(struct cp_buf *b, const struct region *r,
 			for (j = i + 1; j < m; j++)
 				if (c[i * m + j] > 0.9)
 					cp_buf_printf(b, "    %-24s %-24s %.4f\n",
-						      ev[idx[i]], ev[idx[j]],
+						      ev[cr->idx[i]], ev[cr->idx[j]],
 						      c[i * m + j]);
 	}
-out:
-	cp_free(idx);
-	cp_free(c);
-	cp_free(w);
-	cp_free(v);
-	return rc;
 }
 
 /* The counter with the largest loading on axis i, for labelling. */
@@ -173,51 +210,89 @@ static void print_axes(struct cp_buf *b, const struct region *r,
 	}
 }
 
-/* One observation's report.  Returns 0, or an error already in err. */
-static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
-		  const char *const *events, size_t nev,
-		  const char *const *labels, const struct region_options *opt,
-		  struct cp_error *err)
-{
-	struct region_options o = *opt;
-	const char **ev = NULL;
-	struct region *r = NULL;
-	size_t k = 0, e, j, ntot = stats_dataset_n_events(d);
-	int rc = CP_OK, first_nc = 1;
-	double vol_pca = 0, vol_ind = 0;
+/* One observation's region over the events asked for (or every event
+ * counted at least twice: the others are left_out), with the names to
+ * print (the model's counter names under --model). */
+struct obs_region {
+	size_t obs, k;
+	const char **ev;          /* k names to print */
+	const char **left_out;    /* n_left_out events counted < 2 times */
+	size_t n_left_out;
+	size_t *counted;          /* k: intervals in which each was counted */
+	struct region *r;
+	struct correlations cr;
+};
 
-	if (!(ev = cp_calloc((events ? nev : ntot) + 1, sizeof *ev)))
+static void obs_region_release(struct obs_region *o)
+{
+	cp_free(o->ev);
+	cp_free(o->left_out);
+	cp_free(o->counted);
+	region_free(o->r);
+	correlations_release(&o->cr);
+}
+
+/* Returns 0, or an error already in err (o is then released by the
+ * caller all the same). */
+static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
+			    size_t obs, const char *const *events, size_t nev,
+			    const char *const *labels,
+			    const struct region_options *opt, struct cp_error *err)
+{
+	struct region_options ro = *opt;
+	size_t e, j, id, ntot = stats_dataset_n_events(d), n = events ? nev : ntot;
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	o->obs = obs;
+	o->ev = cp_calloc(n + 1, sizeof *o->ev);
+	o->left_out = cp_calloc(ntot + 1, sizeof *o->left_out);
+	o->counted = cp_calloc(n + 1, sizeof *o->counted);
+	if (!o->ev || !o->left_out || !o->counted)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	cp_buf_printf(b, "observation '%s'\n", stats_dataset_observation(d, obs));
 	if (events) {
 		for (j = 0; j < nev; j++)
-			ev[k++] = events[j];
+			o->ev[o->k++] = events[j];
 	} else {
-		/* every event counted at least twice; list the others */
 		for (e = 0; e < ntot; e++) {
-			size_t c = stats_dataset_n_counted(d, obs, e);
-
-			if (c >= 2) {
-				ev[k++] = stats_dataset_event(d, e);
-				continue;
-			}
-			cp_buf_printf(b, "%s%s", first_nc ? "  left out (counted in "
-				      "fewer than 2 intervals): " : ", ",
-				      stats_dataset_event(d, e));
-			first_nc = 0;
+			if (stats_dataset_n_counted(d, obs, e) >= 2)
+				o->ev[o->k++] = stats_dataset_event(d, e);
+			else
+				o->left_out[o->n_left_out++] = stats_dataset_event(d, e);
 		}
-		if (!first_nc)
-			cp_buf_puts(b, "\n");
+	}
+	for (j = 0; j < o->k; j++) {
+		for (id = 0; id < ntot && strcmp(stats_dataset_event(d, id), o->ev[j]); id++)
+			;
+		o->counted[j] = stats_dataset_n_counted(d, obs, id);
 	}
 	if (labels)
-		o.names = labels;
-	if ((rc = stats_observation_region(d, obs, ev, k, &o, &r, err)))
-		goto out;
+		ro.names = labels;
+	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)))
+		return rc;
 	if (labels)          /* print the model's counter names */
-		for (j = 0; j < k; j++)
-			ev[j] = labels[j];
+		for (j = 0; j < o->k; j++)
+			o->ev[j] = labels[j];
+	return correlations_compute(&o->cr, o->r, err);
+}
+
+static void report_text(struct cp_buf *b, const struct stats_dataset *d,
+			const struct obs_region *o)
+{
+	const struct region *r = o->r;
+	size_t j, k = o->k;
+	double vol_pca = 0, vol_ind = 0;
+
+	cp_buf_printf(b, "observation '%s'\n", stats_dataset_observation(d, o->obs));
+	for (j = 0; j < o->n_left_out; j++)
+		cp_buf_printf(b, "%s%s", j ? ", " : "  left out (counted in "
+			      "fewer than 2 intervals): ", o->left_out[j]);
+	if (o->n_left_out)
+		cp_buf_puts(b, "\n");
+	if (!r)
+		return;
 	cp_buf_printf(b, "  %zu intervals, %zu counter%s, confidence %g, rule: %s\n",
-		      stats_dataset_n_intervals(d, obs), k, k == 1 ? "" : "s",
+		      stats_dataset_n_intervals(d, o->obs), k, k == 1 ? "" : "s",
 		      r->confidence, rule_name(r->rule));
 	if (r->batch_size > 1)
 		cp_buf_printf(b, "  batch means: %zu samples of %zu intervals "
@@ -230,30 +305,134 @@ static int report(struct cp_buf *b, const struct stats_dataset *d, size_t obs,
 			      "the region may be too small)" : "");
 	if (!isnan(r->lag1))
 		cp_buf_printf(b, "  largest lag-1 autocorrelation of the samples: %.3f%s\n",
-			      r->lag1, !r->prewhitened && r->batch_size <= 1 &&
-			      stats_lag1_significant(r->lag1, r->n_samples) ?
+			      r->lag1, lag1_flagged(r) ?
 			      " (significant: the region may be too small)" : "");
 	cp_buf_printf(b, "  %-28s %-14s %-14s %s\n", "counter", "mean (/s)",
 		      "+-independent", "intervals counted");
 	for (j = 0; j < k; j++) {
-		size_t id;
-
-		for (id = 0; id < ntot && strcmp(stats_dataset_event(d, id),
-						     events ? events[j] : ev[j]); id++)
-			;
-		cp_buf_printf(b, "  %-28s %-14.6g %-14.5g %zu\n", ev[j], r->mu[j],
-			      r->half_ind[j], stats_dataset_n_counted(d, obs, id));
+		cp_buf_printf(b, "  %-28s %-14.6g %-14.5g %zu\n", o->ev[j], r->mu[j],
+			      r->half_ind[j], o->counted[j]);
 		vol_pca += log(r->half_pca[j]);
 		vol_ind += log(r->half_ind[j]);
 	}
-	print_axes(b, r, ev);
+	print_axes(b, r, o->ev);
 	cp_buf_printf(b, "  box volume, PCA / independent: %.3g\n",
 		      exp(vol_pca - vol_ind));
-	rc = print_correlations(b, r, ev, err);
-out:
-	region_free(r);
-	cp_free(ev);
-	return rc;
+	print_correlations(b, &o->cr, o->ev);
+}
+
+static void json_num(struct cp_buf *b, double v)
+{
+	if (isfinite(v))
+		cp_buf_printf(b, "%.10g", v);
+	else
+		cp_buf_puts(b, "null");
+}
+
+static void json_names(struct cp_buf *b, const char *const *v, size_t n)
+{
+	size_t i;
+
+	cp_buf_puts(b, "[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			cp_buf_puts(b, ", ");
+		cp_buf_json_string(b, v[i]);
+	}
+	cp_buf_puts(b, "]");
+}
+
+/* One observation as JSON (schema 1, docs/statistics.md): the region's
+ * numbers in full precision; error (the message) when it has none. */
+static void report_json(struct cp_buf *b, const struct stats_dataset *d,
+			const struct obs_region *o, const struct cp_error *err)
+{
+	const struct region *r = o->r;
+	size_t i, j, k = o->k, m = o->cr.m;
+	double vol_pca = 0, vol_ind = 0;
+
+	cp_buf_puts(b, "    {\"name\": ");
+	cp_buf_json_string(b, stats_dataset_observation(d, o->obs));
+	cp_buf_puts(b, ", \"left_out\": ");
+	json_names(b, o->left_out, o->n_left_out);
+	if (!r) {
+		char msg[CP_ERROR_MAX + 300];
+
+		cp_error_format(err, msg, sizeof msg);
+		cp_buf_puts(b, ", \"error\": ");
+		cp_buf_json_string(b, msg);
+		cp_buf_puts(b, "}");
+		return;
+	}
+	cp_buf_printf(b, ",\n     \"intervals\": %zu, \"rule\": \"%s\", \"samples\": %zu, "
+		      "\"samples_used\": %zu, \"batch_size\": %zu, \"long_run\": %s, "
+		      "\"bandwidth\": %zu, \"may_be_small\": %s, \"lag1_significant\": %s, "
+		      "\"lag1\": ",
+		      stats_dataset_n_intervals(d, o->obs),
+		      r->rule == REGION_RULE_DIAGONAL ? "diagonal" : "full",
+		      r->n, r->n_samples, r->batch_size,
+		      r->prewhitened ? "true" : "false", r->bandwidth,
+		      r->dof_floored ? "true" : "false",
+		      lag1_flagged(r) ? "true" : "false");
+	json_num(b, r->lag1);
+	cp_buf_puts(b, ",\n     \"counters\": [");
+	for (j = 0; j < k; j++) {
+		cp_buf_puts(b, j ? ",\n       {\"name\": " : "\n       {\"name\": ");
+		cp_buf_json_string(b, o->ev[j]);
+		cp_buf_puts(b, ", \"mean\": ");
+		json_num(b, r->mu[j]);
+		cp_buf_puts(b, ", \"half_independent\": ");
+		json_num(b, r->half_ind[j]);
+		cp_buf_printf(b, ", \"intervals_counted\": %zu}", o->counted[j]);
+		vol_pca += log(r->half_pca[j]);
+		vol_ind += log(r->half_ind[j]);
+	}
+	cp_buf_puts(b, "],\n     \"pca_box\": [");
+	for (i = 0; i < k; i++) {
+		size_t a = k - 1 - i;       /* widest first, as the text */
+
+		cp_buf_puts(b, i ? ",\n       {\"half_width\": " : "\n       {\"half_width\": ");
+		json_num(b, r->half_pca[a]);
+		cp_buf_puts(b, ", \"axis\": [");
+		for (j = 0; j < k; j++) {
+			if (j)
+				cp_buf_puts(b, ", ");
+			json_num(b, r->box_axes[a * k + j]);
+		}
+		cp_buf_puts(b, "]}");
+	}
+	cp_buf_puts(b, "],\n     \"box_volume_ratio\": ");
+	json_num(b, exp(vol_pca - vol_ind));
+	cp_buf_puts(b, ",\n     \"covariance\": [");
+	for (i = 0; i < k; i++) {
+		cp_buf_puts(b, i ? ", [" : "[");
+		for (j = 0; j < k; j++) {
+			if (j)
+				cp_buf_puts(b, ", ");
+			json_num(b, r->cov[i * k + j]);
+		}
+		cp_buf_puts(b, "]");
+	}
+	cp_buf_puts(b, "],\n     \"variance_share\": [");
+	for (i = 0; i < o->cr.n_share; i++) {
+		if (i)
+			cp_buf_puts(b, ", ");
+		json_num(b, o->cr.share[i] / 100);
+	}
+	cp_buf_puts(b, "],\n     \"correlated_pairs\": [");
+	for (i = 0, k = 0; i < m; i++)
+		for (j = i + 1; j < m; j++) {
+			if (!(o->cr.c[i * m + j] > 0.9))
+				continue;
+			cp_buf_puts(b, k++ ? ", {\"a\": " : "{\"a\": ");
+			cp_buf_json_string(b, o->ev[o->cr.idx[i]]);
+			cp_buf_puts(b, ", \"b\": ");
+			cp_buf_json_string(b, o->ev[o->cr.idx[j]]);
+			cp_buf_puts(b, ", \"correlation\": ");
+			json_num(b, o->cr.c[i * m + j]);
+			cp_buf_puts(b, "}");
+		}
+	cp_buf_puts(b, "]}");
 }
 
 /* Long only because getopt_long wants one case per option; the work is
@@ -268,6 +447,7 @@ int cli_region(int argc, char **argv)
 		{ "per-interval", no_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "with", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -282,7 +462,8 @@ int cli_region(int argc, char **argv)
 	udd_features sel = 0;
 	char *evlist = NULL, **events = NULL;
 	size_t nev = 0, o, nobs;
-	int c, status = CLI_OK;
+	int first, fatal;
+	int c, json = 0, status = CLI_OK;
 
 	memset(&opt, 0, sizeof opt);
 	opt.confidence = 0.99;
@@ -318,6 +499,9 @@ int cli_region(int argc, char **argv)
 			break;
 		case 'w':
 			with = optarg;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -397,33 +581,77 @@ int cli_region(int argc, char **argv)
 	} else {
 		o = 0;
 	}
-	for (; o < nobs; o++) {
-		if (o && !observation)
-			cp_buf_puts(&out, "\n");
+	if (json) {
+		cp_buf_puts(&out, "{\n  \"schema\": 1,\n  \"data\": ");
+		cp_buf_json_string(&out, argv[optind]);
+		cp_buf_puts(&out, ",\n  \"model\": ");
+		if (model_path)
+			cp_buf_json_string(&out, model_path);
+		else
+			cp_buf_puts(&out, "null");
+		cp_buf_puts(&out, ",\n  \"features\": ");
+		if (model_path) {
+			size_t f, n = 0;
+
+			cp_buf_puts(&out, "[");
+			for (f = 0; f < udd_model_n_features(model); f++)
+				if (sel >> f & 1) {
+					cp_buf_puts(&out, n++ ? ", " : "");
+					cp_buf_json_string(&out, udd_model_feature_name(model, f));
+				}
+			cp_buf_puts(&out, "]");
+		} else {
+			cp_buf_puts(&out, "null");
+		}
+		cp_buf_printf(&out, ",\n  \"confidence\": %g,\n  \"per_interval\": %s,"
+			      "\n  \"observations\": [", opt.confidence,
+			      opt.per_interval ? "true" : "false");
+	}
+	for (first = 1; o < nobs; o++, first = 0) {
+		struct obs_region reg;
 		int rc;
 
+		if (!first)
+			cp_buf_puts(&out, json ? ",\n" : "\n");
+		else if (json)
+			cp_buf_puts(&out, "\n");
 		if (sigset) {
 			/* names the model counter whose event is missing */
+			memset(&reg, 0, sizeof reg);
+			reg.obs = o;
 			rc = stats_sigset_events(d, o, sigset, mevents, &err);
 			if (!rc)
-				rc = report(&out, d, o, mevents,
-					    udd_sigset_n_counters(sigset),
-					    mlabels, &opt, &err);
+				rc = obs_region_build(&reg, d, o, mevents,
+						      udd_sigset_n_counters(sigset),
+						      mlabels, &opt, &err);
 		} else {
-			rc = report(&out, d, o, (const char *const *)events,
-				    nev, NULL, &opt, &err);
+			rc = obs_region_build(&reg, d, o, (const char *const *)events,
+					      nev, NULL, &opt, &err);
 		}
+		fatal = rc && (err.code == CP_EINTERNAL || err.code == CP_ENOMEM ||
+			       err.code == CP_ENUMERIC);
 		if (rc) {
+			region_free(reg.r);
+			reg.r = NULL;
+		}
+		if (!json)
+			report_text(&out, d, &reg);
+		else if (!fatal)
+			report_json(&out, d, &reg, &err);
+		obs_region_release(&reg);
+		if (rc && !json) {
 			/* print what was built so far, then the error */
 			status = cli_write_output(cmd, NULL, &out);
 			cp_buf_release(&out);
 			cp_buf_init(&out);
-			status = cli_print_error(cmd, &err);
-			if (err.code == CP_EINTERNAL || err.code == CP_ENOMEM ||
-			    err.code == CP_ENUMERIC)
-				goto out;
 		}
+		if (rc)
+			status = cli_print_error(cmd, &err);
+		if (fatal)
+			goto out;
 	}
+	if (json)
+		cp_buf_puts(&out, "\n  ]\n}\n");
 	if (cli_write_output(cmd, NULL, &out) != CLI_OK)
 		status = CLI_INTERNAL;
 out:

@@ -5,8 +5,8 @@
  * functions fill it and never print.  cp_malloc() and friends return NULL
  * on failure like malloc(), but can be made to fail on purpose (the Nth
  * call) so tests can walk every allocation failure path. */
-#ifndef CP_H
-#define CP_H
+#ifndef COUNTERPOINT_CP_H
+#define COUNTERPOINT_CP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * free it before the model.
  * All *_free(NULL) are no-ops.  Strings returned by accessors belong to
  * the object and live as long as it does. */
-#ifndef UDD_H
-#define UDD_H
+#ifndef COUNTERPOINT_UDD_H
+#define COUNTERPOINT_UDD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * explore_eval whose strings and arrays are cp_malloc'd; the search takes
  * them over (explore_eval_release frees them).  Feature names passed in
  * struct explore_space must outlive the search. */
-#ifndef EXPLORE_H
-#define EXPLORE_H
+#ifndef COUNTERPOINT_EXPLORE_H
+#define COUNTERPOINT_EXPLORE_H
 
 #include <stddef.h>
 #include <stdint.h>

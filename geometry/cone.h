@@ -10,8 +10,8 @@
  * (cone_free(NULL) is a no-op).  Vectors returned by accessors belong to the
  * cone and live as long as it does.  Nothing here keeps global state, so
  * separate cones may be built in separate threads. */
-#ifndef CONE_H
-#define CONE_H
+#ifndef COUNTERPOINT_CONE_H
+#define COUNTERPOINT_CONE_H
 
 #include <stddef.h>
 #include <stdint.h>

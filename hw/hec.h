@@ -9,8 +9,8 @@
  * fill the caller's struct cp_error; nothing here prints.  libpfm4 keeps
  * process-wide tables: hec_init() initialises them once (thread-safe after
  * the first call returns). */
-#ifndef HEC_H
-#define HEC_H
+#ifndef COUNTERPOINT_HEC_H
+#define COUNTERPOINT_HEC_H
 
 #include <signal.h>
 #include <stddef.h>

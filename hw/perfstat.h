@@ -13,8 +13,8 @@
  * and `<not supported>` become rows with running_ns = 0 (not counted).
  * Units: msec (task-clock, cpu-clock) is converted to ns, the event's
  * raw unit.  hw/ depends only on libc and libpfm4. */
-#ifndef HW_PERFSTAT_H
-#define HW_PERFSTAT_H
+#ifndef COUNTERPOINT_PERFSTAT_H
+#define COUNTERPOINT_PERFSTAT_H
 
 #include <stddef.h>
 

@@ -7,7 +7,10 @@
  *   pipe_model_new: one feature set's distinct signatures on those
  *                   counters (dsl/), the cone under a budget (geometry/),
  *                   the solver model with the cone's constraints (solver/);
- *   pipe_check:     every usable observation against the model (solver/).
+ *   pipe_check:     every usable observation against the model (solver/);
+ *   pipe_run:       all of it in one call, from a model file, a feature
+ *                   list and a dataset file (what `counterpoint check`
+ *                   does), verdicts and violated constraints as text.
  *
  * Counters the dataset lacks.  Every model counter must be in the
  * dataset, or the call fails naming the missing counters and events.  To
@@ -24,8 +27,8 @@
  * a no-op); a pipe_model refers to the pipe_data it was built for, which
  * must outlive it.  Strings and arrays from accessors belong to the
  * object. */
-#ifndef CP_PIPELINE_H
-#define CP_PIPELINE_H
+#ifndef COUNTERPOINT_PIPELINE_H
+#define COUNTERPOINT_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -124,5 +127,48 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 	       unsigned flags, size_t threads, struct feas_result *res,
 	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
 	       void *progress_ctx, struct cp_error *err);
+
+/* ---- the whole pipeline in one call ----
+ * Parse the model, select the features ("a,b"; NULL or "": none), load
+ * the dataset, build the regions, the signatures and the cone (under
+ * PIPE_BUDGET_CHECK, as `check`), and check every usable observation,
+ * explaining the infeasible ones.  opt NULL: check's defaults (PCA box,
+ * confidence 0.99, batches auto, every model counter); threads as
+ * pipe_check.  Errors: the model's first error (CP_ESYNTAX/CP_ESEMANTIC,
+ * located, the source excerpt in err->detail), an unknown feature, the
+ * dataset's first bad row (CP_EINPUT, located), counters the dataset
+ * lacks; a dataset whose observations are all unusable is not an error
+ * (every verdict is PIPE_UNUSABLE).  The thread that calls it may call
+ * feas_thread_end at its end, as for feas_check. */
+struct pipe_run;
+enum pipe_verdict { PIPE_FEASIBLE = 0, PIPE_INFEASIBLE = 1, PIPE_UNUSABLE = 2 };
+
+int pipe_run(const char *model_path, const char *features,
+	     const char *data_path, const struct pipe_options *opt,
+	     size_t threads, struct pipe_run **out, struct cp_error *err);
+/* The same on a model and a dataset already loaded (borrowed: they must
+ * outlive the run). */
+int pipe_run_on(const struct udd_model *m, const char *features,
+		const struct stats_dataset *d, const struct pipe_options *opt,
+		size_t threads, struct pipe_run **out, struct cp_error *err);
+void pipe_run_free(struct pipe_run *r);
+
+size_t pipe_run_n_observations(const struct pipe_run *r);
+const char *pipe_run_observation(const struct pipe_run *r, size_t i);
+enum pipe_verdict pipe_run_verdict(const struct pipe_run *r, size_t i);
+/* Why observation i has no region (NULL when it has one). */
+const char *pipe_run_unusable(const struct pipe_run *r, size_t i);
+/* The violated constraints of an infeasible observation, as `check`
+ * prints them ("load.walk_done <= load.causes_walk"); the numbers
+ * (coefficients over pipe_data_names, margins, borderline, p-values) are
+ * in its feas_result. */
+size_t pipe_run_n_violations(const struct pipe_run *r, size_t i);
+const char *pipe_run_violation(const struct pipe_run *r, size_t i, size_t j);
+const struct feas_result *pipe_run_result(const struct pipe_run *r, size_t i);
+/* The objects the run built, for anything more (counter names, regions,
+ * the cone's constraints); they live as long as r. */
+const struct pipe_data *pipe_run_data(const struct pipe_run *r);
+const struct pipe_model *pipe_run_model(const struct pipe_run *r);
+const struct udd_model *pipe_run_udd_model(const struct pipe_run *r);
 
 #endif

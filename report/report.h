@@ -9,8 +9,8 @@
  * Ownership: nothing here allocates what the caller must free; output is
  * appended to a caller's cp_buf (check b->failed once at the end) and
  * every input is borrowed for the duration of the call. */
-#ifndef CP_REPORT_H
-#define CP_REPORT_H
+#ifndef COUNTERPOINT_REPORT_H
+#define COUNTERPOINT_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -20,8 +20,8 @@
  * order.  A caller that runs feas_check in threads of its own calls
  * feas_thread_end() in each of them before it exits, after freeing its
  * models there. */
-#ifndef FEAS_H
-#define FEAS_H
+#ifndef COUNTERPOINT_FEAS_H
+#define COUNTERPOINT_FEAS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * Arrays returned through pointers (rates, ...) are cp_malloc'd and freed
  * by the caller with cp_free.  Strings returned by accessors belong to the
  * dataset. */
-#ifndef STATS_REGION_H
-#define STATS_REGION_H
+#ifndef COUNTERPOINT_REGION_H
+#define COUNTERPOINT_REGION_H
 
 #include <stddef.h>
 #include <stdint.h>

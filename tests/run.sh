@@ -3,7 +3,8 @@
 #  1. unit tests (build/tests/test_*), each printing PASS:/FAIL:/SKIP: lines;
 #  2. the same unit tests built with AddressSanitizer + UBSan;
 #  3. CLI golden cases (tests/cli/cases/NAME/{cmd,stdout,stderr,status});
-#  4. CLI scripts (tests/cli/*.sh: exit 0 pass, 77 skip, else fail);
+#  4. CLI scripts (tests/cli/*.sh, tests/install.sh: exit 0 pass, 77 skip,
+#     else fail);
 #  5. DSL error cases (tests/dsl/errors/NAME.udd with NAME.err);
 #  6. fuzz corpus and past crashes replayed through the sanitized binary,
 #     and every fuzz target run once on each file of its seed corpus.
@@ -69,7 +70,7 @@ for d in tests/cli/cases/*/; do
 done
 
 # CLI scripts: larger end-to-end checks.
-for s in tests/cli/*.sh; do
+for s in tests/cli/*.sh tests/install.sh; do
 	[ -f "$s" ] || continue
 	name=cli:$(basename "$s" .sh)
 	(cd "$top" && sh "$s") >"$tmp/out" 2>&1; rc=$?

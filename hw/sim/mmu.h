@@ -9,8 +9,8 @@
  * struct mmu_config and struct mmu_run_opts live on the caller's stack
  * and are filled by the _default() functions.  No global mutable state:
  * several machines may run in parallel threads. */
-#ifndef MMU_H
-#define MMU_H
+#ifndef COUNTERPOINT_MMU_H
+#define COUNTERPOINT_MMU_H
 
 #include <stddef.h>
 #include <stdint.h>
