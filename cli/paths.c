@@ -111,6 +111,9 @@ static void put_header_json(struct cp_buf *b, const struct udd_model *m,
 	cp_buf_puts(b, "],\n");
 }
 
+/* `counterpoint paths`.  Long because it is the one place that reads the
+ * command's options and chooses among its four outputs (summary, --all
+ * walk, --json, --list-features); each output is a function above. */
 int cli_paths(int argc, char **argv)
 {
 	static const struct option longopts[] = {

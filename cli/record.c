@@ -256,6 +256,10 @@ static void print_dry_run(const struct hec_eventlist *l)
 	}
 }
 
+/* `counterpoint record`.  Long because it parses the recorder's options
+ * and owns the order of a recording's steps (events from -e or a model,
+ * --dry-run, the child, the sampling loop, the atomic write or --append),
+ * each of which must clean up on every exit path. */
 int cli_record(int argc, char **argv)
 {
 	enum { OPT_OBS = 256, OPT_APPEND, OPT_DRY, OPT_PMU };

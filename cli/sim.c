@@ -130,6 +130,9 @@ static int run_one(const struct mmu_config *cfg, unsigned features,
 	return CLI_OK;
 }
 
+/* `counterpoint sim`.  Long because the simulator has many options
+ * (machine, workloads, sweep, multiplexing, truth, output), each parsed
+ * and checked here in one switch; the runs themselves are in hw/sim/. */
 int cli_sim(int argc, char **argv)
 {
 	struct mmu_config cfg;
