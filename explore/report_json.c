@@ -31,6 +31,7 @@ static const char *origin_name(enum explore_origin o)
 	case EXPLORE_DISCOVERY: return "discovery";
 	case EXPLORE_ELIMINATION: return "elimination";
 	case EXPLORE_EXHAUSTIVE: return "exhaustive";
+	case EXPLORE_TARGETED: return "targeted";
 	}
 	return "?";
 }
