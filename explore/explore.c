@@ -1021,8 +1021,9 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 		req = c.required & ~c.impossible;
 		imp = c.impossible & ~c.required;
 		cp_buf_printf(b, "verdicts known: %zu of the family's %zu models (%zu "
-			      "evaluated, the rest refuted by cone containment)\n",
-			      c.known, c.universe, s->n_models);
+			      "evaluated, %zu implied by monotonicity, the rest refuted "
+			      "by cone containment)\n", c.known, c.universe, s->n_models,
+			      c.implied);
 		cp_buf_puts(b, "required features (proven: every model without one is refuted): ");
 		if (req)
 			list_features(s, req, ", ", b);
@@ -1045,6 +1046,8 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 			cp_buf_puts(b, "none");
 		cp_buf_puts(b, "\n");
 	}
+	explore_report_proofs(s, b);
+	explore_report_alternatives(s, b);
 	if (s->truncated)
 		cp_buf_puts(b, "search stopped at the model budget (--max-models)\n");
 	cp_buf_puts(b, "conclusion: ");

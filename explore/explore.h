@@ -262,9 +262,10 @@ struct explore_family_options {
 	size_t threads;             /* observations in parallel; 0 => 1 */
 	const char *counters;       /* "a,b,c": use only these model counters
 	                             * (the cones are projected); NULL = all */
-	size_t monotone_models;     /* compile at most this many feature sets
-	                             * to decide monotonicity (0 => 1024;
-	                             * SIZE_MAX never decides) */
+	size_t monotone_models;     /* decide monotonicity only for families of
+	                             * at most this many models (0 => 1024);
+	                             * to never decide, clear the evaluator's
+	                             * monotone callback */
 };
 
 struct explore_family;

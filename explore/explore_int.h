@@ -89,4 +89,14 @@ long explore_refuting_model(const struct explore_search *s,
 void explore_check_line(const struct explore_search *s, udd_features f,
 			struct cp_buf *b);
 
+/* ---- reports of the proofs (explore/report_claims.c) ---- */
+/* Monotonicity, the proof of each required, impossible and either-way
+ * feature, and each undecided claim's deciding checks. */
+void explore_report_proofs(const struct explore_search *s, struct cp_buf *b);
+/* What separates the proven minimal models, pair by pair. */
+void explore_report_alternatives(const struct explore_search *s, struct cp_buf *b);
+/* The JSON keys monotonicity, implied_verdicts, proofs, undecided_checks
+ * and alternatives, each preceded by ",\n". */
+void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b);
+
 #endif

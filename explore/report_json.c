@@ -115,5 +115,6 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	features_json(s, c.either, b);
 	cp_buf_puts(b, ",\n  \"undecided\": ");
 	features_json(s, c.undecided, b);
+	explore_json_claims_extra(s, b);
 	cp_buf_puts(b, "\n}\n");
 }
