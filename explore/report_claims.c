@@ -347,7 +347,7 @@ void explore_report_alternatives(const struct explore_search *s, struct cp_buf *
 		cp_buf_printf(b, "\n      %zu μpath signature%s of ", p->n_paths,
 			      p->n_paths == 1 ? "" : "s");
 		features_text(s, p->b, b);
-		cp_buf_puts(b, " break it, e.g.\n");
+		cp_buf_puts(b, p->n_paths == 1 ? " breaks it:\n" : " break it, e.g.\n");
 		for (j = 0; j < p->n_shown; j++)
 			cp_buf_printf(b, "        %s: %s\n          e.g. %s\n", p->paths[j].uop,
 				      p->paths[j].counters, p->paths[j].example);
