@@ -89,6 +89,10 @@ long explore_refuting_model(const struct explore_search *s,
 void explore_check_line(const struct explore_search *s, udd_features f,
 			struct cp_buf *b);
 
+/* A feature set as a JSON array of names (explore/report_json.c). */
+void explore_features_json(const struct explore_search *s, udd_features sel,
+			   struct cp_buf *b);
+
 /* ---- reports of the proofs (explore/report_claims.c) ---- */
 /* Monotonicity, the proof of each required, impossible and either-way
  * feature, and each undecided claim's deciding checks. */

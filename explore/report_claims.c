@@ -17,23 +17,6 @@ static void features_text(const struct explore_search *s, udd_features sel,
 	explore_format_features(s, sel, b);
 }
 
-static void features_json(const struct explore_search *s, udd_features sel,
-			  struct cp_buf *b)
-{
-	size_t f;
-	int first = 1;
-
-	cp_buf_puts(b, "[");
-	for (f = 0; f < s->space.n_features; f++) {
-		if (!(sel & ((udd_features)1 << f)))
-			continue;
-		cp_buf_puts(b, first ? "" : ", ");
-		cp_buf_json_string(b, s->space.names[f]);
-		first = 0;
-	}
-	cp_buf_puts(b, "]");
-}
-
 static void json_number(struct cp_buf *b, double x)
 {
 	if (isfinite(x))
@@ -111,10 +94,10 @@ static void refuted_json(const struct explore_search *s,
 	const struct explore_model *m = idx >= 0 ? &s->models[idx] : NULL;
 
 	cp_buf_puts(b, "{\"model\": ");
-	features_json(s, top, b);
+	explore_features_json(s, top, b);
 	cp_buf_puts(b, ", \"checked_model\": ");
 	if (m)
-		features_json(s, m->features, b);
+		explore_features_json(s, m->features, b);
 	else
 		cp_buf_puts(b, "null");
 	cp_buf_puts(b, ", \"observation\": ");
@@ -376,7 +359,7 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_puts(b, "null");
 	} else {
 		cp_buf_printf(b, "{\"models\": %zu, \"grows\": ", mo->models);
-		features_json(s, mo->grows & vary, b);
+		explore_features_json(s, mo->grows & vary, b);
 		cp_buf_puts(b, ", \"shrinks\": [");
 		for (f = 0, n = 0; f < s->space.n_features; f++) {
 			if (!(mo->shrinks & vary & ((udd_features)1 << f)))
@@ -384,13 +367,13 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 			cp_buf_puts(b, n++ ? ", {\"feature\": " : "{\"feature\": ");
 			cp_buf_json_string(b, s->space.names[f]);
 			cp_buf_puts(b, ", \"context\": ");
-			features_json(s, mo->context[f], b);
+			explore_features_json(s, mo->context[f], b);
 			cp_buf_puts(b, ", \"lost\": ");
 			json_string_or_null(b, mo->lost[f]);
 			cp_buf_puts(b, "}");
 		}
 		cp_buf_puts(b, "], \"undecided\": ");
-		features_json(s, vary & ~(mo->grows | mo->shrinks), b);
+		explore_features_json(s, vary & ~(mo->grows | mo->shrinks), b);
 		cp_buf_puts(b, "}");
 	}
 	cp_buf_printf(b, ",\n  \"implied_verdicts\": %zu", t ? t->implied : 0);
@@ -438,7 +421,7 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 				cp_buf_json_string(b, s->space.names[t->cand[i]]);
 				cp_buf_printf(b, ", \"claim\": \"%s\", \"model\": ",
 					      with ? "impossible" : "required");
-				features_json(s, tops[j], b);
+				explore_features_json(s, tops[j], b);
 				cp_buf_puts(b, ", \"check\": ");
 				cp_buf_init(&line);
 				explore_check_line(s, tops[j], &line);
@@ -454,9 +437,9 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 		const struct explore_separation *p = &s->seps[i];
 
 		cp_buf_puts(b, i ? ",\n    {\"a\": " : "\n    {\"a\": ");
-		features_json(s, p->a, b);
+		explore_features_json(s, p->a, b);
 		cp_buf_puts(b, ", \"b\": ");
-		features_json(s, p->b, b);
+		explore_features_json(s, p->b, b);
 		cp_buf_printf(b, ", \"b_within_a\": %s, \"constraint\": ",
 			      p->within ? "true" : "false");
 		json_string_or_null(b, p->constraint);

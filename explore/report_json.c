@@ -7,8 +7,8 @@
 
 #include "explore/explore_int.h"
 
-static void features_json(const struct explore_search *s, udd_features sel,
-			  struct cp_buf *b)
+void explore_features_json(const struct explore_search *s, udd_features sel,
+			   struct cp_buf *b)
 {
 	size_t f;
 	int first = 1;
@@ -65,9 +65,9 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	explore_claims_compute(s, &c);
 	cp_buf_printf(b, "{\n  \"schema\": 1,\n  \"search\": \"%s\",\n  \"start\": ",
 		      s->exhaustive ? "exhaustive" : "discovery then elimination");
-	features_json(s, s->space.start, b);
+	explore_features_json(s, s->space.start, b);
 	cp_buf_puts(b, ",\n  \"candidates\": ");
-	features_json(s, s->space.candidates, b);
+	explore_features_json(s, s->space.candidates, b);
 	cp_buf_printf(b, ",\n  \"family_models\": %zu,\n  \"known_verdicts\": %zu,\n"
 		      "  \"truncated\": %s,\n  \"models\": [",
 		      c.enumerable ? c.universe : 0, c.known,
@@ -76,7 +76,7 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 		const struct explore_model *m = &s->models[i];
 
 		cp_buf_puts(b, i ? ",\n    {\"features\": " : "\n    {\"features\": ");
-		features_json(s, m->features, b);
+		explore_features_json(s, m->features, b);
 		cp_buf_printf(b, ", \"verdict\": \"%s\", \"minimal\": %s, \"origin\": \"%s\", "
 			      "\"observations\": %zu, \"infeasible\": %zu, "
 			      "\"signatures\": %zu, \"refuted_by\": ",
@@ -101,7 +101,7 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	for (i = 0, j = 0; i < s->n_models; i++)
 		if (s->models[i].minimal) {
 			cp_buf_puts(b, j++ ? ", " : "");
-			features_json(s, s->models[i].features, b);
+			explore_features_json(s, s->models[i].features, b);
 		}
 	cp_buf_puts(b, "],\n  \"required\": ");
 	claim_list(s, c.required & ~c.impossible,
@@ -112,9 +112,9 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 		   "every model of the family with it is refuted",
 		   c.enumerable ? c.universe / 2 : 0, b);
 	cp_buf_puts(b, ",\n  \"either\": ");
-	features_json(s, c.either, b);
+	explore_features_json(s, c.either, b);
 	cp_buf_puts(b, ",\n  \"undecided\": ");
-	features_json(s, c.undecided, b);
+	explore_features_json(s, c.undecided, b);
 	explore_json_claims_extra(s, b);
 	cp_buf_puts(b, "\n}\n");
 }
