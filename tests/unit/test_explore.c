@@ -444,37 +444,43 @@ static void test_alloc_failures(void)
 	struct explore_search *s;
 	struct cp_error err;
 	unsigned long n;
-	int rc;
+	int rc, phase;
 
 	ev.ctx = &fam;
-	for (n = 1; n < 10000; n++) {
-		unsigned long before;
+	/* phase 1 with monotonicity: targeted checks, implied verdicts and
+	 * the proofs' report */
+	for (phase = 0; phase < 2; phase++) {
+		ev.monotone = phase ? synth_monotone : NULL;
+		for (n = 1; n < 10000; n++) {
+			unsigned long before;
 
-		family_init(&fam);
-		fam.n_obs = 3;
-		fam.obs[0] = C_RETIRED | C_PDE;
-		fam.obs[1] = C_REF_LOWER;
-		s = NULL;
-		before = cp_alloc_count();
-		cp_alloc_fail_at(n);
-		rc = explore_run(&space, &ev, NULL, &s, &err);
-		cp_alloc_fail_at(0);
-		if (rc == 0) {
-			struct cp_buf b;
+			family_init(&fam);
+			fam.n_obs = 3;
+			fam.obs[0] = C_RETIRED | C_PDE;
+			fam.obs[1] = C_REF_LOWER;
+			s = NULL;
+			before = cp_alloc_count();
+			cp_alloc_fail_at(n);
+			rc = explore_run(&space, &ev, NULL, &s, &err);
+			cp_alloc_fail_at(0);
+			if (rc == 0) {
+				struct cp_buf b;
 
-			cp_buf_init(&b);
-			explore_report(s, &b);
-			explore_dot(s, &b);
-			CHECK(!b.failed);
-			cp_buf_release(&b);
-			explore_free(s);
-			if (n > cp_alloc_count() - before)
-				break;   /* the failure was never reached */
-			continue;
+				cp_buf_init(&b);
+				explore_report(s, &b);
+				explore_report_json(s, &b);
+				explore_dot(s, &b);
+				CHECK(!b.failed);
+				cp_buf_release(&b);
+				explore_free(s);
+				if (n > cp_alloc_count() - before)
+					break;   /* the failure was never reached */
+				continue;
+			}
+			CHECK(rc == CP_ENOMEM && s == NULL);
 		}
-		CHECK(rc == CP_ENOMEM && s == NULL);
+		CHECK(n > 10);
 	}
-	CHECK(n > 10);
 }
 
 /* --deep keeps discovering past the first feasible level; --tolerance
