@@ -297,12 +297,22 @@ size_t explore_tops(const struct explore_verdicts *t, size_t f, int with,
 	return n;
 }
 
+static int popcount_features(udd_features x)
+{
+	int n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
 long explore_refuting_model(const struct explore_search *s,
 			    const struct explore_verdicts *t, udd_features f)
 {
 	struct known *kt;
 	size_t n, i;
 	long best = -1;
+	int best_extra = 0;
 
 	kt = known_table(s, &n);
 	if (!kt)
@@ -316,10 +326,9 @@ long explore_refuting_model(const struct explore_search *s,
 			continue;
 		if (extra && (!t || (extra & ~t->mono)))
 			continue;
-		if (best < 0 || !extra) {
+		if (best < 0 || popcount_features(extra) < best_extra) {
 			best = (long)kt[i].src;
-			if (!extra)
-				break;
+			best_extra = popcount_features(extra);
 		}
 	}
 	cp_free(kt);

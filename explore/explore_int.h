@@ -99,6 +99,11 @@ void explore_features_json(const struct explore_search *s, udd_features sel,
 void explore_report_proofs(const struct explore_search *s, struct cp_buf *b);
 /* What separates the proven minimal models, pair by pair. */
 void explore_report_alternatives(const struct explore_search *s, struct cp_buf *b);
+/* The largest models without (with = 0) or with feature f, each with the
+ * checked model, observation and constraint that refute it, as a JSON
+ * array (empty when monotonicity is not known). */
+void explore_json_refuted_tops(const struct explore_search *s, size_t f,
+			       int with, struct cp_buf *b);
 /* The JSON keys monotonicity, implied_verdicts, proofs, undecided_checks
  * and alternatives, each preceded by ",\n". */
 void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b);

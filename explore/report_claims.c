@@ -346,6 +346,23 @@ void explore_report_alternatives(const struct explore_search *s, struct cp_buf *
 
 /* ---- JSON ---- */
 
+void explore_json_refuted_tops(const struct explore_search *s, size_t f,
+			       int with, struct cp_buf *b)
+{
+	struct explore_verdicts *t = explore_verdicts_new(s);
+	udd_features tops[PROOF_MAX_TOPS];
+	size_t nt = t ? explore_tops(t, f, with, tops, PROOF_MAX_TOPS) : 0, j;
+
+	cp_buf_puts(b, "[");
+	if (t && t->mono && nt <= PROOF_MAX_TOPS)
+		for (j = 0; j < nt; j++) {
+			cp_buf_puts(b, j ? ", " : "");
+			refuted_json(s, t, tops[j], b);
+		}
+	cp_buf_puts(b, "]");
+	explore_verdicts_free(t);
+}
+
 /* Appends ", "key": [...]" pieces to an open JSON object. */
 void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 {
@@ -381,22 +398,16 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
 	for (i = 0, n = 0; t && i < t->nc; i++) {
 		struct fstatus st = status_of(t, i);
 		int req = !st.uwo && !st.fwo, imp = !st.uw && !st.fw;
-		size_t nt;
 
 		if (req == imp)
 			continue;
 		f = t->cand[i];
-		nt = explore_tops(t, f, imp, tops, PROOF_MAX_TOPS);
 		cp_buf_puts(b, n++ ? ",\n    {\"feature\": " : "\n    {\"feature\": ");
 		cp_buf_json_string(b, s->space.names[f]);
-		cp_buf_printf(b, ", \"claim\": \"%s\", \"refuted_models\": [",
+		cp_buf_printf(b, ", \"claim\": \"%s\", \"refuted_models\": ",
 			      req ? "required" : "impossible");
-		if (nt <= PROOF_MAX_TOPS && t->mono)
-			for (j = 0; j < nt; j++) {
-				cp_buf_puts(b, j ? ", " : "");
-				refuted_json(s, t, tops[j], b);
-			}
-		cp_buf_puts(b, "]}");
+		explore_json_refuted_tops(s, f, imp, b);
+		cp_buf_puts(b, "}");
 	}
 	cp_buf_puts(b, n ? "\n  ]" : "]");
 	cp_buf_puts(b, ",\n  \"undecided_checks\": [");

@@ -37,7 +37,7 @@ static const char *origin_name(enum explore_origin o)
 }
 
 static void claim_list(const struct explore_search *s, udd_features sel,
-		       const char *proof, size_t half, struct cp_buf *b)
+		       const char *proof, size_t half, int with, struct cp_buf *b)
 {
 	size_t f;
 	int first = 1;
@@ -51,6 +51,8 @@ static void claim_list(const struct explore_search *s, udd_features sel,
 		if (proof)
 			cp_buf_printf(b, ", \"proof\": \"%s\", \"models_refuted\": %zu",
 				      proof, half);
+		cp_buf_puts(b, ", \"refuted_models\": ");
+		explore_json_refuted_tops(s, f, with, b);
 		cp_buf_puts(b, "}");
 		first = 0;
 	}
@@ -106,11 +108,11 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	cp_buf_puts(b, "],\n  \"required\": ");
 	claim_list(s, c.required & ~c.impossible,
 		   "every model of the family without it is refuted",
-		   c.enumerable ? c.universe / 2 : 0, b);
+		   c.enumerable ? c.universe / 2 : 0, 0, b);
 	cp_buf_puts(b, ",\n  \"impossible\": ");
 	claim_list(s, c.impossible & ~c.required,
 		   "every model of the family with it is refuted",
-		   c.enumerable ? c.universe / 2 : 0, b);
+		   c.enumerable ? c.universe / 2 : 0, 1, b);
 	cp_buf_puts(b, ",\n  \"either\": ");
 	explore_features_json(s, c.either, b);
 	cp_buf_puts(b, ",\n  \"undecided\": ");

@@ -47,6 +47,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1
 assert [r["feature"] for r in d["required"]] == ["need"] and [r["feature"] for r in d["impossible"]] == ["bad"]
+r = d["impossible"][0]["refuted_models"][0]
+assert r["model"] == r["checked_model"] == ["need", "alt1", "alt2", "bad", "spare"] and r["observation"] == "run1" and r["constraint"] == "a + d <= c", r
 assert d["monotonicity"]["grows"] == ["need", "alt1", "alt2", "spare"]
 assert [x["feature"] for x in d["monotonicity"]["shrinks"]] == ["bad"]
 p = {x["feature"]: x for x in d["proofs"]}
