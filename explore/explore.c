@@ -532,8 +532,8 @@ static int targeted(struct explore_search *s, const struct explore_evaluator *ev
 	size_t round, n, i;
 	int rc = 0;
 
-	if (!s->has_mono || !s->mono.grows)
-		return 0;
+	if (!s->has_mono || !s->mono.models)
+		return 0;   /* monotonicity not decided: no tops to rest on */
 	list = cp_malloc(TARGET_LIST * sizeof *list);
 	if (!list)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");

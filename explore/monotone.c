@@ -200,6 +200,20 @@ int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
 	int rc;
 
 	*inside = -1;
+	if (m == 0) {
+		/* the cone is {0}: -x_i >= 0 holds on it, and s (not zero)
+		 * breaks it for a counter it counts */
+		for (i = 0; i < k && !s[i]; i++)
+			;
+		memset(a, 0, k * sizeof *a);
+		if (i < k) {
+			a[i] = -1;
+			*is_eq = 0;
+			*inside = 0;
+		} else
+			*inside = 1;
+		return 0;
+	}
 	mu = cp_calloc(2 * k, sizeof *mu);
 	if (!mu)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");

@@ -253,7 +253,7 @@ void explore_report_proofs(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_printf(b, "  %s is %s: every model %s it is refuted; ",
 			      s->space.names[f], req ? "required" : "impossible",
 			      req ? "without" : "with");
-		if (nt > PROOF_MAX_TOPS || !t->mono) {
+		if (nt > PROOF_MAX_TOPS || !s->has_mono || !s->mono.models) {
 			cp_buf_printf(b, "all %zu checked or implied\n",
 				      (size_t)1 << (t->nc - 1));
 			continue;
@@ -354,7 +354,7 @@ void explore_json_refuted_tops(const struct explore_search *s, size_t f,
 	size_t nt = t ? explore_tops(t, f, with, tops, PROOF_MAX_TOPS) : 0, j;
 
 	cp_buf_puts(b, "[");
-	if (t && t->mono && nt <= PROOF_MAX_TOPS)
+	if (t && s->has_mono && s->mono.models && nt <= PROOF_MAX_TOPS)
 		for (j = 0; j < nt; j++) {
 			cp_buf_puts(b, j ? ", " : "");
 			refuted_json(s, t, tops[j], b);

@@ -75,4 +75,14 @@ $CP explore "$M" "$D" --monotone-models 0 -o "$tmp/n.txt" || fail "--monotone-mo
 grep -q '^monotonicity' "$tmp/n.txt" && fail "--monotone-models 0 still decided monotonicity"
 grep -q '^required features (proven: every model without one is refuted): \(need\|none\)$' "$tmp/n.txt" ||
 	fail "--monotone-models 0: required"
+# a feature that removes every count: its cone is {0}, it shrinks the
+# baseline's, and the one targeted check proves it impossible
+printf 'counter a "A";\ncounter b "B";\nfeature off "no counts";\nuop u { if (off) { done; } incr a; incr b; done; }\n' > "$tmp/off.udd"
+awk 'BEGIN { print "observation,interval,event,value,enabled_ns,running_ns";
+	for (i = 0; i < 30; i++) { printf "o,%d,A,%d,1000000000,1000000000\n", i, 1000 + i % 7;
+		printf "o,%d,B,%d,1000000000,1000000000\n", i, 1000 + i % 5 } }' > "$tmp/off.csv"
+$CP explore "$tmp/off.udd" "$tmp/off.csv" -o "$tmp/off.txt" || fail "off: exit $?"
+grep -q '^impossible features (proven: every model with one is refuted): off$' "$tmp/off.txt" ||
+	{ cat "$tmp/off.txt"; fail "off: not proven impossible"; }
+grep -q '^  off can shrink it .*loses u: a, b' "$tmp/off.txt" || fail "off: not found to shrink the cone"
 exit 0
