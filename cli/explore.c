@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
+	"                            [--monotone-models N] [--no-targeted]\n"
 	"                            [-o REPORT] [--dot FILE] [--json] [--html FILE]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
@@ -35,6 +36,19 @@ static const char usage_text[] =
 	"a model minimal when every sub-model is refuted; features the data\n"
 	"allow either way are named, and what untested models leave open is\n"
 	"'undecided' (--exhaustive decides it).  No model is built twice.\n"
+	"\n"
+	"Before the search, explore decides exactly which features can only grow\n"
+	"the cone (adding one never loses a signature's direction, over every model\n"
+	"of the family) and which can shrink it (trigger variants: alternatives of\n"
+	"one choice).  Verdicts then follow from others: a model inside a refuted\n"
+	"one by cone-growing features is refuted, one containing a feasible one is\n"
+	"feasible.  After discovery and elimination, targeted checks test the\n"
+	"largest models without and with each feature (one per alternative): all\n"
+	"refuted proves it required (impossible), so the default search decides\n"
+	"what --exhaustive would.  The report names the model and observation\n"
+	"behind each claim, a 'counterpoint check' line for each undecided one, and\n"
+	"for each pair of minimal models the constraint that separates them, the\n"
+	"μpaths that break it and each observation's margin on it.\n"
 	"\n"
 	"options:\n"
 	"  --features F,...    starting model (default: no features)\n"
@@ -59,6 +73,10 @@ static const char usage_text[] =
 	"  --counters C,...    use only these model counters (the model is\n"
 	"                      projected onto them); without it every model\n"
 	"                      counter must be in DATA\n"
+	"  --monotone-models N decide monotonicity when the family has at most N\n"
+	"                      models (default 1024; 0: never, claims then rest on\n"
+	"                      checked verdicts only)\n"
+	"  --no-targeted       skip the targeted checks after elimination\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
 	"  --html FILE         also write a report for a browser: one\n"
@@ -67,7 +85,8 @@ static const char usage_text[] =
 	"                      with their proofs\n"
 	"  --json              the report as JSON (schema 1: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
-	"                      undecided)\n"
+	"                      undecided, monotonicity, proofs, undecided_checks,\n"
+	"                      alternatives)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
@@ -113,12 +132,17 @@ int cli_explore(int argc, char **argv)
 		{ "dot", required_argument, NULL, 'g' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "monotone-models", required_argument, NULL, 'N' },
+		{ "no-targeted", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL, *candidates = NULL, *output = NULL;
-	const char *dot = NULL, *html = NULL;
+	const char *dot = NULL, *html = NULL, *region_arg = NULL, *confidence_arg = NULL;
+	const char *batches_arg = NULL;
 	int json = 0;
+	size_t mono_models = 1024;
+	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
 	struct explore_space space;
@@ -145,15 +169,18 @@ int cli_explore(int argc, char **argv)
 		case 'r':
 			if (parse_region(optarg, &fo.region))
 				return CLI_USAGE;
+			region_arg = optarg;
 			break;
 		case 'C':
 			if (cli_parse_double("explore", "--confidence", optarg,
 					     0.5, 0.999999, &fo.confidence))
 				return CLI_USAGE;
+			confidence_arg = optarg;
 			break;
 		case 'b':
 			if (cli_parse_batches("explore", optarg, &fo.batches))
 				return CLI_USAGE;
+			batches_arg = optarg;
 			break;
 		case 't':
 			if (cli_parse_size("explore", "--tolerance", optarg, &so.tolerance))
@@ -185,6 +212,11 @@ int cli_explore(int argc, char **argv)
 		case 'g': dot = optarg; break;
 		case 'H': html = optarg; break;
 		case 'J': json = 1; break;
+		case 'N':
+			if (cli_parse_size("explore", "--monotone-models", optarg, &mono_models))
+				return CLI_USAGE;
+			break;
+		case 'G': so.no_targeted = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
 		}
@@ -194,6 +226,7 @@ int cli_explore(int argc, char **argv)
 				       "a MODEL and a DATA file are required" :
 				       "only one MODEL and one DATA file are accepted");
 	fo.cone_seconds = cone_seconds > 0 ? cone_seconds : -1;
+	fo.monotone_models = mono_models;
 	rc = cli_load_model("explore", argv[optind], features, CLI_USAGE, &m,
 			    &space.start);
 	if (rc)
@@ -201,6 +234,7 @@ int cli_explore(int argc, char **argv)
 	cp_error_clear(&err);
 	cp_buf_init(&b);
 	cp_buf_init(&g);
+	cp_buf_init(&cmd);
 	space.n_features = udd_model_n_features(m);
 	space.candidates = space.n_features >= 64 ? ~(udd_features)0 :
 		((udd_features)1 << space.n_features) - 1;
@@ -237,6 +271,21 @@ int cli_explore(int argc, char **argv)
 		goto out;
 	}
 	explore_family_evaluator(fam, &ev);
+	if (!mono_models)
+		ev.monotone = NULL;
+	/* the check that decides an undecided claim, with the same regions */
+	cp_buf_printf(&cmd, "counterpoint check %s %s", argv[optind], argv[optind + 1]);
+	if (region_arg)
+		cp_buf_printf(&cmd, " --region %s", region_arg);
+	if (confidence_arg)
+		cp_buf_printf(&cmd, " --confidence %s", confidence_arg);
+	if (batches_arg)
+		cp_buf_printf(&cmd, " --batches %s", batches_arg);
+	if (fo.per_interval)
+		cp_buf_puts(&cmd, " --per-interval");
+	if (fo.counters)
+		cp_buf_printf(&cmd, " --counters %s", fo.counters);
+	so.check_command = cmd.failed ? NULL : cmd.data;
 	t0 = cp_seconds();
 	rc = explore_run(&space, &ev, &so, &s, &err);
 	if (rc) {
@@ -311,5 +360,6 @@ out:
 	cp_free(names);
 	cp_buf_release(&b);
 	cp_buf_release(&g);
+	cp_buf_release(&cmd);
 	return rc;
 }

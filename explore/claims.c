@@ -11,8 +11,12 @@
  * skipped it as a candidate whose cone provably lies within a refuted
  * parent's (the exact containment test of the evaluator's compare) or
  * satisfies every constraint the parent's regions break: such a child is
- * refuted by the same observations.  No claim rests on a model whose
- * verdict is not known, so the default search and --exhaustive never
+ * refuted by the same observations; or when it follows from another
+ * known verdict through features that grow the cone (the evaluator's
+ * exact monotonicity): if G and L differ only by such features and G is
+ * within L, cone(G) lies within cone(L), so every observation refuting L
+ * refutes G, and a feasible G makes L feasible.  No claim rests on a model
+ * whose verdict is not known, so the default search and --exhaustive never
  * contradict each other: the search proves less, never something else. */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +24,16 @@
 #include "explore/explore_int.h"
 
 /* Families beyond this many candidates are not enumerated: their claims
- * stay undecided (2^24 lookups are a fraction of a second). */
+ * stay undecided (2^24 lookups are a fraction of a second); verdicts are
+ * implied through monotonicity up to 2^20 models. */
 #define CLAIMS_MAX_CANDIDATES 24
+#define CLAIMS_MAX_IMPLIED 20
 
 struct known {
 	udd_features f;
 	int feasible;
+	size_t src;                 /* the checked model that proves it (a
+				     * skipped child: its refuted parent) */
 };
 
 static int known_cmp(const void *a, const void *b)
@@ -47,6 +55,7 @@ static struct known *known_table(const struct explore_search *s, size_t *n)
 		return NULL;
 	for (i = 0; i < s->n_models; i++) {
 		t[m].f = s->models[i].features;
+		t[m].src = i;
 		t[m++].feasible = s->models[i].feasible;
 	}
 	for (i = 0; i < s->n_edges; i++) {
@@ -55,6 +64,7 @@ static struct known *known_table(const struct explore_search *s, size_t *n)
 		if (e->step < EXPLORE_SKIP_SAME_CONE || s->models[e->from].feasible)
 			continue;
 		t[m].f = s->models[e->from].features | ((udd_features)1 << e->feature);
+		t[m].src = e->from;
 		t[m++].feasible = 0;
 	}
 	qsort(t, m, sizeof *t, known_cmp);
@@ -62,7 +72,8 @@ static struct known *known_table(const struct explore_search *s, size_t *n)
 	return t;
 }
 
-static int lookup(const struct known *t, size_t n, udd_features f)
+static const struct known *lookup_entry(const struct known *t, size_t n,
+					udd_features f)
 {
 	size_t lo = 0, hi = n;
 
@@ -70,23 +81,20 @@ static int lookup(const struct known *t, size_t n, udd_features f)
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (t[mid].f == f)
-			return t[mid].feasible ? 1 : 0;
+			return &t[mid];
 		if (t[mid].f < f)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	return NULL;
 }
 
-int explore_known(const struct explore_search *s, udd_features f)
+static int lookup(const struct known *t, size_t n, udd_features f)
 {
-	size_t n;
-	struct known *t = known_table(s, &n);
-	int v = t ? lookup(t, n, f) : -1;
+	const struct known *k = lookup_entry(t, n, f);
 
-	cp_free(t);
-	return v;
+	return k ? k->feasible != 0 : -1;
 }
 
 /* The family the claims are about: the features that vary (the
@@ -103,49 +111,282 @@ static udd_features fixed_part(const struct explore_search *s)
 	return s->space.start & ~varying(s);
 }
 
+udd_features explore_varying(const struct explore_search *s)
+{
+	return varying(s);
+}
+
+udd_features explore_fixed(const struct explore_search *s)
+{
+	return fixed_part(s);
+}
+
 /* The family's model for subset bits of the varying features (bit i of
  * sub = the i-th). */
-static udd_features member(const struct explore_search *s, const size_t *cand,
-			   size_t nc, uint64_t sub)
+static udd_features member(const struct explore_verdicts *t, uint64_t sub)
 {
-	udd_features f = fixed_part(s);
+	udd_features f = t->fixed;
 	size_t i;
 
-	for (i = 0; i < nc; i++)
+	for (i = 0; i < t->nc; i++)
 		if (sub & ((uint64_t)1 << i))
-			f |= (udd_features)1 << cand[i];
+			f |= (udd_features)1 << t->cand[i];
 	return f;
+}
+
+/* The subset bits of feature set f, or -1 when f is outside the family. */
+static int64_t index_of(const struct explore_verdicts *t, udd_features f)
+{
+	udd_features vary = 0;
+	uint64_t sub = 0;
+	size_t i;
+
+	for (i = 0; i < t->nc; i++) {
+		udd_features bit = (udd_features)1 << t->cand[i];
+
+		vary |= bit;
+		if (f & bit)
+			sub |= (uint64_t)1 << i;
+	}
+	if ((f & ~vary) != t->fixed)
+		return -1;
+	return (int64_t)sub;
+}
+
+/* ================================================================ */
+/* the verdict table                                                */
+/* ================================================================ */
+
+/* Implied verdicts.  refuted: a model is refuted when adding one
+ * cone-growing feature gives a refuted model (supersets first, so the
+ * walk sees them final); feasible: when removing one gives a feasible
+ * model (subsets first).  Chains of such steps cover every pair that
+ * differs by cone-growing features only. */
+static void imply(struct explore_verdicts *t, unsigned char *ref,
+		  unsigned char *feas)
+{
+	uint64_t total = (uint64_t)1 << t->nc, sub;
+	size_t i, mi[64], nm = 0;
+
+	for (i = 0; i < t->nc; i++)
+		if (t->mono & ((udd_features)1 << t->cand[i]))
+			mi[nm++] = i;
+	for (sub = 0; sub < total; sub++) {
+		ref[sub] = t->v[sub] == 0;
+		feas[sub] = t->v[sub] == 1;
+	}
+	for (sub = total; sub-- > 0;)
+		for (i = 0; i < nm && !ref[sub]; i++) {
+			uint64_t bit = (uint64_t)1 << mi[i];
+
+			if (!(sub & bit) && ref[sub | bit])
+				ref[sub] = 1;
+		}
+	for (sub = 0; sub < total; sub++)
+		for (i = 0; i < nm && !feas[sub]; i++) {
+			uint64_t bit = (uint64_t)1 << mi[i];
+
+			if ((sub & bit) && feas[sub & ~bit])
+				feas[sub] = 1;
+		}
+}
+
+struct explore_verdicts *explore_verdicts_new(const struct explore_search *s)
+{
+	struct explore_verdicts *t;
+	struct known *kt = NULL;
+	unsigned char *ref = NULL, *feas = NULL;
+	size_t f, n;
+	uint64_t sub, total;
+
+	t = cp_calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	for (f = 0; f < s->space.n_features && f < 64; f++)
+		if (varying(s) & ((udd_features)1 << f))
+			t->cand[t->nc++] = f;
+	t->fixed = fixed_part(s);
+	t->mono = s->has_mono ? s->mono.grows & varying(s) : 0;
+	if (t->nc > CLAIMS_MAX_CANDIDATES)
+		goto fail;
+	total = (uint64_t)1 << t->nc;
+	t->v = cp_malloc((size_t)total);
+	kt = known_table(s, &n);
+	if (!t->v || !kt)
+		goto fail;
+	for (sub = 0; sub < total; sub++)
+		t->v[sub] = (signed char)lookup(kt, n, member(t, sub));
+	cp_free(kt);
+	if (!t->mono || t->nc > CLAIMS_MAX_IMPLIED)
+		return t;
+	ref = cp_malloc((size_t)total);
+	feas = cp_malloc((size_t)total);
+	if (!ref || !feas) {
+		/* nothing implied: the checked verdicts alone */
+		cp_free(ref);
+		cp_free(feas);
+		t->mono = 0;
+		return t;
+	}
+	imply(t, ref, feas);
+	for (sub = 0; sub < total; sub++)
+		t->conflicts += ref[sub] && feas[sub];
+	/* A contradiction means some verdict is wrong (a borderline one):
+	 * then imply nothing rather than build on it. */
+	if (!t->conflicts)
+		for (sub = 0; sub < total; sub++) {
+			signed char v = ref[sub] ? 0 : feas[sub] ? 1 : -1;
+
+			t->implied += t->v[sub] < 0 && v >= 0;
+			t->v[sub] = v;
+		}
+	cp_free(ref);
+	cp_free(feas);
+	return t;
+fail:
+	cp_free(kt);
+	explore_verdicts_free(t);
+	return NULL;
+}
+
+void explore_verdicts_free(struct explore_verdicts *t)
+{
+	if (!t)
+		return;
+	cp_free(t->v);
+	cp_free(t);
+}
+
+int explore_verdict(const struct explore_verdicts *t, udd_features f)
+{
+	int64_t i = t ? index_of(t, f) : -1;
+
+	return i < 0 ? -1 : t->v[i];
+}
+
+size_t explore_tops(const struct explore_verdicts *t, size_t f, int with,
+		    udd_features *out, size_t max)
+{
+	udd_features bit = (udd_features)1 << f, base = t->fixed;
+	size_t i, other[64], no = 0, n;
+	uint64_t a;
+
+	for (i = 0; i < t->nc; i++) {
+		udd_features b = (udd_features)1 << t->cand[i];
+
+		if (b == bit)
+			continue;
+		if (t->mono & b)
+			base |= b;
+		else
+			other[no++] = t->cand[i];
+	}
+	if (with)
+		base |= bit;
+	if (no >= 20)
+		return SIZE_MAX;
+	n = (size_t)1 << no;
+	for (a = 0; a < n && a < max; a++) {
+		udd_features top = base;
+
+		for (i = 0; i < no; i++)
+			if (a & ((uint64_t)1 << i))
+				top |= (udd_features)1 << other[i];
+		out[a] = top;
+	}
+	return n;
+}
+
+static int popcount_features(udd_features x)
+{
+	int n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+long explore_refuting_model(const struct explore_search *s,
+			    const struct explore_verdicts *t, udd_features f)
+{
+	struct known *kt;
+	size_t n, i;
+	long best = -1;
+	int best_extra = 0;
+
+	kt = known_table(s, &n);
+	if (!kt)
+		return -1;
+	/* f itself first, then the smallest refuted model containing it by
+	 * cone-growing features only */
+	for (i = 0; i < n; i++) {
+		udd_features extra = kt[i].f & ~f;
+
+		if (kt[i].feasible || (f & ~kt[i].f))
+			continue;
+		if (extra && (!t || (extra & ~t->mono)))
+			continue;
+		if (best < 0 || popcount_features(extra) < best_extra) {
+			best = (long)kt[i].src;
+			best_extra = popcount_features(extra);
+		}
+	}
+	cp_free(kt);
+	return best;
+}
+
+void explore_check_line(const struct explore_search *s, udd_features f,
+			struct cp_buf *b)
+{
+	size_t i;
+	int first = 1;
+
+	cp_buf_puts(b, s->check_command ? s->check_command : "check");
+	if (!f)
+		return;
+	cp_buf_puts(b, " --with ");
+	for (i = 0; i < s->space.n_features; i++) {
+		if (!(f & ((udd_features)1 << i)))
+			continue;
+		cp_buf_printf(b, "%s%s", first ? "" : ",", s->space.names[i]);
+		first = 0;
+	}
+}
+
+/* ================================================================ */
+/* the claims                                                       */
+/* ================================================================ */
+
+int explore_known(const struct explore_search *s, udd_features f)
+{
+	struct explore_verdicts *t = explore_verdicts_new(s);
+	int v = explore_verdict(t, f);
+
+	explore_verdicts_free(t);
+	return v;
 }
 
 void explore_claims_compute(const struct explore_search *s,
 			    struct explore_claims *c)
 {
-	size_t cand[64], nc = 0, f, i, n;
+	struct explore_verdicts *t;
+	size_t i, nc;
 	uint64_t sub, total;
-	struct known *t;
-	int *seen_feasible_with = NULL, *seen_feasible_without = NULL;
-	int *unknown_with = NULL, *unknown_without = NULL;
+	unsigned char fw[64] = { 0 }, fwo[64] = { 0 }, uw[64] = { 0 }, uwo[64] = { 0 };
 
 	memset(c, 0, sizeof *c);
-	for (f = 0; f < s->space.n_features && f < 64; f++)
-		if (varying(s) & ((udd_features)1 << f))
-			cand[nc++] = f;
 	c->undecided = varying(s);
-	if (nc > CLAIMS_MAX_CANDIDATES)
+	t = explore_verdicts_new(s);
+	if (!t)
 		return;
-	t = known_table(s, &n);
-	seen_feasible_with = cp_calloc(nc + 1, sizeof *seen_feasible_with);
-	seen_feasible_without = cp_calloc(nc + 1, sizeof *seen_feasible_without);
-	unknown_with = cp_calloc(nc + 1, sizeof *unknown_with);
-	unknown_without = cp_calloc(nc + 1, sizeof *unknown_without);
-	if (!t || !seen_feasible_with || !seen_feasible_without || !unknown_with ||
-	    !unknown_without)
-		goto out;
+	nc = t->nc;
 	c->enumerable = 1;
+	c->implied = t->implied;
+	c->conflicts = t->conflicts;
 	total = (uint64_t)1 << nc;
 	c->universe = (size_t)total;
 	for (sub = 0; sub < total; sub++) {
-		int v = lookup(t, n, member(s, cand, nc, sub));
+		int v = t->v[sub];
 
 		c->known += v >= 0;
 		c->n_feasible_known += v == 1;
@@ -153,63 +394,56 @@ void explore_claims_compute(const struct explore_search *s,
 			int has = (sub >> i) & 1;
 
 			if (v < 0)
-				(has ? unknown_with : unknown_without)[i] = 1;
+				(has ? uw : uwo)[i] = 1;
 			else if (v == 1)
-				(has ? seen_feasible_with : seen_feasible_without)[i] = 1;
+				(has ? fw : fwo)[i] = 1;
 		}
 	}
 	for (i = 0; i < nc; i++) {
-		udd_features bit = (udd_features)1 << cand[i];
+		udd_features bit = (udd_features)1 << t->cand[i];
 
-		if (!unknown_without[i] && !seen_feasible_without[i])
+		if (!uwo[i] && !fwo[i])
 			c->required |= bit;
-		if (!unknown_with[i] && !seen_feasible_with[i])
+		if (!uw[i] && !fw[i])
 			c->impossible |= bit;
 	}
 	/* a feature both required and impossible: nothing is feasible, and
 	 * neither word helps; the conclusion says no model explains the data */
 	c->undecided = varying(s) & ~(c->required | c->impossible);
 	for (i = 0; i < nc; i++) {
-		udd_features bit = (udd_features)1 << cand[i];
+		udd_features bit = (udd_features)1 << t->cand[i];
 
-		if ((c->undecided & bit) && !unknown_with[i] && !unknown_without[i]) {
+		if ((c->undecided & bit) && fw[i] && fwo[i]) {
 			c->undecided &= ~bit;
 			c->either |= bit;
 		}
 	}
-out:
-	cp_free(t);
-	cp_free(seen_feasible_with);
-	cp_free(seen_feasible_without);
-	cp_free(unknown_with);
-	cp_free(unknown_without);
+	explore_verdicts_free(t);
+}
+
+int explore_proven_minimal_in(const struct explore_verdicts *t, udd_features m)
+{
+	int64_t idx = t ? index_of(t, m) : -1;
+	uint64_t mb, sub;
+
+	if (idx < 0 || t->v[idx] != 1)
+		return 0;
+	mb = (uint64_t)idx;
+	/* every proper subset, by the standard submask walk */
+	for (sub = (mb - 1) & mb; mb; sub = (sub - 1) & mb) {
+		if (t->v[sub] != 0)
+			return 0;
+		if (!sub)
+			break;
+	}
+	return 1;
 }
 
 int explore_proven_minimal(const struct explore_search *s, udd_features m)
 {
-	udd_features base = fixed_part(s);
-	udd_features free_bits = m & varying(s), sub;
-	size_t n;
-	struct known *t;
-	int ok = 1;
+	struct explore_verdicts *t = explore_verdicts_new(s);
+	int ok = explore_proven_minimal_in(t, m);
 
-	if ((m & ~varying(s)) != base)
-		return 0;
-	t = known_table(s, &n);
-	if (!t)
-		return 0;
-	if (lookup(t, n, m) != 1)
-		ok = 0;
-	/* every proper subset of m's candidate features, by the standard
-	 * submask walk */
-	for (sub = (free_bits - 1) & free_bits; ok; sub = (sub - 1) & free_bits) {
-		if (lookup(t, n, base | sub) != 0)
-			ok = 0;
-		if (!sub)
-			break;
-	}
-	if (free_bits == 0)
-		ok = lookup(t, n, m) == 1;
-	cp_free(t);
+	explore_verdicts_free(t);
 	return ok;
 }

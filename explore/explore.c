@@ -24,7 +24,38 @@ void explore_eval_release(struct explore_eval *e)
 		cp_free(e->violations[i].constraint);
 	cp_free(e->violations);
 	cp_free(e->refuted_by);
+	cp_free(e->witness);
+	cp_free(e->witness_constraint);
 	memset(e, 0, sizeof *e);
+}
+
+void explore_monotonicity_release(struct explore_monotonicity *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < 64; i++)
+		cp_free(m->lost[i]);
+	memset(m, 0, sizeof *m);
+}
+
+void explore_separation_release(struct explore_separation *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	cp_free(p->constraint);
+	for (i = 0; i < p->n_shown && i < EXPLORE_MAX_PATHS; i++) {
+		cp_free(p->paths[i].uop);
+		cp_free(p->paths[i].counters);
+		cp_free(p->paths[i].example);
+	}
+	for (i = 0; i < p->n_margins; i++)
+		cp_free(p->margins[i].observation);
+	cp_free(p->margins);
+	memset(p, 0, sizeof *p);
 }
 
 int explore_eval_add_violation(struct explore_eval *e, const char *constraint,
@@ -381,18 +412,209 @@ edges:
 }
 
 /* ================================================================ */
+/* targeted checks                                                  */
+/* ================================================================ */
+
+/* Add f to the list of models to check, once. */
+static int want(udd_features *list, size_t *n, size_t cap, udd_features f)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (list[i] == f)
+			return 0;
+	if (*n == cap)
+		return 0;
+	list[(*n)++] = f;
+	return 1;
+}
+
+#define TARGET_MAX_TOPS 64
+#define TARGET_LIST 1024
+
+/* The checks that decide the open claims, given the features that grow
+ * the cone (explore/claims.c):
+ *   f required   <=> every largest model without f is refuted (each
+ *                    model without f lies, by cone-growing features only,
+ *                    within one of them: one per assignment of the
+ *                    features that may shrink the cone);
+ *   f impossible <=> every largest model with f is refuted;
+ *   m minimal    <=> m feasible and each of its largest proper sub-models
+ *                    refuted: m less one cone-growing feature, and m's
+ *                    cone-growing part with a proper subset of its other
+ *                    features.
+ * Only models whose verdict is not known yet are listed. */
+static size_t open_checks(const struct explore_search *s,
+			  const struct explore_verdicts *t, udd_features *list)
+{
+	size_t n = 0, i, j, k;
+	uint64_t sub, total = (uint64_t)1 << t->nc;
+	udd_features tops[TARGET_MAX_TOPS];
+
+	for (i = 0; i < t->nc; i++) {
+		int fw = 0, fwo = 0, uw = 0, uwo = 0, with;
+
+		for (sub = 0; sub < total; sub++) {
+			int has = (sub >> i) & 1;
+
+			if (t->v[sub] < 0)
+				*(has ? &uw : &uwo) = 1;
+			else if (t->v[sub] == 1)
+				*(has ? &fw : &fwo) = 1;
+		}
+		for (with = 0; with <= 1; with++) {
+			size_t nt;
+
+			if (with ? (fw || !uw) : (fwo || !uwo))
+				continue;   /* decided */
+			nt = explore_tops(t, t->cand[i], with, tops, TARGET_MAX_TOPS);
+			if (nt > TARGET_MAX_TOPS)
+				continue;   /* too many alternatives to check */
+			for (j = 0; j < nt; j++)
+				if (explore_verdict(t, tops[j]) < 0)
+					want(list, &n, TARGET_LIST, tops[j]);
+		}
+	}
+	for (k = 0; k < s->n_models; k++) {
+		udd_features m = s->models[k].features, nonmono, mono_part, a;
+		int open = 0, any_feasible = 0;
+
+		if (!s->models[k].feasible || explore_proven_minimal_in(t, m))
+			continue;
+		nonmono = m & explore_varying(s) & ~t->mono;
+		mono_part = m & ~nonmono;
+		/* the largest proper sub-models; skip m when one is known
+		 * feasible (it is not minimal) */
+		for (i = 0; i < t->nc && !any_feasible; i++) {
+			udd_features bit = (udd_features)1 << t->cand[i];
+
+			if ((m & bit) && (t->mono & bit)) {
+				int v = explore_verdict(t, m & ~bit);
+
+				any_feasible |= v == 1;
+				open |= v < 0;
+			}
+		}
+		for (a = (nonmono - 1) & nonmono; nonmono && !any_feasible;
+		     a = (a - 1) & nonmono) {
+			int v = explore_verdict(t, mono_part | a);
+
+			any_feasible |= v == 1;
+			open |= v < 0;
+			if (!a)
+				break;
+		}
+		if (any_feasible || !open)
+			continue;
+		for (i = 0; i < t->nc; i++) {
+			udd_features bit = (udd_features)1 << t->cand[i];
+
+			if ((m & bit) && (t->mono & bit) &&
+			    explore_verdict(t, m & ~bit) < 0)
+				want(list, &n, TARGET_LIST, m & ~bit);
+		}
+		for (a = (nonmono - 1) & nonmono; nonmono; a = (a - 1) & nonmono) {
+			if (explore_verdict(t, mono_part | a) < 0)
+				want(list, &n, TARGET_LIST, mono_part | a);
+			if (!a)
+				break;
+		}
+	}
+	return n;
+}
+
+/* Check the open models until every claim the tops can decide is
+ * decided (a few rounds: a new feasible model may open a minimality). */
+static int targeted(struct explore_search *s, const struct explore_evaluator *ev,
+		    size_t max_models, struct cp_error *err)
+{
+	udd_features *list;
+	size_t round, n, i;
+	int rc = 0;
+
+	if (!s->has_mono || !s->mono.models)
+		return 0;   /* monotonicity not decided: no tops to rest on */
+	list = cp_malloc(TARGET_LIST * sizeof *list);
+	if (!list)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (round = 0; round < 8 && !rc; round++) {
+		struct explore_verdicts *t = explore_verdicts_new(s);
+
+		if (!t) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			break;
+		}
+		n = open_checks(s, t, list);
+		explore_verdicts_free(t);
+		if (!n)
+			break;
+		for (i = 0; i < n && !rc; i++) {
+			long idx;
+			int fresh;
+
+			rc = get_model(s, ev, max_models, list[i], EXPLORE_TARGETED,
+				       0, &idx, &fresh, err);
+			if (!rc && idx < 0)
+				goto out;   /* budget spent */
+		}
+	}
+out:
+	cp_free(list);
+	return rc;
+}
+
+/* ================================================================ */
 /* the run                                                          */
 /* ================================================================ */
 
 /* minimal = proven minimal (explore/claims.c): feasible, and every proper
  * sub-model of the family known refuted. */
-static void mark_minimal(struct explore_search *s)
+static int mark_minimal(struct explore_search *s, struct cp_error *err)
 {
+	struct explore_verdicts *t = explore_verdicts_new(s);
 	size_t i;
 
+	if (!t && s->n_models)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < s->n_models; i++)
 		s->models[i].minimal = s->models[i].feasible &&
-			explore_proven_minimal(s, s->models[i].features);
+			explore_proven_minimal_in(t, s->models[i].features);
+	explore_verdicts_free(t);
+	return 0;
+}
+
+/* What separates each pair of proven minimal models (both ways). */
+#define SEPARATE_MAX_MINIMAL 6
+static int separations(struct explore_search *s,
+		       const struct explore_evaluator *ev, struct cp_error *err)
+{
+	size_t mins[SEPARATE_MAX_MINIMAL], nmin = 0, i, j;
+	int rc;
+
+	if (!ev->separate)
+		return 0;
+	for (i = 0; i < s->n_models && nmin < SEPARATE_MAX_MINIMAL; i++)
+		if (s->models[i].minimal)
+			mins[nmin++] = i;
+	if (nmin < 2)
+		return 0;
+	s->seps = cp_calloc(nmin * (nmin - 1), sizeof *s->seps);
+	if (!s->seps)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < nmin; i++)
+		for (j = 0; j < nmin; j++) {
+			struct explore_separation *p;
+
+			if (i == j)
+				continue;
+			p = &s->seps[s->n_seps++];
+			p->a = s->models[mins[i]].features;
+			p->b = s->models[mins[j]].features;
+			rc = ev->separate(ev->ctx, p->a, p->b, p, err);
+			if (rc)
+				return rc;
+		}
+	return 0;
 }
 
 int explore_run(const struct explore_space *space,
@@ -425,18 +647,32 @@ int explore_run(const struct explore_space *space,
 	s->exhaustive = opt->exhaustive;
 	s->tolerance = opt->tolerance;
 	max_models = opt->max_models ? opt->max_models : 4096;
-	if (opt->exhaustive) {
+	rc = 0;
+	if (opt->check_command && !(s->check_command = cp_strdup(opt->check_command)))
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (!rc && ev->monotone && explore_varying(s)) {
+		rc = ev->monotone(ev->ctx, explore_fixed(s), explore_varying(s),
+				  &s->mono, err);
+		s->has_mono = !rc;
+	}
+	if (rc) {
+	} else if (opt->exhaustive) {
 		rc = exhaustive(s, ev, max_models, err);
 	} else {
 		rc = discover(s, ev, opt, max_models, err);
 		if (!rc)
 			rc = eliminate(s, ev, max_models, err);
+		if (!rc && !opt->no_targeted)
+			rc = targeted(s, ev, max_models, err);
 	}
+	if (!rc)
+		rc = mark_minimal(s, err);
+	if (!rc)
+		rc = separations(s, ev, err);
 	if (rc) {
 		explore_free(s);
 		return rc;
 	}
-	mark_minimal(s);
 	*out = s;
 	return 0;
 }
@@ -449,6 +685,11 @@ void explore_free(struct explore_search *s)
 		return;
 	for (i = 0; i < s->n_models; i++)
 		explore_eval_release(&s->models[i].eval);
+	for (i = 0; i < s->n_seps; i++)
+		explore_separation_release(&s->seps[i]);
+	explore_monotonicity_release(&s->mono);
+	cp_free(s->seps);
+	cp_free(s->check_command);
 	cp_free(s->models);
 	cp_free(s->edges);
 	cp_free(s);
@@ -535,6 +776,22 @@ void explore_claim_basis(const struct explore_search *s,
 	out->either = c.either;
 }
 
+const struct explore_monotonicity *explore_monotonicity(const struct explore_search *s)
+{
+	return s->has_mono ? &s->mono : NULL;
+}
+
+size_t explore_n_separations(const struct explore_search *s)
+{
+	return s->n_seps;
+}
+
+const struct explore_separation *explore_separation_at(const struct explore_search *s,
+						       size_t i)
+{
+	return i < s->n_seps ? &s->seps[i] : NULL;
+}
+
 /* ================================================================ */
 /* reports                                                          */
 /* ================================================================ */
@@ -575,6 +832,9 @@ static void origin_text(const struct explore_search *s,
 		return;
 	case EXPLORE_EXHAUSTIVE:
 		cp_buf_puts(b, "exhaustive");
+		return;
+	case EXPLORE_TARGETED:
+		cp_buf_puts(b, "targeted");
 		return;
 	case EXPLORE_DISCOVERY:
 	case EXPLORE_ELIMINATION:
@@ -773,8 +1033,9 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 		req = c.required & ~c.impossible;
 		imp = c.impossible & ~c.required;
 		cp_buf_printf(b, "verdicts known: %zu of the family's %zu models (%zu "
-			      "evaluated, the rest refuted by cone containment)\n",
-			      c.known, c.universe, s->n_models);
+			      "evaluated, %zu implied by monotonicity, the rest refuted "
+			      "by cone containment)\n", c.known, c.universe, s->n_models,
+			      c.implied);
 		cp_buf_puts(b, "required features (proven: every model without one is refuted): ");
 		if (req)
 			list_features(s, req, ", ", b);
@@ -797,6 +1058,8 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 			cp_buf_puts(b, "none");
 		cp_buf_puts(b, "\n");
 	}
+	explore_report_proofs(s, b);
+	explore_report_alternatives(s, b);
 	if (s->truncated)
 		cp_buf_puts(b, "search stopped at the model budget (--max-models)\n");
 	cp_buf_puts(b, "conclusion: ");

@@ -36,6 +36,11 @@ struct explore_eval {
 	size_t n_signatures;        /* the model's distinct signatures (for reports) */
 	char *refuted_by;           /* names of (some) infeasible observations,
 	                             * "a, b (+3 more)", or NULL */
+	/* The first infeasible observation, one constraint its whole region
+	 * breaks and its margin (sd), for proofs; NULL when not known. */
+	char *witness;
+	char *witness_constraint;
+	double witness_margin;
 };
 
 /* Free what an evaluation holds and zero it. */
@@ -44,8 +49,59 @@ void explore_eval_release(struct explore_eval *e);
 int explore_eval_add_violation(struct explore_eval *e, const char *constraint,
 			       size_t count);
 
+/* Which features can only grow the cone (explore/claims.c rests its
+ * targeted checks on it).  Feature f grows the cone over a family when
+ * cone(S(F)) is within cone(S(F + f)) for every model F of the family
+ * without f; it shrinks it when some F loses part of its cone (a
+ * signature of F outside the cone of F + f, proven by a constraint of
+ * F + f that the signature breaks).  A feature in neither mask is not
+ * decided (budget); the claims treat it as one that may shrink. */
+struct explore_monotonicity {
+	udd_features grows;
+	udd_features shrinks;
+	udd_features context[64];   /* for f in shrinks: the model F (without f) */
+	char *lost[64];             /* for f in shrinks: the μpath F loses and
+	                             * the constraint of F + f it breaks */
+	size_t models;              /* feature sets compiled to decide */
+};
+void explore_monotonicity_release(struct explore_monotonicity *m);
+
+/* What separates two feasible models A and B: a constraint valid on A's
+ * cone that some of B's μpaths break (so an observation beyond it refutes
+ * A, and only B's μpaths can reach it), which μpaths, and how far each
+ * observation lies from breaking it. */
+struct explore_path {
+	char *uop;                  /* "load" (uops sharing it: "load; store") */
+	char *counters;             /* "load.causes_walk, walk_ref.l1*2", as
+	                             * `counterpoint paths` names a signature */
+	char *example;              /* one μpath with it */
+};
+struct explore_margin {
+	char *observation;
+	double margin;              /* sd; > 0: the whole region breaks it */
+	double mean_sd;             /* where the region's centre lies */
+};
+#define EXPLORE_MAX_PATHS 3
+struct explore_separation {
+	udd_features a, b;
+	int within;                 /* B's cone lies within A's: nothing of
+	                             * A's is broken by B (then no constraint) */
+	char *constraint;           /* readable, valid on A's cone */
+	int is_equality;
+	size_t n_constraints;       /* A's listed constraints B breaks (0 when
+	                             * A's facets were not listed) */
+	size_t n_paths;             /* B's signatures that break it */
+	size_t n_shown;
+	struct explore_path paths[EXPLORE_MAX_PATHS];
+	size_t n_margins;           /* every observation, in dataset order */
+	struct explore_margin *margins;
+};
+void explore_separation_release(struct explore_separation *p);
+
 /* How a model family is evaluated.  Every callback returns 0 or a negative
- * cp code with err filled; the search stops at the first failure. */
+ * cp code with err filled; the search stops at the first failure.
+ * monotone and separate are optional (NULL: monotonicity unknown, no
+ * separations). */
 struct explore_evaluator {
 	void *ctx;
 	/* Test the model with features `sel` against the data; *out arrives
@@ -61,6 +117,14 @@ struct explore_evaluator {
 	int (*compare)(void *ctx, udd_features parent, udd_features child,
 		       const struct explore_eval *parent_eval, int *grows,
 		       unsigned char *relaxed, struct cp_error *err);
+	/* Decide, for each feature of `varying`, whether it grows or shrinks
+	 * the cone over the family { fixed | X : X within varying };
+	 * *out arrives zeroed. */
+	int (*monotone)(void *ctx, udd_features fixed, udd_features varying,
+			struct explore_monotonicity *out, struct cp_error *err);
+	/* Fill *out (zeroed, a and b set) for two evaluated models. */
+	int (*separate)(void *ctx, udd_features a, udd_features b,
+			struct explore_separation *out, struct cp_error *err);
 };
 
 /* ---- the search ---- */
@@ -79,6 +143,11 @@ struct explore_options {
 	int deep;                   /* keep discovering past the first level
 	                             * that holds a feasible model */
 	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
+	int no_targeted;            /* skip the targeted checks (below) */
+	/* "counterpoint check MODEL DATA [region options]": the reports print
+	 * each undecided claim's deciding check as this plus --with F,...
+	 * (NULL: "check --with F,..."). */
+	const char *check_command;
 };
 
 /* How a model entered the search. */
@@ -87,6 +156,8 @@ enum explore_origin {
 	EXPLORE_DISCOVERY = 1,      /* a feature added to an infeasible model */
 	EXPLORE_ELIMINATION = 2,    /* a feature pruned from a feasible model */
 	EXPLORE_EXHAUSTIVE = 3,
+	EXPLORE_TARGETED = 4,       /* a largest model with or without a
+	                             * feature, checked to decide a claim */
 };
 
 struct explore_model {
@@ -157,6 +228,12 @@ struct explore_claim_basis {
 };
 void explore_claim_basis(const struct explore_search *s,
 			 struct explore_claim_basis *out);
+/* The monotonicity the claims used (NULL when the evaluator has none). */
+const struct explore_monotonicity *explore_monotonicity(const struct explore_search *s);
+/* The separations of the proven minimal models, pair by pair. */
+size_t explore_n_separations(const struct explore_search *s);
+const struct explore_separation *explore_separation_at(const struct explore_search *s,
+						       size_t i);
 
 /* ---- output ---- */
 /* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
@@ -198,6 +275,10 @@ struct explore_family_options {
 	size_t threads;             /* observations in parallel; 0: one per CPU */
 	const char *counters;       /* "a,b,c": use only these model counters
 	                             * (the cones are projected); NULL = all */
+	size_t monotone_models;     /* decide monotonicity only for families of
+	                             * at most this many models (0 => 1024);
+	                             * to never decide, clear the evaluator's
+	                             * monotone callback */
 };
 
 struct explore_family;

@@ -14,7 +14,14 @@ struct explore_search {
 	int truncated;
 	int exhaustive;
 	size_t tolerance;
+	int has_mono;               /* the evaluator decided monotonicity */
+	struct explore_monotonicity mono;
+	struct explore_separation *seps;
+	size_t n_seps;
+	char *check_command;        /* NULL: "check" */
 };
+
+struct explore_verdicts;
 
 /* ---- proven claims (explore/claims.c) ----
  * A verdict is known for the models the search evaluated and for the
@@ -32,13 +39,73 @@ struct explore_claims {
 	size_t universe;            /* models in the family (2^candidates) */
 	size_t known;               /* of them, with a known verdict */
 	size_t n_feasible_known;
+	size_t implied;             /* of the known, implied by monotonicity */
+	size_t conflicts;           /* implied verdicts contradicting checked
+				     * ones (then none is used) */
 };
 void explore_claims_compute(const struct explore_search *s,
 			    struct explore_claims *c);
 /* 1 when m (feasible) is proven minimal: every proper sub-model of the
  * family is known refuted; 0 otherwise. */
 int explore_proven_minimal(const struct explore_search *s, udd_features m);
+int explore_proven_minimal_in(const struct explore_verdicts *t, udd_features m);
+/* The family's varying features and its fixed part. */
+udd_features explore_varying(const struct explore_search *s);
+udd_features explore_fixed(const struct explore_search *s);
 /* Known verdict of a feature set: 1 feasible, 0 refuted, -1 unknown. */
 int explore_known(const struct explore_search *s, udd_features f);
+
+/* ---- the verdict table (explore/claims.c) ----
+ * Every model of the family (fixed | subset of the varying features) with
+ * its verdict: checked, refuted by containment, or implied through the
+ * features that grow the cone: a model within a refuted one that differs
+ * by such features only is refuted (its cone lies inside), one that
+ * contains a feasible one so is feasible.  NULL when the family is too
+ * large or memory runs out. */
+struct explore_verdicts {
+	size_t nc;                  /* varying features */
+	size_t cand[64];            /* their feature indices */
+	udd_features fixed;
+	udd_features mono;          /* varying features that grow the cone */
+	signed char *v;             /* 2^nc: 1 feasible, 0 refuted, -1 unknown */
+	size_t implied, conflicts;
+};
+struct explore_verdicts *explore_verdicts_new(const struct explore_search *s);
+void explore_verdicts_free(struct explore_verdicts *t);
+/* The verdict of feature set f (-1 when unknown or outside the family). */
+int explore_verdict(const struct explore_verdicts *t, udd_features f);
+/* The largest models of the family with feature f (with = 1) or without
+ * it: every varying feature that grows the cone on, every assignment of
+ * the others (the alternatives).  Up to max written to out; returns how
+ * many there are. */
+size_t explore_tops(const struct explore_verdicts *t, size_t f, int with,
+		    udd_features *out, size_t max);
+/* A checked model (index into s->models) that refutes feature set f:
+ * f itself, or a refuted model containing it by cone-growing features
+ * only, or the refuted parent of a skipped f; -1 when none. */
+long explore_refuting_model(const struct explore_search *s,
+			    const struct explore_verdicts *t, udd_features f);
+/* "counterpoint check ... --with F,..." for feature set f (appended). */
+void explore_check_line(const struct explore_search *s, udd_features f,
+			struct cp_buf *b);
+
+/* A feature set as a JSON array of names (explore/report_json.c). */
+void explore_features_json(const struct explore_search *s, udd_features sel,
+			   struct cp_buf *b);
+
+/* ---- reports of the proofs (explore/report_claims.c) ---- */
+/* Monotonicity, the proof of each required, impossible and either-way
+ * feature, and each undecided claim's deciding checks. */
+void explore_report_proofs(const struct explore_search *s, struct cp_buf *b);
+/* What separates the proven minimal models, pair by pair. */
+void explore_report_alternatives(const struct explore_search *s, struct cp_buf *b);
+/* The largest models without (with = 0) or with feature f, each with the
+ * checked model, observation and constraint that refute it, as a JSON
+ * array (empty when monotonicity is not known). */
+void explore_json_refuted_tops(const struct explore_search *s, size_t f,
+			       int with, struct cp_buf *b);
+/* The JSON keys monotonicity, implied_verdicts, proofs, undecided_checks
+ * and alternatives, each preceded by ",\n". */
+void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b);
 
 #endif

@@ -9,41 +9,12 @@
 #include <string.h>
 
 #include "explore/explore.h"
+#include "explore/family_int.h"
 
 #include "geometry/cone.h"
 #include "pipeline/pipeline.h"
 #include "solver/feas.h"
 #include "stats/region.h"
-
-/* One feature set's model, built once. */
-struct entry {
-	udd_features sel;
-	struct pipe_model *pm;
-	/* The evaluation, kept so that compare() can test the violated
-	 * constraints' vectors, parallel to eval.violations. */
-	int evaluated;
-	struct explore_eval eval;
-	int64_t *viol;            /* eval.n_violations x k */
-	unsigned char *viol_eq;
-	size_t n_inexact;         /* verdicts left to floating point */
-};
-
-struct explore_family {
-	const struct udd_model *model;
-	const struct stats_dataset *data;
-	struct pipe_data *pd;     /* counters, regions, queries */
-	size_t k, n_obs;
-	const char *const *names; /* k counter names (owned by the model) */
-	size_t n_missing;
-	size_t *missing;          /* model counters left out by --counters */
-	struct explore_family_options opt;
-	struct entry *entries;
-	size_t n_entries, cap_entries;
-	size_t checks;
-	/* The fewest signatures whose facets went over budget: larger models
-	 * (which in a family are mostly supersets) are not tried again. */
-	size_t cone_over_m;
-};
 
 /* ================================================================ */
 /* setup                                                            */
@@ -185,7 +156,7 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 /* Exact a.s for an integer constraint and a signature; a's entries are
  * primitive and small, s's are counts per μpath, so __int128 never
  * overflows. */
-static __int128 dot_exact(const int64_t *a, const uint32_t *s, size_t k)
+__int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
 {
 	__int128 v = 0;
 	size_t i;
@@ -233,7 +204,7 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 }
 
 /* The entry of sel, built on first use. */
-static int get_entry(struct explore_family *f, udd_features sel,
+int explore_family_entry(struct explore_family *f, udd_features sel,
 		     struct entry **out, struct cp_error *err)
 {
 	struct entry *e;
@@ -265,6 +236,22 @@ static int get_entry(struct explore_family *f, udd_features sel,
 	f->n_entries++;
 	*out = e;
 	return 0;
+}
+
+void explore_signature_text(const struct udd_model *m, const uint32_t *sig,
+			    struct cp_buf *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < udd_model_n_counters(m); i++) {
+		if (!sig[i])
+			continue;
+		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
+		if (sig[i] != 1)
+			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
+	}
+	if (!n)
+		cp_buf_puts(b, "(no counter)");
 }
 
 /* ================================================================ */
@@ -372,6 +359,17 @@ static int count_violation(struct explore_family *f, struct entry *e,
 	return 0;
 }
 
+static int copy_witness(struct explore_eval *dst, const struct explore_eval *src)
+{
+	dst->witness_margin = src->witness_margin;
+	if (src->witness && !(dst->witness = cp_strdup(src->witness)))
+		return CP_ENOMEM;
+	if (src->witness_constraint &&
+	    !(dst->witness_constraint = cp_strdup(src->witness_constraint)))
+		return CP_ENOMEM;
+	return 0;
+}
+
 /* Copy an evaluation (another feature set with the same signatures). */
 static int copy_eval(struct explore_family *f, struct entry *dst,
 		     const struct entry *src, struct cp_error *err)
@@ -393,6 +391,8 @@ static int copy_eval(struct explore_family *f, struct entry *dst,
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	dst->eval.n_observations = src->eval.n_observations;
 	dst->eval.n_infeasible = src->eval.n_infeasible;
+	if (copy_witness(&dst->eval, &src->eval))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (src->eval.refuted_by &&
 	    !(dst->eval.refuted_by = cp_strdup(src->eval.refuted_by)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -421,6 +421,17 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		if (res[i].feasible)
 			continue;
 		e->eval.n_infeasible++;
+		if (e->eval.n_infeasible == 1 && res[i].n_violations) {
+			const struct feas_violation *v = &res[i].violations[0];
+
+			e->eval.witness = cp_strdup(stats_dataset_observation(f->data, i));
+			e->eval.witness_constraint =
+				constraint_text(f, e, v->a, v->is_equality,
+						pipe_data_query(f->pd, i));
+			e->eval.witness_margin = v->margin;
+			if (!e->eval.witness || !e->eval.witness_constraint)
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		}
 		if (e->eval.n_infeasible <= 4)
 			cp_buf_printf(&names, "%s%s", e->eval.n_infeasible > 1 ?
 				      ", " : "", stats_dataset_observation(f->data, i));
@@ -452,7 +463,7 @@ static int family_evaluate(void *ctx, udd_features sel,
 	size_t i;
 	int rc;
 
-	rc = get_entry(f, sel, &e, err);
+	rc = explore_family_entry(f, sel, &e, err);
 	if (rc)
 		return rc;
 	if (!e->evaluated) {
@@ -483,9 +494,12 @@ static int family_evaluate(void *ctx, udd_features sel,
 	out->n_observations = e->eval.n_observations;
 	out->n_infeasible = e->eval.n_infeasible;
 	out->n_signatures = pipe_model_n_signatures(e->pm);
-	if (e->eval.refuted_by &&
-	    !(out->refuted_by = cp_strdup(e->eval.refuted_by)))
+	if ((e->eval.refuted_by &&
+	     !(out->refuted_by = cp_strdup(e->eval.refuted_by))) ||
+	    copy_witness(out, &e->eval)) {
+		explore_eval_release(out);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < e->eval.n_violations; i++) {
 		if (explore_eval_add_violation(out, e->eval.violations[i].constraint,
 					       e->eval.violations[i].count)) {
@@ -500,7 +514,7 @@ static int family_evaluate(void *ctx, udd_features sel,
  * constraints; otherwise s is a signature of p (binary search) or the
  * solver decides with s as a zero-width box (its borderline verdicts are
  * settled exactly). */
-static int in_cone(struct explore_family *f, struct entry *p,
+int explore_family_in_cone(struct explore_family *f, struct entry *p,
 		   const uint32_t *s, int *inside, struct cp_error *err)
 {
 	struct feas_query q;
@@ -514,7 +528,7 @@ static int in_cone(struct explore_family *f, struct entry *p,
 
 		*inside = 1;
 		for (i = 0; i < ne + pipe_model_n_facets(p->pm) && *inside; i++) {
-			__int128 v = dot_exact(pipe_model_constraint(p->pm, i), s, f->k);
+			__int128 v = explore_dot_exact(pipe_model_constraint(p->pm, i), s, f->k);
 
 			*inside = i < ne ? v == 0 : v >= 0;
 		}
@@ -552,9 +566,9 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 	const uint32_t *cS;
 	int rc, any = 0;
 
-	rc = get_entry(f, parent, &p, err);
+	rc = explore_family_entry(f, parent, &p, err);
 	if (!rc)
-		rc = get_entry(f, child, &c, err);
+		rc = explore_family_entry(f, child, &c, err);
 	if (rc)
 		return rc;
 	p = NULL;   /* get_entry may have moved the table */
@@ -574,7 +588,7 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 		const int64_t *a = p->viol + i * k;
 
 		for (j = 0; j < cm && !relaxed[i]; j++) {
-			__int128 v = dot_exact(a, cS + j * k, k);
+			__int128 v = explore_dot_exact(a, cS + j * k, k);
 
 			relaxed[i] = p->viol_eq[i] ? v != 0 : v < 0;
 		}
@@ -588,7 +602,7 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 	for (j = 0; j < cm && !*grows; j++) {
 		int inside = 1;
 
-		rc = in_cone(f, p, cS + j * k, &inside, err);
+		rc = explore_family_in_cone(f, p, cS + j * k, &inside, err);
 		if (rc)
 			return rc;
 		*grows = !inside;
@@ -599,7 +613,10 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev)
 {
+	memset(ev, 0, sizeof *ev);
 	ev->ctx = f;
 	ev->evaluate = family_evaluate;
 	ev->compare = family_compare;
+	ev->monotone = explore_family_monotone;
+	ev->separate = explore_family_separate;
 }

@@ -7,8 +7,8 @@
 
 #include "explore/explore_int.h"
 
-static void features_json(const struct explore_search *s, udd_features sel,
-			  struct cp_buf *b)
+void explore_features_json(const struct explore_search *s, udd_features sel,
+			   struct cp_buf *b)
 {
 	size_t f;
 	int first = 1;
@@ -31,12 +31,13 @@ const char *explore_origin_name(enum explore_origin o)
 	case EXPLORE_DISCOVERY: return "discovery";
 	case EXPLORE_ELIMINATION: return "elimination";
 	case EXPLORE_EXHAUSTIVE: return "exhaustive";
+	case EXPLORE_TARGETED: return "targeted";
 	}
 	return "?";
 }
 
 static void claim_list(const struct explore_search *s, udd_features sel,
-		       const char *proof, size_t half, struct cp_buf *b)
+		       const char *proof, size_t half, int with, struct cp_buf *b)
 {
 	size_t f;
 	int first = 1;
@@ -50,6 +51,8 @@ static void claim_list(const struct explore_search *s, udd_features sel,
 		if (proof)
 			cp_buf_printf(b, ", \"proof\": \"%s\", \"models_refuted\": %zu",
 				      proof, half);
+		cp_buf_puts(b, ", \"refuted_models\": ");
+		explore_json_refuted_tops(s, f, with, b);
 		cp_buf_puts(b, "}");
 		first = 0;
 	}
@@ -64,9 +67,9 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	explore_claims_compute(s, &c);
 	cp_buf_printf(b, "{\n  \"schema\": 1,\n  \"search\": \"%s\",\n  \"start\": ",
 		      s->exhaustive ? "exhaustive" : "discovery then elimination");
-	features_json(s, s->space.start, b);
+	explore_features_json(s, s->space.start, b);
 	cp_buf_puts(b, ",\n  \"candidates\": ");
-	features_json(s, s->space.candidates, b);
+	explore_features_json(s, s->space.candidates, b);
 	cp_buf_printf(b, ",\n  \"family_models\": %zu,\n  \"known_verdicts\": %zu,\n"
 		      "  \"truncated\": %s,\n  \"models\": [",
 		      c.enumerable ? c.universe : 0, c.known,
@@ -75,7 +78,7 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 		const struct explore_model *m = &s->models[i];
 
 		cp_buf_puts(b, i ? ",\n    {\"features\": " : "\n    {\"features\": ");
-		features_json(s, m->features, b);
+		explore_features_json(s, m->features, b);
 		cp_buf_printf(b, ", \"verdict\": \"%s\", \"minimal\": %s, \"origin\": \"%s\", "
 			      "\"observations\": %zu, \"infeasible\": %zu, "
 			      "\"signatures\": %zu, \"refuted_by\": ",
@@ -100,19 +103,20 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	for (i = 0, j = 0; i < s->n_models; i++)
 		if (s->models[i].minimal) {
 			cp_buf_puts(b, j++ ? ", " : "");
-			features_json(s, s->models[i].features, b);
+			explore_features_json(s, s->models[i].features, b);
 		}
 	cp_buf_puts(b, "],\n  \"required\": ");
 	claim_list(s, c.required & ~c.impossible,
 		   "every model of the family without it is refuted",
-		   c.enumerable ? c.universe / 2 : 0, b);
+		   c.enumerable ? c.universe / 2 : 0, 0, b);
 	cp_buf_puts(b, ",\n  \"impossible\": ");
 	claim_list(s, c.impossible & ~c.required,
 		   "every model of the family with it is refuted",
-		   c.enumerable ? c.universe / 2 : 0, b);
+		   c.enumerable ? c.universe / 2 : 0, 1, b);
 	cp_buf_puts(b, ",\n  \"either\": ");
-	features_json(s, c.either, b);
+	explore_features_json(s, c.either, b);
 	cp_buf_puts(b, ",\n  \"undecided\": ");
-	features_json(s, c.undecided, b);
+	explore_features_json(s, c.undecided, b);
+	explore_json_claims_extra(s, b);
 	cp_buf_puts(b, "\n}\n");
 }

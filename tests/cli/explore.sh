@@ -30,10 +30,26 @@ run() {  # $1 = simulator features, $2 = output name
 }
 run merge merge
 [ "$(cat "$tmp/merge.status")" = 0 ] || fail "merge: exit $(cat "$tmp/merge.status")"
-grep -q '^required features (proven: every model without one is refuted): none$' "$tmp/merge.txt" ||
-	{ cat "$tmp/merge.txt"; fail "merge: the default search claimed a required feature it did not prove"; }
-grep -q 'Undecided: .*merge' "$tmp/merge.txt" || fail "merge: undecided features not said"
-grep -q 'needs' "$tmp/merge.txt" && fail "merge: the default search says the hardware needs something"
+# the default search proves merge required with its targeted checks (the
+# largest models without merge, one per prefetch trigger variant), naming
+# the model and observation that refute each; the same as --exhaustive
+grep -q '^required features (proven: every model without one is refuted): merge$' "$tmp/merge.txt" ||
+	{ cat "$tmp/merge.txt"; fail "merge: the default search did not prove merge required"; }
+grep -q '^  merge is required: every model without it is refuted; the largest ones' "$tmp/merge.txt" ||
+	fail "merge: no proof of the required feature"
+grep -Eq '^      \{prefetch,prefetch_stores,pde_early,pml4_cache,abort,bypass,replay\} \(#[0-9]+\) refuted by linear-' "$tmp/merge.txt" ||
+	fail "merge: the largest model without merge is not named with its refuting observation"
+grep -q '^  prefetch_dtlb_miss can shrink it' "$tmp/merge.txt" || fail "merge: the trigger variant is not found to shrink the cone"
+grep -q 'Undecided' "$tmp/merge.txt" && fail "merge: the default search left claims undecided"
+# without the targeted checks merge stays undecided, and each check that
+# would decide it is printed; run the first: it refutes the model
+$CP explore "$MODEL" "$tmp/merge.csv" --no-targeted -o "$tmp/merge.n.txt" || fail "--no-targeted: exit $?"
+grep -q 'Undecided: .*merge' "$tmp/merge.n.txt" || fail "merge --no-targeted: undecided features not said"
+grep -q '^    is merge required? these checks decide it' "$tmp/merge.n.txt" ||
+	{ cat "$tmp/merge.n.txt"; fail "merge --no-targeted: no deciding checks"; }
+line=$(sed -n '/^    is merge required?/{n;s/^ *counterpoint //p;q;}' "$tmp/merge.n.txt")
+[ -n "$line" ] || fail "merge --no-targeted: no check line"
+$CP $line > "$tmp/merge.c.txt"; [ $? = 1 ] || fail "the deciding check ($line) should refute the model"
 [ "$(cat "$tmp/merge.x.status")" = 0 ] || fail "merge --exhaustive: exit $(cat "$tmp/merge.x.status")"
 grep -q '^required features (proven: every model without one is refuted): merge$' "$tmp/merge.x.txt" ||
 	{ cat "$tmp/merge.x.txt"; fail "merge --exhaustive: merge not proven required"; }
@@ -48,6 +64,10 @@ assert d["schema"] == 1 and d["family_models"] == 8 and d["known_verdicts"] == 8
 assert [r["feature"] for r in d["required"]] == ["merge"], d["required"]
 assert d["required"][0]["models_refuted"] == 4 and d["undecided"] == [], d
 assert len(d["models"]) == 8 and all(m["verdict"] in ("feasible", "refuted") for m in d["models"])
+assert d["monotonicity"]["grows"] == ["merge", "abort", "replay"], d["monotonicity"]
+p = [x for x in d["proofs"] if x["feature"] == "merge"][0]
+assert p["claim"] == "required" and p["refuted_models"][0]["model"] == ["abort", "replay"], p
+assert p["refuted_models"][0]["observation"] and p["refuted_models"][0]["constraint"], p
 assert {"features": [], "verdict": "refuted"}.items() <= [m for m in d["models"] if m["features"] == []][0].items()
 ' "$tmp/merge.json" || fail "explore --json: schema or claims"
 grep -q '^  #1 .*{} .*INFEASIBLE' "$tmp/merge.txt" || fail "merge: the baseline was not refuted"

@@ -26,6 +26,7 @@ enum {
 
 struct family {
 	unsigned relax[NF];
+	unsigned impose[NF];             /* constraints a feature adds (shrinks) */
 	udd_features needs[NF];          /* prerequisites of each feature */
 	size_t n_obs;
 	unsigned obs[32];                /* constraints each observation breaks */
@@ -48,6 +49,9 @@ static unsigned constraints_of(const struct family *fam, udd_features sel)
 	for (f = 0; f < NF; f++)
 		if ((sel & BIT(f)) && (sel & fam->needs[f]) == fam->needs[f])
 			c &= ~fam->relax[f];
+	for (f = 0; f < NF; f++)
+		if (sel & BIT(f))
+			c |= fam->impose[f];
 	return c;
 }
 
@@ -61,6 +65,10 @@ static int synth_evaluate(void *ctx, udd_features sel, struct explore_eval *out,
 	for (i = 0; i < fam->calls && i < 256; i++)
 		CHECKF(fam->evaluated[i] != sel, "model %#llx built twice",
 		       (unsigned long long)sel);
+	if (fam->calls >= 256)
+		for (i = 0; i < 256; i++)
+			CHECKF(fam->evaluated[i] != sel, "model %#llx built twice",
+			       (unsigned long long)sel);
 	if (fam->calls < 256)
 		fam->evaluated[fam->calls] = sel;
 	fam->calls++;
@@ -98,6 +106,29 @@ static int synth_compare(void *ctx, udd_features parent, udd_features child,
 	return 0;
 }
 
+/* A feature that only relaxes constraints grows the cone; one that
+ * imposes some may shrink it (prerequisites are never imposing
+ * features in these families, so the rule is exact or conservative). */
+static int synth_monotone(void *ctx, udd_features fixed, udd_features varying,
+			  struct explore_monotonicity *out, struct cp_error *err)
+{
+	struct family *fam = ctx;
+	size_t f;
+
+	(void)fixed;
+	(void)err;
+	out->models = (size_t)1 << NF;
+	for (f = 0; f < NF; f++) {
+		if (!(varying & BIT(f)))
+			continue;
+		if (fam->impose[f])
+			out->shrinks |= BIT(f);
+		else
+			out->grows |= BIT(f);
+	}
+	return 0;
+}
+
 /* The study's family in miniature. */
 static void family_init(struct family *fam)
 {
@@ -113,7 +144,7 @@ static void family_init(struct family *fam)
 }
 
 static const struct explore_evaluator synth = {
-	NULL, synth_evaluate, synth_compare
+	NULL, synth_evaluate, synth_compare, NULL, NULL
 };
 
 static struct explore_search *run(struct family *fam, udd_features start,
@@ -413,37 +444,43 @@ static void test_alloc_failures(void)
 	struct explore_search *s;
 	struct cp_error err;
 	unsigned long n;
-	int rc;
+	int rc, phase;
 
 	ev.ctx = &fam;
-	for (n = 1; n < 10000; n++) {
-		unsigned long before;
+	/* phase 1 with monotonicity: targeted checks, implied verdicts and
+	 * the proofs' report */
+	for (phase = 0; phase < 2; phase++) {
+		ev.monotone = phase ? synth_monotone : NULL;
+		for (n = 1; n < 10000; n++) {
+			unsigned long before;
 
-		family_init(&fam);
-		fam.n_obs = 3;
-		fam.obs[0] = C_RETIRED | C_PDE;
-		fam.obs[1] = C_REF_LOWER;
-		s = NULL;
-		before = cp_alloc_count();
-		cp_alloc_fail_at(n);
-		rc = explore_run(&space, &ev, NULL, &s, &err);
-		cp_alloc_fail_at(0);
-		if (rc == 0) {
-			struct cp_buf b;
+			family_init(&fam);
+			fam.n_obs = 3;
+			fam.obs[0] = C_RETIRED | C_PDE;
+			fam.obs[1] = C_REF_LOWER;
+			s = NULL;
+			before = cp_alloc_count();
+			cp_alloc_fail_at(n);
+			rc = explore_run(&space, &ev, NULL, &s, &err);
+			cp_alloc_fail_at(0);
+			if (rc == 0) {
+				struct cp_buf b;
 
-			cp_buf_init(&b);
-			explore_report(s, &b);
-			explore_dot(s, &b);
-			CHECK(!b.failed);
-			cp_buf_release(&b);
-			explore_free(s);
-			if (n > cp_alloc_count() - before)
-				break;   /* the failure was never reached */
-			continue;
+				cp_buf_init(&b);
+				explore_report(s, &b);
+				explore_report_json(s, &b);
+				explore_dot(s, &b);
+				CHECK(!b.failed);
+				cp_buf_release(&b);
+				explore_free(s);
+				if (n > cp_alloc_count() - before)
+					break;   /* the failure was never reached */
+				continue;
+			}
+			CHECK(rc == CP_ENOMEM && s == NULL);
 		}
-		CHECK(rc == CP_ENOMEM && s == NULL);
+		CHECK(n > 10);
 	}
-	CHECK(n > 10);
 }
 
 /* --deep keeps discovering past the first feasible level; --tolerance
@@ -500,6 +537,71 @@ static void test_deep_and_tolerance(void)
 	explore_free(s);
 }
 
+/* With monotonicity known, the default search decides every claim and
+ * proves exactly what --exhaustive proves, on random data and with a
+ * cone-shrinking feature; it tests fewer models. */
+static void test_targeted_equals_exhaustive(void)
+{
+	unsigned seed = 12345;
+	int round, fewer = 0;
+
+	for (round = 0; round < 300; round++) {
+		struct family fam, famx;
+		struct explore_evaluator ev = synth;
+		struct explore_space space = { NF, names, 0, BIT(NF) - 1 };
+		struct explore_options opt;
+		struct explore_search *s = NULL, *x = NULL;
+		struct cp_error err;
+		size_t i;
+
+		family_init(&fam);
+		seed = seed * 1103515245u + 12345u;
+		fam.n_obs = 1 + (seed >> 16) % 4;
+		for (i = 0; i < fam.n_obs; i++) {
+			seed = seed * 1103515245u + 12345u;
+			fam.obs[i] = (seed >> 11) & 0x1f & ((seed >> 20) | (seed >> 3));
+		}
+		if (round % 2) {
+			/* bypass becomes a variant: it relaxes the lower bound
+			 * on references but imposes causes_walk = walk_done */
+			fam.impose[F_BYPASS] = C_DONE;
+		}
+		famx = fam;
+		ev.monotone = synth_monotone;
+		memset(&opt, 0, sizeof opt);
+		ev.ctx = &fam;
+		CHECKF(explore_run(&space, &ev, &opt, &s, &err) == 0, "%s", err.msg);
+		opt.exhaustive = 1;
+		ev.ctx = &famx;
+		CHECKF(explore_run(&space, &ev, &opt, &x, &err) == 0, "%s", err.msg);
+		if (!s || !x) {
+			explore_free(s);
+			explore_free(x);
+			return;
+		}
+		CHECKF(explore_required(s) == explore_required(x) &&
+		       explore_impossible(s) == explore_impossible(x) &&
+		       explore_undecided(s) == 0 && explore_undecided(x) == 0,
+		       "round %d: required %#llx/%#llx impossible %#llx/%#llx undecided %#llx",
+		       round, (unsigned long long)explore_required(s),
+		       (unsigned long long)explore_required(x),
+		       (unsigned long long)explore_impossible(s),
+		       (unsigned long long)explore_impossible(x),
+		       (unsigned long long)explore_undecided(s));
+		for (i = 0; i < explore_n_models(s); i++) {
+			const struct explore_model *m = explore_model_at(s, i);
+			const struct explore_model *o = model_with(x, m->features);
+
+			CHECKF(o && o->feasible == m->feasible && (!m->minimal || o->minimal),
+			       "round %d: model %#llx", round, (unsigned long long)m->features);
+		}
+		fewer += explore_n_models(s) < explore_n_models(x);
+		explore_free(s);
+		explore_free(x);
+	}
+	CHECK(fewer > 250);
+}
+
 /* Exhaustive keeps the start features fixed and draws the Hasse edges. */
 static void test_exhaustive_fixed_start(void)
 {
@@ -535,6 +637,7 @@ int main(void)
 	RUN(test_budget);
 	RUN(test_deep_and_tolerance);
 	RUN(test_exhaustive_fixed_start);
+	RUN(test_targeted_equals_exhaustive);
 	RUN(test_evaluator_failure);
 	RUN(test_alloc_failures);
 	return check_summary();

@@ -177,6 +177,7 @@ out:
 /* The same data without the odd observation: the baseline fits. */
 static void test_toy_baseline_fits(void)
 {
+	size_t i;
 	struct fixture fx;
 	struct explore_evaluator ev;
 	struct explore_space space;
@@ -194,7 +195,17 @@ static void test_toy_baseline_fits(void)
 	CHECKF(explore_run(&space, &ev, NULL, &s, &err) == 0, "%s", err.msg);
 	if (!s)
 		goto out;
-	CHECK(explore_n_models(s) == 1 && explore_model_at(s, 0)->minimal);
+	CHECK(explore_model_at(s, 0)->features == 0 && explore_model_at(s, 0)->minimal);
+	/* extra and useless only add μpaths; spare adds `other` to every
+	 * path, so the cone of {} is not within that of {spare} */
+	CHECK(explore_monotonicity(s) && explore_monotonicity(s)->grows == 3 &&
+	      explore_monotonicity(s)->shrinks == 4);
+	/* {} fits: every model with extra or useless fits too (implied); the
+	 * targeted checks test only the largest models with spare */
+	for (i = 1; i < explore_n_models(s); i++)
+		CHECK(explore_model_at(s, i)->origin == EXPLORE_TARGETED &&
+		      (explore_model_at(s, i)->features & 4));
+	CHECK(explore_undecided(s) == 0);
 	cp_buf_init(&b);
 	explore_conclusion(s, &b);
 	CHECK(!b.failed && strstr(b.data, "The baseline explains the data: no feature is needed"));

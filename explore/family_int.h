@@ -1,0 +1,67 @@
+/* explore/family_int.h: the real evaluator's state, shared by
+ * explore/family.c (evaluations, cone growth), explore/monotone.c (which
+ * features grow the cone) and explore/alternatives.c (what separates two
+ * feasible models).  Not public. */
+#ifndef CP_EXPLORE_FAMILY_INT_H
+#define CP_EXPLORE_FAMILY_INT_H
+
+#include "explore/explore.h"
+#include "pipeline/pipeline.h"
+
+/* One feature set's model, built once. */
+struct entry {
+	udd_features sel;
+	struct pipe_model *pm;
+	/* The evaluation, kept so that compare() can test the violated
+	 * constraints' vectors, parallel to eval.violations. */
+	int evaluated;
+	struct explore_eval eval;
+	int64_t *viol;            /* eval.n_violations x k */
+	unsigned char *viol_eq;
+	size_t n_inexact;         /* verdicts left to floating point */
+};
+
+struct explore_family {
+	const struct udd_model *model;
+	const struct stats_dataset *data;
+	struct pipe_data *pd;     /* counters, regions, queries */
+	size_t k, n_obs;
+	const char *const *names; /* k counter names (owned by the model) */
+	size_t n_missing;
+	size_t *missing;          /* model counters left out by --counters */
+	struct explore_family_options opt;
+	struct entry *entries;
+	size_t n_entries, cap_entries;
+	size_t checks;
+	/* The fewest signatures whose facets went over budget: larger models
+	 * (which in a family are mostly supersets) are not tried again. */
+	size_t cone_over_m;
+};
+
+/* The entry of sel, built on first use (may move the table). */
+int explore_family_entry(struct explore_family *f, udd_features sel,
+			 struct entry **out, struct cp_error *err);
+/* Exact a.s for an integer constraint and a signature. */
+__int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k);
+/* Is signature s (the family's k counters) in the cone of entry p? */
+int explore_family_in_cone(struct explore_family *f, struct entry *p,
+			   const uint32_t *s, int *inside, struct cp_error *err);
+/* Is s in cone(S) (m rows of the family's k counters), exactly?  *inside
+ * = 1 or 0 when decided, -1 when not (the exact cone over budget); when
+ * outside, a (k entries) gets a constraint valid on every row of S that
+ * s breaks (checked in integers), *is_eq whether it is an equality. */
+int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
+			  const uint32_t *s, int *inside, int64_t *a, int *is_eq,
+			  struct cp_error *err);
+/* A model signature (all the model's counters) as `counterpoint paths`
+ * names it: "load.causes_walk, walk_ref.l1*2" (appended). */
+void explore_signature_text(const struct udd_model *m, const uint32_t *sig,
+			    struct cp_buf *b);
+
+/* The evaluator's monotone and separate callbacks. */
+int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
+			    struct explore_monotonicity *out, struct cp_error *err);
+int explore_family_separate(void *ctx, udd_features a, udd_features b,
+			    struct explore_separation *out, struct cp_error *err);
+
+#endif

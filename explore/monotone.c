@@ -1,0 +1,423 @@
+/* explore/monotone.c: which features of a model family can only grow the
+ * cone, decided exactly on the signature sets the evaluator checks (the
+ * model's signatures on the data's counters).
+ *
+ * Feature g grows the cone over the family {fixed | X : X within varying}
+ * when, for every X without g, every signature of S(X) is a signature of
+ * S(X + g) or lies in cone(S(X + g)): then cone(S(X)) lies within
+ * cone(S(X + g)).  The first test is literal (each signature gets an id
+ * in one table, each S(X) is a sorted id list); a signature that fails it
+ * is settled exactly: outside when a constraint of cone(S(X + g)) that
+ * holds on every one of its signatures (integer check) is broken by it
+ * (the solver proposes the constraint, exact integers verify it), inside
+ * when it satisfies every equality and facet of the exact cone
+ * (geometry/).  One signature outside proves that g can shrink the cone
+ * (the trigger variants of models/haswell/mmu.udd do: they move the
+ * prefetch instead of adding one); a test neither way leaves g
+ * undecided.  The whole family's signature sets are compiled, so the
+ * family is bounded by explore_family_options.monotone_models. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore/family_int.h"
+
+#include "geometry/cone.h"
+#include "solver/feas.h"
+
+#define MONO_DEFAULT_MODELS 1024
+
+/* ---- one id per distinct signature ---- */
+
+struct sigtab {
+	size_t k;
+	uint32_t *vecs;           /* n x k */
+	size_t n, cap;
+	uint32_t *slots;          /* open addressing: id + 1, 0 = empty */
+	size_t nslots;            /* a power of two */
+};
+
+static uint64_t sig_hash(const uint32_t *v, size_t k)
+{
+	return cp_hash(CP_HASH_SEED, v, k * sizeof *v);
+}
+
+static int sigtab_grow(struct sigtab *t)
+{
+	size_t ns = t->nslots ? 2 * t->nslots : 1024, i;
+	uint32_t *slots = cp_calloc(ns, sizeof *slots);
+
+	if (!slots)
+		return CP_ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		size_t h = (size_t)sig_hash(t->vecs + i * t->k, t->k) & (ns - 1);
+
+		while (slots[h])
+			h = (h + 1) & (ns - 1);
+		slots[h] = (uint32_t)(i + 1);
+	}
+	cp_free(t->slots);
+	t->slots = slots;
+	t->nslots = ns;
+	return 0;
+}
+
+/* The id of v, added when new; -1 when memory runs out. */
+static long sigtab_id(struct sigtab *t, const uint32_t *v)
+{
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nslots && sigtab_grow(t))
+		return -1;
+	h = (size_t)sig_hash(v, t->k) & (t->nslots - 1);
+	while (t->slots[h]) {
+		size_t id = t->slots[h] - 1;
+
+		if (!memcmp(t->vecs + id * t->k, v, t->k * sizeof *v))
+			return (long)id;
+		h = (h + 1) & (t->nslots - 1);
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		uint32_t *nv = cp_reallocarray(t->vecs, cap, t->k * sizeof *nv);
+
+		if (!nv)
+			return -1;
+		t->vecs = nv;
+		t->cap = cap;
+	}
+	memcpy(t->vecs + t->n * t->k, v, t->k * sizeof *v);
+	t->slots[h] = (uint32_t)(t->n + 1);
+	return (long)t->n++;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- the family's signature sets ---- */
+
+struct idset {
+	uint32_t *ids;            /* sorted, distinct */
+	size_t n;
+};
+
+/* The model's signatures for sel on the data's counters, as ids. */
+static int build_ids(struct explore_family *f, struct sigtab *t,
+		     udd_features sel, struct idset *out, struct cp_error *err)
+{
+	const size_t *cols = pipe_data_columns(f->pd);
+	struct udd_sigset *ss = NULL;
+	uint32_t *v = NULL;
+	size_t j, i, m, n = 0;
+	int rc;
+
+	rc = udd_sigset_build(f->model, sel, 0, &ss, err);
+	if (rc)
+		return rc;
+	m = udd_sigset_size(ss);
+	out->ids = cp_malloc((m ? m : 1) * sizeof *out->ids);
+	v = cp_malloc(f->k * sizeof *v);
+	if (!out->ids || !v) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (j = 0; j < m; j++) {
+		const uint32_t *s = udd_sigset_signature(ss, j);
+		long id;
+		int zero = 1;
+
+		for (i = 0; i < f->k; i++) {
+			v[i] = s[cols[i]];
+			zero &= v[i] == 0;
+		}
+		if (zero)
+			continue;   /* counts nothing: every cone has it */
+		id = sigtab_id(t, v);
+		if (id < 0) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		out->ids[n++] = (uint32_t)id;
+	}
+	qsort(out->ids, n, sizeof *out->ids, id_cmp);
+	for (i = j = 0; i < n; i++)
+		if (!j || out->ids[j - 1] != out->ids[i])
+			out->ids[j++] = out->ids[i];
+	out->n = j;
+out:
+	cp_free(v);
+	udd_sigset_free(ss);
+	return rc;
+}
+
+/* ---- one signature against a cone, exactly ---- */
+
+/* Does a (a.x >= 0, or = 0) hold on every row of S, and does s break it? */
+static int separates(const int64_t *a, int is_eq, const uint32_t *S, size_t m,
+		     size_t k, const uint32_t *s)
+{
+	size_t j;
+	__int128 v;
+
+	for (j = 0; j < m; j++) {
+		v = explore_dot_exact(a, S + j * k, k);
+		if (is_eq ? v != 0 : v < 0)
+			return 0;
+	}
+	v = explore_dot_exact(a, s, k);
+	return is_eq ? v != 0 : v < 0;
+}
+
+struct sep_ctx {
+	const uint32_t *s;
+	size_t k;
+	int is_eq;
+};
+
+static int still_broken(const int64_t *a, void *ctx)
+{
+	struct sep_ctx *c = ctx;
+	__int128 v = explore_dot_exact(a, c->s, c->k);
+
+	return c->is_eq ? v != 0 : v < 0;
+}
+
+int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
+			 const uint32_t *s, int *inside, int64_t *a, int *is_eq,
+			 struct cp_error *err)
+{
+	struct feas_model *fm = NULL;
+	struct feas_query q;
+	struct feas_result res;
+	struct cone *c = NULL;
+	struct cone_options co;
+	struct cp_error cerr;
+	double *mu = NULL;
+	size_t i, k = f->k;
+	int rc;
+
+	*inside = -1;
+	if (m == 0) {
+		/* the cone is {0}: -x_i >= 0 holds on it, and s (not zero)
+		 * breaks it for a counter it counts */
+		for (i = 0; i < k && !s[i]; i++)
+			;
+		memset(a, 0, k * sizeof *a);
+		if (i < k) {
+			a[i] = -1;
+			*is_eq = 0;
+			*inside = 0;
+		} else
+			*inside = 1;
+		return 0;
+	}
+	mu = cp_calloc(2 * k, sizeof *mu);
+	if (!mu)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < k; i++)
+		mu[i] = (double)s[i];
+	feas_result_init(&res);
+	rc = feas_model_new(k, m, S, NULL, &fm, err);
+	if (!rc) {
+		memset(&q, 0, sizeof q);
+		q.shape = FEAS_INDEPENDENT;
+		q.mu = mu;
+		q.half = mu + k;
+		rc = feas_check(fm, &q, FEAS_EXPLAIN, &res, err);
+	}
+	if (rc)
+		goto out;
+	/* outside: the solver's constraint, verified in integers */
+	for (i = 0; !res.feasible && i < res.n_violations; i++)
+		if (separates(res.violations[i].a, res.violations[i].is_equality,
+			      S, m, k, s)) {
+			memcpy(a, res.violations[i].a, k * sizeof *a);
+			*is_eq = res.violations[i].is_equality;
+			*inside = 0;
+			goto out;
+		}
+	/* otherwise the exact cone decides */
+	memset(&co, 0, sizeof co);
+	co.max_facets = f->opt.max_facets ? f->opt.max_facets : 5000;
+	co.max_seconds = f->opt.cone_seconds > 0 ? f->opt.cone_seconds : 5;
+	cp_error_clear(&cerr);
+	if (cone_build(k, m, S, &co, &c, &cerr)) {
+		if (cerr.code == CP_ENOMEM)
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;   /* undecided */
+	}
+	*inside = 1;
+	for (i = 0; i < cone_n_equalities(c) && *inside; i++)
+		if (explore_dot_exact(cone_equality(c, i), s, k) != 0) {
+			memcpy(a, cone_equality(c, i), k * sizeof *a);
+			*is_eq = 1;
+			*inside = 0;
+		}
+	for (i = 0; i < cone_n_facets(c) && *inside; i++)
+		if (explore_dot_exact(cone_facet(c, i), s, k) < 0) {
+			memcpy(a, cone_facet(c, i), k * sizeof *a);
+			*is_eq = 0;
+			*inside = 0;
+		}
+out:
+	cone_free(c);
+	feas_result_release(&res);
+	feas_model_free(fm);
+	cp_free(mu);
+	return rc;
+}
+
+/* ---- the witness, in words ---- */
+
+/* "with {prefetch}, adding prefetch_dtlb_miss loses load: ... (e.g. ...):
+ * it breaks C of the new cone" */
+static char *witness_text(struct explore_family *f, udd_features ctx, size_t g,
+			  const uint32_t *s, const uint32_t *S, size_t m,
+			  int64_t *a, int is_eq)
+{
+	const size_t *cols = pipe_data_columns(f->pd);
+	struct udd_sigset *ss = NULL;
+	struct sep_ctx sc = { s, f->k, is_eq };
+	struct cp_error e;
+	struct cp_buf b;
+	int64_t *eq = NULL;
+	size_t neq = 0, j, i, u;
+	char *sel = udd_model_selection_str(f->model, ctx);
+
+	cp_buf_init(&b);
+	cp_buf_printf(&b, "with {%s}, adding %s loses ", sel ? sel : "?",
+		      udd_model_feature_name(f->model, g));
+	cp_free(sel);
+	cp_error_clear(&e);
+	if (!udd_sigset_build(f->model, ctx, 0, &ss, &e))
+		for (j = 0; j < udd_sigset_size(ss); j++) {
+			const uint32_t *t = udd_sigset_signature(ss, j);
+
+			for (i = 0; i < f->k && t[cols[i]] == s[i]; i++)
+				;
+			if (i < f->k)
+				continue;
+			for (u = 0; u < udd_sigset_uop_count(ss, j); u++)
+				cp_buf_printf(&b, "%s%s", u ? "; " : "",
+					      udd_sigset_uop_name(ss, j, u));
+			cp_buf_puts(&b, ": ");
+			explore_signature_text(f->model, t, &b);
+			cp_buf_printf(&b, " (e.g. %s)", udd_sigset_example(ss, j));
+			break;
+		}
+	udd_sigset_free(ss);
+	if (!cone_equalities(f->k, m, S, &neq, &eq, &e))
+		cone_readable(f->k, eq, neq, S, m, is_eq, still_broken, &sc, a);
+	cp_free(eq);
+	cp_buf_puts(&b, ", which breaks ");
+	cone_format_constraint(a, f->k, f->names, is_eq, &b);
+	cp_buf_puts(&b, " of the new cone");
+	if (b.failed) {
+		cp_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* ---- the callback ---- */
+
+int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
+			    struct explore_monotonicity *out, struct cp_error *err)
+{
+	struct explore_family *f = ctx;
+	struct sigtab t = { f->k, NULL, 0, 0, NULL, 0 };
+	struct idset *sets = NULL;
+	size_t cand[64], nc = 0, i, limit, total = 0;
+	uint32_t *S = NULL;
+	int64_t *a = NULL;
+	uint64_t x;
+	int rc = 0;
+
+	limit = f->opt.monotone_models ? f->opt.monotone_models : MONO_DEFAULT_MODELS;
+	for (i = 0; i < 64; i++)
+		if (varying & ((udd_features)1 << i))
+			cand[nc++] = i;
+	if (nc >= 30 || ((size_t)1 << nc) > limit)
+		return 0;   /* too large a family: nothing decided */
+	total = (size_t)1 << nc;
+	sets = cp_calloc(total, sizeof *sets);
+	a = cp_malloc(f->k * sizeof *a);
+	if (!sets || !a) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (x = 0; x < total && !rc; x++) {
+		udd_features sel = fixed;
+
+		for (i = 0; i < nc; i++)
+			if (x & ((uint64_t)1 << i))
+				sel |= (udd_features)1 << cand[i];
+		rc = build_ids(f, &t, sel, &sets[x], err);
+	}
+	out->models = rc ? 0 : total;
+	if (rc)
+		goto out;
+	S = cp_malloc((t.n ? t.n : 1) * f->k * sizeof *S);
+	if (!S) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nc && !rc; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		int decided = 1;
+
+		for (x = 0; x < total && !rc && decided; x++) {
+			const struct idset *p = &sets[x], *q = &sets[x | bit];
+			size_t jp, jq = 0, m, r;
+
+			if (x & bit)
+				continue;
+			for (jp = 0; jp < p->n && decided && !rc; jp++) {
+				const uint32_t *s;
+				int inside, is_eq = 0;
+
+				while (jq < q->n && q->ids[jq] < p->ids[jp])
+					jq++;
+				if (jq < q->n && q->ids[jq] == p->ids[jp])
+					continue;
+				/* not a signature of X + g: in its cone? */
+				m = q->n;
+				for (r = 0; r < m; r++)
+					memcpy(S + r * f->k, t.vecs + (size_t)q->ids[r] * f->k,
+					       f->k * sizeof *S);
+				s = t.vecs + (size_t)p->ids[jp] * f->k;
+				rc = explore_point_in_cone(f, S, m, s, &inside, a, &is_eq, err);
+				if (rc || inside == 1)
+					continue;
+				decided = 0;
+				if (inside == 0) {
+					udd_features c = fixed;
+
+					for (r = 0; r < nc; r++)
+						if (x & ((uint64_t)1 << r))
+							c |= (udd_features)1 << cand[r];
+					out->shrinks |= (udd_features)1 << cand[i];
+					out->context[cand[i]] = c;
+					out->lost[cand[i]] = witness_text(f, c, cand[i], s,
+									  S, m, a, is_eq);
+					if (!out->lost[cand[i]])
+						rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+				}
+			}
+		}
+		if (decided && !rc)
+			out->grows |= (udd_features)1 << cand[i];
+	}
+out:
+	for (x = 0; sets && x < total; x++)
+		cp_free(sets[x].ids);
+	cp_free(sets);
+	cp_free(S);
+	cp_free(a);
+	cp_free(t.vecs);
+	cp_free(t.slots);
+	return rc;
+}
