@@ -28,6 +28,7 @@ int cli_dot(int argc, char **argv);
 int cli_explore(int argc, char **argv);
 int cli_cone(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_flows(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
