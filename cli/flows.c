@@ -1,7 +1,7 @@
 /* cli/flows.c: `counterpoint flows MODEL DATA --with F,...`: how much of
  * each feature the data need.  Per observation, uop and feature, the
  * smallest and largest flow on the μpaths the feature adds, as a rate per
- * interval and as a share of the uop's μops, over region ∩ cone
+ * second and as a share of the uop's μops, over region ∩ cone
  * (pipeline.h "flows").  Check's option vocabulary; text or JSON. */
 #include <getopt.h>
 #include <math.h>
@@ -24,9 +24,9 @@ static const char flows_help[] =
 	"of DATA, each uop and each feature of --with, the smallest and largest\n"
 	"flow the region and the model's cone allow on the μpaths the feature\n"
 	"adds (the uop's signatures that no μpath has with the feature off), as a\n"
-	"rate per interval (the unit of the dataset's counts) and as a share of\n"
-	"the uop's μops (per '<uop>.retired' when that counter is checked, else\n"
-	"per μop of the uop that counts something).  Bounds come from LPs and are\n"
+	"rate (per second, the regions' unit) and as a share of the uop's μops\n"
+	"(per '<uop>.retired' when that counter is checked, else per μop of the\n"
+	"uop that counts something).  Bounds come from LPs and are\n"
 	"certified by their duals, rounded outward.  Infeasible observations get\n"
 	"no bounds.\n"
 	"\n"
@@ -163,7 +163,7 @@ static int report_text(struct report *r, struct cp_buf *b)
 		if (!any)
 			continue;
 		cp_buf_printf(b, "  %-8s %-20s %-26s %s\n", "uop", "feature",
-			      "rate (per interval)", "share");
+			      "rate (/s)", "share");
 		for (u = 0; u < nu; u++)
 			for (f = 0; f < nf; f++) {
 				const struct pipe_flow_bounds *fb = &r->out[(i * nu + u) * nf + f];

@@ -134,7 +134,8 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
  * signature with f off (sel without f): every μpath of the column then
  * goes through f.  Per observation, uop u and feature f, pipe_flows_bound
  * bounds over region ∩ cone (solver/feas.h, feas_flows_*):
- *   rate:  the flow on u's columns that need f, per interval;
+ *   rate:  the flow on u's columns that need f, per second (the
+ *          regions' unit: counts per second of enabled time);
  *   share: that flow over u's μops: the counter "<u>.retired" when it is
  *          checked (retired μops), else the flow on all of u's columns.
  * A μpath of f whose signature also comes from a μpath without f (a

@@ -201,8 +201,9 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 	w->g = cp_malloc(k * sizeof *w->g);
 	w->coef = cp_malloc(n * sizeof *w->coef);
 	w->v = cp_malloc(k * sizeof *w->v);
-	w->ind = cp_malloc((n + k + 1) * sizeof *w->ind);
-	w->val = cp_malloc((n + k + 1) * sizeof *w->val);
+	/* row and column lists, and the cut rows deleted at a new region */
+	w->ind = cp_malloc((n + k + FLOW_CUTS_MAX + 1) * sizeof *w->ind);
+	w->val = cp_malloc((n + k + FLOW_CUTS_MAX + 1) * sizeof *w->val);
 	if (!w->chol || !w->lmax || !w->xabs || !w->lam || !w->x || !w->g ||
 	    !w->coef || !w->v || !w->ind || !w->val || lp_reserve(w, 2 * k)) {
 		lp_free(w);
