@@ -19,8 +19,8 @@
 /* Tangent cuts of the ellipsoid: at most this many per solve and per
  * region (each is a row; the bounds stay valid when they stop, only
  * looser). */
-#define FLOW_CUTS_PER_SOLVE 60
-#define FLOW_CUTS_MAX 600
+#define FLOW_CUTS_PER_SOLVE 30
+#define FLOW_CUTS_MAX 300
 /* A flow is in the ellipsoid when its distance is within this share of q
  * (GLPK's tolerance is 1e-7; tighter cuts only cost rows). */
 #define FLOW_TOL_ELLIPSOID 1e-6
@@ -648,11 +648,12 @@ static int bound_share(struct flow_lp *w, const double *a, const double *b,
 	for (sgn = -1; sgn <= 1; sgn += 2) {
 		/* sgn -1: maximise the share; +1: minimise it */
 		long double al = dot_lam(w, a), bl = dot_lam(w, b), cert;
-		double R = bl > 0 ? (double)(al / bl) : 0;
+		double R = bl > 0 ? (double)(al / bl) : 0, Rc = R;
 
 		for (step = 0; step < FLOW_DINKELBACH_STEPS; step++) {
 			long double f;
 
+			Rc = R;   /* the R of the last solve, and so of its certificate */
 			if ((rc = lp_minimise(w, sgn, a, b, R, &outcome)))
 				return rc;
 			if (outcome == NO_FLOW) {
@@ -666,18 +667,18 @@ static int bound_share(struct flow_lp *w, const double *a, const double *b,
 				break;
 			R = (double)(al / bl);
 		}
-		cert = certify(w, sgn, a, b, R);   /* min of sgn (a - R b).l */
+		cert = certify(w, sgn, a, b, Rc);   /* min of sgn (a - Rc b).l */
 		o->inexact |= !flow_verified(w) || step == FLOW_DINKELBACH_STEPS;
 		if (sgn < 0) {
 			/* (a - R b).l <= -cert for every flow */
-			long double up = -cert > 0 ? R + -cert / bmin : R;
+			long double up = -cert > 0 ? Rc + -cert / bmin : Rc;
 
 			o->hi = (double)up;
 			if ((long double)o->hi < up)
 				o->hi = nextafter(o->hi, INFINITY);
 			o->hi_at = bl > 0 ? (double)(al / bl) : (double)NAN;
 		} else {
-			long double dn = cert < 0 ? R + cert / bmin : R;
+			long double dn = cert < 0 ? Rc + cert / bmin : Rc;
 
 			o->lo = (double)dn;
 			if ((long double)o->lo > dn)
