@@ -258,7 +258,7 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 {
 	const struct feas_flows *ff = w->ff;
 	size_t k = ff->k, n = ff->n, r, i, c;
-	int pca = q->shape == FEAS_PCA;
+	int pca = q->shape == FEAS_PCA, had_cuts = w->rows > k;
 
 	if (w->rows > k) {
 		size_t nd = w->rows - k;
@@ -267,7 +267,6 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 			w->ind[r + 1] = (int)(k + r + 1);
 		glp_del_rows(w->lp, (int)nd, w->ind);
 		w->rows = k;
-		glp_adv_basis(w->lp, 0);
 	}
 	w->q = q;
 	if (q->shape == FEAS_ELLIPSOID) {
@@ -345,6 +344,11 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 				m = fmin(m, w->x[i] / ff->S[c * k + i]);
 		w->lmax[c] = m > 0 ? m * (1 + FLOW_SLACK) : 0;
 	}
+	/* the ellipsoid's cuts depend on the path the LP takes: start each
+	 * ellipsoid from the same basis, so its bounds do not depend on the
+	 * regions solved before (nor on the threads); boxes warm-start */
+	if (q->shape == FEAS_ELLIPSOID || had_cuts)
+		glp_adv_basis(w->lp, 0);
 	return CP_OK;
 }
 

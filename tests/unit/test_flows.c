@@ -299,8 +299,11 @@ static void test_random_known_flow(void)
 					bad++;
 				}
 				if (!(o->lo <= o->lo_at + 1e-9 * (1 + fabs(o->lo_at)) &&
-				      o->hi_at <= o->hi + 1e-9 * (1 + fabs(o->hi_at))))
+				      o->hi_at <= o->hi + 1e-9 * (1 + fabs(o->hi_at)))) {
+					printf("  case %d shape %d q %d: attained [%.17g, %.17g] outside [%.17g, %.17g]\n",
+					       c, shape, j, o->lo_at, o->hi_at, o->lo, o->hi);
 					bad++;
+				}
 				/* certificates are tight to the attained values */
 				if (fabs(o->lo - o->lo_at) > 1e-6 * (1 + fabs(o->lo_at)) ||
 				    fabs(o->hi - o->hi_at) > 1e-6 * (1 + fabs(o->hi_at)))
