@@ -40,10 +40,14 @@ struct feas_flows {
 	struct flow_lp *own;
 };
 
-/* One thread's LP.  Rows 1..k: w_r.x in [L_r, U_r] with x = S^T lambda
- * (the box's axes; the counter axes for the independent box and for the
- * ellipsoid's enclosing box); rows beyond k: tangent cuts g.x <= h.
- * Columns: the n flows, lambda >= 0. */
+/* One thread's LP, as check's box LP (solver/lp.c): columns 1..k the box
+ * coordinates y_r = w_r.x, bounded by [L_r, U_r] (w_r the box's axes;
+ * the counter axes for the independent box and for the ellipsoid's
+ * enclosing box), then the n flows lambda_c >= 0; rows 1..k
+ * S^T lambda - W^T y = 0, one per counter (sparse: only y's columns are
+ * dense, and only for PCA boxes); rows beyond k: the ellipsoid's tangent
+ * cuts g.y <= h (there W = I, so y = x).  W, L, U list the region's
+ * constraints on x for the certificates: the k box rows, then the cuts. */
 struct flow_lp {
 	const struct feas_flows *ff;
 	pthread_t thread;
@@ -221,7 +225,13 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 	w->lp = glp_create_prob();
 	glp_set_obj_dir(w->lp, GLP_MIN);
 	glp_add_rows(w->lp, (int)k);
-	glp_add_cols(w->lp, (int)n);
+	glp_add_cols(w->lp, (int)(k + n));
+	for (i = 0; i < k; i++) {
+		w->ind[1] = (int)i + 1;
+		w->val[1] = -1;
+		glp_set_mat_col(w->lp, (int)i + 1, 1, w->ind, w->val);
+		glp_set_col_bnds(w->lp, (int)i + 1, GLP_FX, 0, 0);
+	}
 	for (c = 0; c < n; c++) {
 		int len = 0;
 
@@ -231,8 +241,8 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 				w->ind[len] = (int)i + 1;
 				w->val[len] = ff->S[c * k + i];
 			}
-		glp_set_mat_col(w->lp, (int)c + 1, len, w->ind, w->val);
-		glp_set_col_bnds(w->lp, (int)c + 1, GLP_LO, 0, 0);
+		glp_set_mat_col(w->lp, (int)(k + c) + 1, len, w->ind, w->val);
+		glp_set_col_bnds(w->lp, (int)(k + c) + 1, GLP_LO, 0, 0);
 	}
 	w->identity = 1;
 	w->rows = k;
@@ -297,32 +307,24 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 		w->Lc[r] = fminl(w->L[r], cen - h - mag);
 		w->Uc[r] = fmaxl(w->U[r], cen + h + mag);
 		if (w->L[r] < w->U[r])
-			glp_set_row_bnds(w->lp, (int)r + 1, GLP_DB, w->L[r], w->U[r]);
+			glp_set_col_bnds(w->lp, (int)r + 1, GLP_DB, w->L[r], w->U[r]);
 		else
-			glp_set_row_bnds(w->lp, (int)r + 1, GLP_FX, w->L[r], w->L[r]);
+			glp_set_col_bnds(w->lp, (int)r + 1, GLP_FX, w->L[r], w->L[r]);
 	}
-	if (pca) {
-		for (r = 0; r < k; r++) {
-			for (c = 0; c < n; c++) {
-				w->ind[c + 1] = (int)c + 1;
-				w->val[c + 1] = feas_dot(w->W + r * k, ff->S + c * k, k);
-			}
-			glp_set_mat_row(w->lp, (int)r + 1, (int)n, w->ind, w->val);
-		}
-		w->identity = 0;
-	} else if (!w->identity) {
+	/* y_r's column: -w_r in the counter rows (x = W^T y) */
+	if (pca || !w->identity) {
 		for (r = 0; r < k; r++) {
 			int len = 0;
 
-			for (c = 0; c < n; c++)
-				if (ff->Su[c * k + r]) {
+			for (i = 0; i < k; i++)
+				if (w->W[r * k + i] != 0) {
 					len++;
-					w->ind[len] = (int)c + 1;
-					w->val[len] = ff->S[c * k + r];
+					w->ind[len] = (int)i + 1;
+					w->val[len] = -w->W[r * k + i];
 				}
-			glp_set_mat_row(w->lp, (int)r + 1, len, w->ind, w->val);
+			glp_set_mat_col(w->lp, (int)r + 1, len, w->ind, w->val);
 		}
-		w->identity = 1;
+		w->identity = !pca;
 	}
 	/* |x_i| and x_i's largest value on the region (support function),
 	 * and from them lambda_c <= min_i max(x_i) / s_ci */
@@ -366,7 +368,7 @@ static void lp_flow(struct flow_lp *w)
 
 	memset(w->x, 0, k * sizeof *w->x);
 	for (c = 0; c < n; c++) {
-		double f = glp_get_col_prim(w->lp, (int)c + 1);
+		double f = glp_get_col_prim(w->lp, (int)(k + c) + 1);
 
 		w->lam[c] = f > 0 ? f : 0;
 		if (w->lam[c] > 0)
@@ -397,7 +399,7 @@ static int add_cut(struct flow_lp *w)
 {
 	const struct feas_flows *ff = w->ff;
 	const struct feas_query *q = w->q;
-	size_t k = ff->k, n = ff->n, c, i, j, r = w->rows;
+	size_t k = ff->k, i, j, r = w->rows;
 	long double gs = 0, gm = 0, mag = 0, h;
 	double gmax = 0;
 	int len = 0, row;
@@ -425,15 +427,12 @@ static int add_cut(struct flow_lp *w)
 	w->Lc[r] = -INFINITY;
 	w->Uc[r] = fmaxl(w->U[r], h + (mag + fabsl(h)) * (long double)(k + 4) * LDBL_EPSILON +
 			 fabsl(h) * DBL_EPSILON);
-	for (c = 0; c < n; c++) {
-		double a = feas_dot(w->W + r * k, ff->S + c * k, k);
-
-		if (a != 0) {
+	for (i = 0; i < k; i++)
+		if (w->W[r * k + i] != 0) {
 			len++;
-			w->ind[len] = (int)c + 1;
-			w->val[len] = a;
+			w->ind[len] = (int)i + 1;
+			w->val[len] = w->W[r * k + i];
 		}
-	}
 	row = glp_add_rows(w->lp, 1);
 	glp_set_mat_row(w->lp, row, len, w->ind, w->val);
 	glp_set_row_bnds(w->lp, row, GLP_UP, 0, w->U[r]);
@@ -469,7 +468,7 @@ static int lp_minimise(struct flow_lp *w, int sgn, const double *a,
 	int ret, st, rc;
 
 	for (c = 0; c < n; c++)
-		glp_set_obj_coef(w->lp, (int)c + 1, sgn * (a[c] - (b ? R * b[c] : 0)));
+		glp_set_obj_coef(w->lp, (int)(ff->k + c) + 1, sgn * (a[c] - (b ? R * b[c] : 0)));
 	ret = run_simplex(w, GLP_PRIMAL);
 	for (round = 0;; round++) {
 		if (ret != 0)
@@ -517,8 +516,12 @@ static long double certify(struct flow_lp *w, int sgn, const double *a,
 	long double gr = (long double)(w->rows + 4) * eps;
 	long double gk = (long double)(k + 6) * eps;
 
+	/* the multipliers of the region's constraints: y_r's reduced cost
+	 * for box row r, the row dual for a cut (the LP's duality then gives
+	 * W^T pi = the counter rows' duals, whatever the float W) */
 	for (r = 0; r < w->rows; r++) {
-		double p = glp_get_row_dual(w->lp, (int)r + 1);
+		double p = r < k ? glp_get_col_dual(w->lp, (int)r + 1)
+			: glp_get_row_dual(w->lp, (int)r + 1);
 
 		if (!isfinite(p) || (w->Lc[r] == -INFINITY && p > 0))
 			p = 0;
