@@ -47,11 +47,6 @@ static const char flows_help[] =
 	"exit status: 0 every usable observation bounded, 1 some infeasible (or\n"
 	"without a flow at the boundary), 2 bad usage or input, 3 internal error\n";
 
-static const char *shape_name(enum feas_shape s)
-{
-	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
-}
-
 static const char *status_name(enum pipe_flow_status s)
 {
 	switch (s) {
@@ -192,7 +187,7 @@ static int report_text(struct report *r, struct cp_buf *b)
 		cp_buf_printf(b, ", %zu without a flow", r->n_status[PIPE_FLOWS_NO_FLOW]);
 	if (r->n_status[PIPE_FLOWS_UNUSABLE])
 		cp_buf_printf(b, ", %zu unusable", r->n_status[PIPE_FLOWS_UNUSABLE]);
-	cp_buf_printf(b, " (region %s, confidence %g)\n", shape_name(o->shape),
+	cp_buf_printf(b, " (region %s, confidence %g)\n", cli_region_name(o->shape),
 		      o->confidence);
 	return b->failed ? -1 : 0;
 }
@@ -233,7 +228,7 @@ static int report_json(struct report *r, struct cp_buf *b)
 		cli_json_string(b, pipe_flows_feature(pf, f));
 	}
 	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"columns\": %zu,\n"
-		      "\"uops\": {", shape_name(o->shape), o->confidence,
+		      "\"uops\": {", cli_region_name(o->shape), o->confidence,
 		      pipe_flows_n_columns(pf));
 	for (u = 0; u < nu; u++) {
 		cp_buf_puts(b, u ? ", " : "");
@@ -349,15 +344,8 @@ int cli_flows(int argc, char **argv)
 			with = optarg;
 			break;
 		case 'r':
-			if (!strcmp(optarg, "pca"))
-				po.shape = FEAS_PCA;
-			else if (!strcmp(optarg, "independent"))
-				po.shape = FEAS_INDEPENDENT;
-			else if (!strcmp(optarg, "ellipsoid"))
-				po.shape = FEAS_ELLIPSOID;
-			else
-				return cli_usage_error("flows", "--region wants pca, independent "
-						       "or ellipsoid, not '%s'", optarg);
+			if (cli_parse_region("flows", optarg, &po.shape))
+				return CLI_USAGE;
 			break;
 		case 'c':
 			if (cli_parse_double("flows", "--confidence", optarg, 0.5, 0.999999,
@@ -368,11 +356,8 @@ int cli_flows(int argc, char **argv)
 			json = 1;
 			break;
 		case 't':
-			if (cli_parse_size("flows", "--threads", optarg, &threads))
+			if (cli_parse_threads("flows", optarg, &threads))
 				return CLI_USAGE;
-			if (threads > 256)
-				return cli_usage_error("flows", "--threads wants at most 256, not '%s'",
-						       optarg);
 			break;
 		case 'b':
 			if (cli_parse_batches("flows", optarg, &po.batches))
