@@ -440,11 +440,16 @@ static int add_cut(struct flow_lp *w)
 	return CP_OK;
 }
 
+/* A warm start takes tens of iterations; one that stalls on a
+ * degenerate vertex (seen on the Haswell sweep: 200,000 iterations of the
+ * primal simplex without progress) is cut short and restarted from the
+ * standard basis, then with the dual simplex, each with more room. */
 static int run_simplex(struct flow_lp *w, int meth)
 {
-	int ret;
+	int size = (int)(w->ff->k + w->ff->n + w->rows), ret;
 
 	w->smcp.meth = meth;
+	w->smcp.it_lim = 1000 + size;
 	ret = glp_simplex(w->lp, &w->smcp);
 	if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
 		glp_adv_basis(w->lp, 0);
@@ -453,6 +458,13 @@ static int run_simplex(struct flow_lp *w, int meth)
 	if (ret == GLP_EITLIM || ret == GLP_EFAIL) {
 		glp_std_basis(w->lp);
 		w->smcp.meth = GLP_PRIMAL;
+		w->smcp.it_lim = 1000 + 10 * size;
+		ret = glp_simplex(w->lp, &w->smcp);
+	}
+	if (ret == GLP_EITLIM || ret == GLP_EFAIL) {
+		glp_adv_basis(w->lp, 0);
+		w->smcp.meth = GLP_DUALP;
+		w->smcp.it_lim = 1000 + 50 * size;
 		ret = glp_simplex(w->lp, &w->smcp);
 	}
 	return ret;
@@ -465,7 +477,7 @@ static int lp_minimise(struct flow_lp *w, int sgn, const double *a,
 {
 	const struct feas_flows *ff = w->ff;
 	size_t n = ff->n, c, round;
-	int ret, st, rc;
+	int ret, st, rc, retried = 0;
 
 	for (c = 0; c < n; c++)
 		glp_set_obj_coef(w->lp, (int)(ff->k + c) + 1, sgn * (a[c] - (b ? R * b[c] : 0)));
@@ -474,6 +486,22 @@ static int lp_minimise(struct flow_lp *w, int sgn, const double *a,
 		if (ret != 0)
 			return CP_ENUMERIC;
 		st = glp_get_status(w->lp);
+		if (st == GLP_NOFEAS && retried == 0) {
+			/* a warm start can end in a false "infeasible" (seen on
+			 * the Haswell sweep, where a cold start finds flows):
+			 * start again cold */
+			retried = 1;
+			glp_adv_basis(w->lp, 0);
+			ret = run_simplex(w, GLP_PRIMAL);
+			continue;
+		}
+		if (st == GLP_NOFEAS && retried == 1) {
+			/* and then in exact arithmetic, which settles it */
+			retried = 2;
+			w->smcp.meth = GLP_PRIMAL;
+			ret = glp_exact(w->lp, &w->smcp);
+			continue;
+		}
 		if (st == GLP_NOFEAS) {
 			*outcome = NO_FLOW;
 			return CP_OK;
