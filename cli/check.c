@@ -148,11 +148,6 @@ static int tally_cmp(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-static const char *shape_name(enum feas_shape s)
-{
-	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
-}
-
 /* ---- the reports ---- */
 
 struct report {
@@ -233,7 +228,7 @@ static int report_text(struct report *r, struct cp_buf *b)
 		      r->infeasible);
 	if (nu)
 		cp_buf_printf(b, ", %zu unusable", nu);
-	cp_buf_printf(b, " (region %s, confidence %g", shape_name(o->shape), o->confidence);
+	cp_buf_printf(b, " (region %s, confidence %g", cli_region_name(o->shape), o->confidence);
 	if (pipe_model_has_facets(r->pm))
 		cp_buf_printf(b, "; cone: %zu equalit%s, %zu facet%s)\n",
 			      pipe_model_n_equalities(r->pm),
@@ -267,7 +262,7 @@ static int report_json(struct report *r, struct cp_buf *b)
 	cp_buf_puts(b, ",\n\"data\": ");
 	cli_json_string(b, r->data_path);
 	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
-		      "\"facets_listed\": %s,\n\"observations\": [", shape_name(o->shape),
+		      "\"facets_listed\": %s,\n\"observations\": [", cli_region_name(o->shape),
 		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		const struct feas_result *res = &r->res[i];
@@ -387,15 +382,8 @@ int cli_check(int argc, char **argv)
 			with = optarg;
 			break;
 		case 'r':
-			if (!strcmp(optarg, "pca"))
-				po.shape = FEAS_PCA;
-			else if (!strcmp(optarg, "independent"))
-				po.shape = FEAS_INDEPENDENT;
-			else if (!strcmp(optarg, "ellipsoid"))
-				po.shape = FEAS_ELLIPSOID;
-			else
-				return cli_usage_error("check", "--region wants pca, independent "
-						       "or ellipsoid, not '%s'", optarg);
+			if (cli_parse_region("check", optarg, &po.shape))
+				return CLI_USAGE;
 			break;
 		case 'c':
 			if (cli_parse_double("check", "--confidence", optarg, 0.5, 0.999999,
@@ -406,11 +394,8 @@ int cli_check(int argc, char **argv)
 			json = 1;
 			break;
 		case 't':
-			if (cli_parse_size("check", "--threads", optarg, &threads))
+			if (cli_parse_threads("check", optarg, &threads))
 				return CLI_USAGE;
-			if (threads > 256)
-				return cli_usage_error("check", "--threads wants at most 256, not '%s'",
-						       optarg);
 			break;
 		case 'f':
 			if (cli_parse_size("check", "--max-facets", optarg, &budget.max_facets))

@@ -19,6 +19,7 @@
 
 #include "common/cp.h"
 #include "dsl/udd.h"
+#include "solver/feas.h"
 
 enum { CLI_OK = 0, CLI_RESULT = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
 
@@ -28,6 +29,7 @@ int cli_dot(int argc, char **argv);
 int cli_explore(int argc, char **argv);
 int cli_cone(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_flows(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
@@ -60,6 +62,12 @@ int cli_parse_batches(const char *cmd, const char *text, size_t *out);
 /* Parse a double in [lo, hi]; CLI_OK or CLI_USAGE. */
 int cli_parse_double(const char *cmd, const char *opt, const char *text,
 		     double lo, double hi, double *out);
+/* --region: pca, independent or ellipsoid; CLI_OK or CLI_USAGE.  And the
+ * shape's name for reports. */
+int cli_parse_region(const char *cmd, const char *text, enum feas_shape *out);
+const char *cli_region_name(enum feas_shape s);
+/* --threads: 0 (one per CPU) to 256; CLI_OK or CLI_USAGE. */
+int cli_parse_threads(const char *cmd, const char *text, size_t *out);
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
 int cli_bad_option(const char *cmd, int opt, char **argv);
 /* A signature as people read it: "load.causes_walk, walk_ref.l1*2", or

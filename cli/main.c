@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "events", cli_events, "list the events this machine can count" },
 	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
 	{ "check", cli_check, "test a model against measured observations" },
+	{ "flows", cli_flows, "bound how much of each feature's μpaths the data need" },
 	{ "explore", cli_explore, "search a model family for the features the data need" },
 	{ NULL, NULL, NULL }
 };

@@ -92,6 +92,34 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text,
 	return CLI_OK;
 }
 
+int cli_parse_region(const char *cmd, const char *text, enum feas_shape *out)
+{
+	if (!strcmp(text, "pca"))
+		*out = FEAS_PCA;
+	else if (!strcmp(text, "independent"))
+		*out = FEAS_INDEPENDENT;
+	else if (!strcmp(text, "ellipsoid"))
+		*out = FEAS_ELLIPSOID;
+	else
+		return cli_usage_error(cmd, "--region wants pca, independent or "
+				       "ellipsoid, not '%s'", text);
+	return CLI_OK;
+}
+
+const char *cli_region_name(enum feas_shape s)
+{
+	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
+}
+
+int cli_parse_threads(const char *cmd, const char *text, size_t *out)
+{
+	if (cli_parse_size(cmd, "--threads", text, out))
+		return CLI_USAGE;
+	if (*out > 256)
+		return cli_usage_error(cmd, "--threads wants at most 256, not '%s'", text);
+	return CLI_OK;
+}
+
 int cli_bad_option(const char *cmd, int opt, char **argv)
 {
 	const char *arg = argv[optind - 1];

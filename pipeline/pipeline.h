@@ -171,4 +171,66 @@ const struct pipe_data *pipe_run_data(const struct pipe_run *r);
 const struct pipe_model *pipe_run_model(const struct pipe_run *r);
 const struct udd_model *pipe_run_udd_model(const struct pipe_run *r);
 
+/* ---- flows: how much of each feature the data need ----
+ * For a feature set sel, the flow columns are the distinct (uop,
+ * signature) pairs of its μpaths on the data's counters (signatures
+ * that count nothing are left out: no data bound their flow).  A column
+ * needs feature f (f in sel) when no μpath of the same uop has that
+ * signature with f off (sel without f): every μpath of the column then
+ * goes through f.  Per observation, uop u and feature f, pipe_flows_bound
+ * bounds over region ∩ cone (solver/feas.h, feas_flows_*):
+ *   rate:  the flow on u's columns that need f, per second (the
+ *          regions' unit: counts per second of enabled time);
+ *   share: that flow over u's μops: the counter "<u>.retired" when it is
+ *          checked (retired μops), else the flow on all of u's columns.
+ * A μpath of f whose signature also comes from a μpath without f (a
+ * squashed merged load counts what a squashed DTLB hit counts) is not in
+ * f's columns: the rate's lower bound is a lower bound of the flow on f's
+ * μpaths; the upper bound is the most the data allow on f's own
+ * signatures.
+ *
+ * Ownership: pipe_flows_free (NULL no-op); it refers to pd, which must
+ * outlive it. */
+struct pipe_flows;
+
+int pipe_flows_new(const struct udd_model *m, udd_features sel,
+		   const struct pipe_data *pd, struct pipe_flows **out,
+		   struct cp_error *err);
+void pipe_flows_free(struct pipe_flows *pf);
+
+size_t pipe_flows_n_columns(const struct pipe_flows *pf);
+/* The model's uops and the features of sel (model order). */
+size_t pipe_flows_n_uops(const struct pipe_flows *pf);
+const char *pipe_flows_uop(const struct pipe_flows *pf, size_t u);
+size_t pipe_flows_n_features(const struct pipe_flows *pf);
+const char *pipe_flows_feature(const struct pipe_flows *pf, size_t f);
+/* Columns of uop u, and those of them that need feature f. */
+size_t pipe_flows_n_uop_columns(const struct pipe_flows *pf, size_t u);
+size_t pipe_flows_n_needing(const struct pipe_flows *pf, size_t u, size_t f);
+/* The denominator of u's shares: a counter's name, or NULL for the flow
+ * on all of u's columns. */
+const char *pipe_flows_per(const struct pipe_flows *pf, size_t u);
+
+enum pipe_flow_status {
+	PIPE_FLOWS_BOUNDED = 0,
+	PIPE_FLOWS_UNUSABLE = 1,    /* no region (pipe_data_unusable) */
+	PIPE_FLOWS_INFEASIBLE = 2,  /* the verdict says infeasible */
+	PIPE_FLOWS_NO_FLOW = 3,     /* feasible, but the LP finds no flow
+				     * (a borderline verdict) */
+};
+
+struct pipe_flow_bounds {
+	struct feas_bound rate, share;
+};
+
+/* verdicts: pipe_check's results for pd (feasibility decides which
+ * observations are bounded).  out: n_observations x n_uops x n_features
+ * entries, out[(i * n_uops + u) * n_features + f], filled where
+ * status[i] is PIPE_FLOWS_BOUNDED and pipe_flows_n_needing(u, f) > 0.
+ * threads as pipe_check's. */
+int pipe_flows_bound(struct pipe_flows *pf, const struct pipe_data *pd,
+		     const struct feas_result *verdicts, size_t threads,
+		     struct pipe_flow_bounds *out, enum pipe_flow_status *status,
+		     struct cp_error *err);
+
 #endif

@@ -201,4 +201,66 @@ struct feas_stats {
 };
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
 
+
+/* ---- flow bounds ----
+ * How much flow the data put on chosen signatures: over every flow
+ * lambda >= 0 on n columns (signatures, repeats allowed: one column per
+ * (uop, signature), say) with S lambda = x for some x in the region, the
+ * smallest and largest value of a rate  a.lambda  or of a share
+ * a.lambda / b.lambda.  Boxes are LPs; the ellipsoid is bounded by LPs
+ * over its enclosing box cut by tangent planes (an outer approximation,
+ * so the bounds stay valid when the cuts stop early).  Every bound is
+ * certified from the LP's row duals by weak duality, evaluated in long
+ * double with its rounding error and over the exact region, so lo and hi
+ * are rounded outward: lo <= every value the region and the cone allow
+ * <= hi.  Shares use Dinkelbach's iteration on the same LP (each step one
+ * warm-started solve; the last one's certificate bounds the ratio), and
+ * are defined only when b.lambda > 0 on the whole feasible set.
+ *
+ * Ownership: feas_flows_new copies S; feas_flows_free frees (NULL no-op).
+ * Threads as for feas_check: feas_flows_bound binds the object's LP to
+ * the first thread that calls it; feas_flows_batch runs on its own
+ * threads with private LPs. */
+struct feas_flows;
+
+int feas_flows_new(size_t k, size_t n, const uint32_t *S,
+		   struct feas_flows **out, struct cp_error *err);
+void feas_flows_free(struct feas_flows *ff);
+
+/* One quantity: a (n column weights, >= 0) over b (n weights, >= 0), or
+ * a rate when b is NULL. */
+struct feas_flow_quantity {
+	const double *a;
+	const double *b;
+};
+
+struct feas_bound {
+	int defined;     /* a rate always; a share when min b.lambda > 0 */
+	double lo, hi;   /* certified, rounded outward */
+	/* The values the verified optimal flows reach (lo <= lo_at <= hi_at
+	 * <= hi up to the primal tolerance): how tight the certificates are. */
+	double lo_at, hi_at;
+	int inexact;     /* an optimal flow missed the region by more than
+			  * GLPK's tolerance (1e-7 relative); the bounds
+			  * still hold, the attained values are approximate */
+};
+
+/* Bound nq quantities for one region.  *feasible = 0 (out untouched)
+ * when the LP finds no flow in the region (the caller decides
+ * feasibility with feas_check; this happens only at the boundary).
+ * Errors as feas_check's. */
+int feas_flows_bound(struct feas_flows *ff, const struct feas_query *q,
+		     size_t nq, const struct feas_flow_quantity *qs,
+		     struct feas_bound *out, int *feasible,
+		     struct cp_error *err);
+/* n regions on `threads` threads (0: one per CPU): out[i*nq + j] for
+ * queries[i] and qs[j], feasible[i]; skip[i] != 0 (skip may be NULL)
+ * leaves region i alone (feasible[i] = 0). */
+int feas_flows_batch(const struct feas_flows *ff, size_t n,
+		     const struct feas_query *queries,
+		     const unsigned char *skip, size_t nq,
+		     const struct feas_flow_quantity *qs, size_t threads,
+		     struct feas_bound *out, int *feasible,
+		     struct cp_error *err);
+
 #endif
