@@ -1,61 +1,126 @@
 /* geometry/cone_dd.c: facets by the exact double description method
- * (Motzkin's incremental algorithm), for cones with few facets and many
- * rays on each, where Qhull's triangulation explodes (big.udd: 2,302
- * signatures, 28 facets, more than a million Qhull simplices).
+ * (Motzkin's incremental algorithm, with the refinements of cdd and
+ * Normaliz), in the coordinates of span(S) (d = dim span(S), so a cone
+ * embedded in more counters costs what its own dimension costs).
  *
  * Start from d independent rays (a simplicial cone: facet i is the normal of
  * the other d-1 rays).  Add the other rays one at a time: with s_f = b_f.y,
  * facets with s_f >= 0 stay (y joins the incidence set of those with
  * s_f = 0); each adjacent pair p (s_p > 0), n (s_n < 0) gives the new facet
  *     b = s_p b_n - s_n b_p      (so b.y = 0, and b >= 0 on earlier rays)
- * with incidence inc(p) & inc(n) + {y}; facets with s_f < 0 go.  p and n are
- * adjacent iff their common rays number at least d-2 and no third facet
- * holds them all (the combinatorial test, exact for a full-dimensional
- * cone).  Rays go in lexicographic order (cdd's "lexmin"), which keeps the
- * intermediate cones small (dimension 16, 200 rays: 0.4 s, against more
- * than 2 minutes in input order).  All arithmetic is int64, checked; on
- * overflow, or when the work (pairs tried plus facets scanned by the
- * adjacency test, about 3.5e8 a second) passes a bound, it gives up and
- * the caller uses Qhull. */
+ * with incidence inc(p) & inc(n) + {y}; facets with s_f < 0 go.
+ *
+ * Adjacency of p and n: the rays they share, C = inc(p) & inc(n), must span
+ * a ridge, i.e. rank(C) = d-2.  Tests, cheapest first:
+ *   - |C| >= d-2, counted on bit-sets restricted to the rays that lie on
+ *     some positive and some negative facet (Normaliz's Zero_PN: no other
+ *     ray can be shared by a pair);
+ *   - if p or n is simplicial (exactly d-1 rays, independent), C is a
+ *     (d-2)-subset of an independent set: adjacent;
+ *   - else either the exact rank of C (int64 elimination with gcd
+ *     reduction; on overflow the other test) or the combinatorial test (no
+ *     third facet holds C), whichever is cheaper: the rank costs about
+ *     d^2 |C|/3, the combinatorial test one subset check per facet
+ *     (Normaliz's rule), with the last facet that refuted a pair tried first.
+ * Rays go in lexicographic order (cdd's "lexmin"), which keeps the
+ * intermediate cones small.  Numbers are int64 while they fit; at the first
+ * overflow the current facets move to GMP and the insertion of that ray
+ * starts again there, so results stay exact at any size.  The clock is
+ * read every 1024 pairs. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry/cone.h"
 #include "geometry/cone_int.h"
 
 struct dd_facets {
-	size_t n, cap;
-	int64_t *b;     /* n * d */
-	uint64_t *inc;  /* n * words */
+	size_t n, cap, zcap;
+	int64_t *b;     /* n * d, int64 mode */
+	mpz_t *z;       /* zcap * d initialised, GMP mode */
+	uint64_t *inc;  /* n * words: rays on the facet */
 };
 
-static int dd_reserve(struct dd_facets *f, size_t n, size_t d, size_t words)
+struct dd {
+	struct cone_build *b;
+	size_t d, words;
+	int big;                 /* facets live in z */
+	struct dd_facets cur, next;
+	__int128 *s;             /* cur.n values b_f.y (int64 mode) */
+	mpz_t *zs;               /* the same in GMP mode (zs_n initialised) */
+	size_t s_cap, zs_n;
+	size_t *pos, *neg;
+	uint64_t *zp, *zn, *relp, *common;
+	int64_t *rk;             /* rank test scratch: nr * d */
+	size_t last_refuter;     /* move-to-front of the combinatorial test */
+	mpz_t t1, t2, g;
+	uint64_t tick;
+};
+
+/* ==== storage ==== */
+
+static int dd_reserve(struct dd *x, struct dd_facets *f, size_t n)
 {
-	size_t cap;
+	size_t cap, d = x->d, words = x->words, i;
 	int64_t *b;
 	uint64_t *inc;
 
-	if (n <= f->cap)
-		return 0;
-	cap = f->cap ? f->cap : 64;
-	while (cap < n)
-		cap *= 2;
-	b = cp_reallocarray(f->b, cap * d + 1, sizeof *b);
-	if (!b)
-		return CP_ENOMEM;
-	f->b = b;
-	inc = cp_reallocarray(f->inc, cap * words + 1, sizeof *inc);
-	if (!inc)
-		return CP_ENOMEM;
-	f->inc = inc;
-	f->cap = cap;
+	if (n > f->cap) {
+		cap = f->cap ? f->cap : 64;
+		while (cap < n)
+			cap *= 2;
+		b = cp_reallocarray(f->b, cap * d + 1, sizeof *b);
+		if (!b)
+			return CP_ENOMEM;
+		f->b = b;
+		inc = cp_reallocarray(f->inc, cap * words + 1, sizeof *inc);
+		if (!inc)
+			return CP_ENOMEM;
+		f->inc = inc;
+		f->cap = cap;
+	}
+	if (x->big && n > f->zcap) {
+		mpz_t *z;
+
+		cap = f->cap;
+		z = cp_reallocarray(f->z, cap * d, sizeof *z);
+		if (!z)
+			return CP_ENOMEM;
+		for (i = f->zcap * d; i < cap * d; i++)
+			mpz_init(z[i]);
+		f->z = z;
+		f->zcap = cap;
+	}
 	return 0;
 }
 
-static void dd_release(struct dd_facets *f)
+static void dd_facets_release(struct dd_facets *f, size_t d)
 {
+	size_t i;
+
 	cp_free(f->b);
 	cp_free(f->inc);
+	for (i = 0; i < f->zcap * d; i++)
+		mpz_clear(f->z[i]);
+	cp_free(f->z);
 }
+
+/* Move the current facets to GMP (int64 arithmetic would overflow). */
+static int dd_go_big(struct dd *x)
+{
+	size_t f, i, d = x->d;
+
+	x->big = 1;
+	x->b->st->gmp = 1;
+	if (dd_reserve(x, &x->cur, x->cur.n ? x->cur.n : 1) ||
+	    dd_reserve(x, &x->next, x->next.cap ? x->next.cap : 1))
+		return CP_ENOMEM;
+	for (f = 0; f < x->cur.n; f++)
+		for (i = 0; i < d; i++)
+			mpz_set_si(x->cur.z[f * d + i], (long)x->cur.b[f * d + i]);
+	return 0;
+}
+
+/* ==== arithmetic ==== */
 
 static __int128 dot(const int64_t *a, const int64_t *y, size_t d)
 {
@@ -101,8 +166,133 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 	return 0;
 }
 
-/* Insertion order: lexicographic on the projected rays (cdd's "lexmin"),
- * which keeps the intermediate cones smaller than input order. */
+static void combine_z(struct dd *x, mpz_t p, mpz_t *xv, mpz_t q, mpz_t *yv,
+		      mpz_t *out)
+{
+	size_t i, d = x->d;
+
+	mpz_gcd(x->g, p, q);
+	mpz_divexact(x->t1, p, x->g);
+	mpz_divexact(x->t2, q, x->g);
+	for (i = 0; i < d; i++) {
+		mpz_mul(out[i], x->t1, xv[i]);
+		mpz_submul(out[i], x->t2, yv[i]);
+	}
+	cone_vec_primitive_z(out, d);
+}
+
+/* 1 when the rays in set C have rank >= need, 0 when not, -1 when an
+ * int64 would overflow.  Integer elimination: row_i := a*row_i - c*row_p
+ * with a, c the pivot entries divided by their gcd, then row_i divided by
+ * the gcd of its entries (exact, and the numbers stay small). */
+static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
+{
+	const struct cone_build *b = x->b;
+	size_t d = x->d, rows = 0, rank = 0, col, w, i, t;
+	int64_t *M = x->rk;
+
+	for (w = 0; w < x->words; w++) {
+		uint64_t bits = C[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			memcpy(M + rows * d, b->Y + j * d, d * sizeof *M);
+			rows++;
+		}
+	}
+	for (col = 0; col < d && rank < need; col++) {
+		int64_t *P;
+
+		for (i = rank; i < rows && !M[i * d + col]; i++)
+			;
+		if (i == rows)
+			continue;
+		if (i != rank)
+			for (t = col; t < d; t++) {
+				int64_t u = M[i * d + t];
+
+				M[i * d + t] = M[rank * d + t];
+				M[rank * d + t] = u;
+			}
+		P = M + rank * d;
+		for (i = rank + 1; i < rows; i++) {
+			int64_t *R = M + i * d, a, c, g = 0;
+
+			if (!R[col])
+				continue;
+			g = cone_gcd64(P[col], R[col]);
+			a = P[col] / g;
+			c = R[col] / g;
+			for (t = col; t < d; t++) {
+				int64_t u, v;
+
+				if (__builtin_mul_overflow(a, R[t], &u) ||
+				    __builtin_mul_overflow(c, P[t], &v) ||
+				    __builtin_sub_overflow(u, v, &R[t]) ||
+				    R[t] == INT64_MIN)
+					return -1;
+			}
+			g = 0;
+			for (t = col + 1; t < d; t++)
+				if (R[t])
+					g = cone_gcd64(g, R[t]);
+			if (g > 1)
+				for (t = col + 1; t < d; t++)
+					R[t] /= g;
+		}
+		rank++;
+		if (rank + (d - col - 1) < need)
+			return 0;
+	}
+	return rank >= need;
+}
+
+/* g holds every ray of C. */
+static int holds(const uint64_t *C, const uint64_t *g, size_t words)
+{
+	size_t w;
+
+	for (w = 0; w < words; w++)
+		if (C[w] & ~g[w])
+			return 0;
+	return 1;
+}
+
+/* No facet of cur other than p and n holds every ray of C. */
+static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
+{
+	size_t words = x->words, g, last = x->last_refuter;
+	const uint64_t *inc = x->cur.inc;
+
+	/* the facet that refuted the last pair often refutes this one */
+	if (last < x->cur.n && last != p && last != n &&
+	    holds(C, inc + last * words, words))
+		return 0;
+	for (g = 0; g < x->cur.n; g++) {
+		if (g == p || g == n || g == last)
+			continue;
+		if (holds(C, inc + g * words, words)) {
+			x->last_refuter = g;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static size_t popcount_words(const uint64_t *v, size_t words)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += (size_t)__builtin_popcountll(v[w]);
+	return c;
+}
+
+/* ==== insertion order ==== */
+
+/* Lexicographic on the projected rays (cdd's "lexmin"). */
 static int cmp_lex(const void *pa, const void *pb, void *ctx)
 {
 	const struct cone_build *b = ctx;
@@ -116,37 +306,187 @@ static int cmp_lex(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
+/* ==== one ray ==== */
+
+#define DD_OVERFLOW 3 /* int64 would overflow: go big and insert again */
+
+/* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
+ * code. */
+static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 {
-	size_t d = b->d, words = b->words, i, j, r, f, nchosen = 0;
-	struct dd_facets cur, next;
-	int *chosen = NULL, *others = NULL, *order = NULL;
-	unsigned char *used = NULL;
-	__int128 *s = NULL;
-	uint64_t *common = NULL;
-	size_t work = 0;
+	struct cone_build *b = x->b;
+	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
+	const int64_t *y = b->Y + r * d;
+	struct dd_facets *cur = &x->cur, *next = &x->next;
+	size_t need = d - 2, ncur = cur->n;
+	int big = x->big;
+
+	/* values on the new ray */
+	if (ncur > x->s_cap) {
+		size_t cap = x->s_cap ? x->s_cap : 64;
+		__int128 *s;
+		size_t *pn;
+
+		while (cap < ncur)
+			cap *= 2;
+		s = cp_reallocarray(x->s, cap, sizeof *s);
+		if (!s)
+			goto nomem;
+		x->s = s;
+		if (!(pn = cp_reallocarray(x->pos, cap, sizeof *pn)))
+			goto nomem;
+		x->pos = pn;
+		if (!(pn = cp_reallocarray(x->neg, cap, sizeof *pn)))
+			goto nomem;
+		x->neg = pn;
+		x->s_cap = cap;
+	}
+	if (big && ncur > x->zs_n) {
+		mpz_t *zs = cp_reallocarray(x->zs, x->s_cap, sizeof *zs);
+
+		if (!zs)
+			goto nomem;
+		for (i = x->zs_n; i < x->s_cap; i++)
+			mpz_init(zs[i]);
+		x->zs = zs;
+		x->zs_n = x->s_cap;
+	}
+	memset(x->zp, 0, words * sizeof *x->zp);
+	memset(x->zn, 0, words * sizeof *x->zn);
+	for (f = 0; f < ncur; f++) {
+		int sg;
+
+		if (big) {
+			cone_dot_z(x->zs[f], cur->z + f * d, y, d);
+			sg = mpz_sgn(x->zs[f]);
+		} else {
+			x->s[f] = dot(cur->b + f * d, y, d);
+			sg = x->s[f] > 0 ? 1 : x->s[f] < 0 ? -1 : 0;
+		}
+		if (sg > 0) {
+			x->pos[np++] = f;
+			for (w = 0; w < words; w++)
+				x->zp[w] |= cur->inc[f * words + w];
+		} else if (sg < 0) {
+			x->neg[nn++] = f;
+			for (w = 0; w < words; w++)
+				x->zn[w] |= cur->inc[f * words + w];
+		} else {
+			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
+		}
+	}
+	if (!nn)
+		return 0;
+	b->st->inserted++;
+	/* only rays on some positive and some negative facet can be shared */
+	for (w = 0; w < words; w++)
+		x->zp[w] &= x->zn[w];
+	/* survivors first */
+	next->n = 0;
+	if (dd_reserve(x, next, ncur - nn + 1))
+		goto nomem;
+	for (f = 0; f < ncur; f++) {
+		int neg = big ? mpz_sgn(x->zs[f]) < 0 : x->s[f] < 0;
+
+		if (neg)
+			continue;
+		if (big)
+			for (i = 0; i < d; i++)
+				mpz_set(next->z[next->n * d + i], cur->z[f * d + i]);
+		else
+			memcpy(next->b + next->n * d, cur->b + f * d, d * sizeof *next->b);
+		memcpy(next->inc + next->n * words, cur->inc + f * words,
+		       words * sizeof *next->inc);
+		next->n++;
+	}
+	for (a = 0; a < np; a++) {
+		size_t p = x->pos[a], psimp;
+
+		for (w = 0; w < words; w++)
+			x->relp[w] = cur->inc[p * words + w] & x->zp[w];
+		b->st->candidates += nn;
+		if (popcount_words(x->relp, words) < need)
+			continue;
+		psimp = popcount_words(cur->inc + p * words, words) == d - 1;
+		for (c = 0; c < nn; c++) {
+			size_t n = x->neg[c], cnt = 0;
+			int adjacent;
+
+			if ((++x->tick & 1023) == 0 && cone_time_over(b))
+				return cone_time_error(b, err);
+			for (w = 0; w < words; w++) {
+				x->common[w] = x->relp[w] & cur->inc[n * words + w];
+				cnt += (size_t)__builtin_popcountll(x->common[w]);
+			}
+			if (cnt < need)
+				continue;
+			b->st->adjacency_tests++;
+			if (psimp || popcount_words(cur->inc + n * words, words) == d - 1) {
+				adjacent = 1; /* d-2 rays of an independent set */
+			} else {
+				adjacent = -1;
+				if (ncur > d * d * cnt / 3) {
+					adjacent = rank_at_least(x, x->common, need);
+					b->st->rank_tests += adjacent >= 0;
+				}
+				if (adjacent < 0)
+					adjacent = no_third_facet(x, x->common, p, n);
+			}
+			if (!adjacent)
+				continue;
+			if (dd_reserve(x, next, next->n + 1))
+				goto nomem;
+			/* b = s_p b_n - s_n b_p */
+			if (big)
+				combine_z(x, x->zs[p], cur->z + n * d, x->zs[n],
+					  cur->z + p * d, next->z + next->n * d);
+			else if (combine(x->s[p], cur->b + n * d, x->s[n],
+					 cur->b + p * d, next->b + next->n * d, d))
+				return DD_OVERFLOW;
+			memcpy(next->inc + next->n * words, x->common, words * sizeof *x->common);
+			next->inc[next->n * words + r / 64] |= (uint64_t)1 << (r % 64);
+			next->n++;
+		}
+	}
+	{
+		struct dd_facets t = *cur;
+
+		*cur = *next;
+		*next = t;
+	}
+	if (cur->n > b->st->max_partial)
+		b->st->max_partial = cur->n;
+	return 0;
+nomem:
+	return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+}
+
+/* ==== the whole method ==== */
+
+/* The simplicial cone of the first d independent rays in order; marks
+ * them used. */
+static int initial_simplex(struct dd *x, const int *order, unsigned char *used,
+			   struct cp_error *err)
+{
+	struct cone_build *b = x->b;
+	size_t d = x->d, words = x->words, i, j, nchosen = 0;
+	int *chosen = cp_malloc((d + 1) * sizeof *chosen);
+	int *others = cp_malloc((d + 1) * sizeof *others);
 	int rc = 0;
 
-	memset(&cur, 0, sizeof cur);
-	memset(&next, 0, sizeof next);
-	chosen = cp_malloc((d + 1) * sizeof *chosen);
-	others = cp_malloc((d + 1) * sizeof *others);
-	used = cp_calloc(b->nr + 1, 1);
-	common = cp_malloc((words + 1) * sizeof *common);
-	order = cp_malloc((b->nr + 1) * sizeof *order);
-	if (!chosen || !others || !used || !common || !order ||
-	    dd_reserve(&cur, d, d, words))
-		goto nomem;
-	for (r = 0; r < b->nr; r++)
-		order[r] = (int)r;
-	qsort_r(order, b->nr, sizeof *order, cmp_lex, b);
-	/* the initial simplicial cone */
+	if (!chosen || !others || dd_reserve(x, &x->cur, d)) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
 	cone_ech_reset(&b->ech_d);
 	for (i = 0; i < b->nr && nchosen < d; i++) {
-		r = (size_t)order[i];
+		size_t r = (size_t)order[i];
+
 		rc = cone_ech_add(&b->ech_d, b->Y + r * d);
-		if (rc < 0)
-			goto nomem;
+		if (rc < 0) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
 		if (rc == 1) {
 			chosen[nchosen++] = (int)r;
 			used[r] = 1;
@@ -158,8 +498,8 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 		goto out;
 	}
 	for (i = 0; i < d; i++) {
-		int64_t *bv = cur.b + i * d;
-		uint64_t *inc = cur.inc + i * words;
+		int64_t *bv = x->cur.b + i * d;
+		uint64_t *inc = x->cur.inc + i * words;
 		size_t n = 0;
 
 		for (j = 0; j < d; j++)
@@ -168,140 +508,161 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 		rc = cone_normal_of_rays(b, others, d - 1, bv, err);
 		if (rc < 0)
 			goto out;
-		if (rc) {
+		if (rc == CONE_REJECT) {
 			rc = cp_error_set(err, CP_EINTERNAL, "double description: "
 					  "initial facet of rank below %zu", d - 1);
 			goto out;
 		}
-		if (dot(bv, b->Y + (size_t)chosen[i] * d, d) < 0)
+		if (rc == CONE_BIG && !x->big) {
+			x->cur.n = i;
+			if (dd_go_big(x)) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+				goto out;
+			}
+		}
+		if (x->big) {
+			mpz_t *z = x->cur.z + i * d;
+
+			for (j = 0; j < d; j++) {
+				if (rc == CONE_BIG)
+					mpz_set(z[j], b->zd[j]);
+				else
+					mpz_set_si(z[j], (long)bv[j]);
+			}
+			cone_dot_z(x->t1, z, b->Y + (size_t)chosen[i] * d, d);
+			if (mpz_sgn(x->t1) < 0)
+				for (j = 0; j < d; j++)
+					mpz_neg(z[j], z[j]);
+		} else if (dot(bv, b->Y + (size_t)chosen[i] * d, d) < 0) {
 			for (j = 0; j < d; j++)
 				bv[j] = -bv[j];
+		}
+		rc = 0;
 		memset(inc, 0, words * sizeof *inc);
 		for (j = 0; j < d; j++)
 			if (j != i)
 				inc[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
 	}
-	cur.n = d;
-	/* add the other rays one at a time */
-	for (size_t oi = 0; oi < b->nr; oi++) {
-		size_t nneg = 0, p, n;
-		const int64_t *y;
-
-		r = (size_t)order[oi];
-		y = b->Y + r * d;
-		if (used[r])
-			continue;
-		cp_free(s);
-		s = cp_malloc((cur.n + 1) * sizeof *s);
-		if (!s)
-			goto nomem;
-		for (f = 0; f < cur.n; f++) {
-			s[f] = dot(cur.b + f * d, y, d);
-			nneg += s[f] < 0;
-		}
-		for (f = 0; f < cur.n; f++)
-			if (s[f] == 0)
-				cur.inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
-		if (!nneg)
-			continue;
-		/* survivors first */
-		next.n = 0;
-		if (dd_reserve(&next, cur.n - nneg, d, words))
-			goto nomem;
-		for (f = 0; f < cur.n; f++) {
-			if (s[f] < 0)
-				continue;
-			memcpy(next.b + next.n * d, cur.b + f * d, d * sizeof *next.b);
-			memcpy(next.inc + next.n * words, cur.inc + f * words,
-			       words * sizeof *next.inc);
-			next.n++;
-		}
-		for (p = 0; p < cur.n; p++) {
-			if (s[p] <= 0)
-				continue;
-			for (n = 0; n < cur.n; n++) {
-				size_t cnt = 0, w, g;
-				int adjacent = 1;
-
-				if (s[n] >= 0)
-					continue;
-				work++;
-				for (w = 0; w < words; w++) {
-					common[w] = cur.inc[p * words + w] & cur.inc[n * words + w];
-					cnt += (size_t)__builtin_popcountll(common[w]);
-				}
-				if (cnt + 2 < d)
-					continue;
-				for (g = 0; g < cur.n && adjacent; g++) {
-					if (g == p || g == n)
-						continue;
-					work++;
-					for (w = 0; w < words; w++)
-						if (common[w] & ~cur.inc[g * words + w])
-							break;
-					if (w == words)
-						adjacent = 0;
-				}
-				if (work > max_work) {
-					rc = CONE_REJECT;
-					goto out;
-				}
-				if (!adjacent)
-					continue;
-				if (dd_reserve(&next, next.n + 1, d, words))
-					goto nomem;
-				/* b = s_p b_n - s_n b_p */
-				if (combine(s[p], cur.b + n * d, s[n], cur.b + p * d,
-					    next.b + next.n * d, d)) {
-					rc = CONE_REJECT;
-					goto out;
-				}
-				memcpy(next.inc + next.n * words, common, words * sizeof *common);
-				next.inc[next.n * words + r / 64] |= (uint64_t)1 << (r % 64);
-				next.n++;
-			}
-		}
-		if (next.n > b->max_facets) {
-			rc = CONE_REJECT; /* let Qhull and the exact count decide */
-			goto out;
-		}
-		{
-			struct dd_facets t = cur;
-
-			cur = next;
-			next = t;
-		}
-		if (cone_time_over(b)) {
-			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise --max-seconds)",
-				b->max_seconds);
-			goto out;
-		}
-	}
-	/* every facet is exact by construction; offering checks it again
-	 * against every ray and records which rays lie on it */
-	for (f = 0; f < cur.n; f++) {
-		rc = cone_offer_facet(b, cur.b + f * d, NULL, err);
-		if (rc < 0)
-			goto out;
-		if (rc) {
-			rc = cp_error_set(err, CP_EINTERNAL, "double description "
-					  "produced a facet that fails the exact check");
-			goto out;
-		}
-	}
-	rc = 0;
-	goto out;
-nomem:
-	rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	x->cur.n = d;
 out:
-	dd_release(&cur);
-	dd_release(&next);
 	cp_free(chosen);
 	cp_free(others);
+	return rc;
+}
+
+/* Hand the final facets to the build (exact by construction: their
+ * incidence sets are complete, every ray having been inserted). */
+static int hand_over(struct dd *x, struct cp_error *err)
+{
+	struct cone_build *b = x->b;
+	size_t d = x->d, f, i;
+	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
+	int rc = 0;
+
+	if (!bv)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (x->cur.n > b->max_facets) {
+		rc = cone_facet_limit_error(b, x->cur.n, err);
+		goto out;
+	}
+	for (f = 0; f < x->cur.n && !rc; f++) {
+		const uint64_t *inc = x->cur.inc + f * x->words;
+
+		if (!x->big) {
+			rc = cone_keep_facet(b, x->cur.b + f * d, NULL, inc, err);
+			continue;
+		}
+		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
+			;
+		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
+	}
+out:
+	cp_free(bv);
+	return rc;
+}
+
+int cone_facets_dd(struct cone_build *b, struct cp_error *err)
+{
+	size_t d = b->d, words = b->words, r, oi, i, cap;
+	struct dd x;
+	int *order = NULL;
+	unsigned char *used = NULL;
+	int rc = 0;
+
+	memset(&x, 0, sizeof x);
+	x.b = b;
+	x.d = d;
+	x.words = words;
+	mpz_init(x.t1);
+	mpz_init(x.t2);
+	mpz_init(x.g);
+	b->st->method = "double description";
+	/* an intermediate cone may have more facets than the final one; past
+	 * this it is not worth going on (the final count is not known) */
+	cap = b->max_facets > SIZE_MAX / 4 ? SIZE_MAX : 4 * b->max_facets;
+	used = cp_calloc(b->nr + 1, 1);
+	order = cp_malloc((b->nr + 1) * sizeof *order);
+	x.zp = cp_malloc((words + 1) * sizeof *x.zp);
+	x.zn = cp_malloc((words + 1) * sizeof *x.zn);
+	x.relp = cp_malloc((words + 1) * sizeof *x.relp);
+	x.common = cp_malloc((words + 1) * sizeof *x.common);
+	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
+	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	for (r = 0; r < b->nr; r++)
+		order[r] = (int)r;
+	qsort_r(order, b->nr, sizeof *order, cmp_lex, b);
+	if ((rc = initial_simplex(&x, order, used, err)))
+		goto out;
+	b->st->max_partial = d;
+	for (oi = 0; oi < b->nr; oi++) {
+		r = (size_t)order[oi];
+		if (used[r])
+			continue;
+		rc = insert_ray(&x, r, err);
+		if (rc == DD_OVERFLOW) {
+			if (dd_go_big(&x)) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+				goto out;
+			}
+			b->st->inserted--;
+			rc = insert_ray(&x, r, err);
+		}
+		if (rc)
+			goto out;
+		if (x.cur.n > cap) {
+			rc = cp_error_set(err, CP_ELIMIT, "double description stopped: "
+				"after %zu of %zu rays its partial cone has %zu facets, "
+				"more than 4 x --max-facets (%zu); the cone's own facets "
+				"were not counted", oi + 1, b->nr, x.cur.n, b->max_facets);
+			goto out;
+		}
+		if (cone_time_over(b)) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
+	}
+	rc = hand_over(&x, err);
+out:
+	dd_facets_release(&x.cur, d);
+	dd_facets_release(&x.next, d);
+	cp_free(x.s);
+	for (i = 0; i < x.zs_n; i++)
+		mpz_clear(x.zs[i]);
+	cp_free(x.zs);
+	cp_free(x.pos);
+	cp_free(x.neg);
+	cp_free(x.zp);
+	cp_free(x.zn);
+	cp_free(x.relp);
+	cp_free(x.common);
+	cp_free(x.rk);
 	cp_free(order);
 	cp_free(used);
-	cp_free(s);
-	cp_free(common);
+	mpz_clear(x.t1);
+	mpz_clear(x.t2);
+	mpz_clear(x.g);
 	return rc;
 }
