@@ -257,7 +257,8 @@ int cli_cone(int argc, char **argv)
 			       udd_sigset_matrix(s), &copt, CONE_AUTO, &st, &c, &err);
 	t2 = cp_seconds();
 	if (rc) {
-		rc = cli_print_error("cone", &err); /* it names the method */
+		rc = cli_print_error("cone", &err);
+		print_time(t0, t1, t2, &st); /* how far it got */
 		goto out;
 	}
 	names = cp_calloc(udd_sigset_n_counters(s) + 1, sizeof *names);

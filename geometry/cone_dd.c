@@ -22,8 +22,8 @@
  *     third facet holds C), whichever is cheaper: the rank costs about
  *     d^2 |C|/3, the combinatorial test one subset check per facet
  *     (Normaliz's rule), with the last facet that refuted a pair tried first.
- * Rays go sparsest first, then in lexicographic order (cdd's "lexmin"),
- * which keeps the intermediate cones small.  Numbers are int64 while they fit; at the first
+ * Rays go in lexicographic order (cdd's "lexmin"), which keeps the
+ * intermediate cones small.  Numbers are int64 while they fit; at the first
  * overflow the current facets move to GMP and the insertion of that ray
  * starts again there, so results stay exact at any size.  The clock is
  * read every 2^16 units of work (a pair, or a facet scanned). */
@@ -33,11 +33,18 @@
 #include "geometry/cone.h"
 #include "geometry/cone_int.h"
 
+/* Who a facet is: for Normaliz's extension test (below). */
+struct dd_tag {
+	uint64_t id, mother; /* mother: the positive facet it came from */
+	size_t born;         /* the step that made it (0: the first simplex) */
+};
+
 struct dd_facets {
 	size_t n, cap, zcap;
 	int64_t *b;     /* n * d, int64 mode */
 	mpz_t *z;       /* zcap * d initialised, GMP mode */
 	uint64_t *inc;  /* n * words: rays on the facet */
+	struct dd_tag *tag;
 };
 
 struct dd {
@@ -58,10 +65,15 @@ struct dd {
 	size_t r_cap, slot_cap;
 	size_t *lstart, *lfacet, l_cap; /* ray -> negative facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
+	size_t *astart, *afacet, a_cap; /* ray -> current facets holding it */
+	int alists;              /* built for this step */
 	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
 	size_t last_refuter;     /* move-to-front of the combinatorial test */
 	mpz_t t1, t2, g;
 	uint64_t work, next_check; /* the clock is read every 2^16 units */
+	size_t step;             /* rays inserted so far (this one's step) */
+	uint64_t *since;         /* (nr+1) * words: rays of steps >= t */
+	uint64_t ids;            /* facet ids handed out */
 	int late;                  /* the time limit has passed */
 };
 
@@ -86,6 +98,7 @@ static int dd_reserve(struct dd *x, struct dd_facets *f, size_t n)
 	size_t cap, d = x->d, words = x->words, i;
 	int64_t *b;
 	uint64_t *inc;
+	struct dd_tag *tag;
 
 	if (n > f->cap) {
 		cap = f->cap ? f->cap : 64;
@@ -99,6 +112,10 @@ static int dd_reserve(struct dd *x, struct dd_facets *f, size_t n)
 		if (!inc)
 			return CP_ENOMEM;
 		f->inc = inc;
+		tag = cp_reallocarray(f->tag, cap + 1, sizeof *tag);
+		if (!tag)
+			return CP_ENOMEM;
+		f->tag = tag;
 		f->cap = cap;
 	}
 	if (x->big && n > f->zcap) {
@@ -122,6 +139,7 @@ static void dd_facets_release(struct dd_facets *f, size_t d)
 
 	cp_free(f->b);
 	cp_free(f->inc);
+	cp_free(f->tag);
 	for (i = 0; i < f->zcap * d; i++)
 		mpz_clear(f->z[i]);
 	cp_free(f->z);
@@ -144,6 +162,17 @@ static int dd_go_big(struct dd *x)
 }
 
 /* ==== arithmetic ==== */
+
+/* Bits set in x, inline: without -mpopcnt __builtin_popcountll is a
+ * library call, a quarter of the whole time in the pair loop. */
+static inline size_t pop64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	return (size_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
 
 static __int128 dot(const int64_t *a, const int64_t *y, size_t d)
 {
@@ -279,6 +308,54 @@ static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 	return rank >= need;
 }
 
+/* For every ray, the current facets that hold it (x->astart, x->afacet),
+ * built at most once a step, when a combinatorial test needs them.  0 or
+ * -1 (out of memory). */
+static int all_lists(struct dd *x)
+{
+	size_t nr = x->b->nr, words = x->words, f, w, j, total = 0, *start;
+	const uint64_t *inc = x->cur.inc;
+
+	start = cp_reallocarray(x->astart, nr + 2, sizeof *start);
+	if (!start)
+		return -1;
+	x->astart = start;
+	memset(start, 0, (nr + 2) * sizeof *start);
+	for (f = 0; f < x->cur.n; f++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[f * words + w];
+
+			total += pop64(bits);
+			while (bits) {
+				start[w * 64 + (size_t)__builtin_ctzll(bits) + 2]++;
+				bits &= bits - 1;
+			}
+		}
+	for (j = 0; j < nr; j++)
+		start[j + 2] += start[j + 1];
+	if (total > x->a_cap) {
+		size_t *af = cp_reallocarray(x->afacet, 2 * total + 1, sizeof *af);
+
+		if (!af)
+			return -1;
+		x->afacet = af;
+		x->a_cap = 2 * total;
+	}
+	for (f = 0; f < x->cur.n; f++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[f * words + w];
+
+			while (bits) {
+				j = w * 64 + (size_t)__builtin_ctzll(bits);
+				x->afacet[start[j + 1]++] = f;
+				bits &= bits - 1;
+			}
+		}
+	dd_work(x, total);
+	x->alists = 1;
+	return 0;
+}
+
 /* g holds every ray of C. */
 static int holds(const uint64_t *C, const uint64_t *g, size_t words)
 {
@@ -293,34 +370,42 @@ static int holds(const uint64_t *C, const uint64_t *g, size_t words)
 /* No facet of cur other than p and n holds every ray of C. */
 static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 {
-	size_t words = x->words, g, last = x->last_refuter;
+	size_t words = x->words, g, last = x->last_refuter, w, e, best = SIZE_MAX;
+	size_t blen = SIZE_MAX;
 	const uint64_t *inc = x->cur.inc;
 
 	/* the facet that refuted the last pair often refutes this one */
 	if (last < x->cur.n && last != p && last != n &&
 	    holds(C, inc + last * words, words))
 		return 0;
-	for (g = 0; g < x->cur.n; g++) {
+	/* a third facet holds every ray of C, the one on fewest facets too */
+	if (!x->alists && all_lists(x))
+		return -1;
+	for (w = 0; w < words; w++) {
+		uint64_t bits = C[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits), len;
+
+			bits &= bits - 1;
+			len = x->astart[j + 1] - x->astart[j];
+			if (len < blen) {
+				blen = len;
+				best = j;
+			}
+		}
+	}
+	dd_work(x, words + blen);
+	for (e = x->astart[best]; e < x->astart[best + 1]; e++) {
+		g = x->afacet[e];
 		if (g == p || g == n || g == last)
 			continue;
 		if (holds(C, inc + g * words, words)) {
 			x->last_refuter = g;
-			dd_work(x, g);
 			return 0;
 		}
 	}
-	dd_work(x, x->cur.n);
 	return 1;
-}
-
-/* Bits set in x, inline: without -mpopcnt __builtin_popcountll is a
- * library call, a quarter of the whole time in the pair loop. */
-static inline size_t pop64(uint64_t x)
-{
-	x -= (x >> 1) & 0x5555555555555555ULL;
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-	return (size_t)((x * 0x0101010101010101ULL) >> 56);
 }
 
 static size_t popcount_words(const uint64_t *v, size_t words)
@@ -334,25 +419,20 @@ static size_t popcount_words(const uint64_t *v, size_t words)
 
 /* ==== insertion order ==== */
 
-/* Insertion order: rays with fewer non-zero coordinates first, then
- * lexicographic (cdd's "lexmin").  Sparse rays lie on many facets of the
- * orthant-like start and cut few of them; against lexmin alone this
- * halves the candidate pairs on the bench cases (sparse dimension 20,
- * 300 signatures: 28 million pairs instead of 51 million; the 14-dimensional
- * cone in 16 counters: 31 million instead of 82 million). */
+/* Insertion order: lexicographic on the projected rays (cdd's "lexmin").
+ * Tried: sparsest rays first (then lexicographic) halves the candidate
+ * pairs on random sparse sets, but on mmu.udd with prefetch,
+ * prefetch_dtlb_miss, prefetch_stores, bypass, replay (1,803 signatures,
+ * 268 facets) it made intermediate cones of 4,000 facets and 250 million
+ * pairs (more than 60 s) where lexmin needs 654 and 5 million (1.3 s);
+ * ascending 1-norm was no better than lexmin. */
 static int cmp_order(const void *pa, const void *pb, void *ctx)
 {
 	const struct cone_build *b = ctx;
 	const int64_t *x = b->Y + (size_t)*(const int *)pa * b->d;
 	const int64_t *y = b->Y + (size_t)*(const int *)pb * b->d;
-	size_t i, nx = 0, ny = 0;
+	size_t i;
 
-	for (i = 0; i < b->d; i++) {
-		nx += x[i] != 0;
-		ny += y[i] != 0;
-	}
-	if (nx != ny)
-		return nx < ny ? -1 : 1;
 	for (i = 0; i < b->d; i++)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
@@ -382,6 +462,9 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 		return DD_OVERFLOW;
 	memcpy(next->inc + next->n * words, common, words * sizeof *common);
 	next->inc[next->n * words + r / 64] |= (uint64_t)1 << (r % 64);
+	next->tag[next->n].id = ++x->ids;
+	next->tag[next->n].mother = cur->tag[p].id;
+	next->tag[next->n].born = x->step;
 	next->n++;
 	return 0;
 }
@@ -497,11 +580,28 @@ static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
 	return 0;
 }
 
+static int holds_any(const uint64_t *a, const uint64_t *b, size_t words)
+{
+	size_t w;
+
+	for (w = 0; w < words; w++)
+		if (a[w] & b[w])
+			return 1;
+	return 0;
+}
+
 /* Test the pair (p positive, n negative) and emit its facet when they are
- * adjacent.  0, DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
+ * adjacent.  Before an exact test, Normaliz's two rules from the facets'
+ * history: a facet born from mother M (the positive facet of its pair) is
+ * born on their common ridge, which stays a ridge while both live; and at
+ * its birth a facet's only neighbours are its mother and facets through
+ * the ray of that step, so an older facet can become its neighbour only
+ * through a ray both hold that came at that step or later.  0,
+ * DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
 static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 {
 	size_t d = x->d, words = x->words, need = d - 2, cnt = 0, w;
+	const struct dd_tag *tp = x->cur.tag + p, *tn = x->cur.tag + n;
 	int adjacent;
 
 	if (dd_work(x, 1))
@@ -515,6 +615,11 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 	x->b->st->adjacency_tests++;
 	if (x->simp[p] || x->simp[n]) {
 		adjacent = 1; /* d-2 rays of an independent set */
+	} else if (tp->id == tn->mother || tn->id == tp->mother) {
+		adjacent = 1; /* born on their common ridge, which stays one */
+	} else if (!holds_any(x->common, x->since + (tp->born > tn->born ?
+		   tp->born : tn->born) * words, words)) {
+		adjacent = 0; /* nothing new on both since the younger was born */
 	} else {
 		adjacent = -1;
 		if (x->cur.n > d * d * cnt / 3) {
@@ -523,6 +628,8 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 		}
 		if (adjacent < 0)
 			adjacent = no_third_facet(x, x->common, p, n);
+		if (adjacent < 0)
+			return CP_ENOMEM;
 	}
 	return adjacent ? emit(x, p, n, x->common, r) : 0;
 }
@@ -654,6 +761,7 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t need = d - 2, ncur = cur->n, nns, nnn;
 	int big = x->big, rc;
 
+	x->alists = 0;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
 		size_t cap = x->s_cap ? x->s_cap : 64;
@@ -752,6 +860,7 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			memcpy(next->b + next->n * d, cur->b + f * d, d * sizeof *next->b);
 		memcpy(next->inc + next->n * words, cur->inc + f * words,
 		       words * sizeof *next->inc);
+		next->tag[next->n] = cur->tag[f];
 		next->n++;
 	}
 	/* simplicial facets: d-1 independent rays, so any d-2 of them span a
@@ -887,7 +996,12 @@ static int initial_simplex(struct dd *x, const int *order, unsigned char *used,
 		for (j = 0; j < d; j++)
 			if (j != i)
 				inc[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
+		x->cur.tag[i].id = ++x->ids;
+		x->cur.tag[i].mother = 0;
+		x->cur.tag[i].born = 0;
 	}
+	for (j = 0; j < d; j++)
+		x->since[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
 	x->cur.n = d;
 out:
 	cp_free(chosen);
@@ -953,8 +1067,9 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.common = cp_malloc((words + 1) * sizeof *x.common);
 	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
 	x.sel = cp_malloc((b->nr + 1) * sizeof *x.sel);
+	x.since = cp_calloc((b->nr + 1) * words + 1, sizeof *x.since);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
-	    !x.sel) {
+	    !x.sel || !x.since) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -965,9 +1080,14 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 		goto out;
 	b->st->max_partial = d;
 	for (oi = 0; oi < b->nr; oi++) {
+		size_t t;
+
 		r = (size_t)order[oi];
 		if (used[r])
 			continue;
+		x.step++;
+		for (t = 0; t <= x.step; t++)
+			x.since[t * words + r / 64] |= (uint64_t)1 << (r % 64);
 		rc = insert_ray(&x, r, err);
 		if (rc == DD_OVERFLOW) {
 			if (dd_go_big(&x)) {
@@ -1015,6 +1135,9 @@ out:
 	cp_free(x.lstart);
 	cp_free(x.lfacet);
 	cp_free(x.sel);
+	cp_free(x.astart);
+	cp_free(x.afacet);
+	cp_free(x.since);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);
