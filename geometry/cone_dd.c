@@ -308,50 +308,67 @@ static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 	return rank >= need;
 }
 
+/* For every ray, the facets (fac[0..nf-1], or 0..nf-1 when fac is NULL)
+ * that hold it, counting only rays in mask (NULL: all): list j is
+ * (*list)[(*start)[j] .. (*start)[j+1]].  0 or CP_ENOMEM. */
+static int index_rays(struct dd *x, const size_t *fac, size_t nf,
+		      const uint64_t *mask, size_t **start, size_t **list,
+		      size_t *cap)
+{
+	size_t nr = x->b->nr, words = x->words, c, w, j, total = 0, *st;
+	const uint64_t *inc = x->cur.inc;
+
+	st = cp_reallocarray(*start, nr + 2, sizeof *st);
+	if (!st)
+		return CP_ENOMEM;
+	*start = st;
+	memset(st, 0, (nr + 2) * sizeof *st);
+	for (c = 0; c < nf; c++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[(fac ? fac[c] : c) * words + w] &
+					(mask ? mask[w] : ~(uint64_t)0);
+
+			total += pop64(bits);
+			while (bits) {
+				st[w * 64 + (size_t)__builtin_ctzll(bits) + 2]++;
+				bits &= bits - 1;
+			}
+		}
+	for (j = 0; j < nr; j++)
+		st[j + 2] += st[j + 1];
+	if (total > *cap) {
+		size_t *l = cp_reallocarray(*list, 2 * total + 1, sizeof *l);
+
+		if (!l)
+			return CP_ENOMEM;
+		*list = l;
+		*cap = 2 * total;
+	}
+	/* st[j+1] is the fill point of list j while filling */
+	for (c = 0; c < nf; c++) {
+		size_t f = fac ? fac[c] : c;
+
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[f * words + w] & (mask ? mask[w] : ~(uint64_t)0);
+
+			while (bits) {
+				j = w * 64 + (size_t)__builtin_ctzll(bits);
+				(*list)[st[j + 1]++] = f;
+				bits &= bits - 1;
+			}
+		}
+	}
+	dd_work(x, total);
+	return 0;
+}
+
 /* For every ray, the current facets that hold it (x->astart, x->afacet),
  * built at most once a step, when a combinatorial test needs them.  0 or
  * -1 (out of memory). */
 static int all_lists(struct dd *x)
 {
-	size_t nr = x->b->nr, words = x->words, f, w, j, total = 0, *start;
-	const uint64_t *inc = x->cur.inc;
-
-	start = cp_reallocarray(x->astart, nr + 2, sizeof *start);
-	if (!start)
+	if (index_rays(x, NULL, x->cur.n, NULL, &x->astart, &x->afacet, &x->a_cap))
 		return -1;
-	x->astart = start;
-	memset(start, 0, (nr + 2) * sizeof *start);
-	for (f = 0; f < x->cur.n; f++)
-		for (w = 0; w < words; w++) {
-			uint64_t bits = inc[f * words + w];
-
-			total += pop64(bits);
-			while (bits) {
-				start[w * 64 + (size_t)__builtin_ctzll(bits) + 2]++;
-				bits &= bits - 1;
-			}
-		}
-	for (j = 0; j < nr; j++)
-		start[j + 2] += start[j + 1];
-	if (total > x->a_cap) {
-		size_t *af = cp_reallocarray(x->afacet, 2 * total + 1, sizeof *af);
-
-		if (!af)
-			return -1;
-		x->afacet = af;
-		x->a_cap = 2 * total;
-	}
-	for (f = 0; f < x->cur.n; f++)
-		for (w = 0; w < words; w++) {
-			uint64_t bits = inc[f * words + w];
-
-			while (bits) {
-				j = w * 64 + (size_t)__builtin_ctzll(bits);
-				x->afacet[start[j + 1]++] = f;
-				bits &= bits - 1;
-			}
-		}
-	dd_work(x, total);
 	x->alists = 1;
 	return 0;
 }
@@ -638,54 +655,7 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
  * hold it: x->lstart[j] .. x->lstart[j+1] in x->lfacet. */
 static int ray_lists(struct dd *x, size_t nn)
 {
-	size_t nr = x->b->nr, words = x->words, c, w, total = 0, j;
-	size_t *start;
-
-	start = cp_reallocarray(x->lstart, nr + 2, sizeof *start);
-	if (!start)
-		return CP_ENOMEM;
-	x->lstart = start;
-	memset(start, 0, (nr + 2) * sizeof *start);
-	for (c = 0; c < nn; c++) {
-		const uint64_t *inc = x->cur.inc + x->neg[c] * words;
-
-		for (w = 0; w < words; w++) {
-			uint64_t bits = inc[w] & x->zp[w];
-
-			total += pop64(bits);
-			while (bits) {
-				start[w * 64 + (size_t)__builtin_ctzll(bits) + 2]++;
-				bits &= bits - 1;
-			}
-		}
-	}
-	for (j = 0; j < nr; j++)
-		start[j + 2] += start[j + 1];
-	if (total > x->l_cap) {
-		size_t *lf = cp_reallocarray(x->lfacet, 2 * total + 1, sizeof *lf);
-
-		if (!lf)
-			return CP_ENOMEM;
-		x->lfacet = lf;
-		x->l_cap = 2 * total;
-	}
-	/* start[j+1] is the fill point of list j while filling */
-	for (c = 0; c < nn; c++) {
-		size_t n = x->neg[c];
-		const uint64_t *inc = x->cur.inc + n * words;
-
-		for (w = 0; w < words; w++) {
-			uint64_t bits = inc[w] & x->zp[w];
-
-			while (bits) {
-				j = w * 64 + (size_t)__builtin_ctzll(bits);
-				x->lfacet[start[j + 1]++] = n;
-				bits &= bits - 1;
-			}
-		}
-	}
-	dd_work(x, total);
-	return 0;
+	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
 }
 
 /* The pairs of positive facet p: a negative facet n sharing d-2 of p's
