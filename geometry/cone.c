@@ -6,14 +6,16 @@
  *      full-dimensional (s -> s_P is injective on span(S)), its null
  *      vectors the equalities;
  *   3. facets of the projected cone in R^d: d = 1, 2 directly; d >= 3 by
- *      exact double description (geometry/cone_dd.c) while its work stays
- *      small, else by Qhull on the slice polytope {y / (1.y)} in R^(d-1)
+ *      exact double description (geometry/cone_dd.c), or, when asked
+ *      (CONE_QHULL), by Qhull on the slice polytope {y / (1.y)} in R^(d-1)
  *      (geometry/cone_qhull.c) and, for every facet Qhull proposes, the
  *      exact normal of its vertices' span, verified against every ray;
+ *      normals beyond int64 are kept in GMP (zB) and stay exact;
  *   4. extreme rays: a ray is extreme iff the facets through it have
  *      normals of rank d-1 (checked against Qhull's vertex set);
  *   5. each normal b in R^d becomes a in R^k (b on the columns P, 0
- *      elsewhere), made as sparse as the equalities allow, then sorted. */
+ *      elsewhere), made as sparse as the equalities allow (int64 ones),
+ *      then sorted. */
 #include "geometry/cone.h"
 
 #include <stdlib.h>

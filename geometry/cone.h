@@ -2,9 +2,9 @@
  * and its other description, the model constraints
  *     C = { x : A x = 0, B x >= 0 }
  * (equalities A, facet inequalities B, all primitive integer vectors).
- * Facets come from an exact double description, or (for cones with many
- * facets) Qhull proposes them in floating point and exact integer and GMP
- * arithmetic derives every normal and verifies it against every signature.
+ * Facets come from an exact double description (int64 while numbers fit,
+ * GMP beyond); Qhull's floating-point proposals, each normal derived and
+ * verified exactly, remain as a second method for tests and benchmarks.
  *
  * Ownership: cone_build returns a cone the caller frees with cone_free()
  * (cone_free(NULL) is a no-op).  Vectors returned by accessors belong to the
@@ -54,10 +54,11 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err);
 void cone_free(struct cone *c);
-/* The same with the way facets are found (d >= 3) forced, for tests and
- * benchmarks: CONE_AUTO is what cone_build does (exact double description
- * while its work stays small, else Qhull's proposals checked exactly);
- * CONE_DD and CONE_QHULL use only one (docs/cone.md). */
+/* The same with the way facets are found (d >= 3) chosen, for tests and
+ * benchmarks: CONE_AUTO is what cone_build does (the exact double
+ * description, which measured faster than Qhull on every bench case);
+ * CONE_DD is the same; CONE_QHULL uses Qhull's proposals checked exactly
+ * (docs/cone.md). */
 enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2 };
 /* stats may be NULL. */
 int cone_build_method(size_t k, size_t m, const uint32_t *S,

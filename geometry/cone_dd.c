@@ -67,6 +67,7 @@ struct dd {
 	size_t *sel;             /* nr: rays whose lists are used */
 	size_t *astart, *afacet, a_cap; /* ray -> current facets holding it */
 	int alists;              /* built for this step */
+	int use_lists;           /* lstart/lfacet built for this step */
 	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
 	size_t last_refuter;     /* move-to-front of the combinatorial test */
 	mpz_t t1, t2, g;
@@ -395,6 +396,17 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 	if (last < x->cur.n && last != p && last != n &&
 	    holds(C, inc + last * words, words))
 		return 0;
+	if (x->cur.n < 256) {
+		/* few facets: a plain scan beats indexing the rays */
+		for (g = 0; g < x->cur.n; g++)
+			if (g != p && g != n && holds(C, inc + g * words, words)) {
+				x->last_refuter = g;
+				dd_work(x, g);
+				return 0;
+			}
+		dd_work(x, x->cur.n);
+		return 1;
+	}
 	/* a third facet holds every ray of C, the one on fewest facets too */
 	if (!x->alists && all_lists(x))
 		return -1;
@@ -491,14 +503,22 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 static int next_ridge(const uint64_t *inc, size_t words, size_t nr, size_t *j,
 		      uint64_t *key)
 {
-	for (; *j < nr; (*j)++)
-		if (inc[*j / 64] >> (*j % 64) & 1) {
-			memcpy(key, inc, words * sizeof *key);
-			key[*j / 64] &= ~((uint64_t)1 << (*j % 64));
-			(*j)++;
-			return 1;
-		}
-	return 0;
+	size_t w = *j / 64;
+	uint64_t bits;
+
+	if (*j >= nr)
+		return 0;
+	/* the first ray at or after *j, a word at a time */
+	bits = inc[w] & (~(uint64_t)0 << (*j % 64));
+	while (!bits && ++w < words)
+		bits = inc[w];
+	if (!bits)
+		return 0;
+	*j = w * 64 + (size_t)__builtin_ctzll(bits);
+	memcpy(key, inc, words * sizeof *key);
+	key[w] &= ~((uint64_t)1 << (*j % 64));
+	(*j)++;
+	return 1;
 }
 
 static size_t ridge_hash(const uint64_t *key, size_t words)
@@ -666,9 +686,12 @@ static int ray_lists(struct dd *x, size_t nn)
 static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		    const size_t *list, size_t nlist)
 {
-	size_t words = x->words, w, c, i, nsel = 0, est = 0;
+	size_t words = x->words, w, c, i, nsel = 0, est = SIZE_MAX;
 	int rc;
 
+	if (!x->use_lists)
+		goto all;
+	est = 0;
 	/* the q+1 rays of relp with the shortest lists (insertion into a
 	 * sorted prefix of at most q+1) */
 	for (w = 0; w < words; w++) {
@@ -693,6 +716,7 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 	}
 	for (i = 0; i < nsel; i++)
 		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
+all:
 	x->b->st->candidates += est < nlist ? est : nlist;
 	if (est >= nlist) {
 		for (c = 0; c < nlist; c++)
@@ -851,7 +875,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	/* the other pairs: for each positive facet, the negative ones sharing
 	 * at least d-2 of its rays; from the ray lists when a few short lists
 	 * cover every candidate, else from all of them */
-	if ((rc = ray_lists(x, nn)))
+	/* (indexing costs a pass over every incidence: worth it only when
+	 * there are many pairs) */
+	x->use_lists = nn >= 64 && np * nn >= 16384;
+	if (x->use_lists && (rc = ray_lists(x, nn)))
 		goto fail;
 	for (a = 0; a < np; a++) {
 		size_t p = x->pos[a], nlist = x->simp[p] ? nnn : nn, rcount;
