@@ -140,39 +140,46 @@ static void run_timed(const char *cmd, struct peer_run *pr)
 	pr->ok = st == 0;
 }
 
-/* Parse up to n rows of k+skip integers from f into fs (the first skip
- * entries dropped; rows whose k entries are all zero dropped). */
+/* Parse up to n rows of k+skip integers from f into fs, one row a line
+ * (the first skip entries dropped; rows whose k entries are all zero and
+ * rows marked in is_eq dropped). */
 static int read_rows(FILE *f, size_t n, size_t skip, size_t k, size_t m,
-		     const uint32_t *S, struct facet_set *fs, const unsigned char *is_eq)
+		     const uint32_t *S, struct facet_set *fs, const unsigned char *is_eq,
+		     size_t n_eq)
 {
-	mpz_t *a = malloc((k + 1) * sizeof *a), t, lead;
-	size_t r, i;
+	mpz_t *a = malloc((k + 1) * sizeof *a), t;
+	char *line = NULL;
+	size_t cap = 0, r, i;
 	int rc = 0;
 
 	mpz_init(t);
-	mpz_init(lead);
 	for (i = 0; i < k; i++)
 		mpz_init(a[i]);
 	for (r = 0; r < n && !rc; r++) {
+		char *tok, *save = NULL;
 		int zero = 1;
 
-		for (i = 0; i < skip; i++)
-			if (gmp_fscanf(f, "%Zd", lead) != 1)
-				rc = -1;
-		for (i = 0; i < k && !rc; i++) {
-			if (gmp_fscanf(f, "%Zd", a[i]) != 1)
+		if (getline(&line, &cap, f) < 0) {
+			rc = -1;
+			break;
+		}
+		tok = strtok_r(line, " \t\n", &save);
+		for (i = 0; i < skip && tok; i++)
+			tok = strtok_r(NULL, " \t\n", &save);
+		for (i = 0; i < k && !rc; i++, tok = strtok_r(NULL, " \t\n", &save)) {
+			if (!tok || mpz_set_str(a[i], tok, 10))
 				rc = -1;
 			else if (mpz_sgn(a[i]))
 				zero = 0;
 		}
-		if (!rc && !zero && !(is_eq && is_eq[r]))
+		if (!rc && !zero && !(r < n_eq && is_eq[r]))
 			set_add(fs, k, m, S, a, t);
 	}
+	free(line);
 	for (i = 0; i < k; i++)
 		mpz_clear(a[i]);
 	free(a);
 	mpz_clear(t);
-	mpz_clear(lead);
 	return rc;
 }
 
@@ -211,7 +218,7 @@ static void normaliz(const char *dir, size_t k, size_t m, const uint32_t *S,
 
 		if (sscanf(line, "%zu support hyperplane%63[^\n]", &n, tail) == 2 &&
 		    strchr(tail, ':')) {
-			pr->ok = !read_rows(f, n, 0, k, m, S, fs, NULL);
+			pr->ok = !read_rows(f, n, 0, k, m, S, fs, NULL, 0);
 			break;
 		}
 	}
@@ -286,7 +293,8 @@ static void lrs(const char *dir, size_t k, size_t m, const uint32_t *S,
 				rows = cntr;
 				fseek(f, pos, SEEK_SET);
 			}
-			pr->ok = !read_rows(f, rows, 1, k, m, S, fs, is_eq);
+			pr->ok = !read_rows(f, rows, 1, k, m, S, fs, is_eq,
+					    is_eq ? m + k + 2 : 0);
 			break;
 		}
 	}

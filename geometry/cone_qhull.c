@@ -295,6 +295,12 @@ int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
 			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 			goto out;
 		}
+		if (attempt && cone_time_over(b)) {
+			fclose(ef);
+			free(ebuf);
+			rc = cone_time_error(b, err);
+			goto out;
+		}
 		snprintf(cmd, sizeof cmd, "%s", attempts[attempt]);
 		b->st->method = attempt_names[attempt];
 		memset(qh, 0, sizeof *qh);
