@@ -1,72 +1,202 @@
-/* bench/cone.c: how long the exact cone takes on random sparse signature
- * sets shaped like μDD signatures (each bumps 1 to 5 counters by 1 to 4),
- * dimensions 8, 12, 16, 20 and 50 to 300 signatures, fixed seeds.  Prints
- * figures, never pass/fail.
+/* bench/cone.c: how long the exact cone takes, against the exact peers.
  *
- *   build/bench/cone [--quick] [--repeat N] [--oracle] [--limit S] [MODEL...]
+ *   build/bench/cone [--all] [--case NAME]... [--limit S] [--repeat N]
+ *                    [--no-peers] [--no-normaliz] [--no-lrs] [--qhull]
+ *                    [MODEL...]
  *
  * Each MODEL (default: the bundled examples) is timed first: parsing,
- * signatures and cone.  Every cone stops after --limit seconds (default
- * 60) and reports that instead of a time.
- * --oracle also runs normaliz (when installed) on each set and compares
- * facet counts. */
+ * signatures and cone.  Then the fixed-seed signature sets of
+ * bench/cone_cases.h (sparse, dense, one embedded in more counters than its
+ * dimension); the slow ones only with --all.  When normaliz (Debian
+ * package `normaliz`) or lrs (`lrslib`) is installed, each set also goes
+ * to them (one thread, same --limit through timeout(1)), and the line
+ * prints their wall time, the ratio counterpoint / peer, and whether the
+ * facet SETS are identical: each facet is identified by the signatures it
+ * holds (a facet is determined by them), peers' normals are parsed exactly
+ * (GMP) and checked to hold on every signature.  --qhull also times the
+ * forced Qhull method.  Prints figures and the command, never pass/fail. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <gmp.h>
+
+#include "bench/cone_cases.h"
 #include "common/cp.h"
 #include "dsl/udd.h"
 #include "geometry/cone.h"
 
-static uint64_t state;
+static const struct cone_case cases[] = {
+	{ "sparse-12-100", CASE_SPARSE, 12, 100, 1, 0 },
+	{ "sparse-16-150", CASE_SPARSE, 16, 150, 2, 0 },
+	{ "sparse-20-300", CASE_SPARSE, 20, 300, 13, 0 },
+	{ "dense-12-30", CASE_DENSE, 12, 30, 1, 0 },
+	{ "embedded-14in16-100", CASE_EMBEDDED, 16, 100, 1, 0 },
+	{ "embedded-14in16-60", CASE_EMBEDDED, 16, 60, 1, 1 },
+	{ "sparse-20-300-b", CASE_SPARSE, 20, 300, 15, 1 },
+	{ "sparse-16-100", CASE_SPARSE, 16, 100, 2, 1 },
+};
 
-static uint64_t rnd(void)
+/* ==== facet sets as sets of incidence bit-sets ==== */
+
+struct facet_set {
+	size_t n, cap, words;
+	uint64_t *inc;  /* n * words: signatures on the facet */
+	int invalid;    /* some normal fails a.s >= 0 */
+};
+
+static int cmp_words;
+
+static int cmp_inc(const void *a, const void *b)
 {
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
+	return memcmp(a, b, (size_t)cmp_words * sizeof(uint64_t));
 }
 
-static double now(void)
+/* Record normal a (k entries) as the set of signatures it holds. */
+static void set_add(struct facet_set *fs, size_t k, size_t m,
+		    const uint32_t *S, mpz_t *a, mpz_t t)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void random_set(size_t k, size_t m, uint64_t seed, uint32_t *S)
-{
-	size_t j;
-
-	state = seed * 0x9E3779B97F4A7C15ULL + 12345;
-	memset(S, 0, k * m * sizeof *S);
-	for (j = 0; j < m; j++) {
-		unsigned bumps = 1 + (unsigned)(rnd() % 5), b;
-
-		for (b = 0; b < bumps; b++)
-			S[j * k + rnd() % k] += 1 + (uint32_t)(rnd() % 4);
-	}
-}
-
-/* Facet count from normaliz, or -1 when it is not installed or fails. */
-static long normaliz_facets(size_t k, size_t m, const uint32_t *S)
-{
-	char dir[] = "/tmp/cone-bench-XXXXXX", path[256], line[512];
-	FILE *f;
-	long n = -1;
 	size_t j, i;
+	uint64_t *row;
 
-	if (!mkdtemp(dir))
-		return -1;
+	if (fs->n == fs->cap) {
+		fs->cap = fs->cap ? 2 * fs->cap : 1024;
+		fs->inc = realloc(fs->inc, fs->cap * fs->words * sizeof *fs->inc);
+		if (!fs->inc) {
+			fprintf(stderr, "out of memory\n");
+			exit(3);
+		}
+	}
+	row = fs->inc + fs->n * fs->words;
+	memset(row, 0, fs->words * sizeof *row);
+	for (j = 0; j < m; j++) {
+		mpz_set_ui(t, 0);
+		for (i = 0; i < k; i++)
+			mpz_addmul_ui(t, a[i], S[j * k + i]);
+		if (mpz_sgn(t) < 0)
+			fs->invalid = 1;
+		else if (!mpz_sgn(t))
+			row[j / 64] |= (uint64_t)1 << (j % 64);
+	}
+	fs->n++;
+}
+
+static void set_sort(struct facet_set *fs)
+{
+	cmp_words = (int)fs->words;
+	qsort(fs->inc, fs->n, fs->words * sizeof *fs->inc, cmp_inc);
+}
+
+static const char *set_compare(struct facet_set *a, struct facet_set *b)
+{
+	if (a->invalid || b->invalid)
+		return "INVALID normal";
+	if (a->n != b->n)
+		return "DIFFERENT count";
+	set_sort(a);
+	set_sort(b);
+	if (memcmp(a->inc, b->inc, a->n * a->words * sizeof *a->inc))
+		return "DIFFERENT sets";
+	return "identical";
+}
+
+/* ==== the peers ==== */
+
+struct peer_run {
+	double wall, cpu;
+	int ok;          /* 1 ran and parsed, 0 failed, -1 not installed */
+	int timed_out;
+};
+
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int have(const char *tool)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+static void run_timed(const char *cmd, struct peer_run *pr)
+{
+	double t0 = cp_seconds(), c0 = children_cpu();
+	int st = system(cmd);
+
+	pr->wall = cp_seconds() - t0;
+	pr->cpu = children_cpu() - c0;
+	pr->timed_out = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 124;
+	pr->ok = st == 0;
+}
+
+/* Parse up to n rows of k+skip integers from f into fs, one row a line
+ * (the first skip entries dropped; rows whose k entries are all zero and
+ * rows marked in is_eq dropped). */
+static int read_rows(FILE *f, size_t n, size_t skip, size_t k, size_t m,
+		     const uint32_t *S, struct facet_set *fs, const unsigned char *is_eq,
+		     size_t n_eq)
+{
+	mpz_t *a = malloc((k + 1) * sizeof *a), t;
+	char *line = NULL;
+	size_t cap = 0, r, i;
+	int rc = 0;
+
+	mpz_init(t);
+	for (i = 0; i < k; i++)
+		mpz_init(a[i]);
+	for (r = 0; r < n && !rc; r++) {
+		char *tok, *save = NULL;
+		int zero = 1;
+
+		if (getline(&line, &cap, f) < 0) {
+			rc = -1;
+			break;
+		}
+		tok = strtok_r(line, " \t\n", &save);
+		for (i = 0; i < skip && tok; i++)
+			tok = strtok_r(NULL, " \t\n", &save);
+		for (i = 0; i < k && !rc; i++, tok = strtok_r(NULL, " \t\n", &save)) {
+			if (!tok || mpz_set_str(a[i], tok, 10))
+				rc = -1;
+			else if (mpz_sgn(a[i]))
+				zero = 0;
+		}
+		if (!rc && !zero && !(r < n_eq && is_eq[r]))
+			set_add(fs, k, m, S, a, t);
+	}
+	free(line);
+	for (i = 0; i < k; i++)
+		mpz_clear(a[i]);
+	free(a);
+	mpz_clear(t);
+	return rc;
+}
+
+static void normaliz(const char *dir, size_t k, size_t m, const uint32_t *S,
+		     double limit, struct peer_run *pr, struct facet_set *fs)
+{
+	char path[512], cmd[1024], line[512];
+	FILE *f;
+	size_t j, i, n;
+
+	pr->ok = -1;
+	if (!have("normaliz"))
+		return;
 	snprintf(path, sizeof path, "%s/c.in", dir);
 	f = fopen(path, "w");
 	if (!f)
-		return -1;
+		return;
 	fprintf(f, "amb_space %zu\ncone %zu\n", k, m);
 	for (j = 0; j < m; j++) {
 		for (i = 0; i < k; i++)
@@ -75,146 +205,335 @@ static long normaliz_facets(size_t k, size_t m, const uint32_t *S)
 	}
 	fprintf(f, "SupportHyperplanes\n");
 	fclose(f);
-	snprintf(line, sizeof line, "cd %s && normaliz -c c.in >/dev/null 2>&1", dir);
-	if (system(line) == 0) {
-		snprintf(path, sizeof path, "%s/c.out", dir);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof line, f))
-			if (strstr(line, "support hyperplanes") && n < 0)
-				n = strtol(line, NULL, 10);
-		if (f)
-			fclose(f);
+	snprintf(cmd, sizeof cmd, "cd %s && rm -f c.out && timeout %g normaliz -c -x=1 "
+		 "c.in >/dev/null 2>&1", dir, limit);
+	run_timed(cmd, pr);
+	if (!pr->ok)
+		return;
+	snprintf(path, sizeof path, "%s/c.out", dir);
+	f = fopen(path, "r");
+	pr->ok = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		char tail[64];
+
+		if (sscanf(line, "%zu support hyperplane%63[^\n]", &n, tail) == 2 &&
+		    strchr(tail, ':')) {
+			pr->ok = !read_rows(f, n, 0, k, m, S, fs, NULL, 0);
+			break;
+		}
 	}
-	snprintf(line, sizeof line, "rm -rf %s", dir);
-	if (system(line)) {
-		/* nothing to do: a stale temp folder is harmless */
-	}
-	return n;
+	if (f)
+		fclose(f);
 }
 
-static void bench_model(const char *path, const struct cone_options *opt,
-			int repeat)
+static void lrs(const char *dir, size_t k, size_t m, const uint32_t *S,
+		double limit, struct peer_run *pr, struct facet_set *fs)
+{
+	char path[512], cmd[1024], line[4096];
+	unsigned char *is_eq = NULL;
+	FILE *f;
+	size_t j, i;
+
+	pr->ok = -1;
+	if (!have("lrs"))
+		return;
+	snprintf(path, sizeof path, "%s/c.ine", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	/* the cone as a polyhedron: the origin and m rays */
+	fprintf(f, "cone\nV-representation\nbegin\n%zu %zu integer\n1", m + 1, k + 1);
+	for (i = 0; i < k; i++)
+		fprintf(f, " 0");
+	fprintf(f, "\n");
+	for (j = 0; j < m; j++) {
+		fprintf(f, "0");
+		for (i = 0; i < k; i++)
+			fprintf(f, " %u", S[j * k + i]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "end\n");
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "cd %s && timeout %g lrs c.ine c.ext >/dev/null 2>&1",
+		 dir, limit);
+	run_timed(cmd, pr);
+	if (!pr->ok)
+		return;
+	snprintf(path, sizeof path, "%s/c.ext", dir);
+	f = fopen(path, "r");
+	pr->ok = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "linearity", 9)) {
+			/* "linearity n i1 ... in": rows that are equations */
+			char *p = line + 9, *e;
+			long cnt = strtol(p, &e, 10), q;
+
+			free(is_eq);
+			is_eq = calloc(m + k + 2, 1);
+			for (q = 0, p = e; q < cnt && is_eq; q++, p = e) {
+				long row = strtol(p, &e, 10);
+
+				if (row >= 1 && (size_t)row <= m + k + 1)
+					is_eq[row - 1] = 1;
+			}
+		}
+		if (!strncmp(line, "begin", 5)) {
+			size_t rows;
+
+			if (!fgets(line, sizeof line, f))
+				break;
+			/* "***** k+1 rational": rows until "end" */
+			rows = SIZE_MAX;
+			{
+				long pos = ftell(f);
+				size_t cntr = 0;
+
+				while (fgets(line, sizeof line, f) && strncmp(line, "end", 3))
+					cntr++;
+				rows = cntr;
+				fseek(f, pos, SEEK_SET);
+			}
+			pr->ok = !read_rows(f, rows, 1, k, m, S, fs, is_eq,
+					    is_eq ? m + k + 2 : 0);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	free(is_eq);
+}
+
+/* ==== counterpoint ==== */
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Best wall time of repeat builds, and the CPU time of that run. */
+static int ours(size_t k, size_t m, const uint32_t *S, double limit, int method,
+		int repeat, double *best, double *cpu, struct cone_stats *st,
+		struct cone **out, struct cp_error *err)
+{
+	struct cone_options opt;
+	int r, rc = 0;
+
+	memset(&opt, 0, sizeof opt);
+	opt.max_seconds = limit;
+	*best = 1e30;
+	for (r = 0; r < repeat; r++) {
+		double t0 = cp_seconds(), c0 = cpu_now(), t;
+
+		cone_free(*out);
+		*out = NULL;
+		rc = cone_build_method(k, m, S, &opt, method, st, out, err);
+		t = cp_seconds() - t0;
+		if (t < *best) {
+			*best = t;
+			*cpu = cpu_now() - c0;
+		}
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+static void bench_model(const char *path, double limit, int repeat)
 {
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
 	struct cone *c = NULL;
+	struct cone_stats st;
 	struct cp_error err;
-	double best = 1e9, t0, t1;
-	int r;
+	double best, cpu, t0, t1;
 
-	t0 = now();
+	t0 = cp_seconds();
 	if (udd_model_parse_file(path, &m, &err) ||
 	    udd_sigset_build(m, 0, 0, &s, &err)) {
-		printf("%-34s error: %s\n", path, err.msg);
+		printf("%-36s error: %s\n", path, err.msg);
 		goto out;
 	}
-	t1 = now();
-	for (r = 0; r < repeat; r++) {
-		double t2 = now(), t;
-
-		cone_free(c);
-		c = NULL;
-		if (cone_build(udd_sigset_n_counters(s), udd_sigset_size(s),
-			       udd_sigset_matrix(s), opt, &c, &err)) {
-			printf("%-34s k=%zu m=%zu: %s\n", path, udd_sigset_n_counters(s),
-			       udd_sigset_size(s), err.msg);
-			goto out;
-		}
-		t = now() - t2;
-		if (t < best)
-			best = t;
+	t1 = cp_seconds();
+	if (ours(udd_sigset_n_counters(s), udd_sigset_size(s), udd_sigset_matrix(s),
+		 limit, CONE_AUTO, repeat, &best, &cpu, &st, &c, &err)) {
+		printf("%-36s %s\n", path, err.msg);
+		goto out;
 	}
-	printf("%-34s %-5zu %-5zu %-5zu %-8zu %-8zu %-10.4f (signatures %.4f s)\n",
+	printf("%-36s %-4zu %-5zu %-4zu %-8zu %-10.4f (signatures %.4f s; %s)\n",
 	       path, udd_sigset_n_counters(s), udd_sigset_size(s), cone_dim(c),
-	       cone_n_facets(c), cone_n_extreme(c), best, t1 - t0);
+	       cone_n_facets(c), best, t1 - t0, st.method);
 out:
 	cone_free(c);
 	udd_sigset_free(s);
 	udd_model_free(m);
 }
 
+static void print_peer(const char *name, const struct peer_run *pr, double t,
+		       double cpu, struct facet_set *mine, struct facet_set *theirs)
+{
+	if (pr->ok < 0)
+		return;
+	if (pr->timed_out) {
+		printf("  %-9s > %.1f s (timeout)\n", name, pr->wall);
+		return;
+	}
+	if (!pr->ok) {
+		printf("  %-9s failed\n", name);
+		return;
+	}
+	printf("  %-9s %8.3f s wall %8.3f s cpu  ratio wall %5.2f cpu %5.2f  "
+	       "facets %zu  %s\n", name, pr->wall, pr->cpu, t / pr->wall,
+	       cpu / pr->cpu, theirs->n, set_compare(mine, theirs));
+}
+
+static void bench_case(const struct cone_case *cc, double limit, int repeat,
+		       int peers, int qhull, const char *dir)
+{
+	size_t k = cc->k, m = cc->m, words = (m + 63) / 64, f, i;
+	uint32_t *S = malloc(k * m * sizeof *S);
+	struct facet_set mine = { 0, 0, words, NULL, 0 }, fn = mine, fl = mine;
+	struct cone *c = NULL;
+	struct cone_stats st;
+	struct cp_error err;
+	struct peer_run pn, pl;
+	double t, cpu = 0;
+	mpz_t *a = malloc(k * sizeof *a), tt;
+
+	case_generate(cc, S);
+	mpz_init(tt);
+	for (i = 0; i < k; i++)
+		mpz_init(a[i]);
+	if (ours(k, m, S, limit, CONE_AUTO, repeat, &t, &cpu, &st, &c, &err)) {
+		printf("%-20s %-4zu %-4zu  %s (%.1f s)\n", cc->name, k, m, err.msg, t);
+	} else {
+		printf("%-20s %-4zu %-4zu %-4zu %-8zu %8.3f s wall %8.3f s cpu  %s: "
+		       "%zu rays inserted, %llu pairs, %llu adjacency tests (%llu rank), "
+		       "at most %zu partial%s\n",
+		       cc->name, k, m, cone_dim(c), cone_n_facets(c), t, cpu, st.method,
+		       st.inserted, (unsigned long long)st.candidates,
+		       (unsigned long long)st.adjacency_tests,
+		       (unsigned long long)st.rank_tests, st.max_partial,
+		       st.gmp ? ", GMP" : "");
+		for (f = 0; f < cone_n_facets(c); f++) {
+			cone_facet_mpz(c, f, a);
+			set_add(&mine, k, m, S, a, tt);
+		}
+	}
+	fflush(stdout);
+	if (qhull) {
+		struct cone *q = NULL;
+		double tq, cq;
+
+		if (ours(k, m, S, limit, CONE_QHULL, repeat, &tq, &cq, &st, &q, &err))
+			printf("  %-9s %s (%.1f s)\n", "qhull", err.msg, tq);
+		else
+			printf("  %-9s %8.3f s wall %8.3f s cpu  %zu facets\n", "qhull", tq, cq,
+			       cone_n_facets(q));
+		cone_free(q);
+	}
+	if ((peers & 1) && c) {
+		normaliz(dir, k, m, S, limit, &pn, &fn);
+		print_peer("normaliz", &pn, t, cpu, &mine, &fn);
+		fflush(stdout);
+	}
+	if ((peers & 2) && c) {
+		lrs(dir, k, m, S, limit, &pl, &fl);
+		print_peer("lrs", &pl, t, cpu, &mine, &fl);
+	}
+	fflush(stdout);
+	cone_free(c);
+	for (i = 0; i < k; i++)
+		mpz_clear(a[i]);
+	mpz_clear(tt);
+	free(a);
+	free(mine.inc);
+	free(fn.inc);
+	free(fl.inc);
+	free(S);
+}
+
 int main(int argc, char **argv)
 {
-	static const size_t dims[] = { 8, 12, 16, 20 };
-	static const size_t sizes[] = { 50, 100, 200, 300 };
 	static const char *const bundled[] = {
 		"models/examples/walk_basic.udd", "models/examples/walk_pde_early.udd",
-		"models/examples/big.udd", NULL
+		"models/examples/big.udd", "models/haswell/mmu.udd", NULL
 	};
-	const char *models[64];
-	int quick = 0, oracle = 0, repeat = 3, a, nmodels = 0, i;
+	const char *models[64], *only[64];
+	int all = 0, peers = 3, qhull = 0, repeat = 1, a, nmodels = 0, nonly = 0, i;
 	double limit = 60;
-	struct cone_options copt = { 0, 0 };
-	size_t di, si;
-	uint32_t *S = malloc(20 * 300 * sizeof *S);
+	char dir[] = "/tmp/cone-bench-XXXXXX", cmd[128];
+	size_t ci;
 
 	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--quick"))
-			quick = 1;
-		else if (!strcmp(argv[a], "--oracle"))
-			oracle = 1;
+		if (!strcmp(argv[a], "--all"))
+			all = 1;
+		else if (!strcmp(argv[a], "--no-peers"))
+			peers = 0;
+		else if (!strcmp(argv[a], "--no-lrs"))
+			peers &= ~2;
+		else if (!strcmp(argv[a], "--no-normaliz"))
+			peers &= ~1;
+		else if (!strcmp(argv[a], "--qhull"))
+			qhull = 1;
 		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
 			repeat = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--limit") && a + 1 < argc)
 			limit = atof(argv[++a]);
-		else if (nmodels < 64)
+		else if (!strcmp(argv[a], "--case") && a + 1 < argc && nonly < 64)
+			only[nonly++] = argv[++a];
+		else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			printf("usage: build/bench/cone [--all] [--case NAME]... [--limit S]\n"
+			       "       [--repeat N] [--no-peers] [--no-normaliz] [--no-lrs] [--qhull]\n"
+			       "       [MODEL...]\n"
+			       "cases:");
+			for (ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+				printf(" %s%s", cases[ci].name, cases[ci].slow ? " (slow)" : "");
+			printf("\n");
+			return 0;
+		} else if (argv[a][0] == '-') {
+			fprintf(stderr, "bench/cone: unknown option '%s' (try --help)\n", argv[a]);
+			return 2;
+		} else if (nmodels < 64)
 			models[nmodels++] = argv[a];
 	}
-	copt.max_seconds = limit;
-	if (!nmodels)
-		for (; bundled[nmodels]; nmodels++)
-			models[nmodels] = bundled[nmodels];
 	if (repeat < 1)
 		repeat = 1;
-	printf("# best of %d runs; the machine is shared, so times are noisy\n", repeat);
-	printf("%-34s %-5s %-5s %-5s %-8s %-8s %-10s\n", "model", "k", "m", "dim",
-	       "facets", "extreme", "seconds");
-	for (i = 0; i < nmodels; i++)
-		bench_model(models[i], &copt, repeat);
-	printf("\n# exact cone on random sparse signature sets (seed = dim*1000 + m)\n");
-	printf("%-5s %-5s %-5s %-8s %-8s %-10s%s\n", "k", "m", "dim", "facets",
-	       "extreme", "seconds", oracle ? " normaliz" : "");
-	for (di = 0; di < sizeof dims / sizeof *dims; di++) {
-		for (si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-			size_t k = dims[di], m = sizes[si];
-			double best = 1e9;
-			struct cone *c = NULL;
-			struct cp_error err;
-			int r, rc = 0;
-
-			if (quick && (m > 100 || k > 12))
-				continue;
-			random_set(k, m, k * 1000 + m, S);
-			for (r = 0; r < repeat; r++) {
-				double t0 = now(), t;
-
-				cone_free(c);
-				c = NULL;
-				rc = cone_build(k, m, S, &copt, &c, &err);
-				t = now() - t0;
-				if (t < best)
-					best = t;
-				if (rc)
-					break;
-			}
-			if (rc) {
-				printf("%-5zu %-5zu error: %s\n", k, m, err.msg);
-				continue;
-			}
-			printf("%-5zu %-5zu %-5zu %-8zu %-8zu %-10.4f", k, m,
-			       cone_dim(c), cone_n_facets(c), cone_n_extreme(c), best);
-			if (oracle)
-				printf(" %ld", normaliz_facets(k, m, S));
-			printf("\n");
-			fflush(stdout);
-			cone_free(c);
-		}
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 3;
 	}
-	printf("# command: build/bench/cone%s%s --repeat %d --limit %g", quick ? " --quick" : "",
-	       oracle ? " --oracle" : "", repeat, limit);
-	for (i = 0; i < nmodels && models[0] != bundled[0]; i++)
-		printf(" %s", models[i]);
-	printf("\n");
-	free(S);
+	printf("# command:");
+	for (a = 0; a < argc; a++)
+		printf(" %s", argv[a]);
+	printf("\n# best of %d runs; peers single-threaded (normaliz -x=1, lrs), "
+	       "limit %g s; the machine is shared, times are noisy\n", repeat, limit);
+	if (!nmodels && !nonly)
+		for (; bundled[nmodels]; nmodels++)
+			models[nmodels] = bundled[nmodels];
+	if (nmodels)
+		printf("%-36s %-4s %-5s %-4s %-8s %-10s\n", "model", "k", "m", "dim",
+		       "facets", "seconds");
+	for (i = 0; i < nmodels; i++)
+		bench_model(models[i], limit, repeat);
+	printf("\n%-20s %-4s %-4s %-4s %-8s %10s\n", "case", "k", "m", "dim", "facets",
+	       "seconds");
+	for (ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+		const struct cone_case *cc = &cases[ci];
+		int pick = !nonly && (all || !cc->slow);
+
+		for (i = 0; i < nonly; i++)
+			pick |= !strcmp(only[i], cc->name);
+		if (pick)
+			bench_case(cc, limit, repeat, peers, qhull, dir);
+		else if (!nonly)
+			printf("%-20s skipped (slow; --all or --case %s)\n", cc->name, cc->name);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd)) {
+		/* a stale temp folder is harmless */
+	}
 	return 0;
 }

@@ -18,14 +18,17 @@ static const char usage_text[] =
 	"prints the same cone as constraints: the equalities and the facet\n"
 	"inequalities that every such vector satisfies (complete and tight), then\n"
 	"which signatures are extreme rays of the cone.  Coefficients are exact\n"
-	"integers (exact double description, or Qhull's proposals derived and\n"
-	"checked exactly).  The time taken goes to stderr.\n"
+	"integers of any size (exact double description).  The time taken, the\n"
+	"method and its work (rays inserted, candidate pairs, adjacency tests) go\n"
+	"to stderr.\n"
 	"\n"
 	"options:\n"
 	"  --with F,...       enable these features (all others are off)\n"
 	"  --json             machine-readable output (integer vectors)\n"
-	"  --max-facets N     stop with an error beyond N facets (default 1000000)\n"
-	"  --max-seconds S    stop with an error after S seconds (default 60)\n"
+	"  --max-facets N     stop with an error when the cone has more than N\n"
+	"                     facets, counted exactly (default 1000000)\n"
+	"  --max-seconds S    stop with an error after S seconds of cone building\n"
+	"                     (default 60)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"exit status: 0 ok, 1 the model has errors, 2 bad usage, unreadable file\n"
@@ -58,6 +61,19 @@ static void put_constraint_json(struct cp_buf *b, const int64_t *a, size_t k,
 	cp_buf_release(&t);
 }
 
+static void put_facet_text_json(struct cp_buf *b, const struct cone *c,
+				size_t i, const char *const *names)
+{
+	struct cp_buf t;
+
+	cp_buf_init(&t);
+	cone_format_facet(c, i, names, &t);
+	cli_json_string(b, t.data ? t.data : "");
+	if (t.failed)
+		b->failed = 1;
+	cp_buf_release(&t);
+}
+
 static void print_json(struct cp_buf *b, const struct udd_model *m,
 		       const char *features, const struct udd_sigset *s,
 		       const struct cone *c, const char *const *names)
@@ -78,8 +94,14 @@ static void print_json(struct cp_buf *b, const struct udd_model *m,
 	for (i = 0; i < cone_n_equalities(c); i++)
 		put_constraint_json(b, cone_equality(c, i), k, names, 1, i == 0);
 	cp_buf_puts(b, "],\n\"facets\": [");
-	for (i = 0; i < cone_n_facets(c); i++)
-		put_constraint_json(b, cone_facet(c, i), k, names, 0, i == 0);
+	for (i = 0; i < cone_n_facets(c); i++) {
+		/* any size of coefficient: JSON integers are unbounded */
+		cp_buf_puts(b, i ? ",\n  {\"vector\": " : "\n  {\"vector\": ");
+		cone_format_facet_vector(c, i, b);
+		cp_buf_puts(b, ", \"text\": ");
+		put_facet_text_json(b, c, i, names);
+		cp_buf_puts(b, "}");
+	}
 	cp_buf_puts(b, "],\n\"extreme_rays\": [");
 	for (j = 0, n = 0; j < cone_n_signatures(c); j++) {
 		if (!cone_signature_is_extreme(c, j))
@@ -118,7 +140,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 	cp_buf_printf(b, "\nfacets (%zu):\n", cone_n_facets(c));
 	for (i = 0; i < cone_n_facets(c); i++) {
 		cp_buf_puts(b, "  ");
-		cone_format_constraint(cone_facet(c, i), k, names, 0, b);
+		cone_format_facet(c, i, names, b);
 		cp_buf_puts(b, "\n");
 	}
 	cp_buf_printf(b, "\nextreme rays (%zu of %zu signatures):\n",
@@ -144,6 +166,26 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 	}
 }
 
+/* The time line says which method ran and how much work it did. */
+static void print_time(double t0, double t1, double t2,
+		       const struct cone_stats *st)
+{
+	fprintf(stderr, "time: %.3f ms (model and signatures %.3f ms, cone %.3f ms: %s",
+		(t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+		st->method ? st->method : "not started");
+	if (st->method && !strcmp(st->method, "double description"))
+		fprintf(stderr, ", %zu rays inserted, %llu candidate pairs, "
+			"%llu adjacency tests (%llu by rank), at most %zu partial facets",
+			st->inserted, (unsigned long long)st->candidates,
+			(unsigned long long)st->adjacency_tests,
+			(unsigned long long)st->rank_tests, st->max_partial);
+	else if (st->candidates)
+		fprintf(stderr, ", %llu proposals", (unsigned long long)st->candidates);
+	if (st->gmp)
+		fprintf(stderr, ", GMP");
+	fprintf(stderr, ")\n");
+}
+
 int cli_cone(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -160,6 +202,7 @@ int cli_cone(int argc, char **argv)
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
 	struct cone *c = NULL;
+	struct cone_stats st;
 	udd_features sel = 0;
 	struct cp_error err;
 	struct cp_buf b;
@@ -210,13 +253,14 @@ int cli_cone(int argc, char **argv)
 		goto out;
 	}
 	t1 = cp_seconds();
-	rc = cone_build(udd_sigset_n_counters(s), udd_sigset_size(s),
-			udd_sigset_matrix(s), &copt, &c, &err);
+	rc = cone_build_method(udd_sigset_n_counters(s), udd_sigset_size(s),
+			       udd_sigset_matrix(s), &copt, CONE_AUTO, &st, &c, &err);
+	t2 = cp_seconds();
 	if (rc) {
 		rc = cli_print_error("cone", &err);
+		print_time(t0, t1, t2, &st); /* how far it got */
 		goto out;
 	}
-	t2 = cp_seconds();
 	names = cp_calloc(udd_sigset_n_counters(s) + 1, sizeof *names);
 	if (!names) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
@@ -230,8 +274,7 @@ int cli_cone(int argc, char **argv)
 	else
 		print_text(&b, m, features, s, c, names);
 	rc = cli_write_output("cone", "-", &b);
-	fprintf(stderr, "time: %.3f ms (model and signatures %.3f ms, cone %.3f ms)\n",
-		(t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+	print_time(t0, t1, t2, &st);
 out:
 	cp_free(names);
 	cp_free(features);

@@ -6,14 +6,16 @@
  *      full-dimensional (s -> s_P is injective on span(S)), its null
  *      vectors the equalities;
  *   3. facets of the projected cone in R^d: d = 1, 2 directly; d >= 3 by
- *      exact double description (geometry/cone_dd.c) while its work stays
- *      small, else by Qhull on the slice polytope {y / (1.y)} in R^(d-1)
+ *      exact double description (geometry/cone_dd.c), or, when asked
+ *      (CONE_QHULL), by Qhull on the slice polytope {y / (1.y)} in R^(d-1)
  *      (geometry/cone_qhull.c) and, for every facet Qhull proposes, the
  *      exact normal of its vertices' span, verified against every ray;
+ *      normals beyond int64 are kept in GMP (zB) and stay exact;
  *   4. extreme rays: a ray is extreme iff the facets through it have
  *      normals of rank d-1 (checked against Qhull's vertex set);
  *   5. each normal b in R^d becomes a in R^k (b on the columns P, 0
- *      elsewhere), made as sparse as the equalities allow, then sorted. */
+ *      elsewhere), made as sparse as the equalities allow (int64 ones),
+ *      then sorted. */
 #include "geometry/cone.h"
 
 #include <stdlib.h>
@@ -28,7 +30,9 @@ struct cone {
 	size_t n_eq;
 	int64_t *eq;         /* n_eq * k */
 	size_t n_facets;
-	int64_t *facets;     /* n_facets * k */
+	int64_t *facets;     /* n_facets * k; the last n_big rows are zero */
+	size_t n_big;        /* facets beyond int64, last, in zf */
+	mpz_t *zf;           /* n_big * k */
 	unsigned char *extreme; /* m */
 	size_t *sig_facets;  /* m: facets through signature j */
 	size_t n_extreme;
@@ -39,6 +43,20 @@ struct cone {
 int cone_time_over(const struct cone_build *b)
 {
 	return b->max_seconds > 0 && cp_seconds() - b->t0 > b->max_seconds;
+}
+
+int cone_time_error(const struct cone_build *b, struct cp_error *err)
+{
+	return cp_error_set(err, CP_ELIMIT, "stopped after %g s (%s; raise "
+			    "--max-seconds)", b->max_seconds, b->st->method);
+}
+
+int cone_facet_limit_error(const struct cone_build *b, size_t n,
+			   struct cp_error *err)
+{
+	return cp_error_set(err, CP_ELIMIT, "the cone has more than %zu facets "
+			    "(%zu exact facets counted by %s; raise --max-facets)",
+			    b->max_facets, n, b->st->method);
 }
 
 /* FNV-1a with a final mix: the low bits index power-of-two tables. */
@@ -168,7 +186,7 @@ static int grow_facets(struct cone_build *b)
 	size_t cap = b->capf ? 2 * b->capf : 64, i;
 	int64_t *B;
 	uint64_t *on;
-	size_t *ht;
+	size_t *ht, *zidx;
 
 	B = cp_reallocarray(b->B, cap * b->d + 1, sizeof *B);
 	if (!B)
@@ -178,6 +196,10 @@ static int grow_facets(struct cone_build *b)
 	if (!on)
 		return CP_ENOMEM;
 	b->on = on;
+	zidx = cp_reallocarray(b->zidx, cap + 1, sizeof *zidx);
+	if (!zidx)
+		return CP_ENOMEM;
+	b->zidx = zidx;
 	/* the hash table holds facet indices, at most half full */
 	ht = cp_malloc(2 * cap * sizeof *ht);
 	if (!ht)
@@ -240,10 +262,9 @@ int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
 		h = (h + 1) & (2 * b->capf - 1);
 	}
 	if (b->nf >= b->max_facets)
-		return cp_error_set(err, CP_ELIMIT,
-			"the cone has more than %zu facets (raise --max-facets)",
-			b->max_facets);
+		return cone_facet_limit_error(b, b->nf + 1, err);
 	b->ht[h] = b->nf;
+	b->zidx[b->nf] = SIZE_MAX;
 	if (index)
 		*index = b->nf;
 	memcpy(b->B + b->nf * d, bv, d * sizeof *bv);
@@ -261,8 +282,155 @@ void cone_forget_facets(struct cone_build *b)
 	size_t i;
 
 	b->nf = 0;
+	b->nz = 0;
 	for (i = 0; i < 2 * b->capf; i++)
 		b->ht[i] = SIZE_MAX;
+}
+
+/* A new row of zB for facet nf (capacity for one more facet is there). */
+static int push_big(struct cone_build *b, mpz_t *z, const uint64_t *inc)
+{
+	size_t d = b->d, i;
+
+	if (b->nf >= b->max_facets)
+		return CP_ELIMIT;
+	if (b->nz == b->capz) {
+		size_t cap = b->capz ? 2 * b->capz : 16;
+		mpz_t *zB = cp_reallocarray(b->zB, cap * d, sizeof *zB);
+
+		if (!zB)
+			return CP_ENOMEM;
+		for (i = b->capz * d; i < cap * d; i++)
+			mpz_init(zB[i]);
+		b->zB = zB;
+		b->capz = cap;
+	}
+	for (i = 0; i < d; i++)
+		mpz_set(b->zB[b->nz * d + i], z[i]);
+	memset(b->B + b->nf * d, 0, d * sizeof *b->B);
+	memcpy(b->on + b->nf * b->words, inc, b->words * sizeof *inc);
+	b->zidx[b->nf] = b->nz++;
+	b->nf++;
+	return 0;
+}
+
+void cone_dot_z(mpz_t t, mpz_t *z, const int64_t *y, size_t d)
+{
+	size_t i;
+
+	mpz_set_ui(t, 0);
+	for (i = 0; i < d; i++)
+		if (y[i])
+			mpz_addmul_ui(t, z[i], (unsigned long)y[i]);
+}
+
+int cone_offer_facet_z(struct cone_build *b, mpz_t *z, size_t *index,
+		       struct cp_error *err)
+{
+	size_t d = b->d, j, f, i, nonzero = 0;
+	int64_t *small = cp_malloc((d + 1) * sizeof *small);
+	uint64_t *inc = NULL;
+	int sign = 0, rc = 0;
+	mpz_t t;
+
+	if (!small)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	for (i = 0; i < d && !cone_mpz_to_i64(z[i], &small[i]); i++)
+		;
+	if (i == d) {
+		rc = cone_offer_facet(b, small, index, err);
+		cp_free(small);
+		return rc;
+	}
+	cp_free(small);
+	inc = cp_calloc(b->words + 1, sizeof *inc);
+	if (!inc)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	mpz_init(t);
+	for (j = 0; j < b->nr; j++) {
+		int sg;
+
+		cone_dot_z(t, z, b->Y + j * d, d);
+		sg = mpz_sgn(t);
+		if (!sg) {
+			inc[j / 64] |= (uint64_t)1 << (j % 64);
+			continue;
+		}
+		if (!sign)
+			sign = sg;
+		else if (sg != sign) {
+			rc = CONE_REJECT;
+			goto out;
+		}
+		nonzero++;
+	}
+	if (!sign || (d >= 2 && nonzero == b->nr)) {
+		rc = CONE_REJECT;
+		goto out;
+	}
+	if (sign < 0)
+		for (i = 0; i < d; i++)
+			mpz_neg(z[i], z[i]);
+	b->st->gmp = 1;
+	/* facets beyond 64 bits are rare: a linear scan finds repeats */
+	for (f = 0; f < b->nf; f++) {
+		if (b->zidx[f] == SIZE_MAX)
+			continue;
+		for (i = 0; i < d && !mpz_cmp(b->zB[b->zidx[f] * d + i], z[i]); i++)
+			;
+		if (i == d) {
+			if (index)
+				*index = f;
+			goto out;
+		}
+	}
+	if (2 * (b->nf + 1) > b->capf && grow_facets(b)) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	if (index)
+		*index = b->nf;
+	rc = push_big(b, z, inc);
+	if (rc == CP_ELIMIT)
+		rc = cone_facet_limit_error(b, b->nf + 1, err);
+	else if (rc)
+		rc = cp_error_set(err, rc, "out of memory while building the cone");
+out:
+	mpz_clear(t);
+	cp_free(inc);
+	return rc;
+}
+
+int cone_keep_facet(struct cone_build *b, const int64_t *bv, mpz_t *z,
+		    const uint64_t *inc, struct cp_error *err)
+{
+	size_t d = b->d, h;
+	int rc;
+
+	if (2 * (b->nf + 1) > b->capf && grow_facets(b))
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (!bv) {
+		b->st->gmp = 1;
+		rc = push_big(b, z, inc);
+		if (rc == CP_ELIMIT)
+			return cone_facet_limit_error(b, b->nf + 1, err);
+		return rc ? cp_error_set(err, rc, "out of memory while building the cone") : 0;
+	}
+	h = slot_hash(bv, d * sizeof *bv) & (2 * b->capf - 1);
+	while (b->ht[h] != SIZE_MAX) {
+		if (!memcmp(b->B + b->ht[h] * d, bv, d * sizeof *bv))
+			return cp_error_set(err, CP_EINTERNAL, "double description "
+					    "produced a facet twice");
+		h = (h + 1) & (2 * b->capf - 1);
+	}
+	if (b->nf >= b->max_facets)
+		return cone_facet_limit_error(b, b->nf + 1, err);
+	b->ht[h] = b->nf;
+	b->zidx[b->nf] = SIZE_MAX;
+	memcpy(b->B + b->nf * d, bv, d * sizeof *bv);
+	memcpy(b->on + b->nf * b->words, inc, b->words * sizeof *inc);
+	b->nf++;
+	return 0;
 }
 
 /* The unique (up to sign) normal of the span of the given rays, when they
@@ -292,8 +460,7 @@ int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
 		cone_ech_null_z(e, f, z);
 		for (i = 0; i < d; i++)
 			if (cone_mpz_to_i64(z[i], &bv[i]))
-				return cp_error_set(err, CP_ELIMIT,
-					"a facet normal has a coefficient beyond 64 bits");
+				return CONE_BIG;
 	}
 	return 0;
 }
@@ -354,12 +521,19 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 			if (!(b->on[f * b->words + r / 64] >> (r % 64) & 1))
 				continue;
 			cnt[r]++;
-			if (e->rank < d - 1 && cone_ech_add(e, b->B + f * d) < 0) {
+			if (e->rank >= d - 1)
+				continue;
+			if ((b->zidx[f] == SIZE_MAX ? cone_ech_add(e, b->B + f * d)
+			     : cone_ech_add_z(e, b->zB + b->zidx[f] * d)) < 0) {
 				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 				goto out;
 			}
 		}
 		ext[r] = d >= 1 && e->rank == d - 1;
+		if (cone_time_over(b)) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
 	}
 	/* Qhull may keep a ray lying inside a face as a vertex of a merged
 	 * facet, so its vertex set can be larger than the extreme rays; but
@@ -418,28 +592,48 @@ static int cmp_facet(const void *pa, const void *pb, void *ctx)
 
 static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error *err)
 {
-	size_t k = b->k, d = b->d, f, i, *order = NULL;
+	size_t k = b->k, d = b->d, f, i, *order = NULL, n_small, zi = 0;
 	int64_t *sorted = NULL;
 	int rc = 0;
 
 	c->n_facets = b->nf;
+	c->n_big = b->nz;
+	n_small = b->nf - b->nz;
 	c->facets = cp_calloc(b->nf * k + 1, sizeof *c->facets);
 	order = cp_malloc((b->nf + 1) * sizeof *order);
-	sorted = cp_malloc((b->nf * k + 1) * sizeof *sorted);
-	if (!c->facets || !order || !sorted) {
+	sorted = cp_calloc(b->nf * k + 1, sizeof *sorted);
+	if (b->nz) {
+		c->zf = cp_malloc(b->nz * k * sizeof *c->zf);
+		if (c->zf)
+			for (i = 0; i < b->nz * k; i++)
+				mpz_init(c->zf[i]);
+	}
+	if (!c->facets || !order || !sorted || (b->nz && !c->zf)) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
-	for (f = 0; f < b->nf; f++) {
-		int64_t *a = c->facets + f * k;
+	for (f = 0, n_small = 0; f < b->nf; f++) {
+		int64_t *a = c->facets + n_small * k;
 
+		if (b->zidx[f] != SIZE_MAX) {
+			/* beyond int64: the normal on the pivot counters */
+			for (i = 0; i < d; i++)
+				mpz_set(c->zf[zi * k + b->P[i]], b->zB[b->zidx[f] * d + i]);
+			zi++;
+			continue;
+		}
 		for (i = 0; i < d; i++)
 			a[b->P[i]] = b->B[f * d + i];
 		cone_readable(k, c->eq, c->n_eq, NULL, 0, 0, NULL, NULL, a);
-		order[f] = f;
+		order[n_small] = n_small;
+		n_small++;
+		if ((f & 1023) == 1023 && cone_time_over(b)) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
 	}
-	qsort_r(order, b->nf, sizeof *order, cmp_facet, c);
-	for (f = 0; f < b->nf; f++)
+	qsort_r(order, n_small, sizeof *order, cmp_facet, c);
+	for (f = 0; f < n_small; f++)
 		memcpy(sorted + f * k, c->facets + order[f] * k, k * sizeof *sorted);
 	cp_free(c->facets);
 	c->facets = sorted;
@@ -465,6 +659,10 @@ static void build_release(struct cone_build *b)
 	cp_free(b->on);
 	cp_free(b->ht);
 	cp_free(b->qhull_vertex);
+	cp_free(b->zidx);
+	for (i = 0; i < b->capz * b->d; i++)
+		mpz_clear(b->zB[i]);
+	cp_free(b->zB);
 	if (b->zd) {
 		for (i = 0; i < b->d + 1; i++)
 			mpz_clear(b->zd[i]);
@@ -478,19 +676,25 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err)
 {
-	return cone_build_method(k, m, S, opt, CONE_AUTO, out, err);
+	return cone_build_method(k, m, S, opt, CONE_AUTO, NULL, out, err);
 }
 
 int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		      const struct cone_options *opt, int method,
-		      struct cone **out, struct cp_error *err)
+		      struct cone_stats *stats, struct cone **out,
+		      struct cp_error *err)
 {
 	struct cone_build b;
+	struct cone_stats own;
 	struct cone *c;
 	size_t i;
 	int rc;
 
 	*out = NULL;
+	if (!stats)
+		stats = &own;
+	memset(stats, 0, sizeof *stats);
+	stats->method = "exact span (dimension <= 2)";
 	if (!k)
 		return cp_error_set(err, CP_EINPUT, "a cone needs at least one counter");
 	memset(&b, 0, sizeof b);
@@ -500,6 +704,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	b.max_facets = opt && opt->max_facets ? opt->max_facets : 1000000;
 	b.max_seconds = opt ? opt->max_seconds : 0;
 	b.t0 = cp_seconds();
+	b.st = stats;
 	c = cp_calloc(1, sizeof *c);
 	if (!c)
 		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
@@ -542,20 +747,18 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		if ((rc = facets_dim2(&b, err)))
 			goto out;
 	} else if (b.d >= 3) {
-		/* double description first: exact and fast when facets are few
-		 * (however many rays lie on them); Qhull when they are many */
-		rc = CONE_REJECT;
-		if (method != CONE_QHULL)
-			rc = cone_facets_dd(&b, method == CONE_DD ? SIZE_MAX : 4000000000, err);
-		if (rc == CONE_REJECT && method == CONE_DD)
-			rc = cp_error_set(err, CP_ELIMIT, "double description gave up "
-					  "(a coefficient beyond 64 bits)");
-		if (rc == CONE_REJECT) {
-			cone_forget_facets(&b);
+		/* double description: exact end to end, and it counts facets;
+		 * Qhull's proposals checked exactly only when forced */
+		if (method == CONE_QHULL)
 			rc = cone_facets_qhull(&b, err);
-		}
+		else
+			rc = cone_facets_dd(&b, err);
 		if (rc)
 			goto out;
+	}
+	if (b.nf > b.max_facets) {
+		rc = cone_facet_limit_error(&b, b.nf, err);
+		goto out;
 	}
 	if ((rc = extreme_rays(&b, c, err)))
 		goto out;
@@ -576,6 +779,13 @@ void cone_free(struct cone *c)
 		return;
 	cp_free(c->eq);
 	cp_free(c->facets);
+	if (c->zf) {
+		size_t i;
+
+		for (i = 0; i < c->n_big * c->k; i++)
+			mpz_clear(c->zf[i]);
+		cp_free(c->zf);
+	}
 	cp_free(c->extreme);
 	cp_free(c->sig_facets);
 	cp_free(c);
@@ -595,7 +805,71 @@ const int64_t *cone_equality(const struct cone *c, size_t i)
 
 const int64_t *cone_facet(const struct cone *c, size_t i)
 {
-	return i < c->n_facets ? c->facets + i * c->k : NULL;
+	return i < c->n_facets - c->n_big ? c->facets + i * c->k : NULL;
+}
+
+int cone_facets_fit_int64(const struct cone *c)
+{
+	return c->n_big == 0;
+}
+
+void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a)
+{
+	size_t j, n_small = c->n_facets - c->n_big;
+
+	for (j = 0; j < c->k; j++) {
+		if (i < n_small)
+			mpz_set_si(a[j], (long)c->facets[i * c->k + j]);
+		else if (i < c->n_facets)
+			mpz_set(a[j], c->zf[(i - n_small) * c->k + j]);
+		else
+			mpz_set_ui(a[j], 0);
+	}
+}
+
+void cone_format_facet(const struct cone *c, size_t i,
+		       const char *const *names, struct cp_buf *out)
+{
+	mpz_t *a = cp_malloc((c->k + 1) * sizeof *a);
+	size_t j;
+
+	if (!a) {
+		out->failed = 1;
+		return;
+	}
+	for (j = 0; j < c->k; j++)
+		mpz_init(a[j]);
+	cone_facet_mpz(c, i, a);
+	cone_format_constraint_z(a, c->k, names, 0, out);
+	for (j = 0; j < c->k; j++)
+		mpz_clear(a[j]);
+	cp_free(a);
+}
+
+void cone_format_facet_vector(const struct cone *c, size_t i, struct cp_buf *out)
+{
+	mpz_t a;
+	size_t j, n_small = c->n_facets - c->n_big;
+
+	cp_buf_puts(out, "[");
+	mpz_init(a);
+	for (j = 0; j < c->k; j++) {
+		char *t;
+
+		if (i < n_small)
+			mpz_set_si(a, (long)c->facets[i * c->k + j]);
+		else
+			mpz_set(a, c->zf[(i - n_small) * c->k + j]);
+		t = mpz_get_str(NULL, 10, a);
+		if (!t) {
+			out->failed = 1;
+			break;
+		}
+		cp_buf_printf(out, "%s%s", j ? "," : "", t);
+		free(t);
+	}
+	mpz_clear(a);
+	cp_buf_puts(out, "]");
 }
 
 int cone_signature_is_extreme(const struct cone *c, size_t j)

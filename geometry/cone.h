@@ -2,9 +2,9 @@
  * and its other description, the model constraints
  *     C = { x : A x = 0, B x >= 0 }
  * (equalities A, facet inequalities B, all primitive integer vectors).
- * Facets come from an exact double description, or (for cones with many
- * facets) Qhull proposes them in floating point and exact integer and GMP
- * arithmetic derives every normal and verifies it against every signature.
+ * Facets come from an exact double description (int64 while numbers fit,
+ * GMP beyond); Qhull's floating-point proposals, each normal derived and
+ * verified exactly, remain as a second method for tests and benchmarks.
  *
  * Ownership: cone_build returns a cone the caller frees with cone_free()
  * (cone_free(NULL) is a no-op).  Vectors returned by accessors belong to the
@@ -16,33 +16,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gmp.h>
+
 #include "common/cp.h"
 
 struct cone;
 
 struct cone_options {
-	size_t max_facets;  /* stop with CP_ELIMIT beyond this; 0 = 1,000,000 */
-	double max_seconds; /* stop with CP_ELIMIT after this; 0 = no limit */
+	size_t max_facets;  /* stop with CP_ELIMIT when the cone has more
+			     * facets than this (counted exactly); 0 = 1,000,000 */
+	double max_seconds; /* stop with CP_ELIMIT after this (the clock is
+			     * read in the inner loops); 0 = no limit */
+};
+
+/* What a build did, filled by cone_build_method also when it fails (a
+ * limit reached): for the time line of `counterpoint cone -v` and bench. */
+struct cone_stats {
+	const char *method;   /* which way found the facets (static text) */
+	size_t inserted;      /* double description: rays added one by one */
+	uint64_t candidates;  /* double description: (positive, negative)
+			       * facet pairs considered; qhull: proposals */
+	uint64_t adjacency_tests; /* pairs sharing >= d-2 rays, tested */
+	uint64_t rank_tests;  /* of those, decided by an exact rank */
+	size_t max_partial;   /* most facets of an intermediate cone */
+	int gmp;              /* numbers outgrew 64 bits and GMP took over */
 };
 
 /* ---- building ----
  * S: m signatures of k counters, row-major (signature j at S + j*k),
  * non-negative.  Zero signatures and repeats (also positive multiples of
- * another signature) are allowed.  opt may be NULL (defaults).  Fails with
- * CP_ELIMIT when a limit is reached or a coefficient does not fit int64,
- * CP_ENUMERIC when Qhull fails, CP_ENOMEM, CP_EINPUT on k = 0. */
+ * another signature) are allowed.  opt may be NULL (defaults).  Facet
+ * normals of any size are exact (GMP past 64 bits: see cone_facet).
+ * Fails with CP_ELIMIT when a limit is reached (the message says what was
+ * counted) or an equality's coefficient does not fit int64, CP_ENUMERIC
+ * when Qhull fails, CP_ENOMEM, CP_EINPUT on k = 0. */
 int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err);
 void cone_free(struct cone *c);
-/* The same with the way facets are found (d >= 3) forced, for tests and
- * benchmarks: CONE_AUTO is what cone_build does (exact double description
- * while its work stays small, else Qhull's proposals checked exactly);
- * CONE_DD and CONE_QHULL use only one (docs/cone.md). */
+/* The same with the way facets are found (d >= 3) chosen, for tests and
+ * benchmarks: CONE_AUTO is what cone_build does (the exact double
+ * description, which measured faster than Qhull on every bench case);
+ * CONE_DD is the same; CONE_QHULL uses Qhull's proposals checked exactly
+ * (docs/cone.md). */
 enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2 };
+/* stats may be NULL. */
 int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		      const struct cone_options *opt, int method,
-		      struct cone **out, struct cp_error *err);
+		      struct cone_stats *stats, struct cone **out,
+		      struct cp_error *err);
 
 /* ---- the H-representation ---- */
 size_t cone_n_counters(const struct cone *c);   /* k */
@@ -60,7 +82,20 @@ const int64_t *cone_equality(const struct cone *c, size_t i);
  * counters or shrinks coefficients), which is what a person wants to read.
  * Sorted by number of counters, then lexicographically (larger first). */
 size_t cone_n_facets(const struct cone *c);
+/* Facet i as int64, or NULL when one of its coefficients does not fit
+ * int64 (then only cone_facet_mpz gives it; such facets sort last, are
+ * supported on the pivot counters and are not made sparser).  Callers that
+ * need int64 (the solver) check cone_facets_fit_int64 first. */
 const int64_t *cone_facet(const struct cone *c, size_t i);
+int cone_facets_fit_int64(const struct cone *c);
+/* Facet i exactly: a[0..k-1], initialised by the caller. */
+void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a);
+/* Facet i printed as cone_format_constraint does, or as a JSON integer
+ * vector "[a0,a1,...]"; both for any size of coefficient. */
+void cone_format_facet(const struct cone *c, size_t i,
+		       const char *const *names, struct cp_buf *out);
+void cone_format_facet_vector(const struct cone *c, size_t i,
+			      struct cp_buf *out);
 /* ---- the signatures ---- */
 size_t cone_n_signatures(const struct cone *c); /* input m */
 /* 1 if input signature j spans an extreme ray of C.  For repeats (and

@@ -1,61 +1,179 @@
 /* geometry/cone_dd.c: facets by the exact double description method
- * (Motzkin's incremental algorithm), for cones with few facets and many
- * rays on each, where Qhull's triangulation explodes (big.udd: 2,302
- * signatures, 28 facets, more than a million Qhull simplices).
+ * (Motzkin's incremental algorithm, with the refinements of cdd and
+ * Normaliz), in the coordinates of span(S) (d = dim span(S), so a cone
+ * embedded in more counters costs what its own dimension costs).
  *
  * Start from d independent rays (a simplicial cone: facet i is the normal of
  * the other d-1 rays).  Add the other rays one at a time: with s_f = b_f.y,
  * facets with s_f >= 0 stay (y joins the incidence set of those with
  * s_f = 0); each adjacent pair p (s_p > 0), n (s_n < 0) gives the new facet
  *     b = s_p b_n - s_n b_p      (so b.y = 0, and b >= 0 on earlier rays)
- * with incidence inc(p) & inc(n) + {y}; facets with s_f < 0 go.  p and n are
- * adjacent iff their common rays number at least d-2 and no third facet
- * holds them all (the combinatorial test, exact for a full-dimensional
- * cone).  Rays go in lexicographic order (cdd's "lexmin"), which keeps the
- * intermediate cones small (dimension 16, 200 rays: 0.4 s, against more
- * than 2 minutes in input order).  All arithmetic is int64, checked; on
- * overflow, or when the work (pairs tried plus facets scanned by the
- * adjacency test, about 3.5e8 a second) passes a bound, it gives up and
- * the caller uses Qhull. */
+ * with incidence inc(p) & inc(n) + {y}; facets with s_f < 0 go.
+ *
+ * Adjacency of p and n: the rays they share, C = inc(p) & inc(n), must span
+ * a ridge, i.e. rank(C) = d-2.  Tests, cheapest first:
+ *   - |C| >= d-2, counted on bit-sets restricted to the rays that lie on
+ *     some positive and some negative facet (Normaliz's Zero_PN: no other
+ *     ray can be shared by a pair);
+ *   - if p or n is simplicial (exactly d-1 rays, independent), C is a
+ *     (d-2)-subset of an independent set: adjacent;
+ *   - else either the exact rank of C (int64 elimination with gcd
+ *     reduction; on overflow the other test) or the combinatorial test (no
+ *     third facet holds C), whichever is cheaper: the rank costs about
+ *     d^2 |C|/3, the combinatorial test one subset check per facet
+ *     (Normaliz's rule), with the last facet that refuted a pair tried first.
+ * Rays go in lexicographic order (cdd's "lexmin"), which keeps the
+ * intermediate cones small.  Numbers are int64 while they fit; at the first
+ * overflow the current facets move to GMP and the insertion of that ray
+ * starts again there, so results stay exact at any size.  The clock is
+ * read every 2^16 units of work (a pair, or a facet scanned). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry/cone.h"
 #include "geometry/cone_int.h"
 
-struct dd_facets {
-	size_t n, cap;
-	int64_t *b;     /* n * d */
-	uint64_t *inc;  /* n * words */
+/* Who a facet is: for Normaliz's extension test (below). */
+struct dd_tag {
+	uint64_t id, mother; /* mother: the positive facet it came from */
+	size_t born;         /* the step that made it (0: the first simplex) */
 };
 
-static int dd_reserve(struct dd_facets *f, size_t n, size_t d, size_t words)
+struct dd_facets {
+	size_t n, cap, zcap;
+	int64_t *b;     /* n * d, int64 mode */
+	mpz_t *z;       /* zcap * d initialised, GMP mode */
+	uint64_t *inc;  /* n * words: rays on the facet */
+	struct dd_tag *tag;
+};
+
+struct dd {
+	struct cone_build *b;
+	size_t d, words;
+	int big;                 /* facets live in z */
+	struct dd_facets cur, next;
+	__int128 *s;             /* cur.n values b_f.y (int64 mode) */
+	mpz_t *zs;               /* the same in GMP mode (zs_n initialised) */
+	size_t s_cap, zs_n;
+	size_t *pos, *neg;
+	uint64_t *zp, *zn, *relp, *common;
+	int64_t *rk;             /* rank test scratch: nr * d */
+	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
+	size_t *negs, *negn;     /* simplicial and other negative facets */
+	uint64_t *rkey;          /* ridges of simplicial negative facets: */
+	size_t *rfacet, *rslot;  /* key bit-sets, their facet, hash slots */
+	size_t r_cap, slot_cap;
+	size_t *lstart, *lfacet, l_cap; /* ray -> negative facets holding it */
+	size_t *sel;             /* nr: rays whose lists are used */
+	size_t *astart, *afacet, a_cap; /* ray -> current facets holding it */
+	int alists;              /* built for this step */
+	int use_lists;           /* lstart/lfacet built for this step */
+	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
+	size_t last_refuter;     /* move-to-front of the combinatorial test */
+	mpz_t t1, t2, g;
+	uint64_t work, next_check; /* the clock is read every 2^16 units */
+	size_t step;             /* rays inserted so far (this one's step) */
+	uint64_t *since;         /* (nr+1) * words: rays of steps >= t */
+	uint64_t ids;            /* facet ids handed out */
+	int late;                  /* the time limit has passed */
+};
+
+/* Count work (a pair, or a facet scanned, is one unit); 1 once the time
+ * limit has passed.  Reading the clock every 2^16 units keeps the time
+ * limit within milliseconds whatever the step costs. */
+static int dd_work(struct dd *x, uint64_t units)
 {
-	size_t cap;
+	x->work += units;
+	if (x->work >= x->next_check) {
+		x->next_check = x->work + 65536;
+		if (cone_time_over(x->b))
+			x->late = 1;
+	}
+	return x->late;
+}
+
+/* ==== storage ==== */
+
+static int dd_reserve(struct dd *x, struct dd_facets *f, size_t n)
+{
+	size_t cap, d = x->d, words = x->words, i;
 	int64_t *b;
 	uint64_t *inc;
+	struct dd_tag *tag;
 
-	if (n <= f->cap)
-		return 0;
-	cap = f->cap ? f->cap : 64;
-	while (cap < n)
-		cap *= 2;
-	b = cp_reallocarray(f->b, cap * d + 1, sizeof *b);
-	if (!b)
-		return CP_ENOMEM;
-	f->b = b;
-	inc = cp_reallocarray(f->inc, cap * words + 1, sizeof *inc);
-	if (!inc)
-		return CP_ENOMEM;
-	f->inc = inc;
-	f->cap = cap;
+	if (n > f->cap) {
+		cap = f->cap ? f->cap : 64;
+		while (cap < n)
+			cap *= 2;
+		b = cp_reallocarray(f->b, cap * d + 1, sizeof *b);
+		if (!b)
+			return CP_ENOMEM;
+		f->b = b;
+		inc = cp_reallocarray(f->inc, cap * words + 1, sizeof *inc);
+		if (!inc)
+			return CP_ENOMEM;
+		f->inc = inc;
+		tag = cp_reallocarray(f->tag, cap + 1, sizeof *tag);
+		if (!tag)
+			return CP_ENOMEM;
+		f->tag = tag;
+		f->cap = cap;
+	}
+	if (x->big && n > f->zcap) {
+		mpz_t *z;
+
+		cap = f->cap;
+		z = cp_reallocarray(f->z, cap * d, sizeof *z);
+		if (!z)
+			return CP_ENOMEM;
+		for (i = f->zcap * d; i < cap * d; i++)
+			mpz_init(z[i]);
+		f->z = z;
+		f->zcap = cap;
+	}
 	return 0;
 }
 
-static void dd_release(struct dd_facets *f)
+static void dd_facets_release(struct dd_facets *f, size_t d)
 {
+	size_t i;
+
 	cp_free(f->b);
 	cp_free(f->inc);
+	cp_free(f->tag);
+	for (i = 0; i < f->zcap * d; i++)
+		mpz_clear(f->z[i]);
+	cp_free(f->z);
 }
+
+/* Move the current facets to GMP (int64 arithmetic would overflow). */
+static int dd_go_big(struct dd *x)
+{
+	size_t f, i, d = x->d;
+
+	x->big = 1;
+	x->b->st->gmp = 1;
+	if (dd_reserve(x, &x->cur, x->cur.n ? x->cur.n : 1) ||
+	    dd_reserve(x, &x->next, x->next.cap ? x->next.cap : 1))
+		return CP_ENOMEM;
+	for (f = 0; f < x->cur.n; f++)
+		for (i = 0; i < d; i++)
+			mpz_set_si(x->cur.z[f * d + i], (long)x->cur.b[f * d + i]);
+	return 0;
+}
+
+/* ==== arithmetic ==== */
+
+/* Bits set in x, inline: without -mpopcnt __builtin_popcountll is a
+ * library call, a quarter of the whole time in the pair loop. */
+static inline size_t pop64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	return (size_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
 
 static __int128 dot(const int64_t *a, const int64_t *y, size_t d)
 {
@@ -95,9 +213,243 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 	return 0;
 }
 
-/* Insertion order: lexicographic on the projected rays (cdd's "lexmin"),
- * which keeps the intermediate cones smaller than input order. */
-static int cmp_lex(const void *pa, const void *pb, void *ctx)
+static void combine_z(struct dd *x, mpz_t p, mpz_t *xv, mpz_t q, mpz_t *yv,
+		      mpz_t *out)
+{
+	size_t i, d = x->d;
+
+	mpz_gcd(x->g, p, q);
+	mpz_divexact(x->t1, p, x->g);
+	mpz_divexact(x->t2, q, x->g);
+	for (i = 0; i < d; i++) {
+		mpz_mul(out[i], x->t1, xv[i]);
+		mpz_submul(out[i], x->t2, yv[i]);
+	}
+	cone_vec_primitive_z(out, d);
+}
+
+/* 1 when the rays in set C have rank >= need, 0 when not, -1 when an
+ * int64 would overflow.  Integer elimination: row_i := a*row_i - c*row_p
+ * with a, c the pivot entries divided by their gcd, then row_i divided by
+ * the gcd of its entries (exact, and the numbers stay small). */
+static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
+{
+	const struct cone_build *b = x->b;
+	size_t d = x->d, rows = 0, rank = 0, col, w, i, t;
+	int64_t *M = x->rk;
+
+	for (w = 0; w < x->words; w++) {
+		uint64_t bits = C[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			memcpy(M + rows * d, b->Y + j * d, d * sizeof *M);
+			rows++;
+		}
+	}
+	for (col = 0; col < d && rank < need; col++) {
+		int64_t *P;
+
+		for (i = rank; i < rows && !M[i * d + col]; i++)
+			;
+		if (i == rows)
+			continue;
+		if (i != rank)
+			for (t = col; t < d; t++) {
+				int64_t u = M[i * d + t];
+
+				M[i * d + t] = M[rank * d + t];
+				M[rank * d + t] = u;
+			}
+		P = M + rank * d;
+		for (i = rank + 1; i < rows; i++) {
+			int64_t *R = M + i * d, a = P[col], c = R[col], g, big = 0;
+
+			if (!c)
+				continue;
+			if (a != 1 && c != 1 && a != -1 && c != -1) {
+				g = cone_gcd64(a, c);
+				a /= g;
+				c /= g;
+			}
+			for (t = col; t < d; t++) {
+				int64_t u, v;
+
+				if (__builtin_mul_overflow(a, R[t], &u) ||
+				    __builtin_mul_overflow(c, P[t], &v) ||
+				    __builtin_sub_overflow(u, v, &R[t]) ||
+				    R[t] == INT64_MIN)
+					return -1;
+				big |= R[t] > (1 << 24) || R[t] < -(1 << 24);
+			}
+			/* keep the numbers small: divide by the row's gcd only
+			 * when they have grown (rarely, for signatures) */
+			if (big) {
+				g = 0;
+				for (t = col + 1; t < d; t++)
+					if (R[t])
+						g = cone_gcd64(g, R[t]);
+				if (g > 1)
+					for (t = col + 1; t < d; t++)
+						R[t] /= g;
+			}
+		}
+		rank++;
+		if (rank + (d - col - 1) < need)
+			return 0;
+	}
+	return rank >= need;
+}
+
+/* For every ray, the facets (fac[0..nf-1], or 0..nf-1 when fac is NULL)
+ * that hold it, counting only rays in mask (NULL: all): list j is
+ * (*list)[(*start)[j] .. (*start)[j+1]].  0 or CP_ENOMEM. */
+static int index_rays(struct dd *x, const size_t *fac, size_t nf,
+		      const uint64_t *mask, size_t **start, size_t **list,
+		      size_t *cap)
+{
+	size_t nr = x->b->nr, words = x->words, c, w, j, total = 0, *st;
+	const uint64_t *inc = x->cur.inc;
+
+	st = cp_reallocarray(*start, nr + 2, sizeof *st);
+	if (!st)
+		return CP_ENOMEM;
+	*start = st;
+	memset(st, 0, (nr + 2) * sizeof *st);
+	for (c = 0; c < nf; c++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[(fac ? fac[c] : c) * words + w] &
+					(mask ? mask[w] : ~(uint64_t)0);
+
+			total += pop64(bits);
+			while (bits) {
+				st[w * 64 + (size_t)__builtin_ctzll(bits) + 2]++;
+				bits &= bits - 1;
+			}
+		}
+	for (j = 0; j < nr; j++)
+		st[j + 2] += st[j + 1];
+	if (total > *cap) {
+		size_t *l = cp_reallocarray(*list, 2 * total + 1, sizeof *l);
+
+		if (!l)
+			return CP_ENOMEM;
+		*list = l;
+		*cap = 2 * total;
+	}
+	/* st[j+1] is the fill point of list j while filling */
+	for (c = 0; c < nf; c++) {
+		size_t f = fac ? fac[c] : c;
+
+		for (w = 0; w < words; w++) {
+			uint64_t bits = inc[f * words + w] & (mask ? mask[w] : ~(uint64_t)0);
+
+			while (bits) {
+				j = w * 64 + (size_t)__builtin_ctzll(bits);
+				(*list)[st[j + 1]++] = f;
+				bits &= bits - 1;
+			}
+		}
+	}
+	dd_work(x, total);
+	return 0;
+}
+
+/* For every ray, the current facets that hold it (x->astart, x->afacet),
+ * built at most once a step, when a combinatorial test needs them.  0 or
+ * -1 (out of memory). */
+static int all_lists(struct dd *x)
+{
+	if (index_rays(x, NULL, x->cur.n, NULL, &x->astart, &x->afacet, &x->a_cap))
+		return -1;
+	x->alists = 1;
+	return 0;
+}
+
+/* g holds every ray of C. */
+static int holds(const uint64_t *C, const uint64_t *g, size_t words)
+{
+	size_t w;
+
+	for (w = 0; w < words; w++)
+		if (C[w] & ~g[w])
+			return 0;
+	return 1;
+}
+
+/* No facet of cur other than p and n holds every ray of C. */
+static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
+{
+	size_t words = x->words, g, last = x->last_refuter, w, e, best = SIZE_MAX;
+	size_t blen = SIZE_MAX;
+	const uint64_t *inc = x->cur.inc;
+
+	/* the facet that refuted the last pair often refutes this one */
+	if (last < x->cur.n && last != p && last != n &&
+	    holds(C, inc + last * words, words))
+		return 0;
+	if (x->cur.n < 256) {
+		/* few facets: a plain scan beats indexing the rays */
+		for (g = 0; g < x->cur.n; g++)
+			if (g != p && g != n && holds(C, inc + g * words, words)) {
+				x->last_refuter = g;
+				dd_work(x, g);
+				return 0;
+			}
+		dd_work(x, x->cur.n);
+		return 1;
+	}
+	/* a third facet holds every ray of C, the one on fewest facets too */
+	if (!x->alists && all_lists(x))
+		return -1;
+	for (w = 0; w < words; w++) {
+		uint64_t bits = C[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits), len;
+
+			bits &= bits - 1;
+			len = x->astart[j + 1] - x->astart[j];
+			if (len < blen) {
+				blen = len;
+				best = j;
+			}
+		}
+	}
+	dd_work(x, words + blen);
+	for (e = x->astart[best]; e < x->astart[best + 1]; e++) {
+		g = x->afacet[e];
+		if (g == p || g == n || g == last)
+			continue;
+		if (holds(C, inc + g * words, words)) {
+			x->last_refuter = g;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static size_t popcount_words(const uint64_t *v, size_t words)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += pop64(v[w]);
+	return c;
+}
+
+/* ==== insertion order ==== */
+
+/* Insertion order: lexicographic on the projected rays (cdd's "lexmin").
+ * Tried: sparsest rays first (then lexicographic) halves the candidate
+ * pairs on random sparse sets, but on mmu.udd with prefetch,
+ * prefetch_dtlb_miss, prefetch_stores, bypass, replay (1,803 signatures,
+ * 268 facets) it made intermediate cones of 4,000 facets and 250 million
+ * pairs (more than 60 s) where lexmin needs 654 and 5 million (1.3 s);
+ * ascending 1-norm was no better than lexmin. */
+static int cmp_order(const void *pa, const void *pb, void *ctx)
 {
 	const struct cone_build *b = ctx;
 	const int64_t *x = b->Y + (size_t)*(const int *)pa * b->d;
@@ -110,37 +462,476 @@ static int cmp_lex(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
+/* ==== one ray ==== */
+
+#define DD_OVERFLOW 3 /* int64 would overflow: go big and insert again */
+#define CONE_LATE 4   /* the time limit passed */
+
+/* The new facet of adjacent p (positive) and n (negative), through the
+ * rays common and r: b = s_p b_n - s_n b_p.  0, DD_OVERFLOW or CP_ENOMEM. */
+static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
+		size_t r)
 {
-	size_t d = b->d, words = b->words, i, j, r, f, nchosen = 0;
-	struct dd_facets cur, next;
-	int *chosen = NULL, *others = NULL, *order = NULL;
-	unsigned char *used = NULL;
-	__int128 *s = NULL;
-	uint64_t *common = NULL;
-	size_t work = 0;
+	struct dd_facets *cur = &x->cur, *next = &x->next;
+	size_t d = x->d, words = x->words;
+
+	if (dd_reserve(x, next, next->n + 1))
+		return CP_ENOMEM;
+	if (x->big)
+		combine_z(x, x->zs[p], cur->z + n * d, x->zs[n], cur->z + p * d,
+			  next->z + next->n * d);
+	else if (combine(x->s[p], cur->b + n * d, x->s[n], cur->b + p * d,
+			 next->b + next->n * d, d))
+		return DD_OVERFLOW;
+	memcpy(next->inc + next->n * words, common, words * sizeof *common);
+	next->inc[next->n * words + r / 64] |= (uint64_t)1 << (r % 64);
+	next->tag[next->n].id = ++x->ids;
+	next->tag[next->n].mother = cur->tag[p].id;
+	next->tag[next->n].born = x->step;
+	next->n++;
+	return 0;
+}
+
+/* The ridges of a simplicial facet: its incidence without ray j, for each
+ * ray j on it in turn (*j starts at 0).  0 when there are no more. */
+static int next_ridge(const uint64_t *inc, size_t words, size_t nr, size_t *j,
+		      uint64_t *key)
+{
+	size_t w = *j / 64;
+	uint64_t bits;
+
+	if (*j >= nr)
+		return 0;
+	/* the first ray at or after *j, a word at a time */
+	bits = inc[w] & (~(uint64_t)0 << (*j % 64));
+	while (!bits && ++w < words)
+		bits = inc[w];
+	if (!bits)
+		return 0;
+	*j = w * 64 + (size_t)__builtin_ctzll(bits);
+	memcpy(key, inc, words * sizeof *key);
+	key[w] &= ~((uint64_t)1 << (*j % 64));
+	(*j)++;
+	return 1;
+}
+
+static size_t ridge_hash(const uint64_t *key, size_t words)
+{
+	uint64_t h = cp_hash(CP_HASH_SEED, key, words * sizeof *key);
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+/* Every ridge (d-2 of the d-1 rays) of the nns simplicial negative facets
+ * that only rays of the positive side hold goes into a hash table; each
+ * simplicial positive facet looks its own ridges up.  Two facets of the
+ * cone share a ridge only when they are adjacent, and a ridge lies on two
+ * facets, so each match is one new facet. */
+static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
+{
+	struct dd_facets *cur = &x->cur;
+	size_t words = x->words, d = x->d, nr = x->b->nr, nk = 0, a, c, h, j;
+	size_t mask, slots;
+	uint64_t *key;
+	int rc;
+
+	if (!nns)
+		return 0;
+	if (nns * (d - 1) > x->r_cap) {
+		size_t cap = 2 * nns * (d - 1);
+		uint64_t *k = cp_reallocarray(x->rkey, cap * words + 1, sizeof *k);
+		size_t *fa;
+
+		if (!k)
+			return CP_ENOMEM;
+		x->rkey = k;
+		if (!(fa = cp_reallocarray(x->rfacet, cap + 1, sizeof *fa)))
+			return CP_ENOMEM;
+		x->rfacet = fa;
+		x->r_cap = cap;
+	}
+	for (c = 0; c < nns; c++) {
+		size_t n = x->negs[c], v;
+		const uint64_t *inc = cur->inc + n * words;
+
+		j = 0;
+		while (next_ridge(inc, words, nr, &j, x->rkey + nk * words)) {
+			key = x->rkey + nk * words;
+			/* a ridge of the new cone holds only rays on both sides
+			 * (zp is here zp & zn) */
+			for (v = 0; v < words && !(key[v] & ~x->zp[v]); v++)
+				;
+			if (v == words)
+				x->rfacet[nk++] = n;
+		}
+	}
+	for (slots = 16; slots < 2 * nk + 2; slots *= 2)
+		;
+	if (slots > x->slot_cap) {
+		size_t *sl = cp_reallocarray(x->rslot, slots, sizeof *sl);
+
+		if (!sl)
+			return CP_ENOMEM;
+		x->rslot = sl;
+		x->slot_cap = slots;
+	}
+	mask = slots - 1;
+	for (h = 0; h < slots; h++)
+		x->rslot[h] = SIZE_MAX;
+	for (a = 0; a < nk; a++) {
+		h = ridge_hash(x->rkey + a * words, words) & mask;
+		while (x->rslot[h] != SIZE_MAX)
+			h = (h + 1) & mask;
+		x->rslot[h] = a;
+	}
+	key = x->common;
+	for (a = 0; a < np; a++) {
+		size_t p = x->pos[a];
+		const uint64_t *inc = cur->inc + p * words;
+
+		if (!x->simp[p])
+			continue;
+		if (dd_work(x, d))
+			return CONE_LATE;
+		j = 0;
+		while (next_ridge(inc, words, nr, &j, key)) {
+			x->b->st->candidates++;
+			h = ridge_hash(key, words) & mask;
+			for (; x->rslot[h] != SIZE_MAX; h = (h + 1) & mask) {
+				size_t e = x->rslot[h];
+
+				if (memcmp(x->rkey + e * words, key, words * sizeof *key))
+					continue;
+				x->b->st->adjacency_tests++;
+				if ((rc = emit(x, p, x->rfacet[e], key, r)))
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+static int holds_any(const uint64_t *a, const uint64_t *b, size_t words)
+{
+	size_t w;
+
+	for (w = 0; w < words; w++)
+		if (a[w] & b[w])
+			return 1;
+	return 0;
+}
+
+/* Test the pair (p positive, n negative) and emit its facet when they are
+ * adjacent.  Before an exact test, Normaliz's two rules from the facets'
+ * history: a facet born from mother M (the positive facet of its pair) is
+ * born on their common ridge, which stays a ridge while both live; and at
+ * its birth a facet's only neighbours are its mother and facets through
+ * the ray of that step, so an older facet can become its neighbour only
+ * through a ray both hold that came at that step or later.  0,
+ * DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
+static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
+{
+	size_t d = x->d, words = x->words, need = d - 2, cnt = 0, w;
+	const struct dd_tag *tp = x->cur.tag + p, *tn = x->cur.tag + n;
+	int adjacent;
+
+	if (dd_work(x, 1))
+		return CONE_LATE;
+	for (w = 0; w < words; w++) {
+		x->common[w] = x->relp[w] & x->cur.inc[n * words + w];
+		cnt += pop64(x->common[w]);
+	}
+	if (cnt < need)
+		return 0;
+	x->b->st->adjacency_tests++;
+	if (x->simp[p] || x->simp[n]) {
+		adjacent = 1; /* d-2 rays of an independent set */
+	} else if (tp->id == tn->mother || tn->id == tp->mother) {
+		adjacent = 1; /* born on their common ridge, which stays one */
+	} else if (!holds_any(x->common, x->since + (tp->born > tn->born ?
+		   tp->born : tn->born) * words, words)) {
+		adjacent = 0; /* nothing new on both since the younger was born */
+	} else {
+		adjacent = -1;
+		if (x->cur.n > d * d * cnt / 3) {
+			adjacent = rank_at_least(x, x->common, need);
+			x->b->st->rank_tests += adjacent >= 0;
+		}
+		if (adjacent < 0)
+			adjacent = no_third_facet(x, x->common, p, n);
+		if (adjacent < 0)
+			return CP_ENOMEM;
+	}
+	return adjacent ? emit(x, p, n, x->common, r) : 0;
+}
+
+/* For every ray in zp (the rays of both sides), the negative facets that
+ * hold it: x->lstart[j] .. x->lstart[j+1] in x->lfacet. */
+static int ray_lists(struct dd *x, size_t nn)
+{
+	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
+}
+
+/* The pairs of positive facet p: a negative facet n sharing d-2 of p's
+ * rcount rays misses at most q = rcount - (d-2) of them, so it holds one
+ * of any q+1 of them: the union of the q+1 shortest ray lists covers
+ * every candidate.  Used when that union is shorter than the list of all
+ * (nlist) candidates. */
+static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
+		    const size_t *list, size_t nlist)
+{
+	size_t words = x->words, w, c, i, nsel = 0, est = SIZE_MAX;
+	int rc;
+
+	if (!x->use_lists)
+		goto all;
+	est = 0;
+	/* the q+1 rays of relp with the shortest lists (insertion into a
+	 * sorted prefix of at most q+1) */
+	for (w = 0; w < words; w++) {
+		uint64_t bits = x->relp[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
+			size_t len = x->lstart[j + 1] - x->lstart[j];
+
+			bits &= bits - 1;
+			if (nsel == q + 1 &&
+			    len >= x->lstart[x->sel[q] + 1] - x->lstart[x->sel[q]])
+				continue;
+			i = nsel < q + 1 ? nsel++ : q;
+			while (i > 0 && x->lstart[x->sel[i - 1] + 1] -
+			       x->lstart[x->sel[i - 1]] > len) {
+				x->sel[i] = x->sel[i - 1];
+				i--;
+			}
+			x->sel[i] = j;
+		}
+	}
+	for (i = 0; i < nsel; i++)
+		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
+all:
+	x->b->st->candidates += est < nlist ? est : nlist;
+	if (est >= nlist) {
+		for (c = 0; c < nlist; c++)
+			if ((rc = try_pair(x, p, list[c], r)))
+				return rc;
+		return 0;
+	}
+	x->stamp_now++;
+	for (i = 0; i < nsel; i++) {
+		size_t j = x->sel[i], e;
+
+		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
+			size_t n = x->lfacet[e];
+
+			if (x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
+			/* simplicial pairs were matched by their ridges */
+			if (x->simp[p] && x->simp[n])
+				continue;
+			if ((rc = try_pair(x, p, n, r)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
+ * code. */
+static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
+{
+	struct cone_build *b = x->b;
+	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
+	const int64_t *y = b->Y + r * d;
+	struct dd_facets *cur = &x->cur, *next = &x->next;
+	size_t need = d - 2, ncur = cur->n, nns, nnn;
+	int big = x->big, rc;
+
+	x->alists = 0;
+	/* values on the new ray */
+	if (ncur > x->s_cap) {
+		size_t cap = x->s_cap ? x->s_cap : 64;
+		__int128 *s;
+		size_t *pn;
+
+		while (cap < ncur)
+			cap *= 2;
+		s = cp_reallocarray(x->s, cap, sizeof *s);
+		if (!s)
+			goto nomem;
+		x->s = s;
+		if (!(pn = cp_reallocarray(x->pos, cap, sizeof *pn)))
+			goto nomem;
+		x->pos = pn;
+		if (!(pn = cp_reallocarray(x->neg, cap, sizeof *pn)))
+			goto nomem;
+		x->neg = pn;
+		if (!(pn = cp_reallocarray(x->negs, cap, sizeof *pn)))
+			goto nomem;
+		x->negs = pn;
+		if (!(pn = cp_reallocarray(x->negn, cap, sizeof *pn)))
+			goto nomem;
+		x->negn = pn;
+		{
+			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
+			uint64_t *st;
+
+			if (!sp)
+				goto nomem;
+			x->simp = sp;
+			st = cp_reallocarray(x->stamp, cap, sizeof *st);
+			if (!st)
+				goto nomem;
+			/* new slots must not look seen */
+			memset(st + x->s_cap, 0, (cap - x->s_cap) * sizeof *st);
+			x->stamp = st;
+		}
+		x->s_cap = cap;
+	}
+	if (big && ncur > x->zs_n) {
+		mpz_t *zs = cp_reallocarray(x->zs, x->s_cap, sizeof *zs);
+
+		if (!zs)
+			goto nomem;
+		for (i = x->zs_n; i < x->s_cap; i++)
+			mpz_init(zs[i]);
+		x->zs = zs;
+		x->zs_n = x->s_cap;
+	}
+	memset(x->zp, 0, words * sizeof *x->zp);
+	memset(x->zn, 0, words * sizeof *x->zn);
+	if (dd_work(x, ncur))
+		return cone_time_error(b, err);
+	for (f = 0; f < ncur; f++) {
+		int sg;
+
+		if (big) {
+			cone_dot_z(x->zs[f], cur->z + f * d, y, d);
+			sg = mpz_sgn(x->zs[f]);
+		} else {
+			x->s[f] = dot(cur->b + f * d, y, d);
+			sg = x->s[f] > 0 ? 1 : x->s[f] < 0 ? -1 : 0;
+		}
+		if (sg > 0) {
+			x->pos[np++] = f;
+			for (w = 0; w < words; w++)
+				x->zp[w] |= cur->inc[f * words + w];
+		} else if (sg < 0) {
+			x->neg[nn++] = f;
+			for (w = 0; w < words; w++)
+				x->zn[w] |= cur->inc[f * words + w];
+		} else {
+			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
+		}
+	}
+	if (!nn)
+		return 0;
+	b->st->inserted++;
+	/* only rays on some positive and some negative facet can be shared */
+	for (w = 0; w < words; w++)
+		x->zp[w] &= x->zn[w];
+	/* survivors first */
+	next->n = 0;
+	if (dd_reserve(x, next, ncur - nn + 1))
+		goto nomem;
+	for (f = 0; f < ncur; f++) {
+		int neg = big ? mpz_sgn(x->zs[f]) < 0 : x->s[f] < 0;
+
+		if (neg)
+			continue;
+		if (big)
+			for (i = 0; i < d; i++)
+				mpz_set(next->z[next->n * d + i], cur->z[f * d + i]);
+		else
+			memcpy(next->b + next->n * d, cur->b + f * d, d * sizeof *next->b);
+		memcpy(next->inc + next->n * words, cur->inc + f * words,
+		       words * sizeof *next->inc);
+		next->tag[next->n] = cur->tag[f];
+		next->n++;
+	}
+	/* simplicial facets: d-1 independent rays, so any d-2 of them span a
+	 * ridge, and sharing d-2 rays with such a facet is adjacency */
+	nns = nnn = 0;
+	for (f = 0; f < ncur; f++)
+		x->simp[f] = popcount_words(cur->inc + f * words, words) == d - 1;
+	for (c = 0; c < nn; c++) {
+		if (x->simp[x->neg[c]])
+			x->negs[nns++] = x->neg[c];
+		else
+			x->negn[nnn++] = x->neg[c];
+	}
+	/* simplicial positive x simplicial negative: match their ridges (d-1
+	 * each) by hash instead of trying every pair */
+	if ((rc = ridge_join(x, r, np, nns)))
+		goto fail;
+	/* the other pairs: for each positive facet, the negative ones sharing
+	 * at least d-2 of its rays; from the ray lists when a few short lists
+	 * cover every candidate, else from all of them */
+	/* (indexing costs a pass over every incidence: worth it only when
+	 * there are many pairs) */
+	x->use_lists = nn >= 64 && np * nn >= 16384;
+	if (x->use_lists && (rc = ray_lists(x, nn)))
+		goto fail;
+	for (a = 0; a < np; a++) {
+		size_t p = x->pos[a], nlist = x->simp[p] ? nnn : nn, rcount;
+		const size_t *list = x->simp[p] ? x->negn : x->neg;
+
+		for (w = 0; w < words; w++)
+			x->relp[w] = cur->inc[p * words + w] & x->zp[w];
+		if (dd_work(x, 1))
+			return cone_time_error(b, err);
+		rcount = popcount_words(x->relp, words);
+		if (rcount < need)
+			continue;
+		if ((rc = pairs_of(x, p, r, rcount - need, list, nlist)))
+			goto fail;
+	}
+	{
+		struct dd_facets t = *cur;
+
+		*cur = *next;
+		*next = t;
+	}
+	if (cur->n > b->st->max_partial)
+		b->st->max_partial = cur->n;
+	return 0;
+fail:
+	if (rc == CONE_LATE)
+		return cone_time_error(b, err);
+	if (rc != CP_ENOMEM)
+		return rc;
+nomem:
+	return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+}
+
+/* ==== the whole method ==== */
+
+/* The simplicial cone of the first d independent rays in order; marks
+ * them used. */
+static int initial_simplex(struct dd *x, const int *order, unsigned char *used,
+			   struct cp_error *err)
+{
+	struct cone_build *b = x->b;
+	size_t d = x->d, words = x->words, i, j, nchosen = 0;
+	int *chosen = cp_malloc((d + 1) * sizeof *chosen);
+	int *others = cp_malloc((d + 1) * sizeof *others);
 	int rc = 0;
 
-	memset(&cur, 0, sizeof cur);
-	memset(&next, 0, sizeof next);
-	chosen = cp_malloc((d + 1) * sizeof *chosen);
-	others = cp_malloc((d + 1) * sizeof *others);
-	used = cp_calloc(b->nr + 1, 1);
-	common = cp_malloc((words + 1) * sizeof *common);
-	order = cp_malloc((b->nr + 1) * sizeof *order);
-	if (!chosen || !others || !used || !common || !order ||
-	    dd_reserve(&cur, d, d, words))
-		goto nomem;
-	for (r = 0; r < b->nr; r++)
-		order[r] = (int)r;
-	qsort_r(order, b->nr, sizeof *order, cmp_lex, b);
-	/* the initial simplicial cone */
+	if (!chosen || !others || dd_reserve(x, &x->cur, d)) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
 	cone_ech_reset(&b->ech_d);
 	for (i = 0; i < b->nr && nchosen < d; i++) {
-		r = (size_t)order[i];
+		size_t r = (size_t)order[i];
+
 		rc = cone_ech_add(&b->ech_d, b->Y + r * d);
-		if (rc < 0)
-			goto nomem;
+		if (rc < 0) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
 		if (rc == 1) {
 			chosen[nchosen++] = (int)r;
 			used[r] = 1;
@@ -152,8 +943,8 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 		goto out;
 	}
 	for (i = 0; i < d; i++) {
-		int64_t *bv = cur.b + i * d;
-		uint64_t *inc = cur.inc + i * words;
+		int64_t *bv = x->cur.b + i * d;
+		uint64_t *inc = x->cur.inc + i * words;
 		size_t n = 0;
 
 		for (j = 0; j < d; j++)
@@ -162,140 +953,187 @@ int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err)
 		rc = cone_normal_of_rays(b, others, d - 1, bv, err);
 		if (rc < 0)
 			goto out;
-		if (rc) {
+		if (rc == CONE_REJECT) {
 			rc = cp_error_set(err, CP_EINTERNAL, "double description: "
 					  "initial facet of rank below %zu", d - 1);
 			goto out;
 		}
-		if (dot(bv, b->Y + (size_t)chosen[i] * d, d) < 0)
+		if (rc == CONE_BIG && !x->big) {
+			x->cur.n = i;
+			if (dd_go_big(x)) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+				goto out;
+			}
+		}
+		if (x->big) {
+			mpz_t *z = x->cur.z + i * d;
+
+			for (j = 0; j < d; j++) {
+				if (rc == CONE_BIG)
+					mpz_set(z[j], b->zd[j]);
+				else
+					mpz_set_si(z[j], (long)bv[j]);
+			}
+			cone_dot_z(x->t1, z, b->Y + (size_t)chosen[i] * d, d);
+			if (mpz_sgn(x->t1) < 0)
+				for (j = 0; j < d; j++)
+					mpz_neg(z[j], z[j]);
+		} else if (dot(bv, b->Y + (size_t)chosen[i] * d, d) < 0) {
 			for (j = 0; j < d; j++)
 				bv[j] = -bv[j];
+		}
+		rc = 0;
 		memset(inc, 0, words * sizeof *inc);
 		for (j = 0; j < d; j++)
 			if (j != i)
 				inc[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
+		x->cur.tag[i].id = ++x->ids;
+		x->cur.tag[i].mother = 0;
+		x->cur.tag[i].born = 0;
 	}
-	cur.n = d;
-	/* add the other rays one at a time */
-	for (size_t oi = 0; oi < b->nr; oi++) {
-		size_t nneg = 0, p, n;
-		const int64_t *y;
-
-		r = (size_t)order[oi];
-		y = b->Y + r * d;
-		if (used[r])
-			continue;
-		cp_free(s);
-		s = cp_malloc((cur.n + 1) * sizeof *s);
-		if (!s)
-			goto nomem;
-		for (f = 0; f < cur.n; f++) {
-			s[f] = dot(cur.b + f * d, y, d);
-			nneg += s[f] < 0;
-		}
-		for (f = 0; f < cur.n; f++)
-			if (s[f] == 0)
-				cur.inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
-		if (!nneg)
-			continue;
-		/* survivors first */
-		next.n = 0;
-		if (dd_reserve(&next, cur.n - nneg, d, words))
-			goto nomem;
-		for (f = 0; f < cur.n; f++) {
-			if (s[f] < 0)
-				continue;
-			memcpy(next.b + next.n * d, cur.b + f * d, d * sizeof *next.b);
-			memcpy(next.inc + next.n * words, cur.inc + f * words,
-			       words * sizeof *next.inc);
-			next.n++;
-		}
-		for (p = 0; p < cur.n; p++) {
-			if (s[p] <= 0)
-				continue;
-			for (n = 0; n < cur.n; n++) {
-				size_t cnt = 0, w, g;
-				int adjacent = 1;
-
-				if (s[n] >= 0)
-					continue;
-				work++;
-				for (w = 0; w < words; w++) {
-					common[w] = cur.inc[p * words + w] & cur.inc[n * words + w];
-					cnt += (size_t)__builtin_popcountll(common[w]);
-				}
-				if (cnt + 2 < d)
-					continue;
-				for (g = 0; g < cur.n && adjacent; g++) {
-					if (g == p || g == n)
-						continue;
-					work++;
-					for (w = 0; w < words; w++)
-						if (common[w] & ~cur.inc[g * words + w])
-							break;
-					if (w == words)
-						adjacent = 0;
-				}
-				if (work > max_work) {
-					rc = CONE_REJECT;
-					goto out;
-				}
-				if (!adjacent)
-					continue;
-				if (dd_reserve(&next, next.n + 1, d, words))
-					goto nomem;
-				/* b = s_p b_n - s_n b_p */
-				if (combine(s[p], cur.b + n * d, s[n], cur.b + p * d,
-					    next.b + next.n * d, d)) {
-					rc = CONE_REJECT;
-					goto out;
-				}
-				memcpy(next.inc + next.n * words, common, words * sizeof *common);
-				next.inc[next.n * words + r / 64] |= (uint64_t)1 << (r % 64);
-				next.n++;
-			}
-		}
-		if (next.n > b->max_facets) {
-			rc = CONE_REJECT; /* let Qhull and the exact count decide */
-			goto out;
-		}
-		{
-			struct dd_facets t = cur;
-
-			cur = next;
-			next = t;
-		}
-		if (cone_time_over(b)) {
-			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise --max-seconds)",
-				b->max_seconds);
-			goto out;
-		}
-	}
-	/* every facet is exact by construction; offering checks it again
-	 * against every ray and records which rays lie on it */
-	for (f = 0; f < cur.n; f++) {
-		rc = cone_offer_facet(b, cur.b + f * d, NULL, err);
-		if (rc < 0)
-			goto out;
-		if (rc) {
-			rc = cp_error_set(err, CP_EINTERNAL, "double description "
-					  "produced a facet that fails the exact check");
-			goto out;
-		}
-	}
-	rc = 0;
-	goto out;
-nomem:
-	rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	for (j = 0; j < d; j++)
+		x->since[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
+	x->cur.n = d;
 out:
-	dd_release(&cur);
-	dd_release(&next);
 	cp_free(chosen);
 	cp_free(others);
+	return rc;
+}
+
+/* Hand the final facets to the build (exact by construction: their
+ * incidence sets are complete, every ray having been inserted). */
+static int hand_over(struct dd *x, struct cp_error *err)
+{
+	struct cone_build *b = x->b;
+	size_t d = x->d, f, i;
+	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
+	int rc = 0;
+
+	if (!bv)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (x->cur.n > b->max_facets) {
+		rc = cone_facet_limit_error(b, x->cur.n, err);
+		goto out;
+	}
+	for (f = 0; f < x->cur.n && !rc; f++) {
+		const uint64_t *inc = x->cur.inc + f * x->words;
+
+		if (!x->big) {
+			rc = cone_keep_facet(b, x->cur.b + f * d, NULL, inc, err);
+			continue;
+		}
+		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
+			;
+		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
+	}
+out:
+	cp_free(bv);
+	return rc;
+}
+
+int cone_facets_dd(struct cone_build *b, struct cp_error *err)
+{
+	size_t d = b->d, words = b->words, r, oi, i, cap;
+	struct dd x;
+	int *order = NULL;
+	unsigned char *used = NULL;
+	int rc = 0;
+
+	memset(&x, 0, sizeof x);
+	x.b = b;
+	x.d = d;
+	x.words = words;
+	mpz_init(x.t1);
+	mpz_init(x.t2);
+	mpz_init(x.g);
+	b->st->method = "double description";
+	/* an intermediate cone may have more facets than the final one; past
+	 * this it is not worth going on (the final count is not known) */
+	cap = b->max_facets > SIZE_MAX / 4 ? SIZE_MAX : 4 * b->max_facets;
+	used = cp_calloc(b->nr + 1, 1);
+	order = cp_malloc((b->nr + 1) * sizeof *order);
+	x.zp = cp_malloc((words + 1) * sizeof *x.zp);
+	x.zn = cp_malloc((words + 1) * sizeof *x.zn);
+	x.relp = cp_malloc((words + 1) * sizeof *x.relp);
+	x.common = cp_malloc((words + 1) * sizeof *x.common);
+	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
+	x.sel = cp_malloc((b->nr + 1) * sizeof *x.sel);
+	x.since = cp_calloc((b->nr + 1) * words + 1, sizeof *x.since);
+	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
+	    !x.sel || !x.since) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
+	for (r = 0; r < b->nr; r++)
+		order[r] = (int)r;
+	qsort_r(order, b->nr, sizeof *order, cmp_order, b);
+	if ((rc = initial_simplex(&x, order, used, err)))
+		goto out;
+	b->st->max_partial = d;
+	for (oi = 0; oi < b->nr; oi++) {
+		size_t t;
+
+		r = (size_t)order[oi];
+		if (used[r])
+			continue;
+		x.step++;
+		for (t = 0; t <= x.step; t++)
+			x.since[t * words + r / 64] |= (uint64_t)1 << (r % 64);
+		rc = insert_ray(&x, r, err);
+		if (rc == DD_OVERFLOW) {
+			if (dd_go_big(&x)) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+				goto out;
+			}
+			b->st->inserted--;
+			rc = insert_ray(&x, r, err);
+		}
+		if (rc)
+			goto out;
+		if (x.cur.n > cap) {
+			rc = cp_error_set(err, CP_ELIMIT, "double description stopped: "
+				"after %zu of %zu rays its partial cone has %zu facets, "
+				"more than 4 x --max-facets (%zu); the cone's own facets "
+				"were not counted", oi + 1, b->nr, x.cur.n, b->max_facets);
+			goto out;
+		}
+		if (cone_time_over(b)) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
+	}
+	rc = hand_over(&x, err);
+out:
+	dd_facets_release(&x.cur, d);
+	dd_facets_release(&x.next, d);
+	cp_free(x.s);
+	for (i = 0; i < x.zs_n; i++)
+		mpz_clear(x.zs[i]);
+	cp_free(x.zs);
+	cp_free(x.pos);
+	cp_free(x.neg);
+	cp_free(x.zp);
+	cp_free(x.zn);
+	cp_free(x.relp);
+	cp_free(x.common);
+	cp_free(x.rk);
+	cp_free(x.simp);
+	cp_free(x.negs);
+	cp_free(x.negn);
+	cp_free(x.rkey);
+	cp_free(x.rfacet);
+	cp_free(x.rslot);
+	cp_free(x.lstart);
+	cp_free(x.lfacet);
+	cp_free(x.sel);
+	cp_free(x.astart);
+	cp_free(x.afacet);
+	cp_free(x.since);
+	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);
-	cp_free(s);
-	cp_free(common);
+	mpz_clear(x.t1);
+	mpz_clear(x.t2);
+	mpz_clear(x.g);
 	return rc;
 }

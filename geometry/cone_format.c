@@ -1,30 +1,41 @@
 /* geometry/cone_format.c: constraints as relations a person reads, and the
  * exact facet through a chosen set of signatures (for the solver). */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "geometry/cone.h"
 #include "geometry/cone_ech.h"
+#include "geometry/cone_int.h"
 
-/* ==== printing ==== */
+/* ==== printing ====
+ * One implementation on exact integers, so facets beyond 64 bits print
+ * the same way; the int64 entry point converts. */
 
-static void put_side(const int64_t *a, size_t k, const char *const *names,
+static void put_side(mpz_t *a, size_t k, const char *const *names,
 		     int sign, struct cp_buf *out)
 {
 	size_t i;
 	int first = 1;
 
 	for (i = 0; i < k; i++) {
-		uint64_t mag;
+		int sg = mpz_sgn(a[i]);
 
-		if (!a[i] || (a[i] > 0) != (sign > 0))
+		if (!sg || (sg > 0) != (sign > 0))
 			continue;
-		mag = a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
 		if (!first)
 			cp_buf_puts(out, " + ");
 		first = 0;
-		if (mag != 1)
-			cp_buf_printf(out, "%" PRIu64 "*", mag);
+		if (mpz_cmpabs_ui(a[i], 1)) {
+			char *t = mpz_get_str(NULL, 10, a[i]);
+
+			if (!t) {
+				out->failed = 1;
+				return;
+			}
+			cp_buf_printf(out, "%s*", t + (sg < 0));
+			free(t);
+		}
 		if (names && names[i])
 			cp_buf_puts(out, names[i]);
 		else
@@ -34,20 +45,21 @@ static void put_side(const int64_t *a, size_t k, const char *const *names,
 		cp_buf_puts(out, "0");
 }
 
-void cone_format_constraint(const int64_t *a, size_t k,
-			    const char *const *names, int is_equality,
-			    struct cp_buf *out)
+void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
+			      int is_equality, struct cp_buf *out)
 {
 	size_t i, pos = 0, neg = 0;
 	int first_sign = 0;
 
 	for (i = 0; i < k; i++) {
-		if (a[i] > 0)
+		int sg = mpz_sgn(a[i]);
+
+		if (sg > 0)
 			pos++;
-		else if (a[i] < 0)
+		else if (sg < 0)
 			neg++;
-		if (a[i] && !first_sign)
-			first_sign = a[i] > 0 ? 1 : -1;
+		if (sg && !first_sign)
+			first_sign = sg;
 	}
 	if (is_equality) {
 		/* the side with fewer terms reads as the thing defined */
@@ -67,6 +79,25 @@ void cone_format_constraint(const int64_t *a, size_t k,
 	put_side(a, k, names, -1, out);
 	cp_buf_puts(out, " <= ");
 	put_side(a, k, names, 1, out);
+}
+
+void cone_format_constraint(const int64_t *a, size_t k,
+			    const char *const *names, int is_equality,
+			    struct cp_buf *out)
+{
+	mpz_t *z = cp_malloc((k + 1) * sizeof *z);
+	size_t i;
+
+	if (!z) {
+		out->failed = 1;
+		return;
+	}
+	for (i = 0; i < k; i++)
+		mpz_init_set_si(z[i], (long)a[i]);
+	cone_format_constraint_z(z, k, names, is_equality, out);
+	for (i = 0; i < k; i++)
+		mpz_clear(z[i]);
+	cp_free(z);
 }
 
 /* ==== the facet through a subset ====

@@ -14,12 +14,14 @@
 #include "geometry/cone_ech.h"
 
 #define CONE_REJECT 1 /* a proposed facet is not one (exact check) */
+#define CONE_BIG 2    /* the normal does not fit int64: it is in b->zd */
 
 struct cone_build {
 	size_t k, m, d;
 	const uint32_t *S;
 	size_t max_facets;
 	double max_seconds, t0;
+	struct cone_stats *st; /* never NULL */
 	/* distinct primitive non-zero rays */
 	size_t nr;
 	uint32_t *rays;       /* nr * k */
@@ -32,6 +34,11 @@ struct cone_build {
 	int64_t *B;           /* nf * d, oriented: B.y >= 0 */
 	uint64_t *on;         /* nf * words: bit r = ray r lies on facet */
 	size_t *ht;           /* 2*capf slots: facet indices or SIZE_MAX */
+	/* facets whose normal does not fit int64: their row of B is zero,
+	 * zidx[f] indexes zB (nz * d), SIZE_MAX for the others */
+	size_t *zidx;
+	mpz_t *zB;
+	size_t nz, capz;
 	unsigned char *qhull_vertex; /* nr, when Qhull ran */
 	struct cone_ech ech_d; /* scratch basis over d columns */
 	int ech_ready;
@@ -39,16 +46,33 @@ struct cone_build {
 };
 
 int cone_time_over(const struct cone_build *b);
+/* The CP_ELIMIT error of the time limit. */
+int cone_time_error(const struct cone_build *b, struct cp_error *err);
+/* The CP_ELIMIT error of the facet limit (n facets counted exactly). */
+int cone_facet_limit_error(const struct cone_build *b, size_t n,
+			   struct cp_error *err);
+/* Offer a candidate normal (primitive, any sign): oriented, checked exactly
+ * against every ray, kept once.  0, CONE_REJECT or a CP_E* code. */
 int cone_offer_facet(struct cone_build *b, int64_t *bv, size_t *index,
 		     struct cp_error *err);
+int cone_offer_facet_z(struct cone_build *b, mpz_t *z, size_t *index,
+		       struct cp_error *err);
+/* Keep a facet exact by construction (double description), oriented, with
+ * its incidence over the rays: bv, or z when bv is NULL. */
+int cone_keep_facet(struct cone_build *b, const int64_t *bv, mpz_t *z,
+		    const uint64_t *inc, struct cp_error *err);
+/* t = z.y exactly (y a projected ray: entries >= 0). */
+void cone_dot_z(mpz_t t, mpz_t *z, const int64_t *y, size_t d);
+void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
+			      int is_equality, struct cp_buf *out);
 /* Forget every facet found so far (before another attempt). */
 void cone_forget_facets(struct cone_build *b);
+/* The normal of the span of rays ids (rank d-1): 0 (in bv), CONE_BIG
+ * (in b->zd), CONE_REJECT (rank is not d-1), or a CP_E* code. */
 int cone_normal_of_rays(struct cone_build *b, const int *ids, size_t n,
 			int64_t *bv, struct cp_error *err);
-/* d >= 3: facets by exact double description (geometry/cone_dd.c);
- * CONE_REJECT when it gives up (overflow, or more than max_work pair
- * checks), having found no facet. */
-int cone_facets_dd(struct cone_build *b, size_t max_work, struct cp_error *err);
+/* d >= 3: facets by exact double description (geometry/cone_dd.c). */
+int cone_facets_dd(struct cone_build *b, struct cp_error *err);
 /* d >= 3: facets from Qhull's proposals (geometry/cone_qhull.c). */
 int cone_facets_qhull(struct cone_build *b, struct cp_error *err);
 

@@ -22,6 +22,7 @@
 
 #include <libqhull_r/qhull_ra.h>
 
+#include "geometry/cone.h"
 #include "geometry/cone_int.h"
 
 /* Qhull's proposals: the vertex (ray) indices of each facet, flat. */
@@ -122,10 +123,10 @@ static int run_qhull(qhT *qh, char *cmd, int dim, int np, coordT *pts,
 		qh->num_outside--;
 		if (!qh_addpoint(qh, furthest, facet, qh->ONLYmax))
 			break;
-		/* Qhull's facets are not yet the cone's (a facet may be split
-		 * into simplices): stop only well past the limit; the exact
-		 * count decides */
-		if ((size_t)qh->num_facets / 2 > b->max_facets + 500) {
+		/* Qhull's facets are simplices, not yet the cone's facets
+		 * (one facet may be split into many): stop only far past the
+		 * limit, saying so; the exact count decides otherwise */
+		if ((size_t)qh->num_facets > 8 * b->max_facets + 1000) {
 			pr->stopped = 1;
 			break;
 		}
@@ -213,6 +214,7 @@ static int decide(struct cone_build *b, struct proposals *pr, int64_t *bv,
 			if (i == nv)
 				continue;
 		}
+		b->st->candidates++;
 		rc = cone_normal_of_rays(b, v, nv, bv, err);
 		if (rc < 0)
 			goto out;
@@ -220,7 +222,8 @@ static int decide(struct cone_build *b, struct proposals *pr, int64_t *bv,
 			rc = 0;
 			continue;
 		}
-		rc = cone_offer_facet(b, bv, &idx, err);
+		rc = rc == CONE_BIG ? cone_offer_facet_z(b, b->zd, &idx, err)
+				    : cone_offer_facet(b, bv, &idx, err);
 		if (rc)
 			goto out;
 		if (slot[h] == SIZE_MAX) {
@@ -228,9 +231,7 @@ static int decide(struct cone_build *b, struct proposals *pr, int64_t *bv,
 			skey[h] = pr->key[f];
 		}
 		if ((f & 255) == 255 && cone_time_over(b)) {
-			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise --max-seconds)",
-				b->max_seconds);
+			rc = cone_time_error(b, err);
 			goto out;
 		}
 	}
@@ -248,6 +249,10 @@ out:
  * default), and last also searches all points for its initial simplex
  * ('Qs').  No joggle ('QJ'): tried, it made 12 times more simplices. */
 static const char *const attempts[] = { "qhull Q0", "qhull", "qhull Qs" };
+static const char *const attempt_names[] = {
+	"qhull Q0, checked exactly", "qhull (merging), checked exactly",
+	"qhull Qs, checked exactly"
+};
 
 int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
 {
@@ -290,7 +295,14 @@ int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
 			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 			goto out;
 		}
+		if (attempt && cone_time_over(b)) {
+			fclose(ef);
+			free(ebuf);
+			rc = cone_time_error(b, err);
+			goto out;
+		}
 		snprintf(cmd, sizeof cmd, "%s", attempts[attempt]);
+		b->st->method = attempt_names[attempt];
 		memset(qh, 0, sizeof *qh);
 		qh_zero(qh, ef);
 		qh_initqhull_start(qh, NULL, NULL, ef);
@@ -313,15 +325,14 @@ int cone_facets_qhull(struct cone_build *b, struct cp_error *err)
 		}
 		if (pr.stopped == 1) {
 			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone has more than %zu facets (qhull passed %zu; "
-				"raise --max-facets)", b->max_facets,
-				2 * (b->max_facets + 500));
+				"qhull stopped: its triangulation passed %zu simplices "
+				"(8 x --max-facets + 1000) before the cone's facets "
+				"could be counted; raise --max-facets",
+				8 * b->max_facets + 1000);
 			goto out;
 		}
 		if (pr.stopped == 2) {
-			rc = cp_error_set(err, CP_ELIMIT,
-				"the cone took more than %g s (raise --max-seconds)",
-				b->max_seconds);
+			rc = cone_time_error(b, err);
 			goto out;
 		}
 		if (code)

@@ -328,6 +328,13 @@ static int model_cone(struct pipe_model *pm, const struct pipe_budget *budget,
 		pm->no_facets = cp_strdup(ce.msg);
 		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
+	if (!cone_facets_fit_int64(c)) {
+		/* the solver works in int64: its certificates explain instead */
+		cone_free(c);
+		pm->no_facets = cp_strdup("a facet normal has a coefficient beyond "
+					  "64 bits, which the solver cannot take");
+		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	pm->n_eq = cone_n_equalities(c);
 	pm->n_facets = cone_n_facets(c);
 	pm->cons = cp_calloc((pm->n_eq + pm->n_facets) * k + 1, sizeof *pm->cons);

@@ -39,7 +39,7 @@ static char *describe(size_t k, size_t m, const uint32_t *S,
 	cp_buf_puts(&b, " | F:");
 	for (i = 0; i < cone_n_facets(c); i++) {
 		cp_buf_puts(&b, i ? "; " : " ");
-		cone_format_constraint(cone_facet(c, i), k, NULL, 0, &b);
+		cone_format_facet(c, i, NULL, &b);
 	}
 	cp_buf_puts(&b, " | X: ");
 	for (i = 0; i < m; i++)
@@ -306,8 +306,8 @@ static void test_qhull_fallback(void)
 	struct cone *c = NULL, *dd = NULL;
 	struct cp_error err;
 
-	CHECK(cone_build_method(k, m, S, NULL, CONE_QHULL, &c, &err) == CP_OK);
-	CHECK(cone_build_method(k, m, S, NULL, CONE_DD, &dd, &err) == CP_OK);
+	CHECK(cone_build_method(k, m, S, NULL, CONE_QHULL, NULL, &c, &err) == CP_OK);
+	CHECK(cone_build_method(k, m, S, NULL, CONE_DD, NULL, &dd, &err) == CP_OK);
 	if (!c || !dd)
 		goto out;
 	CHECK(cone_n_facets(dd) == cone_n_facets(c));

@@ -306,7 +306,7 @@ static int check_case(struct oracle *o, unsigned long seed, int verbose)
 
 	oracle_facets(o);
 	cp_error_clear(&err);
-	if (cone_build_method(k, m, o->S, NULL, method_under_test, &c, &err)) {
+	if (cone_build_method(k, m, o->S, NULL, method_under_test, NULL, &c, &err)) {
 		printf("  seed %lu: cone_build failed: %s\n", seed, err.msg);
 		return 1;
 	}
