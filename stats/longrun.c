@@ -189,6 +189,23 @@ void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 		}
 }
 
+/* y += a x, element by element (each y_i one multiply and one add, as a
+ * scalar loop would do; restrict and
+ * the unrolling let the compiler use vector registers). */
+static void axpy(size_t k, double a, const double *restrict x, double *restrict y)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= k; i += 4) {   /* unrolled: the compiler pairs them */
+		y[i] += a * x[i];
+		y[i + 1] += a * x[i + 1];
+		y[i + 2] += a * x[i + 2];
+		y[i + 3] += a * x[i + 3];
+	}
+	for (; i < k; i++)
+		y[i] += a * x[i];
+}
+
 /* The PCA box, in the principal frame with its axes and widths from
  * independent halves.  The smallest eigenvalues of a sample covariance
  * underestimate the variance along their own eigenvectors (at k = 20,
@@ -291,21 +308,11 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 
 		for (i = 0; i < k; i++)
 			uw[i] = us[i] = 0;
-		for (l = 0; l < k; l++) {
-			const double *vl = VT + l * k;
-			double a = wj[l];
-
-			for (i = 0; i < k; i++)
-				uw[i] += a * vl[i];
-		}
+		for (l = 0; l < k; l++)
+			axpy(k, wj[l], VT + l * k, uw);
 		if (per_interval)
-			for (l = 0; l < k; l++) {
-				const double *vl = VT + l * k;
-				double b = sj[l];
-
-				for (i = 0; i < k; i++)
-					us[i] += b * vl[i];
-			}
+			for (l = 0; l < k; l++)
+				axpy(k, sj[l], VT + l * k, us);
 		for (i = 0; i < k; i++) {
 			sv[i] += vj[i] * uw[i];
 			pv[i] += vj[i] * us[i];
