@@ -79,6 +79,13 @@ static void *batch_thread(void *arg)
 	return NULL;
 }
 
+size_t feas_cpu_count(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return c > 0 ? (size_t)c : 1;
+}
+
 int feas_check_batch(const struct feas_model *fm, size_t n,
 		     const struct feas_query *queries, unsigned flags,
 		     size_t threads, struct feas_result *results,
@@ -92,11 +99,8 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 
 	if (n == 0)
 		return CP_OK;
-	if (threads == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		threads = c > 0 ? (size_t)c : 1;
-	}
+	if (threads == 0)
+		threads = feas_cpu_count();
 	if (threads > (n + BATCH_CHUNK - 1) / BATCH_CHUNK)
 		threads = (n + BATCH_CHUNK - 1) / BATCH_CHUNK;
 	if (threads > 256)

@@ -4,6 +4,7 @@
  * docs/statistics.md derives them. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,10 +18,18 @@
 /* ==== quantiles ==== */
 
 /* GSL calls abort() on domain errors unless its handler is off; every
- * entry point that calls GSL switches it off first (idempotent). */
-static void gsl_quiet(void)
+ * entry point that calls GSL switches it off first, once per process (so
+ * threads building regions do not all write GSL's global). */
+static void gsl_quiet_once(void)
 {
 	gsl_set_error_handler_off();
+}
+
+static void gsl_quiet(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, gsl_quiet_once);
 }
 
 int stats_conf_ok(double c)
