@@ -165,7 +165,8 @@ int region_build(const double *rates, size_t n, size_t k,
 	size_t batches = opt ? opt->batches : 0;
 	int per_interval = opt && opt->per_interval, rc = CP_OK;
 	size_t bandwidth = 0, *njl_all = NULL;
-	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL;
+	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL, *acc = NULL;
+	size_t *nacc = NULL;
 	char cname[32];
 	double zero_count;
 
@@ -221,7 +222,9 @@ int region_build(const double *rates, size_t n, size_t k,
 	floor_ = cp_calloc(k, sizeof *floor_);
 	w = cp_calloc(k, sizeof *w);
 	v = cp_calloc(k * k, sizeof *v);
-	if (!nint || !njl_all || !floor_ || !w || !v)
+	acc = cp_malloc(k * sizeof *acc);
+	nacc = cp_malloc(k * sizeof *nacc);
+	if (!nint || !njl_all || !floor_ || !w || !v || !acc || !nacc)
 		goto nomem;
 	r->confidence = conf;
 
@@ -302,19 +305,29 @@ int region_build(const double *rates, size_t n, size_t k,
 	 *     C_jl = S_jl * n_jl / (n_j * n_l)      (C_jj = S_jj / n_j);
 	 * a per-interval (prediction) region adds the spread of one new
 	 * interval:  C + S. */
-	for (j = 0; j < k; j++)
+	for (j = 0; j < k; j++) {
+		/* row j's sums for every l >= j at once, each over the samples
+		 * in ascending order (the same sums as pair by pair) */
 		for (l = j; l < k; l++) {
-			double s = 0, c;
-			size_t njl = 0;
+			acc[l] = 0;
+			nacc[l] = 0;
+		}
+		for (i = 0; i < m; i++) {
+			const double *xi = x + i * k;
+			double da = xi[j] - r->mu[j];
 
-			for (i = 0; i < m; i++) {
-				double a = x[i * k + j], b = x[i * k + l];
+			if (isnan(xi[j]))
+				continue;
+			for (l = j; l < k; l++)
+				if (!isnan(xi[l])) {
+					acc[l] += da * (xi[l] - r->mu[l]);
+					nacc[l]++;
+				}
+		}
+		for (l = j; l < k; l++) {
+			double s = acc[l], c;
+			size_t njl = nacc[l];
 
-				if (isnan(a) || isnan(b))
-					continue;
-				s += (a - r->mu[j]) * (b - r->mu[l]);
-				njl++;
-			}
 			s = njl >= 2 ? s / (double)(njl - 1) : 0;
 			r->sigma[j * k + l] = r->sigma[l * k + j] = s;
 			njl_all[j * k + l] = njl_all[l * k + j] = njl;
@@ -327,6 +340,7 @@ int region_build(const double *rates, size_t n, size_t k,
 				c += s;
 			r->cov[j * k + l] = r->cov[l * k + j] = c;
 		}
+	}
 
 	/* The floor, from the counting resolution res_j (one count as a
 	 * rate).  (a) Rounding to whole counts: per-interval variance
@@ -412,7 +426,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		}
 		memcpy(r->lambda, w, k * sizeof *w);
 	}
-	r->q = region_quantile(conf, k, nmin);
+	r->q = stats_quantile_for(conf, k, nmin, r->rule, r->q1);
 	if (!isfinite(r->q) || !isfinite(r->q1)) {
 		rc = cp_error_set(err, CP_ENUMERIC, "quantile failed for "
 				  "confidence %g, k = %zu, n = %zu", conf, k, nmin);
@@ -488,6 +502,8 @@ out:
 	cp_free(floor_);
 	cp_free(w);
 	cp_free(v);
+	cp_free(acc);
+	cp_free(nacc);
 	return rc;
 }
 
