@@ -436,6 +436,7 @@ int cli_check(int argc, char **argv)
 	cp_error_clear(&err);
 	cp_buf_init(&b);
 
+	po.threads = threads ? threads : feas_cpu_count();   /* regions too */
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;

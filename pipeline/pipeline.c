@@ -1,5 +1,7 @@
 /* pipeline/pipeline.c: model + feature set + dataset -> verdicts (see
  * pipeline.h for the policy on counters and unusable observations). */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +138,127 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 	return rc;
 }
 
+/* Observation i's region, or why it has none (pd->why[i]).  Returns 0,
+ * or the error that stops everything (anything but CP_EINPUT). */
+static int data_observation(struct pipe_data *pd, const struct region_options *ro,
+			    size_t i, struct cp_error *err)
+{
+	const struct stats_dataset *d = pd->data;
+	struct cp_error re;
+	int rc;
+
+	cp_error_clear(&re);
+	rc = stats_observation_region(d, i, pd->events, pd->k, ro, &pd->regions[i], &re);
+	if (rc == CP_EINPUT) {
+		/* this observation cannot form a region: say why, go on */
+		const char *why = re.msg;
+		char prefix[CP_ERROR_MAX];
+		size_t np;
+
+		/* the reason without the "observation 'NAME': " the stats
+		 * message opens with: reports name it themselves */
+		np = (size_t)snprintf(prefix, sizeof prefix, "observation '%s': ",
+				      stats_dataset_observation(d, i));
+		if (np < sizeof prefix && !strncmp(why, prefix, np))
+			why += np;
+		pd->regions[i] = NULL;
+		pd->why[i] = cp_strdup(why);
+		if (!pd->why[i])
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		return CP_OK;
+	}
+	if (rc)
+		return cp_error_set(err, rc, "observation '%.200s': %.700s",
+				    stats_dataset_observation(d, i), re.msg);
+	return CP_OK;
+}
+
+/* Regions on threads: observations handed out in chunks; each region is
+ * written to its own slot, and the error reported is the one of the
+ * lowest observation, as one thread would have stopped at it. */
+#define DATA_CHUNK 16
+
+struct data_batch {
+	struct pipe_data *pd;
+	const struct region_options *ro;
+	pthread_mutex_t lock;
+	size_t next, err_index;
+	struct cp_error err;
+	int rc;
+};
+
+static void *data_thread(void *arg)
+{
+	struct data_batch *b = arg;
+	struct cp_error err;
+
+	for (;;) {
+		size_t lo, hi, i;
+		int rc = CP_OK;
+
+		pthread_mutex_lock(&b->lock);
+		lo = b->next;
+		hi = lo + DATA_CHUNK < b->pd->n_obs ? lo + DATA_CHUNK : b->pd->n_obs;
+		b->next = hi;
+		pthread_mutex_unlock(&b->lock);
+		if (lo >= hi)
+			break;
+		for (i = lo; i < hi && !rc; i++) {
+			cp_error_clear(&err);
+			rc = data_observation(b->pd, b->ro, i, &err);
+		}
+		if (rc) {
+			pthread_mutex_lock(&b->lock);
+			if (!b->rc || i - 1 < b->err_index) {
+				b->rc = rc;
+				b->err = err;
+				b->err_index = i - 1;
+			}
+			b->next = b->pd->n_obs;   /* the others stop at their chunk's end */
+			pthread_mutex_unlock(&b->lock);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int data_regions(struct pipe_data *pd, const struct region_options *ro,
+			size_t threads, struct cp_error *err)
+{
+	struct data_batch b;
+	pthread_t tid[64];
+	size_t t, started = 0, i;
+	int rc = CP_OK;
+
+	if (threads > (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK)
+		threads = (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK;
+	if (threads > sizeof tid / sizeof *tid)
+		threads = sizeof tid / sizeof *tid;
+	if (threads <= 1 || pthread_mutex_init(&b.lock, NULL)) {
+		for (i = 0; i < pd->n_obs && !rc; i++)
+			rc = data_observation(pd, ro, i, err);
+		return rc;
+	}
+	b.pd = pd;
+	b.ro = ro;
+	b.next = 0;
+	b.err_index = 0;
+	b.rc = CP_OK;
+	cp_error_clear(&b.err);
+	for (t = 0; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, data_thread, &b))
+			break;
+		started++;
+	}
+	data_thread(&b);   /* the calling thread works too */
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	pthread_mutex_destroy(&b.lock);
+	if (b.rc && err)
+		*err = b.err;
+	return b.rc;
+}
+
 int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 		  const struct pipe_options *opt, struct pipe_data **out,
 		  struct cp_error *err)
@@ -174,39 +297,14 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 	ro.batches = pd->opt.batches;
 	ro.per_interval = pd->opt.per_interval;
 	ro.names = pd->names;
+	/* threads beyond the calling one (1: none) */
+	if ((rc = data_regions(pd, &ro, pd->opt.threads ? pd->opt.threads - 1 : 0, err)))
+		goto fail;
 	for (i = 0; i < pd->n_obs; i++) {
-		struct cp_error re;
-
-		cp_error_clear(&re);
-		rc = stats_observation_region(d, i, pd->events, pd->k, &ro,
-					      &pd->regions[i], &re);
-		if (rc == CP_EINPUT) {
-			/* this observation cannot form a region: say why, go on */
-			const char *why = re.msg;
-			char prefix[CP_ERROR_MAX];
-			size_t np;
-
-			/* the reason without the "observation 'NAME': " the
-			 * stats message opens with: reports name it themselves */
-			np = (size_t)snprintf(prefix, sizeof prefix, "observation '%s': ",
-					      stats_dataset_observation(d, i));
-			if (np < sizeof prefix && !strncmp(why, prefix, np))
-				why += np;
-			pd->regions[i] = NULL;
-			pd->why[i] = cp_strdup(why);
-			if (!pd->why[i]) {
-				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-				goto fail;
-			}
+		if (pd->regions[i])
+			feas_query_from_region(pd->regions[i], pd->opt.shape, &pd->queries[i]);
+		else
 			pd->n_unusable++;
-			continue;
-		}
-		if (rc) {
-			cp_error_set(err, rc, "observation '%.200s': %.700s",
-				     stats_dataset_observation(d, i), re.msg);
-			goto fail;
-		}
-		feas_query_from_region(pd->regions[i], pd->opt.shape, &pd->queries[i]);
 	}
 	*out = pd;
 	return CP_OK;

@@ -55,6 +55,9 @@ struct pipe_options {
 	enum feas_shape shape;   /* FEAS_PCA (0) by default */
 	const char *counters;    /* "a,b": only these model counters; NULL:
 				  * all, and every one must be in the data */
+	size_t threads;          /* threads building the regions (0 or 1: the
+				  * calling thread only); the regions are the
+				  * same for every count */
 };
 
 /* ---- the data side ---- */

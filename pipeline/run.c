@@ -90,6 +90,8 @@ static int run(struct pipe_run *r, const char *features,
 	}
 	if (!o.confidence)
 		o.confidence = 0.99;
+	if (!o.threads)   /* the regions on the checks' threads */
+		o.threads = threads ? threads : feas_cpu_count();
 	if ((rc = udd_model_select(r->model, features, &sel, err)) ||
 	    (rc = pipe_data_new(r->model, r->data, &o, &r->pd, err)) ||
 	    (rc = pipe_model_new(r->model, sel, r->pd, &budget, &r->pm, err)))

@@ -14,9 +14,13 @@
  * Threads                                                           *
  * ================================================================ */
 
-/* Observations are handed out in chunks of consecutive indices, so each
- * thread warm-starts from a neighbour (datasets list similar runs
- * together); results go to their input slot, so order is kept. */
+/* Observations go out in chunks of consecutive indices, so each thread
+ * warm-starts from a neighbour (datasets list similar runs together);
+ * results go to their input slot, so order is kept.  Thread t of T takes
+ * chunks t, t + T, t + 2T, ...: which observations a thread checks, and
+ * after which (the warm start, on which a certificate-derived
+ * explanation may depend), is fixed by T, not by how the threads happen
+ * to be scheduled, so two runs with the same count agree. */
 #define BATCH_CHUNK 16
 
 struct batch {
@@ -26,23 +30,30 @@ struct batch {
 	unsigned flags;
 	size_t n;
 	pthread_mutex_t lock;
-	size_t next, done;
+	size_t done, threads;
 	int failed;
 	struct cp_error err;
 	size_t err_index;
 };
 
+struct batch_part {
+	struct batch *b;
+	size_t first;   /* this thread's first chunk */
+};
+
 static void *batch_thread(void *arg)
 {
-	struct batch *b = arg;
+	struct batch_part *part = arg;
+	struct batch *b = part->b;
 	struct worker *w = NULL;
 	struct cp_error err;
+	size_t chunk = part->first;
 	int rc;
 
 	cp_error_clear(&err);
 	rc = feas_worker_new(b->fm, &w, &err);
-	for (;;) {
-		size_t lo, hi, i;
+	for (;; chunk += b->threads) {
+		size_t lo = chunk * BATCH_CHUNK, hi, i;
 
 		pthread_mutex_lock(&b->lock);
 		if (rc && !b->failed) {
@@ -50,14 +61,12 @@ static void *batch_thread(void *arg)
 			b->err = err;
 			b->err_index = (size_t)-1;
 		}
-		if (b->failed || b->next >= b->n) {
+		if (b->failed || lo >= b->n) {
 			pthread_mutex_unlock(&b->lock);
 			break;
 		}
-		lo = b->next;
-		hi = lo + BATCH_CHUNK < b->n ? lo + BATCH_CHUNK : b->n;
-		b->next = hi;
 		pthread_mutex_unlock(&b->lock);
+		hi = lo + BATCH_CHUNK < b->n ? lo + BATCH_CHUNK : b->n;
 		for (i = lo; i < hi && !rc; i++) {
 			rc = feas_check_with(w, &b->queries[i], b->flags, &b->results[i], &err);
 			if (rc) {
@@ -79,6 +88,13 @@ static void *batch_thread(void *arg)
 	return NULL;
 }
 
+size_t feas_cpu_count(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return c > 0 ? (size_t)c : 1;
+}
+
 int feas_check_batch(const struct feas_model *fm, size_t n,
 		     const struct feas_query *queries, unsigned flags,
 		     size_t threads, struct feas_result *results,
@@ -86,17 +102,15 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 		     struct cp_error *err)
 {
 	struct batch b;
+	struct batch_part *part;
 	pthread_t *tid;
 	size_t t, started = 0;
 	int rc = CP_OK;
 
 	if (n == 0)
 		return CP_OK;
-	if (threads == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		threads = c > 0 ? (size_t)c : 1;
-	}
+	if (threads == 0)
+		threads = feas_cpu_count();
 	if (threads > (n + BATCH_CHUNK - 1) / BATCH_CHUNK)
 		threads = (n + BATCH_CHUNK - 1) / BATCH_CHUNK;
 	if (threads > 256)
@@ -111,16 +125,28 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 	if (pthread_mutex_init(&b.lock, NULL))
 		return cp_error_set(err, CP_EINTERNAL, "cannot create a mutex");
 	tid = cp_malloc(threads * sizeof *tid);
-	if (!tid) {
+	part = cp_malloc(threads * sizeof *part);
+	if (!tid || !part) {
+		cp_free(tid);
+		cp_free(part);
 		pthread_mutex_destroy(&b.lock);
 		return cp_error_set(err, CP_ENOMEM, "out of memory starting threads");
 	}
+	/* every chunk needs its thread: all start, or none works */
+	b.threads = threads;
 	for (t = 0; t < threads; t++) {
-		if (pthread_create(&tid[t], NULL, batch_thread, &b))
+		part[t].b = &b;
+		part[t].first = t;
+		if (pthread_create(&tid[t], NULL, batch_thread, &part[t]))
 			break;
 		started++;
 	}
-	if (started == 0) {
+	if (started < threads) {
+		pthread_mutex_lock(&b.lock);
+		b.failed = 1;
+		pthread_mutex_unlock(&b.lock);
+		for (t = 0; t < started; t++)
+			pthread_join(tid[t], NULL);
 		rc = cp_error_set(err, CP_EINTERNAL, "cannot start a thread");
 		goto out;
 	}
@@ -152,6 +178,7 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 	}
 out:
 	cp_free(tid);
+	cp_free(part);
 	pthread_mutex_destroy(&b.lock);
 	return rc;
 }

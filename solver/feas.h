@@ -183,6 +183,8 @@ int feas_check(struct feas_model *fm, const struct feas_query *q,
  * 50 ms with the number done so far.  On the first error the others stop;
  * err names the observation. */
 typedef void (*feas_progress_fn)(void *ctx, size_t done, size_t total);
+/* The thread count that 0 stands for: the online CPUs (at least 1). */
+size_t feas_cpu_count(void);
 int feas_check_batch(const struct feas_model *fm, size_t n,
 		     const struct feas_query *queries, unsigned flags,
 		     size_t threads, struct feas_result *results,

@@ -189,6 +189,23 @@ void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 		}
 }
 
+/* y += a x, element by element (each y_i one multiply and one add, as a
+ * scalar loop would do; restrict and
+ * the unrolling let the compiler use vector registers). */
+static void axpy(size_t k, double a, const double *restrict x, double *restrict y)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= k; i += 4) {   /* unrolled: the compiler pairs them */
+		y[i] += a * x[i];
+		y[i + 1] += a * x[i + 1];
+		y[i + 2] += a * x[i + 2];
+		y[i + 3] += a * x[i + 3];
+	}
+	for (; i < k; i++)
+		y[i] += a * x[i];
+}
+
 /* The PCA box, in the principal frame with its axes and widths from
  * independent halves.  The smallest eigenvalues of a sample covariance
  * underestimate the variance along their own eigenvectors (at k = 20,
@@ -207,6 +224,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 {
 	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
 	double *mu = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL, *h = NULL;
+	double *VT = NULL, *uw, *us, *sv, *fv, *pv, *nuj;
 	double nu, q1b;
 	int rc = -1;
 
@@ -226,7 +244,8 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	V = cp_malloc(k * k * sizeof *V);
 	h = cp_malloc(k * sizeof *h);
 	ord = cp_malloc(k * sizeof *ord);
-	if (!mu || !SA || !SB || !w || !V || !h || !ord) {
+	VT = cp_malloc((k * k + 6 * k) * sizeof *VT);
+	if (!mu || !SA || !SB || !w || !V || !h || !ord || !VT) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -262,6 +281,12 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		rc = -1;
 		goto out;
 	}
+	uw = VT + k * k;
+	us = uw + k;
+	sv = us + k;
+	fv = sv + k;
+	pv = fv + k;
+	nuj = pv + k;
 	/* the mean's covariance as the full one is made (pairwise counts
 	 * n_jl / (n_j n_l)), from the second half's S; formed once, so each
 	 * axis costs two quadratic forms (k^2) and no division */
@@ -269,22 +294,42 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		for (l = 0; l < k; l++)
 			SA[j * k + l] = SB[j * k + l] * (double)njl[j * k + l] /
 					((double)r->n_counted[j] * (double)r->n_counted[l]);
+	/* Every axis at once, over the transposed axes VT (VT[l][i] = v_i[l]):
+	 * each sum still runs over l (then j) in ascending order, as it would
+	 * axis by axis, so the numbers are the same; the k independent sums
+	 * of one step are what the processor can overlap. */
+	for (l = 0; l < k; l++)
+		for (i = 0; i < k; i++)
+			VT[l * k + i] = V[i * k + l];
+	for (i = 0; i < k; i++)
+		sv[i] = fv[i] = pv[i] = 0;
+	for (j = 0; j < k; j++) {
+		const double *wj = SA + j * k, *sj = SB + j * k, *vj = VT + j * k;
+
+		for (i = 0; i < k; i++)
+			uw[i] = us[i] = 0;
+		for (l = 0; l < k; l++)
+			axpy(k, wj[l], VT + l * k, uw);
+		if (per_interval)
+			for (l = 0; l < k; l++)
+				axpy(k, sj[l], VT + l * k, us);
+		for (i = 0; i < k; i++) {
+			sv[i] += vj[i] * uw[i];
+			pv[i] += vj[i] * us[i];
+			fv[i] += vj[i] * vj[i] * floor_[j];
+		}
+	}
+	/* each counter's own degrees of freedom (prewhitened), the same for
+	 * every axis */
+	for (j = 0; rho && j < k; j++) {
+		nuj[j] = stats_prewhite_dof(nu, rho[j], nb);
+		if (nuj[j] < HAC_MIN_DOF)
+			nuj[j] = HAC_MIN_DOF;
+	}
 	for (i = 0; i < k; i++) {
 		const double *v = V + i * k;
-		double s = 0, f = 0, p = 0;
+		double s = sv[i], f = fv[i], p = pv[i];
 
-		for (j = 0; j < k; j++) {
-			const double *wj = SA + j * k, *sj = SB + j * k;
-			double uw = 0, us = 0;
-
-			for (l = 0; l < k; l++) {
-				uw += wj[l] * v[l];
-				us += sj[l] * v[l];
-			}
-			s += v[j] * uw;
-			p += v[j] * us;
-			f += v[j] * v[j] * floor_[j];
-		}
 		if (s < 0)
 			s = 0;
 		/* a prediction adds one sample's spread */
@@ -296,12 +341,9 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 
 			for (j = 0; j < k; j++) {
 				double wj = v[j] * v[j] * SB[j * k + j];
-				double nj = stats_prewhite_dof(nu, rho[j], nb);
 
-				if (nj < HAC_MIN_DOF)
-					nj = HAC_MIN_DOF;
 				num += wj;
-				den += wj * wj / nj;
+				den += wj * wj / nuj[j];
 			}
 			q = den > 0 ? region_quantile1(conf, k,
 				(size_t)floor(num * num / den) + 1) : q1b;
@@ -331,6 +373,7 @@ out:
 	cp_free(V);
 	cp_free(h);
 	cp_free(ord);
+	cp_free(VT);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * docs/statistics.md derives them. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,10 +18,18 @@
 /* ==== quantiles ==== */
 
 /* GSL calls abort() on domain errors unless its handler is off; every
- * entry point that calls GSL switches it off first (idempotent). */
-static void gsl_quiet(void)
+ * entry point that calls GSL switches it off first, once per process (so
+ * threads building regions do not all write GSL's global). */
+static void gsl_quiet_once(void)
 {
 	gsl_set_error_handler_off();
+}
+
+static void gsl_quiet(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, gsl_quiet_once);
 }
 
 int stats_conf_ok(double c)
@@ -81,6 +90,20 @@ enum region_rule region_rule_for(size_t k, size_t n)
  * chi^2_k. */
 double region_quantile(double confidence, size_t k, size_t n)
 {
+	enum region_rule rule;
+
+	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	rule = region_rule_for(k, n);
+	return stats_quantile_for(confidence, k, n, rule, rule == REGION_RULE_HOTELLING ?
+				  (double)NAN : region_quantile1(confidence, k, n));
+}
+
+/* region_quantile for a rule already chosen and the q1 already computed
+ * (region_build has both): the same numbers, without choosing again. */
+double stats_quantile_for(double confidence, size_t k, size_t n,
+			  enum region_rule rule, double q1)
+{
 	double f;
 
 	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
@@ -88,11 +111,11 @@ double region_quantile(double confidence, size_t k, size_t n)
 	gsl_quiet();
 	if (n == 0)
 		return gsl_cdf_chisq_Pinv(confidence, (double)k);
-	if (region_rule_for(k, n) == REGION_RULE_HOTELLING) {
+	if (rule == REGION_RULE_HOTELLING) {
 		f = gsl_cdf_fdist_Pinv(confidence, (double)k, (double)(n - k));
 		return (double)k * (double)(n - 1) / (double)(n - k) * f;
 	}
-	return (double)k * region_quantile1(confidence, k, n);
+	return (double)k * q1;
 }
 
 /* The inverse of region_quantile in its first argument. */

@@ -17,35 +17,52 @@
 
 /* ==== eigen-decomposition ==== */
 
+/* dsyevd called as LAPACKE_dsyevd calls it for a row-major 'U' matrix (the
+ * same column-major upper triangle, its workspace query, its NaN check
+ * with its info -5), so the results are the same to the bit; without
+ * LAPACKE's two transposes and three allocations per call (a region of 26
+ * counters spends most of its time here).  v must not alias a: it
+ * receives the column-major copy that dsyevd overwrites with the
+ * eigenvectors, which are then already the rows of v. */
 int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
 			  struct cp_error *err)
 {
-	double *m;
+	double *work, wq = 0;
+	lapack_int n, lwork = -1, liwork = -1, iq = 0, info = 0, *iwork;
 	size_t i, j;
-	lapack_int info;
 
 	if (k == 0)
 		return CP_OK;
 	if (k > 46340)   /* k*k must fit lapack_int */
 		return cp_error_set(err, CP_ELIMIT, "matrix too large (%zu)", k);
-	if (!(m = cp_malloc(k * k * sizeof *m)))
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	memcpy(m, a, k * k * sizeof *m);
+	for (i = 0; i < k; i++)
+		for (j = i; j < k; j++)
+			if (isnan(a[i * k + j]))
+				return cp_error_set(err, CP_ENUMERIC, "eigen-decomposition "
+						    "failed (dsyevd info -5)");
+	n = (lapack_int)k;
 	cp_lapack_serial();
-	/* row-major: eigenvalues ascending in w, eigenvectors in the
-	 * columns of m */
-	info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k, m,
-			      (lapack_int)k, w);
-	if (info != 0) {
-		cp_free(m);
+	LAPACK_dsyevd("V", "U", &n, v, &n, w, &wq, &lwork, &iq, &liwork, &info);
+	if (info != 0)
+		return cp_error_set(err, CP_ENUMERIC, "eigen-decomposition failed "
+				    "(dsyevd info %d)", (int)info);
+	lwork = (lapack_int)wq;
+	liwork = iq;
+	work = cp_malloc((size_t)lwork * sizeof *work + (size_t)liwork * sizeof *iwork);
+	if (!work)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	iwork = (lapack_int *)(void *)(work + lwork);
+	/* column-major element (i, j) = row-major a[i][j] */
+	for (i = 0; i < k; i++)
+		for (j = 0; j < k; j++)
+			v[j * k + i] = a[i * k + j];
+	/* eigenvalues ascending in w, eigenvectors in the columns */
+	LAPACK_dsyevd("V", "U", &n, v, &n, w, work, &lwork, iwork, &liwork, &info);
+	cp_free(work);
+	if (info != 0)
 		return cp_error_set(err, CP_ENUMERIC,
 				    "eigen-decomposition failed (dsyevd info %d)",
 				    (int)info);
-	}
-	for (i = 0; i < k; i++)
-		for (j = 0; j < k; j++)
-			v[i * k + j] = m[j * k + i];
-	cp_free(m);
 	return CP_OK;
 }
 
@@ -148,7 +165,8 @@ int region_build(const double *rates, size_t n, size_t k,
 	size_t batches = opt ? opt->batches : 0;
 	int per_interval = opt && opt->per_interval, rc = CP_OK;
 	size_t bandwidth = 0, *njl_all = NULL;
-	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL;
+	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL, *acc = NULL;
+	size_t *nacc = NULL;
 	char cname[32];
 	double zero_count;
 
@@ -204,7 +222,9 @@ int region_build(const double *rates, size_t n, size_t k,
 	floor_ = cp_calloc(k, sizeof *floor_);
 	w = cp_calloc(k, sizeof *w);
 	v = cp_calloc(k * k, sizeof *v);
-	if (!nint || !njl_all || !floor_ || !w || !v)
+	acc = cp_malloc(k * sizeof *acc);
+	nacc = cp_malloc(k * sizeof *nacc);
+	if (!nint || !njl_all || !floor_ || !w || !v || !acc || !nacc)
 		goto nomem;
 	r->confidence = conf;
 
@@ -285,19 +305,29 @@ int region_build(const double *rates, size_t n, size_t k,
 	 *     C_jl = S_jl * n_jl / (n_j * n_l)      (C_jj = S_jj / n_j);
 	 * a per-interval (prediction) region adds the spread of one new
 	 * interval:  C + S. */
-	for (j = 0; j < k; j++)
+	for (j = 0; j < k; j++) {
+		/* row j's sums for every l >= j at once, each over the samples
+		 * in ascending order (the same sums as pair by pair) */
 		for (l = j; l < k; l++) {
-			double s = 0, c;
-			size_t njl = 0;
+			acc[l] = 0;
+			nacc[l] = 0;
+		}
+		for (i = 0; i < m; i++) {
+			const double *xi = x + i * k;
+			double da = xi[j] - r->mu[j];
 
-			for (i = 0; i < m; i++) {
-				double a = x[i * k + j], b = x[i * k + l];
+			if (isnan(xi[j]))
+				continue;
+			for (l = j; l < k; l++)
+				if (!isnan(xi[l])) {
+					acc[l] += da * (xi[l] - r->mu[l]);
+					nacc[l]++;
+				}
+		}
+		for (l = j; l < k; l++) {
+			double s = acc[l], c;
+			size_t njl = nacc[l];
 
-				if (isnan(a) || isnan(b))
-					continue;
-				s += (a - r->mu[j]) * (b - r->mu[l]);
-				njl++;
-			}
 			s = njl >= 2 ? s / (double)(njl - 1) : 0;
 			r->sigma[j * k + l] = r->sigma[l * k + j] = s;
 			njl_all[j * k + l] = njl_all[l * k + j] = njl;
@@ -310,6 +340,7 @@ int region_build(const double *rates, size_t n, size_t k,
 				c += s;
 			r->cov[j * k + l] = r->cov[l * k + j] = c;
 		}
+	}
 
 	/* The floor, from the counting resolution res_j (one count as a
 	 * rate).  (a) Rounding to whole counts: per-interval variance
@@ -395,7 +426,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		}
 		memcpy(r->lambda, w, k * sizeof *w);
 	}
-	r->q = region_quantile(conf, k, nmin);
+	r->q = stats_quantile_for(conf, k, nmin, r->rule, r->q1);
 	if (!isfinite(r->q) || !isfinite(r->q1)) {
 		rc = cp_error_set(err, CP_ENUMERIC, "quantile failed for "
 				  "confidence %g, k = %zu, n = %zu", conf, k, nmin);
@@ -471,6 +502,8 @@ out:
 	cp_free(floor_);
 	cp_free(w);
 	cp_free(v);
+	cp_free(acc);
+	cp_free(nacc);
 	return rc;
 }
 

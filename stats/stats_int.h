@@ -11,6 +11,8 @@
 #define HAC_MIN_DOF 7.0
 
 int stats_conf_ok(double c);
+double stats_quantile_for(double confidence, size_t k, size_t n,
+			  enum region_rule rule, double q1);
 double stats_max_lag1(const double *x, size_t n, size_t k);
 size_t stats_hac_bandwidth(const double *rates, size_t n, size_t k);
 double stats_hac_dof(size_t n, size_t L);
