@@ -270,7 +270,7 @@ static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 			if (!c)
 				continue;
 			if (a != 1 && c != 1 && a != -1 && c != -1) {
-				g = cone_gcd64(a, c);
+				g = cp_gcd64(a, c);
 				a /= g;
 				c /= g;
 			}
@@ -290,7 +290,7 @@ static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 				g = 0;
 				for (t = col + 1; t < d; t++)
 					if (R[t])
-						g = cone_gcd64(g, R[t]);
+						g = cp_gcd64(g, R[t]);
 				if (g > 1)
 					for (t = col + 1; t < d; t++)
 						R[t] /= g;
