@@ -614,6 +614,10 @@ static int write_rows(struct importer *im, const char *observation,
 		} else {
 			double len = (times[t] - (t ? times[t - 1] : 0)) * 1e9;
 
+			if (!(len <= PERFSTAT_MAX_EXACT))
+				bad(im, first->line, "'%s' at time %.9f: the interval "
+				    "(%.0f ns) is beyond 2^53 ns, more than a dataset "
+				    "holds exactly", first->event, first->time, len);
 			cp_buf_printf(out, ",0,%.0f,0\n", len > 0 ? nearbyint(len) : 0);
 			if (sum)
 				sum->not_counted++;
