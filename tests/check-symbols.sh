@@ -6,7 +6,7 @@
 # declared in one of the public HEADERS, and every function those
 # headers declare is exported.
 dir=$1; so=$2; hdrs=$3; bad=0
-prefixes='cp_|udd_|cone_|stats_|region_|feas_|pipe_|explore_|hec_|mmu_|counterpoint_'
+prefixes='cp_|udd_|cone_|stats_|region_|feas_|pipe_|explore_|hec_|mmu_|report_|counterpoint_'
 check_shared() {
 	tmp=$(mktemp -d) || return
 	# shellcheck disable=SC2086
