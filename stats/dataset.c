@@ -1,53 +1,71 @@
 /* stats/dataset.c: the long CSV dataset (observation, interval, event,
  * value, enabled_ns, running_ns): strict loading, where every bad row is
- * reported as "file:line: message", and per-interval rates. */
+ * reported as "file:line: message", and per-interval rates.
+ *
+ * Loading is one pass over the text, read in blocks (the file is never
+ * held whole).  A plain row (unquoted fields, decimal integers) is taken
+ * by the fast path below; any other row goes through stats/csv.c, which
+ * holds every rule and message.  Names are interned (cp_hash), the next
+ * observation and event predicted from the previous rows, so most rows
+ * hash nothing; nothing is allocated per row.  A sample keeps what rates
+ * need (event, value, running_ns: 20 bytes); consecutive rows of one
+ * observation and interval form a group that holds the rest once. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#include "stats/region.h"
-
-/* One row of the dataset.  line is kept for messages found after the
- * rows are sorted (duplicates). */
-struct sample {
-	uint32_t obs, ev;
-	uint64_t interval;
-	double value;
-	uint64_t enabled, running;
-	unsigned line;
-};
+#include "stats/stats_int.h"
 
 /* Names interned in order of first appearance, found through an
  * open-addressing hash table (slots hold index + 1, 0 = empty). */
 struct names {
 	char **name;
+	size_t *len;
 	size_t n, cap;
-	size_t *slot;
+	uint32_t *slot;
 	size_t nslots;
 };
+
+/* Consecutive lines of one observation and interval: sample start + j
+ * was read from line + j. */
+struct group {
+	uint64_t interval;
+	size_t start;
+	uint32_t obs, n, line;
+	uint32_t dup;            /* an event twice within the group */
+};
+
+/* Samples in chunks of fixed size, so that growing never copies them
+ * (nor holds the old and the new array at once). */
+#define SAMPLE_SHIFT 16
+#define SAMPLE_CHUNK ((size_t)1 << SAMPLE_SHIFT)
+struct chunk {
+	uint32_t ev[SAMPLE_CHUNK];       /* per sample: event, */
+	double value[SAMPLE_CHUNK];      /* value, */
+	uint64_t running[SAMPLE_CHUNK];  /* running_ns */
+};
+#define S_EV(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->ev[(i) & (SAMPLE_CHUNK - 1)])
+#define S_VALUE(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->value[(i) & (SAMPLE_CHUNK - 1)])
+#define S_RUNNING(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->running[(i) & (SAMPLE_CHUNK - 1)])
 
 struct stats_dataset {
 	char *path;
 	struct names obs, ev;
-	struct sample *s;        /* sorted by (obs, interval, ev) */
-	size_t n_s;
-	size_t *obs_start;       /* n_obs + 1 offsets into s */
-	size_t *obs_nint;        /* distinct intervals per observation */
+	struct chunk **ch;        /* the samples, SAMPLE_CHUNK a chunk */
+	size_t n_s, n_ch, cap_ch;
+	struct group *g;          /* sorted by (obs, interval, line) */
+	size_t n_g, cap_g;
+	size_t *obs_g;            /* n_obs + 1 offsets into g */
+	size_t *obs_nint;         /* distinct intervals per observation */
 };
 
 /* ==== names ==== */
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;      /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
 
 static void names_release(struct names *t)
 {
@@ -56,34 +74,39 @@ static void names_release(struct names *t)
 	for (i = 0; i < t->n; i++)
 		cp_free(t->name[i]);
 	cp_free(t->name);
+	cp_free(t->len);
 	cp_free(t->slot);
 	memset(t, 0, sizeof *t);
 }
 
-static size_t names_find(const struct names *t, const char *s)
+static size_t names_find(const struct names *t, const char *s, size_t len,
+			 uint64_t h)
 {
 	size_t i;
 
 	if (!t->nslots)
 		return (size_t)-1;
-	for (i = hash_str(s) & (t->nslots - 1); t->slot[i];
-	     i = (i + 1) & (t->nslots - 1))
-		if (!strcmp(t->name[t->slot[i] - 1], s))
-			return t->slot[i] - 1;
+	for (i = h & (t->nslots - 1); t->slot[i]; i = (i + 1) & (t->nslots - 1)) {
+		size_t j = t->slot[i] - 1;
+
+		if (t->len[j] == len && !memcmp(t->name[j], s, len))
+			return j;
+	}
 	return (size_t)-1;
 }
 
 static int names_rehash(struct names *t, size_t nslots)
 {
-	size_t *slot = cp_calloc(nslots, sizeof *slot), i, j;
+	uint32_t *slot = cp_calloc(nslots, sizeof *slot);
+	size_t i, j;
 
 	if (!slot)
 		return CP_ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		for (j = hash_str(t->name[i]) & (nslots - 1); slot[j];
-		     j = (j + 1) & (nslots - 1))
+		for (j = cp_hash(CP_HASH_SEED, t->name[i], t->len[i]) & (nslots - 1);
+		     slot[j]; j = (j + 1) & (nslots - 1))
 			;
-		slot[j] = i + 1;
+		slot[j] = (uint32_t)(i + 1);
 	}
 	cp_free(t->slot);
 	t->slot = slot;
@@ -91,10 +114,12 @@ static int names_rehash(struct names *t, size_t nslots)
 	return CP_OK;
 }
 
-/* Index of s, adding it if new; (size_t)-1 when out of memory. */
-static size_t names_intern(struct names *t, const char *s)
+/* Index of [s, s + len), adding it if new; (size_t)-1 when out of memory.
+ * Fewer names than lines, and lines stay below 2^32. */
+static size_t names_intern(struct names *t, const char *s, size_t len)
 {
-	size_t i = names_find(t, s), j;
+	uint64_t h = cp_hash(CP_HASH_SEED, s, len);
+	size_t i = names_find(t, s, len, h), j;
 
 	if (i != (size_t)-1)
 		return i;
@@ -104,18 +129,22 @@ static size_t names_intern(struct names *t, const char *s)
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 		char **name = cp_reallocarray(t->name, cap, sizeof *name);
+		size_t *ln;
 
 		if (!name)
 			return (size_t)-1;
 		t->name = name;
+		if (!(ln = cp_reallocarray(t->len, cap, sizeof *ln)))
+			return (size_t)-1;
+		t->len = ln;
 		t->cap = cap;
 	}
-	if (!(t->name[t->n] = cp_strdup(s)))
+	if (!(t->name[t->n] = cp_strndup(s, len)))
 		return (size_t)-1;
-	for (j = hash_str(s) & (t->nslots - 1); t->slot[j];
-	     j = (j + 1) & (t->nslots - 1))
+	t->len[t->n] = len;
+	for (j = h & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1))
 		;
-	t->slot[j] = ++t->n;
+	t->slot[j] = (uint32_t)++t->n;
 	return t->n - 1;
 }
 
@@ -217,237 +246,569 @@ static void loader_release(struct loader *l)
 	for (i = 0; i < l->n; i++)
 		cp_free(l->d[i].msg);
 	cp_free(l->d);
+	l->d = NULL;
+	l->n = l->cap = 0;
 }
 
-/* ==== CSV fields ==== */
+/* ==== the loader's state across lines (and blocks of the file) ==== */
 
 enum { COL_OBS, COL_INTERVAL, COL_EVENT, COL_VALUE, COL_ENABLED,
-       COL_RUNNING, NCOLS };
+       COL_RUNNING, NCOLS, COL_OTHER = NCOLS };
 static const char *const col_names[NCOLS] = {
 	"observation", "interval", "event", "value", "enabled_ns", "running_ns"
 };
 
-/* Split one line (without its newline) into fields, in place: fields are
- * separated by commas; a field may be double-quoted, with "" for a quote;
- * spaces around unquoted fields are trimmed.  Returns the number of fields
- * (at most max are stored), or -1 for an unterminated quote. */
-static long split_fields(char *p, char *end, char **field, size_t max)
+struct ctx {
+	struct stats_dataset *d;
+	struct loader l;
+	unsigned line;
+	int stop;                 /* header errors, a NUL byte: read no more */
+	long nheader, col[NCOLS];
+	unsigned char *kind;      /* nheader: COL_* of each field */
+	struct stats_field *f;    /* the slow path's fields */
+	size_t fcap;
+	char *scratch;            /* unquoted text of the slow path */
+	size_t scap;
+	/* the rows before: to predict the names and to extend groups */
+	uint32_t prev_obs, prev_ev;
+	unsigned prev_line;
+	uint32_t *next_ev;        /* per event: the event that followed it */
+	size_t *seen;             /* per event: its last sample + 1 */
+	size_t ev_cap;
+	int unsorted, dup;
+};
+
+/* One row's fields, checked. */
+struct row {
+	const char *obs, *ev;
+	size_t obs_len, ev_len;
+	uint64_t interval, enabled, running;
+	double value;
+};
+
+static int grow_events(struct ctx *c)
 {
-	size_t n = 0;
+	size_t cap = c->ev_cap ? 2 * c->ev_cap : 64, i;
+	uint32_t *ne = cp_reallocarray(c->next_ev, cap, sizeof *ne);
+	size_t *seen;
 
-	for (;;) {
-		char *out, *start;
+	if (!ne)
+		return CP_ENOMEM;
+	c->next_ev = ne;
+	if (!(seen = cp_reallocarray(c->seen, cap, sizeof *seen)))
+		return CP_ENOMEM;
+	c->seen = seen;
+	for (i = c->ev_cap; i < cap; i++) {
+		ne[i] = UINT32_MAX;
+		seen[i] = 0;
+	}
+	c->ev_cap = cap;
+	return CP_OK;
+}
 
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end && *p == '"') {
-			start = out = ++p;
-			for (;;) {
-				if (p >= end)
-					return -1;
-				if (*p == '"') {
-					if (p + 1 < end && p[1] == '"') {
-						*out++ = '"';
-						p += 2;
-						continue;
-					}
-					p++;
-					break;
-				}
-				*out++ = *p++;
-			}
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			if (p < end && *p != ',')
-				return -1;
-		} else {
-			start = p;
-			while (p < end && *p != ',')
-				p++;
-			out = p;
-			while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
-				out--;
+static int grow_samples(struct stats_dataset *d)
+{
+	if (d->n_ch == d->cap_ch) {
+		size_t cap = d->cap_ch ? 2 * d->cap_ch : 16;
+		struct chunk **ch = cp_reallocarray(d->ch, cap, sizeof *ch);
+
+		if (!ch)
+			return CP_ENOMEM;
+		d->ch = ch;
+		d->cap_ch = cap;
+	}
+	if (!(d->ch[d->n_ch] = cp_malloc(sizeof **d->ch)))
+		return CP_ENOMEM;
+	d->n_ch++;
+	return CP_OK;
+}
+
+/* Intern the row's names (predicted from the rows before) and append its
+ * sample, extending the current group or starting one. */
+static int store_row(struct ctx *c, const struct row *r)
+{
+	struct stats_dataset *d = c->d;
+	struct group *g = d->n_g ? &d->g[d->n_g - 1] : NULL;
+	uint32_t o = c->prev_obs, e;
+	size_t i;
+
+	if (o == UINT32_MAX || d->obs.len[o] != r->obs_len ||
+	    memcmp(d->obs.name[o], r->obs, r->obs_len)) {
+		if ((i = names_intern(&d->obs, r->obs, r->obs_len)) == (size_t)-1)
+			return CP_ENOMEM;
+		o = (uint32_t)i;
+	}
+	e = c->prev_ev == UINT32_MAX ? UINT32_MAX : c->next_ev[c->prev_ev];
+	if (e == UINT32_MAX || d->ev.len[e] != r->ev_len ||
+	    memcmp(d->ev.name[e], r->ev, r->ev_len)) {
+		if ((i = names_intern(&d->ev, r->ev, r->ev_len)) == (size_t)-1)
+			return CP_ENOMEM;
+		while (d->ev.n > c->ev_cap)
+			if (grow_events(c))
+				return CP_ENOMEM;
+		e = (uint32_t)i;
+		if (c->prev_ev != UINT32_MAX)
+			c->next_ev[c->prev_ev] = e;
+	}
+	if (!g || g->obs != o || g->interval != r->interval ||
+	    c->line != c->prev_line + 1) {
+		if (g && (o < g->obs || (o == g->obs && r->interval <= g->interval)))
+			c->unsorted = 1;
+		if (d->n_g == d->cap_g) {
+			size_t cap = d->cap_g ? 2 * d->cap_g : 256;
+			struct group *ng = cp_reallocarray(d->g, cap, sizeof *ng);
+
+			if (!ng)
+				return CP_ENOMEM;
+			d->g = ng;
+			d->cap_g = cap;
 		}
-		if (n < max)
-			field[n] = start;
-		n++;
-		if (p >= end) {
-			*out = '\0';
+		g = &d->g[d->n_g++];
+		g->interval = r->interval;
+		g->start = d->n_s;
+		g->obs = o;
+		g->n = 0;
+		g->line = c->line;
+		g->dup = 0;
+	}
+	if (c->seen[e] > g->start)
+		g->dup = 1, c->dup = 1;
+	else
+		c->seen[e] = d->n_s + 1;
+	if (d->n_s == d->n_ch * SAMPLE_CHUNK && grow_samples(d))
+		return CP_ENOMEM;
+	S_EV(d, d->n_s) = e;
+	S_VALUE(d, d->n_s) = r->value;
+	S_RUNNING(d, d->n_s) = r->running;
+	d->n_s++;
+	g->n++;
+	c->prev_obs = o;
+	c->prev_ev = e;
+	c->prev_line = c->line;
+	return CP_OK;
+}
+
+/* The first comma in [p, end), or end: 16 bytes a step where the host
+ * has SSE2 (names are most of a row's bytes). */
+static const char *to_comma(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i comma = _mm_set1_epi8(',');
+
+	for (; end - p >= 16; p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)p), comma));
+
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+#endif
+	while (p < end && *p != ',')
+		p++;
+	return p;
+}
+
+/* The fast path: a plain row (unquoted, untrimmed fields, the numbers
+ * decimal integers, every check passed) into r; 0 sends the row to the
+ * slow path, which decides and says what is wrong. */
+static int row_fast(const struct ctx *c, const char *p, const char *eol,
+		    struct row *r)
+{
+	long i;
+
+	for (i = 0;; i++) {
+		const char *s = p;
+		int k = c->kind[i];
+
+		if (k == COL_OBS || k == COL_EVENT || k == COL_OTHER) {
+			if (p < eol && (*p == '"' || *p == ' ' || *p == '\t'))
+				return 0;
+			p = to_comma(p, eol);
+			if (p > s && (p[-1] == ' ' || p[-1] == '\t'))
+				return 0;
+			if (k == COL_OBS) {
+				r->obs = s;
+				r->obs_len = (size_t)(p - s);
+			} else if (k == COL_EVENT) {
+				r->ev = s;
+				r->ev_len = (size_t)(p - s);
+			}
+		} else {
+			uint64_t v = 0;
+
+			/* at most 19 digits: below 10^19 < 2^64 */
+			while (p < eol && (unsigned)(*p - '0') < 10 && p - s < 19)
+				v = v * 10 + (unsigned)(*p++ - '0');
+			if (p == s || (p < eol && *p != ','))
+				return 0;
+			if (k == COL_INTERVAL)
+				r->interval = v;
+			else if (k == COL_ENABLED)
+				r->enabled = v;
+			else if (k == COL_RUNNING)
+				r->running = v;
+			else if (v > (1ull << 53))
+				return 0;
+			else
+				r->value = (double)v;
+		}
+		if (i + 1 == c->nheader) {
+			if (p != eol)
+				return 0;
 			break;
 		}
-		*out = '\0';      /* p points at the comma (or past it) */
+		if (p == eol)
+			return 0;
 		p++;
 	}
-	return (long)n;
+	return r->obs_len && r->ev_len && r->running <= r->enabled &&
+	       (r->running || r->value == 0);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+static const char *num_why(int rc)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!(*s >= '0' && *s <= '9'))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
+	switch (rc) {
+	case STATS_NUM_HEX:
+		return "is hexadecimal (counts and times are decimal)";
+	case STATS_NUM_ABOVE_2_64:
+		return "is not below 2^64 (no 64-bit counter holds it)";
+	default:
+		return "is not a non-negative integer";
+	}
 }
 
-/* ==== loading ==== */
-
-static int sample_cmp(const void *a, const void *b)
+/* The slow path: any row, every rule, the first problem a diagnostic. */
+static int row_slow(struct ctx *c, const char *p, const char *eol)
 {
-	const struct sample *x = a, *y = b;
+	struct loader *l = &c->l;
+	const struct stats_field *f;
+	struct row r;
+	size_t need = (size_t)(eol - p) + 1;
+	long nf;
+	int rc;
+
+	if (need > c->scap) {
+		char *s = cp_realloc(c->scratch, need);
+
+		if (!s)
+			return CP_ENOMEM;
+		c->scratch = s;
+		c->scap = need;
+	}
+	nf = stats_csv_split(p, eol, c->f, c->fcap, c->scratch);
+	if (nf < 0) {
+		diag_add(l, c->line, "unterminated quoted field");
+		return CP_OK;
+	}
+	if (nf != c->nheader) {
+		diag_add(l, c->line, "expected %ld fields, found %ld", c->nheader, nf);
+		return CP_OK;
+	}
+#define FLD(K) (int)c->f[c->col[K]].len, c->f[c->col[K]].p
+	f = c->f;
+	memset(&r, 0, sizeof r);
+	r.obs = f[c->col[COL_OBS]].p;
+	r.obs_len = f[c->col[COL_OBS]].len;
+	r.ev = f[c->col[COL_EVENT]].p;
+	r.ev_len = f[c->col[COL_EVENT]].len;
+	if (!r.obs_len) {
+		diag_add(l, c->line, "empty observation name");
+		return CP_OK;
+	}
+	if ((rc = stats_csv_u64(f[c->col[COL_INTERVAL]].p,
+				f[c->col[COL_INTERVAL]].len, &r.interval))) {
+		diag_add(l, c->line, "interval '%.*s' %s", FLD(COL_INTERVAL),
+			 num_why(rc));
+		return CP_OK;
+	}
+	if (!r.ev_len) {
+		diag_add(l, c->line, "empty event name");
+		return CP_OK;
+	}
+	rc = stats_csv_count(f[c->col[COL_VALUE]].p, f[c->col[COL_VALUE]].len,
+			     &r.value);
+	switch (rc) {
+	case STATS_NUM_OK:
+		break;
+	case STATS_NUM_NOMEM:
+		return CP_ENOMEM;
+	case STATS_NUM_NEGATIVE:
+		diag_add(l, c->line, "negative count (%.*s)", FLD(COL_VALUE));
+		return CP_OK;
+	case STATS_NUM_HEX:
+		diag_add(l, c->line, "value '%.*s' is hexadecimal (counts are "
+			 "decimal)", FLD(COL_VALUE));
+		return CP_OK;
+	case STATS_NUM_ABOVE_2_53:
+		diag_add(l, c->line, "value '%.*s' is above 2^53 = "
+			 "9007199254740992, beyond which a double does not hold "
+			 "every count exactly", FLD(COL_VALUE));
+		return CP_OK;
+	case STATS_NUM_ABOVE_2_64:
+		diag_add(l, c->line, "value '%.*s' is not below 2^64 (no 64-bit "
+			 "counter holds it)", FLD(COL_VALUE));
+		return CP_OK;
+	default:
+		diag_add(l, c->line, "value '%.*s' is not a number", FLD(COL_VALUE));
+		return CP_OK;
+	}
+	if ((rc = stats_csv_u64(f[c->col[COL_ENABLED]].p,
+				f[c->col[COL_ENABLED]].len, &r.enabled))) {
+		diag_add(l, c->line, "enabled_ns '%.*s' %s", FLD(COL_ENABLED),
+			 num_why(rc));
+		return CP_OK;
+	}
+	if ((rc = stats_csv_u64(f[c->col[COL_RUNNING]].p,
+				f[c->col[COL_RUNNING]].len, &r.running))) {
+		diag_add(l, c->line, "running_ns '%.*s' %s", FLD(COL_RUNNING),
+			 num_why(rc));
+		return CP_OK;
+	}
+	if (r.running > r.enabled) {
+		diag_add(l, c->line, "running_ns (%llu) exceeds enabled_ns (%llu)",
+			 (unsigned long long)r.running,
+			 (unsigned long long)r.enabled);
+		return CP_OK;
+	}
+	if (r.running == 0 && r.value != 0) {
+		diag_add(l, c->line, "value %.*s with running_ns = 0 (an event "
+			 "that was not counted has no value)", FLD(COL_VALUE));
+		return CP_OK;
+	}
+#undef FLD
+	return store_row(c, &r);
+}
+
+/* Index the header's columns; a missing one is a diagnostic. */
+static int load_header(struct ctx *c, const char *p, const char *eol)
+{
+	struct loader *l = &c->l;
+	size_t need = (size_t)(eol - p) + 1;
+	long nf, i, k;
+
+	if (!(c->scratch = cp_malloc(need)))
+		return CP_ENOMEM;
+	c->scap = need;
+	nf = stats_csv_split(p, eol, NULL, 0, c->scratch);
+	if (nf < 0) {
+		diag_add(l, 1, "unterminated quoted field");
+		return CP_OK;
+	}
+	c->f = cp_calloc((size_t)nf, sizeof *c->f);
+	c->kind = cp_malloc((size_t)nf);
+	if (!c->f || !c->kind)
+		return CP_ENOMEM;
+	c->fcap = (size_t)nf;
+	stats_csv_split(p, eol, c->f, c->fcap, c->scratch);
+	for (k = 0; k < NCOLS; k++)
+		c->col[k] = -1;
+	for (i = 0; i < nf; i++) {
+		c->kind[i] = COL_OTHER;
+		for (k = 0; k < NCOLS; k++)
+			if (c->f[i].len == strlen(col_names[k]) &&
+			    !memcmp(c->f[i].p, col_names[k], c->f[i].len)) {
+				if (c->col[k] >= 0) {
+					diag_add(l, 1, "duplicate header column '%s'",
+						 col_names[k]);
+				} else {
+					c->col[k] = i;
+					c->kind[i] = (unsigned char)k;
+				}
+			}
+	}
+	for (k = 0; k < NCOLS; k++)
+		if (c->col[k] < 0)
+			diag_add(l, 1, "missing header column '%s'", col_names[k]);
+	c->nheader = nf;
+	return CP_OK;
+}
+
+/* Load the complete lines of [p, end), and the last one even without its
+ * newline when final; *rest = the first byte not loaded. */
+static int load_lines(struct ctx *c, const char *p, const char *end,
+		      int final, const char **rest)
+{
+	const char *nul = memchr(p, '\0', (size_t)(end - p));
+	int rc = CP_OK;
+
+	while (p < end && !c->stop && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol, *q;
+		struct row r;
+
+		if (!nl && !final)
+			break;
+		eol = nl ? nl : end;
+		if (c->line == UINT32_MAX - 1) {
+			diag_add(&c->l, c->line, "more than %u lines", c->line);
+			c->stop = 1;
+			break;
+		}
+		c->line++;
+		if (nul && nul <= eol) {
+			/* a binary file: that alone is said */
+			loader_release(&c->l);
+			diag_add(&c->l, c->line, "not a text file (NUL byte)");
+			c->stop = 1;
+			break;
+		}
+		if (c->line == 1 && eol - p >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+			p += 3;                /* a UTF-8 byte order mark */
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		if (c->line == 1) {
+			rc = load_header(c, p, eol);
+			if (c->l.n)
+				c->stop = 1;
+		} else {
+			for (q = p; q < eol && (*q == ' ' || *q == '\t' || *q == '\r'); q++)
+				;
+			if (q == eol)
+				;          /* blank lines carry no row */
+			else if (row_fast(c, p, eol, &r))
+				rc = store_row(c, &r);
+			else
+				rc = row_slow(c, p, eol);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	*rest = p;
+	return rc ? rc : c->l.nomem ? CP_ENOMEM : CP_OK;
+}
+
+/* ==== after the last line: order, duplicates, the index ==== */
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
 
 	if (x->obs != y->obs)
 		return x->obs < y->obs ? -1 : 1;
 	if (x->interval != y->interval)
 		return x->interval < y->interval ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+struct evline {
+	uint32_t ev;
+	unsigned line;
+};
+
+static int evline_cmp(const void *a, const void *b)
+{
+	const struct evline *x = a, *y = b;
+
 	if (x->ev != y->ev)
 		return x->ev < y->ev ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Check and store one data row; problems become diagnostics. */
-static int load_row(struct stats_dataset *d, struct loader *l, unsigned line,
-		    char **f, size_t *cap)
+/* Every (observation, interval, event) twice, once a diagnostic naming
+ * the first row, over the groups [a, b) of one key. */
+static int find_duplicates(struct ctx *c, size_t a, size_t b)
 {
-	struct sample s;
-	char *end;
-	size_t o, e;
+	struct stats_dataset *d = c->d;
+	struct evline *el;
+	size_t n = 0, i, j, first = 0;
 
-	memset(&s, 0, sizeof s);
-	s.line = line;
-	if (!f[COL_OBS][0]) {
-		diag_add(l, line, "empty observation name");
-		return CP_OK;
-	}
-	if (parse_u64(f[COL_INTERVAL], &s.interval)) {
-		diag_add(l, line, "interval '%s' is not a non-negative integer",
-			 f[COL_INTERVAL]);
-		return CP_OK;
-	}
-	if (!f[COL_EVENT][0]) {
-		diag_add(l, line, "empty event name");
-		return CP_OK;
-	}
-	errno = 0;
-	s.value = strtod(f[COL_VALUE], &end);
-	if (!f[COL_VALUE][0] || *end || errno == ERANGE || !isfinite(s.value)) {
-		diag_add(l, line, "value '%s' is not a number", f[COL_VALUE]);
-		return CP_OK;
-	}
-	if (s.value < 0) {
-		diag_add(l, line, "negative count (%s)", f[COL_VALUE]);
-		return CP_OK;
-	}
-	if (parse_u64(f[COL_ENABLED], &s.enabled)) {
-		diag_add(l, line, "enabled_ns '%s' is not a non-negative integer",
-			 f[COL_ENABLED]);
-		return CP_OK;
-	}
-	if (parse_u64(f[COL_RUNNING], &s.running)) {
-		diag_add(l, line, "running_ns '%s' is not a non-negative integer",
-			 f[COL_RUNNING]);
-		return CP_OK;
-	}
-	if (s.running > s.enabled) {
-		diag_add(l, line, "running_ns (%llu) exceeds enabled_ns (%llu)",
-			 (unsigned long long)s.running,
-			 (unsigned long long)s.enabled);
-		return CP_OK;
-	}
-	if (s.running == 0 && s.value != 0) {
-		diag_add(l, line, "value %s with running_ns = 0 (an event that "
-			 "was not counted has no value)", f[COL_VALUE]);
-		return CP_OK;
-	}
-	o = names_intern(&d->obs, f[COL_OBS]);
-	e = names_intern(&d->ev, f[COL_EVENT]);
-	if (o == (size_t)-1 || e == (size_t)-1)
+	for (i = a; i < b; i++)
+		n += d->g[i].n;
+	if (!(el = cp_calloc(n, sizeof *el)))
 		return CP_ENOMEM;
-	if (o > UINT32_MAX || e > UINT32_MAX) {
-		diag_add(l, line, "too many observations or events");
-		return CP_OK;
+	for (i = a, n = 0; i < b; i++)
+		for (j = 0; j < d->g[i].n; j++) {
+			el[n].ev = S_EV(d, d->g[i].start + j);
+			el[n++].line = d->g[i].line + (unsigned)j;
+		}
+	qsort(el, n, sizeof *el, evline_cmp);
+	for (i = 1; i < n; i++) {
+		if (el[i].ev != el[i - 1].ev) {
+			first = i;
+			continue;
+		}
+		diag_add(&c->l, el[i].line, "duplicate row for observation '%s', "
+			 "interval %llu, event '%s' (first at line %u)",
+			 d->obs.name[d->g[a].obs],
+			 (unsigned long long)d->g[a].interval,
+			 d->ev.name[el[i].ev], el[first].line);
 	}
-	s.obs = (uint32_t)o;
-	s.ev = (uint32_t)e;
-	if (d->n_s == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 256;
-		struct sample *ns = cp_reallocarray(d->s, ncap, sizeof *ns);
-
-		if (!ns)
-			return CP_ENOMEM;
-		d->s = ns;
-		*cap = ncap;
-	}
-	d->s[d->n_s++] = s;
+	cp_free(el);
 	return CP_OK;
 }
 
-/* Index the header's columns; a missing one is a diagnostic. */
-static void load_header(struct loader *l, char **f, long nf, long *col)
+static int index_groups(struct ctx *c)
 {
-	long i, c;
+	struct stats_dataset *d = c->d;
+	size_t i, j, o;
 
-	for (c = 0; c < NCOLS; c++)
-		col[c] = -1;
-	for (i = 0; i < nf; i++)
-		for (c = 0; c < NCOLS; c++)
-			if (!strcmp(f[i], col_names[c])) {
-				if (col[c] >= 0)
-					diag_add(l, 1, "duplicate header column '%s'",
-						 col_names[c]);
-				else
-					col[c] = i;
-			}
-	for (c = 0; c < NCOLS; c++)
-		if (col[c] < 0)
-			diag_add(l, 1, "missing header column '%s'", col_names[c]);
-}
+	if (c->unsorted)
+		qsort(d->g, d->n_g, sizeof *d->g, group_cmp);
+	if (c->unsorted || c->dup)
+		for (i = 0; i < d->n_g; i = j) {
+			int dup = d->g[i].dup != 0;
 
-/* After sorting: duplicates become diagnostics; per-observation offsets
- * and interval counts are indexed. */
-static int index_samples(struct stats_dataset *d, struct loader *l)
-{
-	size_t i, o;
-
-	if (d->n_s)
-		qsort(d->s, d->n_s, sizeof *d->s, sample_cmp);
-	for (i = 1; i < d->n_s; i++) {
-		const struct sample *a = &d->s[i - 1], *b = &d->s[i];
-
-		if (a->obs == b->obs && a->interval == b->interval &&
-		    a->ev == b->ev) {
-			size_t j = i - 1;
-
-			/* name the first row of the run of equal keys */
-			while (j > 0 && d->s[j - 1].obs == b->obs &&
-			       d->s[j - 1].interval == b->interval &&
-			       d->s[j - 1].ev == b->ev)
-				j--;
-			diag_add(l, b->line, "duplicate row for observation '%s', "
-				 "interval %llu, event '%s' (first at line %u)",
-				 d->obs.name[b->obs],
-				 (unsigned long long)b->interval,
-				 d->ev.name[b->ev], d->s[j].line);
+			for (j = i + 1; j < d->n_g && d->g[j].obs == d->g[i].obs &&
+			     d->g[j].interval == d->g[i].interval; j++)
+				dup = 1;
+			if (dup && find_duplicates(c, i, j))
+				return CP_ENOMEM;
 		}
-	}
-	d->obs_start = cp_calloc(d->obs.n + 1, sizeof *d->obs_start);
+	d->obs_g = cp_calloc(d->obs.n + 1, sizeof *d->obs_g);
 	d->obs_nint = cp_calloc(d->obs.n + 1, sizeof *d->obs_nint);
-	if (!d->obs_start || !d->obs_nint)
+	if (!d->obs_g || !d->obs_nint)
 		return CP_ENOMEM;
-	for (i = 0; i < d->n_s; i++) {
-		d->obs_start[d->s[i].obs + 1]++;
-		if (i == 0 || d->s[i - 1].obs != d->s[i].obs ||
-		    d->s[i - 1].interval != d->s[i].interval)
-			d->obs_nint[d->s[i].obs]++;
+	for (i = 0; i < d->n_g; i++) {
+		d->obs_g[d->g[i].obs + 1]++;
+		if (i == 0 || d->g[i - 1].obs != d->g[i].obs ||
+		    d->g[i - 1].interval != d->g[i].interval)
+			d->obs_nint[d->g[i].obs]++;
 	}
 	for (o = 0; o < d->obs.n; o++)
-		d->obs_start[o + 1] += d->obs_start[o];
+		d->obs_g[o + 1] += d->obs_g[o];
+	return CP_OK;
+}
+
+static int ctx_init(struct ctx *c, const char *name, struct cp_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->l.name = name;
+	c->prev_obs = c->prev_ev = UINT32_MAX;
+	if (!(c->d = cp_calloc(1, sizeof *c->d)) ||
+	    !(c->d->path = cp_strdup(name))) {
+		cp_free(c->d);
+		c->d = NULL;
+		return cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'",
+				    name);
+	}
+	return CP_OK;
+}
+
+/* The end of loading: the last checks, the report; *out or nothing. */
+static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
+		      struct cp_buf *diag, struct cp_error *err)
+{
+	if (!rc && !c->stop) {
+		if (c->line == 0)
+			diag_add(&c->l, 1, "empty file (no header)");
+		else if ((rc = index_groups(c)) == CP_OK && !c->l.n && !c->d->n_s)
+			diag_add(&c->l, c->line, "no data rows");
+	}
+	if (!rc && c->l.nomem)
+		rc = CP_ENOMEM;
+	if (rc == CP_ENOMEM)
+		cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'", c->l.name);
+	else if (!rc && c->l.n)
+		rc = diag_report(&c->l, diag, err);
+	loader_release(&c->l);
+	cp_free(c->f);
+	cp_free(c->kind);
+	cp_free(c->scratch);
+	cp_free(c->next_ev);
+	cp_free(c->seen);
+	if (rc) {
+		stats_dataset_free(c->d);
+		return rc;
+	}
+	*out = c->d;
 	return CP_OK;
 }
 
@@ -455,117 +816,27 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err)
 {
-	struct stats_dataset *d = NULL;
-	struct loader l;
-	char *buf = NULL, *p, *end, **f = NULL;
-	long col[NCOLS], nf, nheader = 0, c;
-	size_t cap = 0, fcap = 0;
-	unsigned line = 0;
-	int rc = CP_OK;
+	struct ctx c;
+	const char *rest;
+	int rc;
 
 	*out = NULL;
-	memset(&l, 0, sizeof l);
-	l.name = name;
-	d = cp_calloc(1, sizeof *d);
-	buf = cp_malloc(len + 1);
-	if (!d || !buf || !(d->path = cp_strdup(name))) {
-		rc = CP_ENOMEM;
-		goto out;
-	}
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		diag_add(&l, 1, "not a text file (NUL byte)");
-		goto out;
-	}
-	for (p = buf; p < buf + len; p = end + 1) {
-		char *eol;
-
-		end = memchr(p, '\n', (size_t)(buf + len - p));
-		if (!end)
-			end = buf + len;
-		line++;
-		eol = end;
-		if (eol > p && eol[-1] == '\r')
-			eol--;
-		if (line > 1 && strspn(p, " \t\r") >= (size_t)(eol - p))
-			continue;          /* blank lines carry no row */
-		/* fields: count first, then grow the array and split */
-		nf = split_fields(p, eol, f, fcap);
-		if (nf > (long)fcap) {
-			char **nfld;
-
-			fcap = (size_t)nf;
-			nfld = cp_reallocarray(f, fcap, sizeof *f);
-			if (!nfld) {
-				rc = CP_ENOMEM;
-				goto out;
-			}
-			f = nfld;
-			/* the first split wrote NULs into the line: restore
-			 * it from the caller's text and split again */
-			memcpy(p, text + (p - buf), (size_t)(eol - p));
-			nf = split_fields(p, eol, f, fcap);
-		}
-		if (nf < 0) {
-			diag_add(&l, line, "unterminated quoted field");
-			if (line == 1)
-				goto out;
-			continue;
-		}
-		if (line == 1) {
-			load_header(&l, f, nf, col);
-			if (l.n)
-				goto out;
-			nheader = nf;
-			continue;
-		}
-		if (nf != nheader) {
-			diag_add(&l, line, "expected %ld fields, found %ld",
-				 nheader, nf);
-			continue;
-		}
-		{
-			char *row[NCOLS];
-
-			for (c = 0; c < NCOLS; c++)
-				row[c] = f[col[c]];
-			if ((rc = load_row(d, &l, line, row, &cap)))
-				goto out;
-		}
-	}
-	if (line == 0) {
-		diag_add(&l, 1, "empty file (no header)");
-		goto out;
-	}
-	if ((rc = index_samples(d, &l)))
-		goto out;
-	if (!l.n && d->n_s == 0)
-		diag_add(&l, line, "no data rows");
-out:
-	if (!rc && l.nomem)
-		rc = CP_ENOMEM;
-	if (rc == CP_ENOMEM)
-		cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'", name);
-	else if (!rc && l.n)
-		rc = diag_report(&l, diag, err);
-	loader_release(&l);
-	cp_free(f);
-	cp_free(buf);
-	if (rc) {
-		stats_dataset_free(d);
+	if ((rc = ctx_init(&c, name, err)))
 		return rc;
-	}
-	*out = d;
-	return CP_OK;
+	rc = load_lines(&c, text, text + len, 1, &rest);
+	return ctx_finish(&c, rc, out, diag, err);
 }
+
+/* Blocks of the file; a line longer than the buffer doubles it. */
+#define LOAD_BLOCK (1u << 20)
 
 int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
 			    struct cp_buf *diag, struct cp_error *err)
 {
+	struct ctx c;
 	FILE *fp;
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
+	char *buf;
+	size_t cap = LOAD_BLOCK, have = 0, got;
 	int rc;
 
 	*out = NULL;
@@ -573,35 +844,52 @@ int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
 	if (!fp)
 		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
 				    strerror(errno));
-	do {
-		if (cap - len < 65536) {
-			char *nt;
-
-			cap = cap ? 2 * cap : 65536;
-			nt = cp_realloc(text, cap);
-			if (!nt) {
-				cp_free(text);
-				fclose(fp);
-				return cp_error_set(err, CP_ENOMEM,
-						    "out of memory reading '%s'",
-						    path);
-			}
-			text = nt;
-		}
-		got = fread(text + len, 1, cap - len, fp);
-		len += got;
-	} while (got > 0);
-	if (ferror(fp)) {
-		rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				  strerror(errno));
-		cp_free(text);
+	if (!(buf = cp_malloc(cap))) {
+		fclose(fp);
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+				    path);
+	}
+	if ((rc = ctx_init(&c, path, err))) {
+		cp_free(buf);
 		fclose(fp);
 		return rc;
 	}
+	for (;;) {
+		const char *rest;
+		int final;
+
+		if (have == cap) {
+			char *nb = cp_realloc(buf, cap * 2);
+
+			if (!nb) {
+				rc = CP_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = fread(buf + have, 1, cap - have, fp);
+		if (ferror(fp)) {
+			rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
+					  path, strerror(errno));
+			break;
+		}
+		final = got == 0;
+		have += got;
+		if ((rc = load_lines(&c, buf, buf + have, final, &rest)) ||
+		    final || c.stop)
+			break;
+		have = (size_t)(buf + have - rest);
+		memmove(buf, rest, have);
+	}
 	fclose(fp);
-	rc = stats_dataset_parse(path, text, len, out, diag, err);
-	cp_free(text);
-	return rc;
+	cp_free(buf);
+	if (rc == CP_EIO) {
+		c.stop = 1;
+		ctx_finish(&c, CP_EINTERNAL, out, NULL, NULL);
+		return rc;
+	}
+	return ctx_finish(&c, rc, out, diag, err);
 }
 
 int stats_dataset_load(const char *path, struct stats_dataset **out,
@@ -612,12 +900,17 @@ int stats_dataset_load(const char *path, struct stats_dataset **out,
 
 void stats_dataset_free(struct stats_dataset *d)
 {
+	size_t i;
+
 	if (!d)
 		return;
 	names_release(&d->obs);
 	names_release(&d->ev);
-	cp_free(d->s);
-	cp_free(d->obs_start);
+	for (i = 0; i < d->n_ch; i++)
+		cp_free(d->ch[i]);
+	cp_free(d->ch);
+	cp_free(d->g);
+	cp_free(d->obs_g);
 	cp_free(d->obs_nint);
 	cp_free(d->path);
 	cp_free(d);
@@ -638,7 +931,16 @@ const char *stats_dataset_observation(const struct stats_dataset *d, size_t i)
 size_t stats_dataset_find_observation(const struct stats_dataset *d,
 				      const char *name)
 {
-	return names_find(&d->obs, name);
+	size_t len = strlen(name);
+
+	return names_find(&d->obs, name, len, cp_hash(CP_HASH_SEED, name, len));
+}
+
+static size_t find_event(const struct stats_dataset *d, const char *name)
+{
+	size_t len = strlen(name);
+
+	return names_find(&d->ev, name, len, cp_hash(CP_HASH_SEED, name, len));
 }
 
 size_t stats_dataset_n_events(const struct stats_dataset *d)
@@ -659,13 +961,14 @@ size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs)
 size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 			       size_t e)
 {
-	size_t i, n = 0;
+	size_t g, j, n = 0;
 
 	if (obs >= d->obs.n)
 		return 0;
-	for (i = d->obs_start[obs]; i < d->obs_start[obs + 1]; i++)
-		if (d->s[i].ev == e && d->s[i].running > 0)
-			n++;
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
+		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
+			if (S_EV(d, j) == e && S_RUNNING(d, j) > 0)
+				n++;
 	return n;
 }
 
@@ -683,7 +986,7 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 		return cp_error_set(err, CP_EINPUT, "%s: no observation #%zu",
 				    d->path, obs);
 	for (c = 0; c < k; c++) {
-		id[c] = names_find(&d->ev, events[c]);
+		id[c] = find_event(d, events[c]);
 		if (id[c] == (size_t)-1)
 			return cp_error_set(err, CP_EINPUT,
 					    "%s: dataset has no event '%s'",
@@ -697,18 +1000,11 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 	return CP_OK;
 }
 
-/* The rate of one sample: the scaled count value*enabled/running divided
- * by the enabled time in seconds, which is value * 1e9 / running. */
-static double sample_rate(const struct sample *s)
-{
-	return s->value * 1e9 / (double)s->running;
-}
-
 int stats_observation_rates(const struct stats_dataset *d, size_t obs,
 			    const char *const *events, size_t k,
 			    double **rates, size_t *n, struct cp_error *err)
 {
-	size_t *id = NULL, i, c, row, nint;
+	size_t *id = NULL, i, c, g, row, nint;
 	double *r = NULL;
 	int rc;
 
@@ -726,16 +1022,21 @@ int stats_observation_rates(const struct stats_dataset *d, size_t obs,
 	for (i = 0; i < nint * k; i++)
 		r[i] = NAN;
 	row = 0;
-	for (i = d->obs_start[obs]; i < d->obs_start[obs + 1]; i++) {
-		const struct sample *s = &d->s[i];
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
+		const struct group *gr = &d->g[g];
 
-		if (i > d->obs_start[obs] && s->interval != s[-1].interval)
+		if (g > d->obs_g[obs] && gr->interval != gr[-1].interval)
 			row++;
-		if (!s->running)
-			continue;
-		for (c = 0; c < k; c++)
-			if (id[c] == s->ev)
-				r[row * k + c] = sample_rate(s);
+		for (i = gr->start; i < gr->start + gr->n; i++) {
+			if (!S_RUNNING(d, i))
+				continue;
+			/* the rate: the scaled count value*enabled/running
+			 * over the enabled time in seconds = value*1e9/running */
+			for (c = 0; c < k; c++)
+				if (id[c] == S_EV(d, i))
+					r[row * k + c] = S_VALUE(d, i) * 1e9 /
+							 (double)S_RUNNING(d, i);
+		}
 	}
 	*rates = r;
 	*n = nint;
@@ -752,7 +1053,7 @@ int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 				 const char *const *events, size_t k,
 				 double *res, struct cp_error *err)
 {
-	size_t *id, i, c, *cnt;
+	size_t *id, i, c, g, *cnt;
 	int rc;
 
 	id = cp_calloc(k ? k : 1, sizeof *id);
@@ -766,19 +1067,18 @@ int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 		goto out;
 	for (c = 0; c < k; c++)
 		res[c] = 0;
-	for (i = d->obs_start[obs]; i < d->obs_start[obs + 1]; i++) {
-		const struct sample *s = &d->s[i];
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
+		for (i = d->g[g].start; i < d->g[g].start + d->g[g].n; i++) {
+			if (!S_RUNNING(d, i))
+				continue;
+			for (c = 0; c < k; c++)
+				if (id[c] == S_EV(d, i)) {
+					double step = 1e9 / (double)S_RUNNING(d, i);
 
-		if (!s->running)
-			continue;
-		for (c = 0; c < k; c++)
-			if (id[c] == s->ev) {
-				double step = 1e9 / (double)s->running;
-
-				res[c] += step * step;
-				cnt[c]++;
-			}
-	}
+					res[c] += step * step;
+					cnt[c]++;
+				}
+		}
 	for (c = 0; c < k; c++)
 		res[c] = sqrt(res[c] / (double)cnt[c]);
 out:

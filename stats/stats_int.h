@@ -4,6 +4,7 @@
 #define CP_STATS_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "stats/region.h"
 
@@ -24,5 +25,35 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
 			 const double *floor_, int per_interval, double conf,
 			 struct cp_error *err);
+
+/* ---- the long CSV's text (csv.c) ---- */
+/* A field: [p, p + len) after trimming and unquoting. */
+struct stats_field {
+	const char *p;
+	size_t len;
+};
+/* Split the line [p, end) (no newline) into fields: separated by commas;
+ * spaces and tabs around a field (outside its quotes) trimmed; a field
+ * may be double-quoted, "" standing for a quote, its text unescaped into
+ * scratch (end - p bytes suffice).  Returns the number of fields (at most
+ * max stored), or -1 for an unterminated quote. */
+long stats_csv_split(const char *p, const char *end, struct stats_field *f,
+		     size_t max, char *scratch);
+
+enum {
+	STATS_NUM_OK = 0,
+	STATS_NUM_SYNTAX,      /* not in the notation */
+	STATS_NUM_HEX,         /* 0x...: decimal only */
+	STATS_NUM_NEGATIVE,    /* a negative number */
+	STATS_NUM_ABOVE_2_53,  /* a count above 2^53 */
+	STATS_NUM_ABOVE_2_64,  /* not below 2^64 */
+	STATS_NUM_NOMEM,
+};
+/* A non-negative decimal integer below 2^64 (digits only). */
+int stats_csv_u64(const char *p, size_t len, uint64_t *out);
+/* A count: DIGITS[.DIGITS][(e|E)[+|-]DIGITS] (a leading '-' is
+ * STATS_NUM_NEGATIVE unless the number is zero), at most 2^53, into *out
+ * correctly rounded (exactly for integers). */
+int stats_csv_count(const char *p, size_t len, double *out);
 
 #endif

@@ -112,7 +112,8 @@ static void test_validation_errors(void)
 	expect_error(HEADER "o,0,a,abc,10,10\n", "data.csv:2: value 'abc' is not a number");
 	expect_error(HEADER "o,0,a,,10,10\n", "data.csv:2: value '' is not a number");
 	expect_error(HEADER "o,0,a,nan,10,10\n", "data.csv:2: value 'nan' is not a number");
-	expect_error(HEADER "o,0,a,1e999,10,10\n", "data.csv:2: value '1e999' is not a number");
+	expect_error(HEADER "o,0,a,1e999,10,10\n",
+		     "data.csv:2: value '1e999' is not below 2^64 (no 64-bit counter holds it)");
 	expect_error(HEADER "o,0,a,-3,10,10\n", "data.csv:2: negative count (-3)");
 	expect_error(HEADER "o,0,a,3,10,12\n",
 		     "data.csv:2: running_ns (12) exceeds enabled_ns (10)");
@@ -133,6 +134,233 @@ static void test_validation_errors(void)
 	expect_error(HEADER "o,1,a,3,10,10\no,2,a,3,10,10\no,1,a,4,10,10\n",
 		     "data.csv:4: duplicate row for observation 'o', interval 1, "
 		     "event 'a' (first at line 2)");
+}
+
+/* Numbers that would lie: counts a double cannot hold exactly, counts no
+ * 64-bit counter holds, other notations; the accepted ones, exactly. */
+static void test_numbers(void)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	const char *ev[] = { "a" };
+	double *r = NULL;
+	size_t n = 0, i;
+	static const struct {
+		const char *value;
+		double want;
+	} good[] = {
+		{ "9007199254740992", 9007199254740992.0 },     /* 2^53 */
+		{ "9.007199254740992e15", 9007199254740992.0 },
+		{ "9007199254740991", 9007199254740991.0 },
+		{ "0009007199254740992", 9007199254740992.0 },
+		{ "1.5", 1.5 }, { "1.25e3", 1250 }, { "125E-1", 12.5 },
+		{ "0.1", 0.1 }, { "-0", 0 }, { "0e999999999", 0 },
+		{ "123.456789012345", 123.456789012345 },
+		{ "1.23456789012345678901234", 1.2345678901234568 },
+	};
+	char text[256], msg[512];
+
+	expect_error(HEADER "o,0,a,9007199254740993,10,10\n",
+		     "data.csv:2: value '9007199254740993' is above 2^53 = "
+		     "9007199254740992, beyond which a double does not hold every "
+		     "count exactly");
+	expect_error(HEADER "o,0,a,9007199254740992.5,10,10\n",
+		     "data.csv:2: value '9007199254740992.5' is above 2^53 = "
+		     "9007199254740992, beyond which a double does not hold every "
+		     "count exactly");
+	expect_error(HEADER "o,0,a,18446744073709551615,10,10\n",
+		     "data.csv:2: value '18446744073709551615' is above 2^53 = "
+		     "9007199254740992, beyond which a double does not hold every "
+		     "count exactly");
+	expect_error(HEADER "o,0,a,1e16,10,10\n",
+		     "data.csv:2: value '1e16' is above 2^53 = 9007199254740992, "
+		     "beyond which a double does not hold every count exactly");
+	expect_error(HEADER "o,0,a,18446744073709551616,10,10\n",
+		     "data.csv:2: value '18446744073709551616' is not below 2^64 "
+		     "(no 64-bit counter holds it)");
+	expect_error(HEADER "o,0,a,0x10,10,10\n",
+		     "data.csv:2: value '0x10' is hexadecimal (counts are decimal)");
+	expect_error(HEADER "o,0x1,a,1,10,10\n",
+		     "data.csv:2: interval '0x1' is hexadecimal (counts and times "
+		     "are decimal)");
+	expect_error(HEADER "o,0,a,1,18446744073709551616,10\n",
+		     "data.csv:2: enabled_ns '18446744073709551616' is not below "
+		     "2^64 (no 64-bit counter holds it)");
+	expect_error(HEADER "o,0,a,1,10,1e1\n",
+		     "data.csv:2: running_ns '1e1' is not a non-negative integer");
+	expect_error(HEADER "o,0,a,+3,10,10\n", "data.csv:2: value '+3' is not a number");
+	expect_error(HEADER "o,0,a,.5,10,10\n", "data.csv:2: value '.5' is not a number");
+	expect_error(HEADER "o,0,a,5.,10,10\n", "data.csv:2: value '5.' is not a number");
+	expect_error(HEADER "o,0,a,1e,10,10\n", "data.csv:2: value '1e' is not a number");
+	expect_error(HEADER "o,0,a,inf,10,10\n", "data.csv:2: value 'inf' is not a number");
+	expect_error(HEADER "o,0,a,1 2,10,10\n", "data.csv:2: value '1 2' is not a number");
+	expect_error(HEADER "o,0,a,-1.5e3,10,10\n", "data.csv:2: negative count (-1.5e3)");
+	for (i = 0; i < sizeof good / sizeof *good; i++) {
+		snprintf(text, sizeof text, HEADER "o,0,a,%s,1000000000,1000000000\n",
+			 good[i].value);
+		CHECK(parse(text, &d, NULL, &err) == 0);
+		if (!d) {
+			cp_error_format(&err, msg, sizeof msg);
+			printf("  %s: %s\n", good[i].value, msg);
+			continue;
+		}
+		CHECK(stats_observation_rates(d, 0, ev, 1, &r, &n, &err) == 0);
+		if (r && n == 1 && r[0] != good[i].want)
+			printf("  %s: %.17g, expected %.17g\n", good[i].value,
+			       r[0], good[i].want);
+		CHECK(r && n == 1 && r[0] == good[i].want);
+		cp_free(r);
+		r = NULL;
+		stats_dataset_free(d);
+		d = NULL;
+	}
+	/* the largest times there are */
+	CHECK(parse(HEADER "o,18446744073709551615,a,1,18446744073709551615,"
+		    "18446744073709551615\n", &d, NULL, &err) == 0);
+	stats_dataset_free(d);
+}
+
+/* The same rows, plain, quoted, padded with spaces and tabs, with a byte
+ * order mark and CRLF line ends: the same dataset. */
+static void test_same_rows_any_spelling(void)
+{
+	static const char *const texts[] = {
+		HEADER "o1,0,a,1,10,10\no1,0,b,2,10,5\no1,1,a,3,10,10\n"
+		"o1,1,b,4,10,5\no2,0,a,5,10,10\n",
+		"\xEF\xBB\xBF" HEADER "o1,0,a,1,10,10\no1,0,b,2,10,5\no1,1,a,3,10,10\n"
+		"o1,1,b,4,10,5\no2,0,a,5,10,10\n",
+		"\"observation\",\"interval\",\"event\",\"value\",\"enabled_ns\",\"running_ns\"\r\n"
+		"\"o1\",\"0\",\"a\",\"1\",\"10\",\"10\"\r\n\"o1\",\"0\",\"b\",\"2\",\"10\",\"5\"\r\n"
+		"\"o1\",\"1\",\"a\",\"3\",\"10\",\"10\"\r\n\"o1\",\"1\",\"b\",\"4\",\"10\",\"5\"\r\n"
+		"\"o2\",\"0\",\"a\",\"5\",\"10\",\"10\"\r\n",
+		" observation ,\tinterval, event ,value , enabled_ns,running_ns \n"
+		" o1 ,\t0\t, a , 1 ,10 , 10\n\t\"o1\" , 0 ,b,2,10,5\no1,1,a , 3,10,10\n"
+		"o1, 1,b,4 ,10,5\n o2,0,a,5,10,10 \n",
+		/* groups out of order, a blank line between rows of one */
+		HEADER "o1,1,b,4,10,5\no2,0,a,5,10,10\no1,0,a,1,10,10\n\n"
+		"o1,0,b,2,10,5\no1,1,a,3,10,10\n",
+	};
+	const char *ev[] = { "a", "b" };
+	size_t t;
+
+	for (t = 0; t < sizeof texts / sizeof *texts; t++) {
+		struct stats_dataset *d = NULL;
+		struct cp_error err;
+		double *r = NULL;
+		size_t n = 0;
+
+		CHECK(parse(texts[t], &d, NULL, &err) == 0);
+		if (!d) {
+			printf("  text %zu: %s:%u: %s\n", t, err.file, err.line, err.msg);
+			continue;
+		}
+		CHECK(stats_dataset_n_observations(d) == 2);
+		CHECK(stats_dataset_find_observation(d, "o2") != (size_t)-1);
+		CHECK(stats_dataset_n_intervals(d, stats_dataset_find_observation(d, "o1")) == 2);
+		CHECK(stats_observation_rates(d, stats_dataset_find_observation(d, "o1"),
+					      ev, 2, &r, &n, &err) == 0);
+		CHECK(n == 2);
+		if (r && n == 2) {
+			CHECK(r[0] == 1e8 && r[1] == 4e8 && r[2] == 3e8 && r[3] == 8e8);
+		}
+		cp_free(r);
+		stats_dataset_free(d);
+	}
+}
+
+/* Duplicates wherever their rows are: the first row named. */
+static void test_duplicates_anywhere(void)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	struct cp_buf diag;
+
+	cp_buf_init(&diag);
+	CHECK(parse(HEADER "o,1,a,1,10,10\no,2,a,1,10,10\no,1,a,1,10,10\n"
+		    "o,1,a,1,10,10\no,1,b,1,10,10\n\no,1,b,1,10,10\n",
+		    &d, &diag, &err) == CP_EINPUT);
+	CHECK_STR(diag.data,
+		  "data.csv:4: duplicate row for observation 'o', interval 1, event 'a' (first at line 2)\n"
+		  "data.csv:5: duplicate row for observation 'o', interval 1, event 'a' (first at line 2)\n"
+		  "data.csv:8: duplicate row for observation 'o', interval 1, event 'b' (first at line 6)\n");
+	cp_buf_release(&diag);
+}
+
+/* A file is read in blocks of 1 MB: rows across block boundaries, a line
+ * longer than a block, and a NUL byte far in give what the same text
+ * parsed in memory gives. */
+static void test_file_blocks(void)
+{
+	const char *path = "build/tests/test_stats_dataset.blocks.csv";
+	struct cp_buf b;
+	struct stats_dataset *d1 = NULL, *d2 = NULL;
+	struct cp_error err;
+	const char *ev[] = { "event_a", "ev_b" };
+	size_t i, o, n1, n2;
+	FILE *fp;
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "observation,interval,event,value,enabled_ns,running_ns,note\n");
+	for (i = 0; i < 60000; i++) {
+		cp_buf_printf(&b, "observation-%zu,%zu,event_a,%zu,1000,%zu,\n",
+			      i % 7, i / 7, i * 13 % 1000, 500 + i % 500);
+		cp_buf_printf(&b, "observation-%zu,%zu,ev_b,%zu.5,1000,1000,%s\n",
+			      i % 7, i / 7, i % 100, i == 30000 ? "" : "x");
+		if (i == 30000) {      /* a note longer than a block */
+			size_t j;
+
+			b.len--;
+			for (j = 0; j < (3u << 20) / 8; j++)
+				cp_buf_puts(&b, "longnote");
+			cp_buf_puts(&b, "\n");
+		}
+	}
+	CHECK(!b.failed);
+	fp = fopen(path, "wb");
+	CHECK(fp != NULL);
+	if (!fp || b.failed) {
+		cp_buf_release(&b);
+		return;
+	}
+	fwrite(b.data, 1, b.len - 1, fp);      /* the last newline left off */
+	fclose(fp);
+	cp_error_clear(&err);
+	CHECK(stats_dataset_load(path, &d1, &err) == 0);
+	CHECK(stats_dataset_parse("x", b.data, b.len, &d2, NULL, &err) == 0);
+	CHECK(d1 && d2 && stats_dataset_n_observations(d1) == 7 &&
+	      stats_dataset_n_observations(d2) == 7);
+	for (o = 0; d1 && d2 && o < 7; o++) {
+		double *r1 = NULL, *r2 = NULL;
+
+		CHECK(stats_observation_rates(d1, o, ev, 2, &r1, &n1, &err) == 0);
+		CHECK(stats_observation_rates(d2, o, ev, 2, &r2, &n2, &err) == 0);
+		CHECK(r1 && r2 && n1 == n2 && n1 > 8000 &&
+		      !memcmp(r1, r2, n1 * 2 * sizeof *r1));
+		cp_free(r1);
+		cp_free(r2);
+	}
+	stats_dataset_free(d1);
+	stats_dataset_free(d2);
+	/* a NUL byte on line 100001: that alone is said, with its line */
+	fp = fopen(path, "wb");
+	if (fp) {
+		size_t at = 0, line = 1;
+
+		for (i = 0; i < b.len && line < 100001; i++)
+			if (b.data[i] == '\n')
+				line++;
+		at = i + 3;
+		b.data[at] = '\0';
+		fwrite(b.data, 1, b.len, fp);
+		fclose(fp);
+		cp_error_clear(&err);
+		CHECK(stats_dataset_load(path, &d1, &err) == CP_EINPUT);
+		CHECK(err.line == 100001);
+		CHECK_STR(err.msg, "not a text file (NUL byte)");
+		CHECK(err.detail[0] == '\0');
+	}
+	remove(path);
+	cp_buf_release(&b);
 }
 
 /* A NUL byte inside: strlen would stop early, so pass the length. */
@@ -285,6 +513,10 @@ int main(void)
 	RUN(test_good_dataset);
 	RUN(test_rates_errors);
 	RUN(test_validation_errors);
+	RUN(test_numbers);
+	RUN(test_same_rows_any_spelling);
+	RUN(test_duplicates_anywhere);
+	RUN(test_file_blocks);
 	RUN(test_nul_byte);
 	RUN(test_every_bad_row_reported);
 	RUN(test_load_files);
