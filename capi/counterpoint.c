@@ -112,7 +112,6 @@ int counterpoint_explore(const struct udd_model *m,
 	const char **names = NULL;
 	struct cp_buf b;
 	size_t i, n = 0;
-	udd_features c;
 	int rc;
 
 	*json = NULL;
@@ -129,9 +128,8 @@ int counterpoint_explore(const struct udd_model *m,
 	if ((rc = udd_model_select(m, start, &space.start, err)) ||
 	    (candidates && (rc = udd_model_select(m, candidates, &space.candidates, err))))
 		goto out;
-	for (c = space.candidates & ~space.start; c; c &= c - 1)
-		n++;
-	if (exhaustive && n > 16) {
+	n = explore_space_n_varying(&space);
+	if (exhaustive && n > EXPLORE_EXHAUSTIVE_MAX) {
 		rc = cp_error_set(err, CP_EINPUT, "an exhaustive search over %zu "
 				  "features would test 2^%zu models; name the "
 				  "candidates", n, n);

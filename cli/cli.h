@@ -70,10 +70,6 @@ const char *cli_region_name(enum feas_shape s);
 int cli_parse_threads(const char *cmd, const char *text, size_t *out);
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
 int cli_bad_option(const char *cmd, int opt, char **argv);
-/* A signature as people read it: "load.causes_walk, walk_ref.l1*2", or
- * "(no counter)". */
-void cli_put_signature(struct cp_buf *b, const struct udd_model *m,
-		       const uint32_t *sig);
 /* Append s as a JSON string literal (quoted, escaped). */
 void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */

@@ -149,7 +149,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 		if (!cone_signature_is_extreme(c, j))
 			continue;
 		cp_buf_printf(b, "  [%zu] %s: ", j + 1, udd_sigset_uop(s, j));
-		cli_put_signature(b, m, udd_sigset_signature(s, j));
+		udd_signature_text(m, udd_sigset_signature(s, j), b);
 		cp_buf_puts(b, "\n");
 	}
 	n = cone_n_signatures(c) - cone_n_extreme(c);
@@ -160,7 +160,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 			if (cone_signature_is_extreme(c, j))
 				continue;
 			cp_buf_printf(b, "  [%zu] %s: ", j + 1, udd_sigset_uop(s, j));
-			cli_put_signature(b, m, udd_sigset_signature(s, j));
+			udd_signature_text(m, udd_sigset_signature(s, j), b);
 			cp_buf_puts(b, "\n");
 		}
 	}

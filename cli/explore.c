@@ -243,12 +243,9 @@ int cli_explore(int argc, char **argv)
 		goto out;
 	}
 	if (so.exhaustive) {
-		udd_features c = space.candidates & ~space.start;
-		size_t n = 0;
+		size_t n = explore_space_n_varying(&space);
 
-		for (; c; c &= c - 1)
-			n++;
-		if (n > 16) {
+		if (n > EXPLORE_EXHAUSTIVE_MAX) {
 			rc = cli_usage_error("explore", "--exhaustive over %zu features "
 					     "would test 2^%zu models; pass --candidates", n, n);
 			goto out;

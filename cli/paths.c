@@ -84,7 +84,7 @@ static int print_one_path(void *arg, const char *uop, const char *path,
 		cp_buf_puts(c->b, "}");
 	} else {
 		cp_buf_printf(c->b, "%s: %s  [", uop, path);
-		cli_put_signature(c->b, c->m, sig);
+		udd_signature_text(c->m, sig, c->b);
 		cp_buf_puts(c->b, "]\n");
 	}
 	c->n++;
@@ -240,7 +240,7 @@ int cli_paths(int argc, char **argv)
 				put_paths(&b, udd_sigset_uop_paths(s, j, u));
 			}
 			cp_buf_puts(&b, ": ");
-			cli_put_signature(&b, m, udd_sigset_signature(s, j));
+			udd_signature_text(m, udd_sigset_signature(s, j), &b);
 			cp_buf_printf(&b, "\n    e.g. %s\n", udd_sigset_example(s, j));
 		}
 		cp_buf_puts(&b, "\n");

@@ -151,18 +151,3 @@ void cli_json_string(struct cp_buf *b, const char *s)
 	cp_buf_json_string(b, s);
 }
 
-void cli_put_signature(struct cp_buf *b, const struct udd_model *m,
-		       const uint32_t *sig)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < udd_model_n_counters(m); i++) {
-		if (!sig[i])
-			continue;
-		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
-		if (sig[i] != 1)
-			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
-	}
-	if (!n)
-		cp_buf_puts(b, "(no counter)");
-}

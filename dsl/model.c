@@ -182,6 +182,22 @@ const char *udd_model_counter_name(const struct udd_model *m, size_t i)
 	return DECL(m->counters, udd_counter_decl, i)->name.text;
 }
 
+void udd_signature_text(const struct udd_model *m, const uint32_t *sig,
+			struct cp_buf *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < udd_model_n_counters(m); i++) {
+		if (!sig[i])
+			continue;
+		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
+		if (sig[i] != 1)
+			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
+	}
+	if (!n)
+		cp_buf_puts(b, "(no counter)");
+}
+
 const char *udd_model_counter_event(const struct udd_model *m, size_t i)
 {
 	return DECL(m->counters, udd_counter_decl, i)->event;
@@ -284,6 +300,11 @@ int udd_model_select(const struct udd_model *m, const char *list,
 	}
 	*out = sel;
 	return CP_OK;
+}
+
+size_t udd_features_count(udd_features sel)
+{
+	return (size_t)__builtin_popcountll(sel);
 }
 
 char *udd_model_selection_str(const struct udd_model *m, udd_features sel)

@@ -41,6 +41,10 @@ const char *udd_model_diagnostic(const struct udd_model *m, size_t i);
 const char *udd_model_file(const struct udd_model *m);
 size_t udd_model_n_counters(const struct udd_model *m);
 const char *udd_model_counter_name(const struct udd_model *m, size_t i);
+/* A signature (one count per model counter) as people read it, appended
+ * to b: "load.causes_walk, walk_ref.l1*2", or "(no counter)". */
+void udd_signature_text(const struct udd_model *m, const uint32_t *sig,
+			struct cp_buf *b);
 const char *udd_model_counter_event(const struct udd_model *m, size_t i);
 /* Index of a counter by name, or -1. */
 long udd_model_counter_find(const struct udd_model *m, const char *name);
@@ -60,6 +64,8 @@ const char *udd_model_uop_name(const struct udd_model *m, size_t i);
  * and fails with CP_ESEMANTIC naming any feature the model does not declare.
  * Models have at most 64 features. */
 typedef uint64_t udd_features;
+/* How many features a selection holds. */
+size_t udd_features_count(udd_features sel);
 int udd_model_select(const struct udd_model *m, const char *list,
 		     udd_features *out, struct cp_error *err);
 /* "a,b" for a selection (caller frees with cp_free); "" for none. */

@@ -92,7 +92,7 @@ static int name_paths(struct explore_family *f, udd_features b, const int64_t *a
 				      udd_sigset_uop_name(ss, j, u));
 		p->uop = t.data;
 		cp_buf_init(&t);
-		explore_signature_text(f->model, s, &t);
+		udd_signature_text(f->model, s, &t);
 		p->counters = t.data;
 		p->example = cp_strdup(udd_sigset_example(ss, j));
 		if (!p->uop || !p->counters || !p->example)

@@ -297,15 +297,6 @@ size_t explore_tops(const struct explore_verdicts *t, size_t f, int with,
 	return n;
 }
 
-static int popcount_features(udd_features x)
-{
-	int n = 0;
-
-	for (; x; x &= x - 1)
-		n++;
-	return n;
-}
-
 long explore_refuting_model(const struct explore_search *s,
 			    const struct explore_verdicts *t, udd_features f)
 {
@@ -326,9 +317,9 @@ long explore_refuting_model(const struct explore_search *s,
 			continue;
 		if (extra && (!t || (extra & ~t->mono)))
 			continue;
-		if (best < 0 || popcount_features(extra) < best_extra) {
+		if (best < 0 || (int)udd_features_count(extra) < best_extra) {
 			best = (long)kt[i].src;
-			best_extra = popcount_features(extra);
+			best_extra = (int)udd_features_count(extra);
 		}
 	}
 	cp_free(kt);

@@ -136,6 +136,11 @@ struct explore_space {
 	udd_features candidates;    /* features the search may add or prune */
 };
 
+/* --exhaustive tests 2^n models for n varying candidates (candidates not
+ * in the start set); beyond this many it is refused. */
+#define EXPLORE_EXHAUSTIVE_MAX 16
+size_t explore_space_n_varying(const struct explore_space *sp);
+
 struct explore_options {
 	int exhaustive;             /* test every subset of the candidates */
 	size_t tolerance;           /* a model with at most this many infeasible

@@ -108,4 +108,8 @@ void explore_json_refuted_tops(const struct explore_search *s, size_t f,
  * and alternatives, each preceded by ",\n". */
 void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b);
 
+/* explore/explore.c: index of the model with exactly these features, or
+ * -1 (linear: a search tests at most a few thousand models). */
+long explore_find_model(const struct explore_search *s, udd_features sel);
+
 #endif

@@ -238,22 +238,6 @@ int explore_family_entry(struct explore_family *f, udd_features sel,
 	return 0;
 }
 
-void explore_signature_text(const struct udd_model *m, const uint32_t *sig,
-			    struct cp_buf *b)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < udd_model_n_counters(m); i++) {
-		if (!sig[i])
-			continue;
-		cp_buf_printf(b, "%s%s", n++ ? ", " : "", udd_model_counter_name(m, i));
-		if (sig[i] != 1)
-			cp_buf_printf(b, "*%u", (unsigned)sig[i]);
-	}
-	if (!n)
-		cp_buf_puts(b, "(no counter)");
-}
-
 /* ================================================================ */
 /* readable constraints                                             */
 /* ================================================================ */

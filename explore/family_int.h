@@ -53,10 +53,6 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
 			  const uint32_t *s, int *inside, int64_t *a, int *is_eq,
 			  struct cp_error *err);
-/* A model signature (all the model's counters) as `counterpoint paths`
- * names it: "load.causes_walk, walk_ref.l1*2" (appended). */
-void explore_signature_text(const struct udd_model *m, const uint32_t *sig,
-			    struct cp_buf *b);
 
 /* The evaluator's monotone and separate callbacks. */
 int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,

@@ -304,7 +304,7 @@ static char *witness_text(struct explore_family *f, udd_features ctx, size_t g,
 				cp_buf_printf(&b, "%s%s", u ? "; " : "",
 					      udd_sigset_uop_name(ss, j, u));
 			cp_buf_puts(&b, ": ");
-			explore_signature_text(f->model, t, &b);
+			udd_signature_text(f->model, t, &b);
 			cp_buf_printf(&b, " (e.g. %s)", udd_sigset_example(ss, j));
 			break;
 		}

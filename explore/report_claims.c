@@ -114,15 +114,6 @@ static void refuted_json(const struct explore_search *s,
 /* A checked feasible model with (with = 1) or without feature f, or one
  * whose feasibility follows: a checked feasible model within it by
  * cone-growing features.  -1 when none. */
-static int popcount(udd_features x)
-{
-	int n = 0;
-
-	for (; x; x &= x - 1)
-		n++;
-	return n;
-}
-
 static long feasible_witness(const struct explore_search *s,
 			     const struct explore_verdicts *t, size_t f, int with,
 			     udd_features *model)
@@ -143,7 +134,7 @@ static long feasible_witness(const struct explore_search *s,
 				continue;
 			m |= bit;
 		}
-		if (best < 0 || popcount(m) < popcount(*model)) {
+		if (best < 0 || udd_features_count(m) < udd_features_count(*model)) {
 			best = (long)i;
 			*model = m;
 		}

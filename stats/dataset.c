@@ -1,6 +1,6 @@
 /* stats/dataset.c: the long CSV dataset (observation, interval, event,
  * value, enabled_ns, running_ns): strict loading, where every bad row is
- * reported as "file:line: message", and per-interval rates.
+ * reported as "file:line: message" (accessors and rates: stats/observation.c).
  *
  * Loading is one pass over the text, read in blocks (the file is never
  * held whole).  A plain row (unquoted fields, decimal integers) is taken
@@ -22,48 +22,7 @@
 
 #include "stats/stats_int.h"
 
-/* Names interned in order of first appearance, found through an
- * open-addressing hash table (slots hold index + 1, 0 = empty). */
-struct names {
-	char **name;
-	size_t *len;
-	size_t n, cap;
-	uint32_t *slot;
-	size_t nslots;
-};
-
-/* Consecutive lines of one observation and interval: sample start + j
- * was read from line + j. */
-struct group {
-	uint64_t interval;
-	size_t start;
-	uint32_t obs, n, line;
-	uint32_t dup;            /* an event twice within the group */
-};
-
-/* Samples in chunks of fixed size, so that growing never copies them
- * (nor holds the old and the new array at once). */
-#define SAMPLE_SHIFT 16
-#define SAMPLE_CHUNK ((size_t)1 << SAMPLE_SHIFT)
-struct chunk {
-	uint32_t ev[SAMPLE_CHUNK];       /* per sample: event, */
-	double value[SAMPLE_CHUNK];      /* value, */
-	uint64_t running[SAMPLE_CHUNK];  /* running_ns */
-};
-#define S_EV(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->ev[(i) & (SAMPLE_CHUNK - 1)])
-#define S_VALUE(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->value[(i) & (SAMPLE_CHUNK - 1)])
-#define S_RUNNING(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->running[(i) & (SAMPLE_CHUNK - 1)])
-
-struct stats_dataset {
-	char *path;
-	struct names obs, ev;
-	struct chunk **ch;        /* the samples, SAMPLE_CHUNK a chunk */
-	size_t n_s, n_ch, cap_ch;
-	struct group *g;          /* sorted by (obs, interval, line) */
-	size_t n_g, cap_g;
-	size_t *obs_g;            /* n_obs + 1 offsets into g */
-	size_t *obs_nint;         /* distinct intervals per observation */
-};
+#include "stats/dataset_int.h"
 
 /* ==== names ==== */
 
@@ -79,7 +38,7 @@ static void names_release(struct names *t)
 	memset(t, 0, sizeof *t);
 }
 
-static size_t names_find(const struct names *t, const char *s, size_t len,
+size_t stats_names_find(const struct names *t, const char *s, size_t len,
 			 uint64_t h)
 {
 	size_t i;
@@ -119,7 +78,7 @@ static int names_rehash(struct names *t, size_t nslots)
 static size_t names_intern(struct names *t, const char *s, size_t len)
 {
 	uint64_t h = cp_hash(CP_HASH_SEED, s, len);
-	size_t i = names_find(t, s, len, h), j;
+	size_t i = stats_names_find(t, s, len, h), j;
 
 	if (i != (size_t)-1)
 		return i;
@@ -916,173 +875,3 @@ void stats_dataset_free(struct stats_dataset *d)
 	cp_free(d);
 }
 
-/* ==== accessors ==== */
-
-size_t stats_dataset_n_observations(const struct stats_dataset *d)
-{
-	return d->obs.n;
-}
-
-const char *stats_dataset_observation(const struct stats_dataset *d, size_t i)
-{
-	return i < d->obs.n ? d->obs.name[i] : NULL;
-}
-
-size_t stats_dataset_find_observation(const struct stats_dataset *d,
-				      const char *name)
-{
-	size_t len = strlen(name);
-
-	return names_find(&d->obs, name, len, cp_hash(CP_HASH_SEED, name, len));
-}
-
-static size_t find_event(const struct stats_dataset *d, const char *name)
-{
-	size_t len = strlen(name);
-
-	return names_find(&d->ev, name, len, cp_hash(CP_HASH_SEED, name, len));
-}
-
-size_t stats_dataset_n_events(const struct stats_dataset *d)
-{
-	return d->ev.n;
-}
-
-const char *stats_dataset_event(const struct stats_dataset *d, size_t e)
-{
-	return e < d->ev.n ? d->ev.name[e] : NULL;
-}
-
-size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs)
-{
-	return obs < d->obs.n ? d->obs_nint[obs] : 0;
-}
-
-size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
-			       size_t e)
-{
-	size_t g, j, n = 0;
-
-	if (obs >= d->obs.n)
-		return 0;
-	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
-		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
-			if (S_EV(d, j) == e && S_RUNNING(d, j) > 0)
-				n++;
-	return n;
-}
-
-/* ==== rates ==== */
-
-/* Event ids of the k names; error naming the first one the dataset lacks
- * or that observation obs never counted. */
-static int resolve_events(const struct stats_dataset *d, size_t obs,
-			  const char *const *events, size_t k, size_t *id,
-			  struct cp_error *err)
-{
-	size_t c;
-
-	if (obs >= d->obs.n)
-		return cp_error_set(err, CP_EINPUT, "%s: no observation #%zu",
-				    d->path, obs);
-	for (c = 0; c < k; c++) {
-		id[c] = find_event(d, events[c]);
-		if (id[c] == (size_t)-1)
-			return cp_error_set(err, CP_EINPUT,
-					    "%s: dataset has no event '%s'",
-					    d->path, events[c]);
-		if (!stats_dataset_n_counted(d, obs, id[c]))
-			return cp_error_set(err, CP_EINPUT,
-					    "%s: event '%s' was never counted "
-					    "in observation '%s'", d->path,
-					    events[c], d->obs.name[obs]);
-	}
-	return CP_OK;
-}
-
-int stats_observation_rates(const struct stats_dataset *d, size_t obs,
-			    const char *const *events, size_t k,
-			    double **rates, size_t *n, struct cp_error *err)
-{
-	size_t *id = NULL, i, c, g, row, nint;
-	double *r = NULL;
-	int rc;
-
-	*rates = NULL;
-	*n = 0;
-	if (!(id = cp_calloc(k ? k : 1, sizeof *id)))
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if ((rc = resolve_events(d, obs, events, k, id, err)))
-		goto out;
-	nint = d->obs_nint[obs];
-	if (!(r = cp_malloc((nint * k + 1) * sizeof *r))) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nint * k; i++)
-		r[i] = NAN;
-	row = 0;
-	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
-		const struct group *gr = &d->g[g];
-
-		if (g > d->obs_g[obs] && gr->interval != gr[-1].interval)
-			row++;
-		for (i = gr->start; i < gr->start + gr->n; i++) {
-			if (!S_RUNNING(d, i))
-				continue;
-			/* the rate: the scaled count value*enabled/running
-			 * over the enabled time in seconds = value*1e9/running */
-			for (c = 0; c < k; c++)
-				if (id[c] == S_EV(d, i))
-					r[row * k + c] = S_VALUE(d, i) * 1e9 /
-							 (double)S_RUNNING(d, i);
-		}
-	}
-	*rates = r;
-	*n = nint;
-	r = NULL;
-out:
-	cp_free(r);
-	cp_free(id);
-	return rc;
-}
-
-/* One count in an interval is a rate step of 1e9/running per second; the
- * root mean square over the counted intervals summarises it. */
-int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
-				 const char *const *events, size_t k,
-				 double *res, struct cp_error *err)
-{
-	size_t *id, i, c, g, *cnt;
-	int rc;
-
-	id = cp_calloc(k ? k : 1, sizeof *id);
-	cnt = cp_calloc(k ? k : 1, sizeof *cnt);
-	if (!id || !cnt) {
-		cp_free(id);
-		cp_free(cnt);
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	}
-	if ((rc = resolve_events(d, obs, events, k, id, err)))
-		goto out;
-	for (c = 0; c < k; c++)
-		res[c] = 0;
-	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
-		for (i = d->g[g].start; i < d->g[g].start + d->g[g].n; i++) {
-			if (!S_RUNNING(d, i))
-				continue;
-			for (c = 0; c < k; c++)
-				if (id[c] == S_EV(d, i)) {
-					double step = 1e9 / (double)S_RUNNING(d, i);
-
-					res[c] += step * step;
-					cnt[c]++;
-				}
-		}
-	for (c = 0; c < k; c++)
-		res[c] = sqrt(res[c] / (double)cnt[c]);
-out:
-	cp_free(id);
-	cp_free(cnt);
-	return rc;
-}

@@ -1,0 +1,57 @@
+/* stats/dataset_int.h: the loaded dataset's layout, shared by
+ * stats/dataset.c (loading) and stats/observation.c (accessors, an
+ * observation's rates and resolution).  Internal to stats/. */
+#ifndef COUNTERPOINT_STATS_DATASET_INT_H
+#define COUNTERPOINT_STATS_DATASET_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Names interned in order of first appearance, found through an
+ * open-addressing hash table (slots hold index + 1, 0 = empty). */
+struct names {
+	char **name;
+	size_t *len;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t nslots;
+};
+
+/* Consecutive lines of one observation and interval: sample start + j
+ * was read from line + j. */
+struct group {
+	uint64_t interval;
+	size_t start;
+	uint32_t obs, n, line;
+	uint32_t dup;            /* an event twice within the group */
+};
+
+/* Samples in chunks of fixed size, so that growing never copies them
+ * (nor holds the old and the new array at once). */
+#define SAMPLE_SHIFT 16
+#define SAMPLE_CHUNK ((size_t)1 << SAMPLE_SHIFT)
+struct chunk {
+	uint32_t ev[SAMPLE_CHUNK];       /* per sample: event, */
+	double value[SAMPLE_CHUNK];      /* value, */
+	uint64_t running[SAMPLE_CHUNK];  /* running_ns */
+};
+#define S_EV(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->ev[(i) & (SAMPLE_CHUNK - 1)])
+#define S_VALUE(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->value[(i) & (SAMPLE_CHUNK - 1)])
+#define S_RUNNING(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->running[(i) & (SAMPLE_CHUNK - 1)])
+
+struct stats_dataset {
+	char *path;
+	struct names obs, ev;
+	struct chunk **ch;        /* the samples, SAMPLE_CHUNK a chunk */
+	size_t n_s, n_ch, cap_ch;
+	struct group *g;          /* sorted by (obs, interval, line) */
+	size_t n_g, cap_g;
+	size_t *obs_g;            /* n_obs + 1 offsets into g */
+	size_t *obs_nint;         /* distinct intervals per observation */
+};
+
+/* stats/dataset.c: a name's index in t, or (size_t)-1 */
+size_t stats_names_find(const struct names *t, const char *s, size_t len,
+			uint64_t h);
+
+#endif
