@@ -189,11 +189,13 @@ int main(int argc, char **argv)
 		feas_model_stats(pipe_model_solver(pm), &st);
 		printf("%-11s regions %.1f us/obs, model %.3f s (%s), check %.1f us/obs; "
 		       "%zu of %zu usable observations infeasible; %llu decided in closed form, "
-		       "%llu LP solves, %llu facet LPs\n", shape_names[shape],
+		       "%llu LP solves (%llu shrink tests, %llu exact), %llu facet LPs\n",
+		       shape_names[shape],
 		       1e6 * (t2 - t1) / (double)n, t3 - t2,
 		       pipe_model_has_facets(pm) ? "facets listed" : "certificates",
 		       usable ? 1e6 * (t4 - t3) / (double)usable : 0.0, infeasible, usable,
 		       (unsigned long long)st.prefiltered, (unsigned long long)st.lp_solves,
+		       (unsigned long long)st.shrink_tests, (unsigned long long)st.exact_solves,
 		       (unsigned long long)st.facet_lps);
 		for (i = 0; i < n; i++)
 			feas_result_release(&res[i]);

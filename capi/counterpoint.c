@@ -61,6 +61,11 @@ int counterpoint_run_borderline(const struct pipe_run *r, size_t i)
 	return pipe_run_result(r, i)->borderline;
 }
 
+int counterpoint_run_undecided(const struct pipe_run *r, size_t i)
+{
+	return pipe_run_result(r, i)->undecided;
+}
+
 double counterpoint_run_d2(const struct pipe_run *r, size_t i)
 {
 	return pipe_run_result(r, i)->d2;

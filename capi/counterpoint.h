@@ -38,11 +38,14 @@ int counterpoint_check(const struct udd_model *m, const char *features,
 		       double confidence, size_t batches, int per_interval,
 		       const char *counters, size_t threads,
 		       struct pipe_run **out, struct cp_error *err);
-/* Observation i's result: borderline (settled exactly), the ellipsoid's
+/* Observation i's result: borderline (settled exactly), undecided
+ * (borderline and its exact re-check could not run: the verdict is the
+ * floating-point one, not proven), the ellipsoid's
  * squared distance and p-value (NAN for boxes), and per violated
  * constraint j its margin (in standard deviations), whether it is an
  * equality, and its pipe_data_n_counters coefficients. */
 int counterpoint_run_borderline(const struct pipe_run *r, size_t i);
+int counterpoint_run_undecided(const struct pipe_run *r, size_t i);
 double counterpoint_run_d2(const struct pipe_run *r, size_t i);
 double counterpoint_run_p_value(const struct pipe_run *r, size_t i);
 double counterpoint_run_margin(const struct pipe_run *r, size_t i, size_t j);

@@ -201,7 +201,10 @@ static int report_text(struct report *r, struct cp_buf *b)
 		if (o->shape == FEAS_ELLIPSOID)
 			cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
 				      pipe_data_region(pd, i)->q, res->p_value);
-		if (res->borderline)
+		if (res->undecided)
+			cp_buf_puts(b, " (undecided: borderline, and its exact re-check "
+				    "could not run; this is the floating-point answer)");
+		else if (res->borderline)
 			cp_buf_puts(b, " (borderline)");
 		if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
 			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
@@ -277,9 +280,11 @@ static int report_json(struct report *r, struct cp_buf *b)
 		}
 		r->infeasible += !res->feasible;
 		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
+			      "\"undecided\": %s, "
 			      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
 			      res->feasible ? "true" : "false",
 			      res->borderline ? "true" : "false",
+			      res->undecided ? "true" : "false",
 			      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
 			      "diagonal" : "full",
 			      pipe_data_region(pd, i)->prewhitened ? "true" : "false",

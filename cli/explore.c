@@ -320,8 +320,9 @@ int cli_explore(int argc, char **argv)
 		      "explained by LP certificates), %.1f s\n", n_models,
 		      n_checked, n_checks, n_facets, cp_seconds() - t0);
 	if (explore_family_n_inexact(fam))
-		cp_buf_printf(&b, "%zu borderline verdicts kept in floating point "
-			      "(their exact re-check failed)\n",
+		cp_buf_printf(&b, "undecided: %zu borderline verdicts are floating-point "
+			      "answers (their exact re-check could not run); a claim "
+			      "above that rests on one of them is not proven\n",
 			      explore_family_n_inexact(fam));
 write:
 	if (b.failed) {

@@ -589,7 +589,8 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 				 progress_ctx, err);
 	if (rc == CP_ENUMERIC) {
 		/* one at a time; a borderline verdict whose exact re-check
-		 * failed keeps the floating-point verdict, counted */
+		 * failed keeps the floating-point verdict, counted and marked
+		 * undecided */
 		cp_error_clear(err);
 		rc = CP_OK;
 		for (j = 0; j < n && !rc; j++) {
@@ -599,6 +600,7 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 				cp_error_clear(err);
 				rc = feas_check(pm->fm, &q[j], flags | FEAS_NO_EXACT,
 						&r[j], err);
+				r[j].undecided = 1;
 			}
 			if (progress && j % 64 == 0)
 				progress(progress_ctx, j, n);

@@ -131,9 +131,14 @@ struct feas_result {
 	/* The region lies within about 1e-7 (relative) of the cone's
 	 * boundary, where GLPK's floating-point tolerance could decide either
 	 * way (or the NNLS distance is within 1e-7 of q): the verdict was
-	 * settled by glp_exact, which is exact for the data read as
-	 * rationals within 1e-9 relative.  The verdict stands but is close. */
+	 * settled by glp_exact on the box LP with its data scaled to
+	 * integers (read exactly).  The verdict stands but is close. */
 	int borderline;
+	/* Borderline, and its exact re-check could not run (feas_check
+	 * returned CP_ENUMERIC; the caller then asked again with
+	 * FEAS_NO_EXACT): `feasible` is the floating-point answer, not a
+	 * proven one.  Set by the pipeline; reports print "undecided". */
+	int undecided;
 	/* Ellipsoid: the smallest squared Mahalanobis distance from mu to the
 	 * cone, and p = 1 - F(d2): the observation is infeasible at every
 	 * confidence level below 1 - p.  NAN for boxes. */

@@ -148,10 +148,12 @@ static int check_box(struct worker *w, const struct feas_query *q,
 	if (rc)
 		return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
 	/* Borderline: GLPK accepts bound violations up to ~1e-7.  A box it
-	 * calls feasible only by using that tolerance, or infeasible by a
-	 * certificate shallower than 1e-7, lies within ~1e-7 of the cone:
-	 * it is settled by glp_exact on the whole LP (rational arithmetic;
-	 * GLPK reads the doubles as rationals within 1e-9 relative). */
+	 * calls feasible only by using that tolerance (its point outside the
+	 * box by more than FEAS_TOL_BOX_REL of a half-width), or infeasible
+	 * by a certificate shallower than 1e-7, lies within ~1e-7 of the
+	 * cone: it is settled by glp_exact on the whole LP, its data scaled
+	 * by powers of two to integers so that GLPK reads them exactly
+	 * (lp.c, box_exact). */
 	if (verdict == BOX_FEASIBLE) {
 		/* A solution GLPK bent by its tolerance: solve again in the box
 		 * shrunk by 3 times the tolerance; a solution there (even a
@@ -162,6 +164,11 @@ static int check_box(struct worker *w, const struct feas_query *q,
 			w->st.shrink_tests++;
 			if (feas_set_bounds(w, q, sigma, 3 * FEAS_TOL_GLPK) == 0) {
 				rc = feas_box_solve(w, q, sigma, SOLVE_AGAIN, &v2);
+				/* the shrunk box's solution must lie in the
+				 * real one, measured as the first was */
+				if (!rc && v2 == BOX_FEASIBLE &&
+				    feas_box_residual(w, q, sigma) > 1)
+					v2 = BOX_INFEASIBLE;
 				feas_set_bounds(w, q, sigma, 0);
 				if (rc)
 					return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");

@@ -110,10 +110,15 @@ struct feas_model {
  * ellipsoid distance) this close to the cone is borderline and re-checked
  * exactly. */
 #define FEAS_TOL_GLPK 1e-7
-/* Residuals of GLPK's box solution beyond 1e-11 of the magnitudes mean it
- * used its tolerance; pure rounding noise reaches ~1e-14, so a tighter
- * test would send clear verdicts to the slow exact path. */
+/* GLPK's box solution is taken as it is when the point S f lies outside
+ * the box, along each axis and with its rounding bound, by at most 1e-11
+ * of the coordinate's magnitude (rounding noise, ~1e-14, with room) and
+ * at most 1e-6 of the axis's half-width.  The second is what keeps large
+ * counts honest: at 2^48 a violation of 1500 is 1e-11 of the counts but
+ * 70 half-widths.  Beyond either, the shrink test, then the exact
+ * re-check, decide. */
 #define FEAS_TOL_BOX_REL 1e-11
+#define FEAS_TOL_BOX_WIDTH 1e-6
 /* A signature prices into the LP (or counts against a certificate) when
  * it breaks the certificate by more than this share of the norms: below,
  * it is rounding of the certificate itself. */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,42 +170,147 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 
 /* ---- the box LP ---- */
 
-/* Centre of the box along LP column y_j (axes signed as in the LP). */
-static double box_centre(const struct worker *w, const struct feas_query *q,
-			 size_t j)
+/* The box LP is centred on the observation: rows S f - W^T y = mu/sigma,
+ * y_j in [-h_j, h_j]/sigma (W = I for the independent box).  GLPK's
+ * tolerances are relative to the bounds, so with the centre in the rows
+ * a bound on y is as tight as the box is narrow, at any count level; with
+ * y bounded by c +- h they were 1e-7 of the counts, many half-widths
+ * once counts reach 2^40.  The box is {mu + W^T y}: centred exactly on
+ * the mean as given. */
+
+/* Half-width of the box along y_j (scaled by 1/sigma). */
+static double box_half(const struct feas_query *q, size_t j, double sigma)
 {
-	if (q->shape == FEAS_PCA)
-		return w->ysign[j] * feas_dot(q->axes + j * w->fm->k, q->mu, w->fm->k);
-	return q->mu[j];
+	return q->half[j] / sigma;
 }
 
 /* The box's bounds on y (scaled by 1/sigma), each side pulled in by
- * shrink (1 + |bound|).  Returns -1, changing nothing, when shrinking
- * would empty an interval. */
+ * shrink (1 + |bound|), and the rows' right-hand sides mu/sigma.
+ * Returns -1, changing nothing, when shrinking would empty an
+ * interval. */
 int feas_set_bounds(struct worker *w, const struct feas_query *q,
 		      double sigma, double shrink)
 {
 	size_t k = w->fm->k, j;
 
 	for (j = 0; shrink > 0 && j < k; j++) {
-		double c = box_centre(w, q, j);
-		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+		double hw = box_half(q, j, sigma);
 
-		if (lo + shrink * (1 + fabs(lo)) >= hi - shrink * (1 + fabs(hi)))
+		if (-hw + shrink * (1 + hw) >= hw - shrink * (1 + hw))
 			return -1;
 	}
 	for (j = 0; j < k; j++) {
-		double c = box_centre(w, q, j);
-		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
+		double hw = box_half(q, j, sigma);
+		double lo = -hw + shrink * (1 + hw), hi = hw - shrink * (1 + hw);
 
-		lo += shrink * (1 + fabs(lo));
-		hi -= shrink * (1 + fabs(hi));
 		if (lo < hi)
 			glp_set_col_bnds(w->box, (int)j + 1, GLP_DB, lo, hi);
 		else
-			glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, lo, lo);
+			glp_set_col_bnds(w->box, (int)j + 1, GLP_FX, 0, 0);
+		glp_set_row_bnds(w->box, (int)j + 1, GLP_FX, q->mu[j] / sigma,
+				 q->mu[j] / sigma);
 	}
 	return 0;
+}
+
+/* Lowest power of two that makes v an integer: v 2^e is integral for
+ * e >= exact_shift(v) (0 for integers). */
+static int exact_shift(double v)
+{
+	int e, tz;
+	double fr;
+	uint64_t mant;
+
+	if (v == 0 || !isfinite(v))
+		return 0;
+	fr = frexp(fabs(v), &e);
+	mant = (uint64_t)ldexp(fr, 53);
+	tz = __builtin_ctzll(mant);
+	return 53 - e - tz > 0 ? 53 - e - tz : 0;
+}
+
+/* Multiply every matrix entry by 2^rs, the bounds of the box columns y
+ * by 2^ts and the rows' right-hand sides by 2^(rs+ts) (exact: powers of
+ * two, range checked by the caller). */
+static void scale_box(struct worker *w, int rs, int ts)
+{
+	int k = (int)w->fm->k, n = glp_get_num_cols(w->box), j, t, len;
+
+	for (j = 1; j <= k; j++) {
+		double b = ldexp(glp_get_row_lb(w->box, j), rs + ts);
+
+		glp_set_row_bnds(w->box, j, GLP_FX, b, b);
+	}
+	for (j = 1; j <= n; j++) {
+		len = glp_get_mat_col(w->box, j, w->ind, w->val);
+		for (t = 1; t <= len; t++)
+			w->val[t] = ldexp(w->val[t], rs);
+		glp_set_mat_col(w->box, j, len, w->ind, w->val);
+		if (j <= k) {
+			int type = glp_get_col_type(w->box, j);
+			double lo = ldexp(glp_get_col_lb(w->box, j), ts);
+			double hi = ldexp(glp_get_col_ub(w->box, j), ts);
+
+			glp_set_col_bnds(w->box, j, type, lo, type == GLP_FX ? lo : hi);
+		}
+	}
+}
+
+/* glp_exact reads a double that is not an integer as a nearby rational
+ * (within about 1e-9 of it), so on the box LP as built it decides a
+ * neighbouring box, one that at counts of 2^44 has moved by far more
+ * than its width.  Every datum is made an integer first: each row of
+ * S f - W^T y = 0 times 2^rs (S's and W's entries integral), y = 2^-ts y'
+ * with y' bounded by 2^ts [lo, hi] (integral), f' = 2^ts f; the same LP,
+ * read exactly.  Returns glp_exact's code, or -1 when the powers of two
+ * would leave the range of a double (the verdict then stays undecided). */
+static int box_exact(struct worker *w)
+{
+	int k = (int)w->fm->k, n = glp_get_num_cols(w->box), j, t, len;
+	int rs = 0, ts = 0, big_entry = -1075, big_bound = -1075, ret;
+
+	for (j = 1; j <= n; j++) {
+		len = glp_get_mat_col(w->box, j, w->ind, w->val);
+		for (t = 1; t <= len; t++)
+			if (w->val[t] != 0) {
+				int s = exact_shift(w->val[t]);
+
+				rs = s > rs ? s : rs;
+				big_entry = ilogb(w->val[t]) > big_entry ? ilogb(w->val[t]) : big_entry;
+			}
+		if (j <= k) {
+			double b[2] = { glp_get_col_lb(w->box, j), glp_get_col_ub(w->box, j) };
+
+			for (t = 0; t < 2; t++)
+				if (b[t] != 0) {
+					int s = exact_shift(b[t]);
+
+					ts = s > ts ? s : ts;
+					big_bound = ilogb(b[t]) > big_bound ? ilogb(b[t]) : big_bound;
+				}
+		}
+	}
+	for (j = 1; j <= k; j++) {
+		double b = glp_get_row_lb(w->box, j);
+
+		if (b != 0) {
+			int s = exact_shift(b) - rs;
+
+			ts = s > ts ? s : ts;
+		}
+	}
+	for (j = 1; j <= k; j++) {
+		double b = glp_get_row_lb(w->box, j);
+
+		if (b != 0 && ilogb(b) + rs + ts > 1000)
+			return -1;
+	}
+	if (big_entry + rs > 1000 || big_bound + ts > 1000)
+		return -1;
+	scale_box(w, rs, ts);
+	ret = glp_exact(w->box, &w->dual);
+	scale_box(w, -rs, -ts);
+	return ret;
 }
 
 int feas_box_solve(struct worker *w, const struct feas_query *q,
@@ -258,7 +364,7 @@ int feas_box_solve(struct worker *w, const struct feas_query *q,
 	}
 	if (mode == SOLVE_EXACT) {
 		w->st.exact_solves++;
-		ret = glp_exact(w->box, &w->dual);
+		ret = box_exact(w);
 	} else {
 		w->st.lp_solves++;
 		ret = glp_simplex(w->box, &w->dual);
@@ -285,60 +391,60 @@ int feas_box_solve(struct worker *w, const struct feas_query *q,
 	return CP_OK;
 }
 
-/* Is the float solution a solution?  Returns the largest violation
- * relative to 1e-11 of the magnitudes involved (> 1: GLPK used its
- * tolerance, about 1e-7, and the verdict needs the exact re-check).
- * Residuals of S f = W^T y are summed in long double and compared with
- * the sum of the terms' magnitudes; f must be >= 0 and y within its
- * bounds.  (Pure rounding noise of GLPK's solutions reaches ~1e-14, so a
- * tighter test would send many clear verdicts to the slow exact path.) */
-
+/* Is the float solution a solution?  The witness is the point S f
+ * alone (f clamped at 0), whatever GLPK's y and rows say: its box
+ * coordinates W (S f - mu) are computed in long double, with their
+ * rounding bound added, and compared with the half-widths.  Returns the
+ * worst excess beyond the box in units of the axis's allowance, the
+ * smaller of FEAS_TOL_BOX_REL of the coordinate's magnitude and
+ * FEAS_TOL_BOX_WIDTH of the half-width; > 1: GLPK used its tolerance
+ * (about 1e-7 of the LP's scale) and the verdict needs the shrink test
+ * or the exact re-check. */
 double feas_box_residual(struct worker *w, const struct feas_query *q,
 			   double sigma)
 {
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, i, j, col;
-	long double *x = w->resid, *mag = w->resid + k;
+	long double *d = w->resid, *mag = w->resid + k;
+	long double terms = (long double)(w->n_active + k + 2) * 0x1p-62L;
 	double worst = 0;
 
 	for (i = 0; i < k; i++)
-		x[i] = mag[i] = 0;
+		d[i] = mag[i] = 0;
 	for (col = 0; col < w->n_active; col++) {
 		size_t p = w->colsig[col];
 		double f = glp_get_col_prim(w->box, (int)(k + col) + 1);
 
-		if (f < 0)
-			worst = fmax(worst, -f / FEAS_TOL_BOX_REL);
-		if (f != 0)
+		if (f > 0)
 			for (i = 0; i < k; i++) {
-				x[i] += (long double)fm->S[p * k + i] * f;
+				d[i] += (long double)fm->S[p * k + i] * f;
 				mag[i] += fabsl((long double)fm->S[p * k + i] * f);
 			}
 	}
-	for (j = 0; j < k; j++) {
-		double y = glp_get_col_prim(w->box, (int)j + 1);
-		double c = box_centre(w, q, j);
-		double lo = (c - q->half[j]) / sigma, hi = (c + q->half[j]) / sigma;
-		double ex = fmax(lo - y, y - hi);
-
-		if (ex > 0)
-			worst = fmax(worst, ex / (FEAS_TOL_BOX_REL * fmax(fabs(y), FEAS_TINY)));
-		w->vk2[j] = y;
-	}
 	for (i = 0; i < k; i++) {
-		long double r = x[i], m = mag[i];
+		d[i] -= (long double)(q->mu[i] / sigma);
+		mag[i] += fabsl((long double)(q->mu[i] / sigma));
+	}
+	for (j = 0; j < k; j++) {
+		double hw = box_half(q, j, sigma), c, allow;
+		long double y = 0, e = 0;
 
 		if (q->shape == FEAS_PCA) {
-			for (j = 0; j < k; j++) {
-				r -= (long double)w->ysign[j] * q->axes[j * k + i] * w->vk2[j];
-				m += fabsl((long double)q->axes[j * k + i] * w->vk2[j]);
+			const double *a = q->axes + j * k;
+
+			for (i = 0; i < k; i++) {
+				y += (long double)a[i] * d[i];
+				e += fabsl((long double)a[i]) * (mag[i] + fabsl(d[i]));
 			}
+			c = feas_dot(a, q->mu, k) / sigma;
 		} else {
-			r -= w->vk2[i];
-			m += fabsl((long double)w->vk2[i]);
+			y = d[j];
+			e = mag[j];
+			c = q->mu[j] / sigma;
 		}
-		if (r != 0)
-			worst = fmax(worst, (double)(fabsl(r) / (FEAS_TOL_BOX_REL * (m > 0 ? m : 1))));
+		allow = fmin(FEAS_TOL_BOX_REL * (fabs(c) + hw), FEAS_TOL_BOX_WIDTH * hw);
+		worst = fmax(worst, (double)((fabsl(y) - hw + terms * e) /
+					     fmax(allow, FEAS_TINY)));
 	}
 	return worst;
 }

@@ -303,6 +303,35 @@ static void test_borderline_exact(void)
 	feas_model_free(fm);
 }
 
+/* A borderline box whose data no power of two makes integral within the
+ * range of a double (half-widths of 1e-310 beside coordinates of 1): the
+ * exact re-check cannot run, and feas_check says so (CP_ENUMERIC) rather
+ * than keep the floating-point verdict silently; FEAS_NO_EXACT answers
+ * and flags it borderline (the pipeline then reports it undecided). */
+static void test_borderline_exact_out_of_range(void)
+{
+	struct feas_model *fm = NULL;
+	struct feas_result res;
+	struct feas_query q;
+	struct cp_error err;
+	double mu[2] = { 1, 1 + 0x1p-50 }, half[2] = { 1e-310, 1e-310 };
+
+	feas_result_init(&res);
+	CHECK(feas_model_new(2, 2, walk_basic, NULL, &fm, &err) == CP_OK);
+	memset(&q, 0, sizeof q);
+	q.shape = FEAS_INDEPENDENT;
+	q.mu = mu;
+	q.half = half;
+	/* x1 <= x0 is broken by 2^-50: a certificate far shallower than
+	 * 1e-7, so borderline */
+	CHECK(feas_check(fm, &q, FEAS_NO_PREFILTER, &res, &err) == CP_ENUMERIC);
+	cp_error_clear(&err);
+	CHECK(feas_check(fm, &q, FEAS_NO_PREFILTER | FEAS_NO_EXACT, &res, &err) == CP_OK);
+	CHECK(res.borderline);
+	feas_result_release(&res);
+	feas_model_free(fm);
+}
+
 /* Many boxes within a few units of the cone at scales up to 1e12, against
  * the exact answer: for walk_basic's cone {0 <= x1 <= x0} an independent
  * box [lo0,hi0] x [lo1,hi1] is feasible iff max(lo1, 0) <= min(hi0, hi1).
@@ -892,6 +921,7 @@ int main(void)
 	RUN(test_zero_cone);
 	RUN(test_bad_queries);
 	RUN(test_borderline_exact);
+	RUN(test_borderline_exact_out_of_range);
 	RUN(test_borderline_many);
 	RUN(test_lp_vs_hrep);
 	RUN(test_generated_feasible);

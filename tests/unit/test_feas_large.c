@@ -1,17 +1,16 @@
-/* tests/pending/test_feas_large.c (NOT built yet: it fails until the box LP
- * works relative to the observation, see the end of its comment; move it
- * to tests/unit/ with the fix): large counts lose no violations.  On
+/* tests/unit/test_feas_large.c: large counts lose no violations.  On
  * models/examples/walk_basic.udd, load.pde_miss <= load.causes_walk is a
  * facet; observations where pde_miss = causes_walk + 1500 in every interval
  * break it by far more than their regions are wide, at any count level:
- * every region shape must find them infeasible at 10^6 and at 2^44..2^52
+ * every region shape must find them infeasible at 10^6 and at 2^40..2^52
  * (where 1500 is below GLPK's relative tolerances of the counts), and the
  * true relation (causes_walk - 1500) feasible.  Through the pipeline, as
  * `counterpoint check` runs it.
  *
- * Today (GLPK tolerances relative to the counts) it fails: the PCA box
- * loses the violation from 2^48, the independent box from 2^44; the
- * ellipsoid (NNLS) keeps it at every level. */
+ * With the box LP's bounds relative to the counts (y in c +- h) and
+ * glp_exact reading non-integral doubles approximately, the PCA box lost
+ * the violation from 2^48 and the independent box from 2^44; the box LP
+ * is now centred on the mean and its exact re-check reads integers. */
 #include <stdio.h>
 #include <string.h>
 
