@@ -87,6 +87,7 @@ _SIGNATURES = {
     "counterpoint_check": (_i, [_p, _s, _p, _i, _d, _z, _i, _s, _z,
                                 ctypes.POINTER(_p), ctypes.POINTER(_CpError)]),
     "counterpoint_run_borderline": (_i, [_p, _z]),
+    "counterpoint_run_undecided": (_i, [_p, _z]),
     "counterpoint_run_d2": (_d, [_p, _z]),
     "counterpoint_run_p_value": (_d, [_p, _z]),
     "counterpoint_run_margin": (_d, [_p, _z, _z]),
@@ -245,10 +246,12 @@ Violation.__doc__ = """A constraint the whole region breaks: its text, the
 margin in standard deviations, and its coefficients (counter -> coefficient,
 non-zero ones)."""
 Verdict = collections.namedtuple(
-    "Verdict", "observation verdict reason borderline d2 p_value violations")
+    "Verdict", "observation verdict reason borderline undecided d2 p_value violations")
 Verdict.__doc__ = """One observation's verdict: "feasible", "infeasible" or
 "unusable" (then reason says why); borderline (settled in exact
-arithmetic); the ellipsoid's d2 and p_value (None for boxes); violations."""
+arithmetic); undecided (borderline and its exact re-check could not run:
+the verdict is the floating-point one, not proven); the ellipsoid's d2 and
+p_value (None for boxes); violations."""
 
 _VERDICTS = ("feasible", "infeasible", "unusable")
 _SHAPES = {"pca": 0, "independent": 1, "ellipsoid": 2}
@@ -277,6 +280,7 @@ def _verdicts(run):
             _str(_lib.pipe_run_observation(run, i)), verdict,
             _str(_lib.pipe_run_unusable(run, i)),
             bool(_lib.counterpoint_run_borderline(run, i)) if usable else None,
+            bool(_lib.counterpoint_run_undecided(run, i)) if usable else None,
             _num(_lib.counterpoint_run_d2(run, i)) if usable else None,
             _num(_lib.counterpoint_run_p_value(run, i)) if usable else None,
             viols))

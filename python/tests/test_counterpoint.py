@@ -146,6 +146,7 @@ class TestCheck(unittest.TestCase):
                 continue
             self.assertEqual("feasible" if w["feasible"] else "infeasible", g.verdict)
             self.assertEqual(w["borderline"], g.borderline)
+            self.assertEqual(w["undecided"], g.undecided)
             self.assertEqual([v["constraint"] for v in w["violations"]],
                              [v.constraint for v in g.violations])
             for wv, gv in zip(w["violations"], g.violations):
