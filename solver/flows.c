@@ -268,7 +268,7 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 {
 	const struct feas_flows *ff = w->ff;
 	size_t k = ff->k, n = ff->n, r, i, c;
-	int pca = q->shape == FEAS_PCA, had_cuts = w->rows > k;
+	int pca = q->shape == FEAS_PCA;
 
 	if (w->rows > k) {
 		size_t nd = w->rows - k;
@@ -346,11 +346,13 @@ static int lp_set_region(struct flow_lp *w, const struct feas_query *q)
 				m = fmin(m, w->x[i] / ff->S[c * k + i]);
 		w->lmax[c] = m > 0 ? m * (1 + FLOW_SLACK) : 0;
 	}
-	/* the ellipsoid's cuts depend on the path the LP takes: start each
-	 * ellipsoid from the same basis, so its bounds do not depend on the
-	 * regions solved before (nor on the threads); boxes warm-start */
-	if (q->shape == FEAS_ELLIPSOID || had_cuts)
-		glp_adv_basis(w->lp, 0);
+	/* Every region starts from the same basis: an optimum reached from
+	 * another start may be another vertex with other duals, so the
+	 * certified bounds would depend on the regions solved before, and
+	 * on which thread solved them (the queue is dynamic), differing in
+	 * their last digits between --threads 1 and 2; the ellipsoid's
+	 * cuts depend on the path too. */
+	glp_adv_basis(w->lp, 0);
 	return CP_OK;
 }
 
