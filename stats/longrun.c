@@ -206,6 +206,59 @@ static void axpy(size_t k, double a, const double *restrict x, double *restrict 
 		y[i] += a * x[i];
 }
 
+/* Schafer and Strimmer's (2005) shrinkage intensity towards the diagonal
+ * (target "D": correlations shrunk towards 0, variances kept) for samples
+ * lo..hi of x (no missing values): lambda = sum Var(r_jl) / sum r_jl^2
+ * over the pairs j != l, with Var(r_jl) estimated from the products of
+ * the standardized samples; clipped to [0, 1].  0 when nothing correlates
+ * or fewer than 3 samples. */
+static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
+			       double *mean, double *sd)
+{
+	size_t n = hi - lo, i, j, l;
+	double num = 0, den = 0, dn;
+
+	if (n < 3)
+		return 0;
+	dn = (double)n;
+	for (j = 0; j < k; j++) {
+		double s = 0, q = 0;
+
+		for (i = lo; i < hi; i++)
+			s += x[i * k + j];
+		mean[j] = s / dn;
+		for (i = lo; i < hi; i++)
+			q += (x[i * k + j] - mean[j]) * (x[i * k + j] - mean[j]);
+		sd[j] = sqrt(q / (dn - 1));
+	}
+	for (j = 0; j < k; j++) {
+		if (!(sd[j] > 0))
+			continue;
+		for (l = j + 1; l < k; l++) {
+			double wbar = 0, v = 0, r;
+
+			if (!(sd[l] > 0))
+				continue;
+			for (i = lo; i < hi; i++)
+				wbar += (x[i * k + j] - mean[j]) / sd[j] *
+					((x[i * k + l] - mean[l]) / sd[l]);
+			wbar /= dn;
+			for (i = lo; i < hi; i++) {
+				double wk = (x[i * k + j] - mean[j]) / sd[j] *
+					((x[i * k + l] - mean[l]) / sd[l]) - wbar;
+
+				v += wk * wk;
+			}
+			r = dn / (dn - 1) * wbar;
+			num += dn / ((dn - 1) * (dn - 1) * (dn - 1)) * v;
+			den += r * r;
+		}
+	}
+	if (!(den > 0))
+		return 0;
+	return num >= den ? 1 : num / den;
+}
+
 /* The PCA box, in the principal frame with its axes and widths from
  * independent halves.  The smallest eigenvalues of a sample covariance
  * underestimate the variance along their own eigenvectors (at k = 20,
@@ -215,7 +268,10 @@ static void axpy(size_t k, double a, const double *restrict x, double *restrict 
  * is chi^2 with n_B - 1 degrees of freedom, and the mean of all n samples
  * is independent of both halves' covariances (Gaussian samples), so each
  * axis gets an exact t interval, Sidak-corrected for k axes.  Axes are
- * stored by ascending half-width.  Returns 0; -1 when a half is too
+ * stored by ascending half-width.  When a half has no more samples than
+ * counters, the first half's correlations are shrunk towards 0
+ * (Schafer-Strimmer) before its eigenvectors are taken: better axes, and
+ * no change to the widths' law.  Returns 0; -1 when a half is too
  * short, -2 when samples are missing (the caller chooses another box). */
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
@@ -257,6 +313,24 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 				SA[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
 				SB[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
 			}
+	{
+		/* The axes only need to be good, not unbiased: the widths
+		 * along them come from the other half whatever they are.
+		 * With no more samples in a half than counters its covariance
+		 * is singular and its thin directions are noise, so its
+		 * correlations are shrunk towards 0 first (the intensity
+		 * estimated from the half itself).  Longer halves keep their
+		 * correlations: one intensity for every pair would also
+		 * loosen pairs that correlate at 0.9998, whose thin
+		 * direction is the box's power (measured on a 4-counter
+		 * case: box volume 0.0086 -> 0.0115 of the independent). */
+		double lambda = na <= k ? shrink_intensity(x, 0, na, k, h, w) : 0;
+
+		for (j = 0; j < k; j++)
+			for (l = 0; l < k; l++)
+				if (j != l)
+					SA[j * k + l] *= 1 - lambda;
+	}
 	if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
 		goto out;
 	{
