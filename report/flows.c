@@ -100,7 +100,7 @@ void report_flow_bars_svg(const struct pipe_flows *pf,
 				cp_buf_init(&num);
 				pipe_flows_put_interval(&num, fb->share.lo, fb->share.hi, 100, "%");
 				if (fb->share.hi > 1)
-					cp_buf_puts(&num, " (beyond 100%: the bar stops at the edge)");
+					cp_buf_puts(&num, " (past 100%)");
 			} else {
 				cp_buf_puts(&num, "share undefined (the region allows no μops)");
 			}
