@@ -336,6 +336,26 @@ nomem:
 	return -1;
 }
 
+/* For --html: the flow bounds of the model's features on every feasible
+ * observation, as `counterpoint flows --with` computes them. */
+static int html_flows(const struct udd_model *model, udd_features sel,
+		      const struct pipe_data *pd, const struct feas_result *res,
+		      size_t threads, struct pipe_flows **pf,
+		      struct pipe_flow_bounds **out, enum pipe_flow_status **status,
+		      struct cp_error *err)
+{
+	size_t n = pipe_data_n_observations(pd);
+
+	if (pipe_flows_new(model, sel, pd, pf, err))
+		return -1;
+	*out = cp_calloc(n * pipe_flows_n_uops(*pf) * pipe_flows_n_features(*pf) + 1,
+			 sizeof **out);
+	*status = cp_calloc(n + 1, sizeof **status);
+	if (!*out || !*status)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	return pipe_flows_bound(*pf, pd, res, threads, *out, *status, err);
+}
+
 /* ---- the command ---- */
 
 /* Long only because getopt_long wants one case per option; the work is
@@ -370,6 +390,9 @@ int cli_check(int argc, char **argv)
 	struct pipe_model *pm = NULL;
 	struct feas_result *res = NULL;
 	udd_features sel = 0;
+	struct pipe_flows *pf = NULL;
+	struct pipe_flow_bounds *fout = NULL;
+	enum pipe_flow_status *fstatus = NULL;
 	struct cp_error err;
 	struct cp_buf b;
 	struct report rep;
@@ -493,8 +516,16 @@ int cli_check(int argc, char **argv)
 	}
 	rc = cli_write_output("check", output, &b);
 	if (rc == CLI_OK && html) {
-		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res };
+		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res,
+					   NULL, NULL, NULL };
 
+		/* the page draws the features' flow bounds, as `flows` gives them */
+		if (sel && html_flows(model, sel, pd, res, threads, &pf, &fout, &fstatus,
+				      &err))
+			goto fail;
+		hc.pf = pf;
+		hc.flows = fout;
+		hc.flow_status = fstatus;
 		rc = cli_html_check(html, &hc);
 	}
 	if (rc == CLI_OK && rep.infeasible)
@@ -511,6 +542,9 @@ out:
 	for (i = 0; res && i < n; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);
+	cp_free(fout);
+	cp_free(fstatus);
+	pipe_flows_free(pf);
 	pipe_model_free(pm);
 	pipe_data_free(pd);
 	stats_dataset_free(data);

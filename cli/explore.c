@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
-	"                            [--monotone-models N] [--no-targeted]\n"
+	"                            [--monotone-models N] [--no-targeted] [--no-flows]\n"
 	"                            [-o REPORT] [--dot FILE] [--json] [--html FILE]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
@@ -48,7 +48,10 @@ static const char usage_text[] =
 	"what --exhaustive would.  The report names the model and observation\n"
 	"behind each claim, a 'counterpoint check' line for each undecided one, and\n"
 	"for each pair of minimal models the constraint that separates them, the\n"
-	"μpaths that break it and each observation's margin on it.\n"
+	"μpaths that break it and each observation's margin on it.  For each proven\n"
+	"minimal model it bounds the flows, as 'counterpoint flows --with' the\n"
+	"model does: per observation the model fits, uop and feature, the rate and\n"
+	"the share of the uop's μops on the μpaths the feature adds.\n"
 	"\n"
 	"options:\n"
 	"  --features F,...    starting model (default: no features)\n"
@@ -77,6 +80,7 @@ static const char usage_text[] =
 	"                      models (default 1024; 0: never, claims then rest on\n"
 	"                      checked verdicts only)\n"
 	"  --no-targeted       skip the targeted checks after elimination\n"
+	"  --no-flows          do not bound the minimal models' flows\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
 	"  --html FILE         also write a report for a browser: one\n"
@@ -86,7 +90,8 @@ static const char usage_text[] =
 	"  --json              the report as JSON (schema 1: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
 	"                      undecided, monotonicity, proofs, undecided_checks,\n"
-	"                      alternatives)\n"
+	"                      alternatives; each minimal model's flows as\n"
+	"                      'flows --json' gives them)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
@@ -134,6 +139,7 @@ int cli_explore(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "monotone-models", required_argument, NULL, 'N' },
 		{ "no-targeted", no_argument, NULL, 'G' },
+		{ "no-flows", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -217,6 +223,7 @@ int cli_explore(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'G': so.no_targeted = 1; break;
+		case 'F': so.no_flows = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
 		}

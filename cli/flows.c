@@ -4,7 +4,6 @@
  * second and as a share of the uop's μops, over region ∩ cone
  * (pipeline.h "flows").  Check's option vocabulary; text or JSON. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,55 +46,6 @@ static const char flows_help[] =
 	"exit status: 0 every usable observation bounded, 1 some infeasible (or\n"
 	"without a flow at the boundary), 2 bad usage or input, 3 internal error\n";
 
-static const char *status_name(enum pipe_flow_status s)
-{
-	switch (s) {
-	case PIPE_FLOWS_BOUNDED: return "bounded";
-	case PIPE_FLOWS_UNUSABLE: return "unusable";
-	case PIPE_FLOWS_INFEASIBLE: return "infeasible";
-	case PIPE_FLOWS_NO_FLOW: return "no_flow";
-	}
-	return "?";
-}
-
-/* v with `digits` significant digits, rounded down (dir < 0) or up: the
- * printed decimal, read back, lies on the right side of v. */
-static void put_outward(struct cp_buf *b, double v, int digits, int dir)
-{
-	char s[64];
-	double e, scale, r;
-	int tries;
-
-	if (!isfinite(v)) {
-		cp_buf_puts(b, "?");
-		return;
-	}
-	if (v == 0) {
-		cp_buf_puts(b, "0");
-		return;
-	}
-	e = floor(log10(fabs(v)));
-	scale = pow(10, digits - 1 - e);
-	r = dir < 0 ? floor(v * scale) : ceil(v * scale);
-	for (tries = 0; tries < 4; tries++) {
-		snprintf(s, sizeof s, "%.*g", digits + 1, r / scale);
-		if (dir < 0 ? strtod(s, NULL) <= v : strtod(s, NULL) >= v)
-			break;
-		r += dir;
-	}
-	cp_buf_puts(b, s);
-}
-
-static void put_interval(struct cp_buf *b, double lo, double hi, double scale,
-			 const char *unit)
-{
-	cp_buf_puts(b, "[");
-	put_outward(b, lo * scale, 4, -1);
-	cp_buf_printf(b, "%s, ", unit);
-	put_outward(b, hi * scale, 4, 1);
-	cp_buf_printf(b, "%s]", unit);
-}
-
 struct report {
 	const char *model_path, *data_path;
 	const struct udd_model *model;
@@ -114,28 +64,13 @@ static int report_text(struct report *r, struct cp_buf *b)
 	const struct pipe_options *o = pipe_data_options(pd);
 	const struct stats_dataset *d = pipe_data_dataset(pd);
 	size_t n = pipe_data_n_observations(pd), nu = pipe_flows_n_uops(pf);
-	size_t nf = pipe_flows_n_features(pf), i, u, f, any = 0;
+	size_t nf = pipe_flows_n_features(pf), i, any = 0;
 	char *feats = udd_model_selection_str(r->model, r->sel);
 
 	cp_buf_printf(b, "model %s, features: %s; %zu flow columns\n", r->model_path,
 		      feats && feats[0] ? feats : "(none)", pipe_flows_n_columns(pf));
 	cp_free(feats);
-	for (u = 0; u < nu; u++) {
-		if (!pipe_flows_n_uop_columns(pf, u))
-			continue;
-		cp_buf_printf(b, "  %s: %zu columns; shares per %s", pipe_flows_uop(pf, u),
-			      pipe_flows_n_uop_columns(pf, u), pipe_flows_per(pf, u) ?
-			      pipe_flows_per(pf, u) : "counted μop");
-		for (f = 0; f < nf; f++)
-			if (pipe_flows_n_needing(pf, u, f))
-				cp_buf_printf(b, "; %s adds %zu", pipe_flows_feature(pf, f),
-					      pipe_flows_n_needing(pf, u, f));
-		cp_buf_puts(b, "\n");
-		for (f = 0; f < nf; f++)
-			any += pipe_flows_n_needing(pf, u, f) > 0;
-	}
-	if (!any)
-		cp_buf_puts(b, "  (no feature adds a signature: nothing to bound)\n");
+	any = pipe_flows_text_columns(pf, "  ", b);
 	for (i = 0; i < n; i++) {
 		const char *name = stats_dataset_observation(d, i);
 
@@ -157,28 +92,7 @@ static int report_text(struct report *r, struct cp_buf *b)
 		cp_buf_printf(b, "\n%s: feasible\n", name);
 		if (!any)
 			continue;
-		cp_buf_printf(b, "  %-8s %-20s %-26s %s\n", "uop", "feature",
-			      "rate (/s)", "share");
-		for (u = 0; u < nu; u++)
-			for (f = 0; f < nf; f++) {
-				const struct pipe_flow_bounds *fb = &r->out[(i * nu + u) * nf + f];
-				struct cp_buf cell;
-
-				if (!pipe_flows_n_needing(pf, u, f))
-					continue;
-				cp_buf_init(&cell);
-				put_interval(&cell, fb->rate.lo, fb->rate.hi, 1, "");
-				cp_buf_printf(b, "  %-8s %-20s %-26s ", pipe_flows_uop(pf, u),
-					      pipe_flows_feature(pf, f), cell.data ? cell.data : "");
-				cp_buf_release(&cell);
-				if (fb->share.defined)
-					put_interval(b, fb->share.lo, fb->share.hi, 100, "%");
-				else
-					cp_buf_puts(b, "undefined (the region allows no μops)");
-				if (fb->rate.inexact || fb->share.inexact)
-					cp_buf_puts(b, "  (inexact optimum; bounds hold)");
-				cp_buf_puts(b, "\n");
-			}
+		pipe_flows_text_rows(pf, &r->out[i * nu * nf], "  ", b);
 	}
 	cp_buf_printf(b, "\n%zu observation%s: %zu bounded, %zu infeasible", n,
 		      n == 1 ? "" : "s", r->n_status[PIPE_FLOWS_BOUNDED],
@@ -192,23 +106,6 @@ static int report_text(struct report *r, struct cp_buf *b)
 	return b->failed ? -1 : 0;
 }
 
-static void json_num(struct cp_buf *b, double v)
-{
-	if (isfinite(v))
-		cp_buf_printf(b, "%.17g", v);
-	else
-		cp_buf_puts(b, "null");
-}
-
-static void json_pair(struct cp_buf *b, const char *key, double lo, double hi)
-{
-	cp_buf_printf(b, ", \"%s\": [", key);
-	json_num(b, lo);
-	cp_buf_puts(b, ", ");
-	json_num(b, hi);
-	cp_buf_puts(b, "]");
-}
-
 static int report_json(struct report *r, struct cp_buf *b)
 {
 	const struct pipe_data *pd = r->pd;
@@ -216,7 +113,7 @@ static int report_json(struct report *r, struct cp_buf *b)
 	const struct pipe_options *o = pipe_data_options(pd);
 	const struct stats_dataset *d = pipe_data_dataset(pd);
 	size_t n = pipe_data_n_observations(pd), nu = pipe_flows_n_uops(pf);
-	size_t nf = pipe_flows_n_features(pf), i, u, f;
+	size_t nf = pipe_flows_n_features(pf), i, f;
 
 	cp_buf_puts(b, "{\n\"schema\": 1,\n\"model\": ");
 	cli_json_string(b, r->model_path);
@@ -228,67 +125,16 @@ static int report_json(struct report *r, struct cp_buf *b)
 		cli_json_string(b, pipe_flows_feature(pf, f));
 	}
 	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"columns\": %zu,\n"
-		      "\"uops\": {", cli_region_name(o->shape), o->confidence,
+		      "\"uops\": ", cli_region_name(o->shape), o->confidence,
 		      pipe_flows_n_columns(pf));
-	for (u = 0; u < nu; u++) {
-		cp_buf_puts(b, u ? ", " : "");
-		cli_json_string(b, pipe_flows_uop(pf, u));
-		cp_buf_printf(b, ": {\"columns\": %zu, \"per\": ", pipe_flows_n_uop_columns(pf, u));
-		if (pipe_flows_per(pf, u))
-			cli_json_string(b, pipe_flows_per(pf, u));
-		else
-			cp_buf_puts(b, "null");
-		cp_buf_puts(b, ", \"features\": {");
-		for (f = 0; f < nf; f++) {
-			cp_buf_puts(b, f ? ", " : "");
-			cli_json_string(b, pipe_flows_feature(pf, f));
-			cp_buf_printf(b, ": %zu", pipe_flows_n_needing(pf, u, f));
-		}
-		cp_buf_puts(b, "}}");
-	}
-	cp_buf_puts(b, "},\n\"observations\": [");
+	pipe_flows_json_uops(pf, b);
+	cp_buf_puts(b, ",\n\"observations\": [");
 	for (i = 0; i < n; i++) {
 		r->n_status[r->status[i]]++;
-		cp_buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-		cli_json_string(b, stats_dataset_observation(d, i));
-		cp_buf_printf(b, ", \"status\": \"%s\"", status_name(r->status[i]));
-		if (r->status[i] == PIPE_FLOWS_UNUSABLE) {
-			cp_buf_puts(b, ", \"unusable\": ");
-			cli_json_string(b, pipe_data_unusable(pd, i));
-		}
-		if (r->status[i] != PIPE_FLOWS_BOUNDED) {
-			cp_buf_puts(b, "}");
-			continue;
-		}
-		cp_buf_puts(b, ", \"uops\": {");
-		for (u = 0; u < nu; u++) {
-			size_t shown = 0;
-
-			cp_buf_puts(b, u ? ", " : "");
-			cli_json_string(b, pipe_flows_uop(pf, u));
-			cp_buf_puts(b, ": {");
-			for (f = 0; f < nf; f++) {
-				const struct pipe_flow_bounds *fb = &r->out[(i * nu + u) * nf + f];
-
-				if (!pipe_flows_n_needing(pf, u, f))
-					continue;
-				cp_buf_puts(b, shown++ ? ", " : "");
-				cli_json_string(b, pipe_flows_feature(pf, f));
-				cp_buf_puts(b, ": {\"inexact\": ");
-				cp_buf_puts(b, fb->rate.inexact || fb->share.inexact ? "true" : "false");
-				json_pair(b, "rate", fb->rate.lo, fb->rate.hi);
-				json_pair(b, "rate_attained", fb->rate.lo_at, fb->rate.hi_at);
-				if (fb->share.defined) {
-					json_pair(b, "share", fb->share.lo, fb->share.hi);
-					json_pair(b, "share_attained", fb->share.lo_at, fb->share.hi_at);
-				} else {
-					cp_buf_puts(b, ", \"share\": null, \"share_attained\": null");
-				}
-				cp_buf_puts(b, "}");
-			}
-			cp_buf_puts(b, "}");
-		}
-		cp_buf_puts(b, "}}");
+		cp_buf_puts(b, i ? ",\n  " : "\n  ");
+		pipe_flows_json_observation(pf, stats_dataset_observation(d, i),
+					    pipe_data_unusable(pd, i), r->status[i],
+					    &r->out[i * nu * nf], b);
 	}
 	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"bounded\": %zu, "
 		      "\"infeasible\": %zu, \"no_flow\": %zu, \"unusable\": %zu}\n}\n", n,

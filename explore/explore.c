@@ -609,6 +609,49 @@ static int separations(struct explore_search *s,
 	return 0;
 }
 
+/* The flow bounds of each proven minimal model, for the reports. */
+static int minimal_flows(struct explore_search *s,
+			 const struct explore_evaluator *ev, struct cp_error *err)
+{
+	size_t i, n = 0;
+	int rc;
+
+	if (!ev->flows)
+		return 0;
+	for (i = 0; i < s->n_models; i++)
+		n += s->models[i].minimal != 0;
+	if (!n)
+		return 0;
+	s->flows = cp_calloc(n, sizeof *s->flows);
+	if (!s->flows)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < s->n_models; i++) {
+		struct explore_flows *fl;
+		double t0;
+
+		if (!s->models[i].minimal)
+			continue;
+		fl = &s->flows[s->n_flows++];
+		fl->features = s->models[i].features;
+		t0 = cp_seconds();
+		if ((rc = ev->flows(ev->ctx, fl->features, fl, err)))
+			return rc;
+		fl->seconds = cp_seconds() - t0;
+	}
+	return 0;
+}
+
+const struct explore_flows *explore_model_flows(const struct explore_search *s,
+						size_t i)
+{
+	size_t j;
+
+	for (j = 0; i < s->n_models && j < s->n_flows; j++)
+		if (s->flows[j].features == s->models[i].features)
+			return &s->flows[j];
+	return NULL;
+}
+
 size_t explore_space_n_varying(const struct explore_space *sp)
 {
 	return udd_features_count(sp->candidates & ~sp->start);
@@ -666,6 +709,8 @@ int explore_run(const struct explore_space *space,
 		rc = mark_minimal(s, err);
 	if (!rc)
 		rc = separations(s, ev, err);
+	if (!rc && !opt->no_flows)
+		rc = minimal_flows(s, ev, err);
 	if (rc) {
 		explore_free(s);
 		return rc;
@@ -684,6 +729,9 @@ void explore_free(struct explore_search *s)
 		explore_eval_release(&s->models[i].eval);
 	for (i = 0; i < s->n_seps; i++)
 		explore_separation_release(&s->seps[i]);
+	for (i = 0; i < s->n_flows; i++)
+		explore_flows_release(&s->flows[i]);
+	cp_free(s->flows);
 	explore_monotonicity_release(&s->mono);
 	cp_free(s->seps);
 	cp_free(s->check_command);

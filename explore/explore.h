@@ -19,6 +19,7 @@
 
 #include "common/cp.h"
 #include "dsl/udd.h"
+#include "pipeline/pipeline.h"
 
 /* ---- what the evaluator reports for one model ---- */
 
@@ -98,10 +99,29 @@ struct explore_separation {
 };
 void explore_separation_release(struct explore_separation *p);
 
+/* The flow bounds of one feasible model, as `counterpoint flows --with`
+ * the model computes them (pipeline.h, "flows"): the flow on the μpaths
+ * each of its features adds, per observation, uop and feature, as a rate
+ * and as a share of the uop's μops.  Only the observations the model is
+ * feasible on are bounded (status PIPE_FLOWS_BOUNDED); under a tolerance
+ * the others are PIPE_FLOWS_INFEASIBLE. */
+struct explore_flows {
+	udd_features features;
+	struct pipe_flows *pf;              /* owned; its names are the μDD
+					     * model's, which must outlive it */
+	size_t n_observations;
+	char **observations;                /* names, in dataset order */
+	enum pipe_flow_status *status;      /* n_observations */
+	struct pipe_flow_bounds *bounds;    /* n_observations x n_uops x
+					     * n_features, pipe_flows_bound's */
+	double seconds;                     /* wall time of the bounds */
+};
+void explore_flows_release(struct explore_flows *fl);
+
 /* How a model family is evaluated.  Every callback returns 0 or a negative
  * cp code with err filled; the search stops at the first failure.
- * monotone and separate are optional (NULL: monotonicity unknown, no
- * separations). */
+ * monotone, separate and flows are optional (NULL: monotonicity unknown,
+ * no separations, no flow bounds). */
 struct explore_evaluator {
 	void *ctx;
 	/* Test the model with features `sel` against the data; *out arrives
@@ -125,6 +145,10 @@ struct explore_evaluator {
 	/* Fill *out (zeroed, a and b set) for two evaluated models. */
 	int (*separate)(void *ctx, udd_features a, udd_features b,
 			struct explore_separation *out, struct cp_error *err);
+	/* Bound the flows of an evaluated feasible model: fill *out (zeroed,
+	 * features set). */
+	int (*flows)(void *ctx, udd_features sel, struct explore_flows *out,
+		     struct cp_error *err);
 };
 
 /* ---- the search ---- */
@@ -149,6 +173,7 @@ struct explore_options {
 	                             * that holds a feasible model */
 	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
 	int no_targeted;            /* skip the targeted checks (below) */
+	int no_flows;               /* do not bound the minimal models' flows */
 	/* "counterpoint check MODEL DATA [region options]": the reports print
 	 * each undecided claim's deciding check as this plus --with F,...
 	 * (NULL: "check --with F,..."). */
@@ -240,6 +265,11 @@ size_t explore_n_separations(const struct explore_search *s);
 const struct explore_separation *explore_separation_at(const struct explore_search *s,
 						       size_t i);
 
+/* The flow bounds of model i (explore_model_at), computed for every
+ * proven minimal model unless options.no_flows; NULL when there are none. */
+const struct explore_flows *explore_model_flows(const struct explore_search *s,
+						size_t i);
+
 /* ---- output ---- */
 /* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
 const char *explore_origin_name(enum explore_origin o);
@@ -251,6 +281,11 @@ void explore_format_features(const struct explore_search *s,
 /* The report for people: every model tested, skipped candidates, minimal
  * feasible models, required features and a conclusion in plain words. */
 void explore_report(const struct explore_search *s, struct cp_buf *b);
+/* The flow bounds of the minimal models, for people: per model, per
+ * (uop, feature) the envelope of its bounds over the observations, then
+ * each observation's bounds as `counterpoint flows` prints them (part of
+ * explore_report; nothing when no model has bounds). */
+void explore_report_flows(const struct explore_search *s, struct cp_buf *b);
 /* Just the closing conclusion (one paragraph). */
 void explore_conclusion(const struct explore_search *s, struct cp_buf *b);
 /* The search as a Graphviz digraph: models as nodes (feasible ones green,

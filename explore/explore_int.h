@@ -18,6 +18,8 @@ struct explore_search {
 	struct explore_monotonicity mono;
 	struct explore_separation *seps;
 	size_t n_seps;
+	struct explore_flows *flows;  /* the proven minimal models' bounds */
+	size_t n_flows;
 	char *check_command;        /* NULL: "check" */
 };
 
@@ -107,6 +109,11 @@ void explore_json_refuted_tops(const struct explore_search *s, size_t f,
 /* The JSON keys monotonicity, implied_verdicts, proofs, undecided_checks
  * and alternatives, each preceded by ",\n". */
 void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b);
+
+/* Model m's "flows" value in explore --json (explore/report_flows.c):
+ * null without bounds, else flows --json's columns, uops, observations
+ * and summary. */
+void explore_json_flows(const struct explore_search *s, size_t m, struct cp_buf *b);
 
 /* explore/explore.c: index of the model with exactly these features, or
  * -1 (linear: a search tests at most a few thousand models). */

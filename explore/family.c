@@ -95,6 +95,7 @@ static void entry_release(struct entry *e)
 	explore_eval_release(&e->eval);
 	cp_free(e->viol);
 	cp_free(e->viol_eq);
+	cp_free(e->feasible);
 }
 
 void explore_family_free(struct explore_family *f)
@@ -375,6 +376,9 @@ static int copy_eval(struct explore_family *f, struct entry *dst,
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	dst->eval.n_observations = src->eval.n_observations;
 	dst->eval.n_infeasible = src->eval.n_infeasible;
+	if (!(dst->feasible = cp_malloc(f->n_obs + 1)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	memcpy(dst->feasible, src->feasible, f->n_obs);
 	if (copy_witness(&dst->eval, &src->eval))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (src->eval.refuted_by &&
@@ -393,8 +397,11 @@ static int run_checks(struct explore_family *f, struct entry *e,
 
 	cp_buf_init(&names);
 	res = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *res);
-	if (!res)
+	e->feasible = cp_calloc(f->n_obs + 1, 1);
+	if (!res || !e->feasible) {
+		cp_free(res);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_init(&res[i]);
 	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN, f->opt.threads, res,
@@ -402,6 +409,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	f->checks += f->n_obs;
 	e->eval.n_observations = f->n_obs;
 	for (i = 0; i < f->n_obs && !rc; i++) {
+		e->feasible[i] = res[i].feasible != 0;
 		if (res[i].feasible)
 			continue;
 		e->eval.n_infeasible++;
@@ -470,6 +478,8 @@ static int family_evaluate(void *ctx, udd_features sel,
 			rc = run_checks(f, e, err);
 		if (rc) {
 			explore_eval_release(&e->eval);
+			cp_free(e->feasible);
+			e->feasible = NULL;
 			return rc;
 		}
 		e->evaluated = 1;
@@ -603,4 +613,5 @@ void explore_family_evaluator(struct explore_family *f,
 	ev->compare = family_compare;
 	ev->monotone = explore_family_monotone;
 	ev->separate = explore_family_separate;
+	ev->flows = explore_family_flows;
 }

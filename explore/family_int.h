@@ -19,6 +19,8 @@ struct entry {
 	int64_t *viol;            /* eval.n_violations x k */
 	unsigned char *viol_eq;
 	size_t n_inexact;         /* verdicts left to floating point */
+	unsigned char *feasible;  /* per observation, once evaluated: the
+				   * verdicts the flow bounds start from */
 };
 
 struct explore_family {
@@ -54,10 +56,12 @@ int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
 			  const uint32_t *s, int *inside, int64_t *a, int *is_eq,
 			  struct cp_error *err);
 
-/* The evaluator's monotone and separate callbacks. */
+/* The evaluator's monotone, separate and flows callbacks. */
 int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
 			    struct explore_monotonicity *out, struct cp_error *err);
 int explore_family_separate(void *ctx, udd_features a, udd_features b,
 			    struct explore_separation *out, struct cp_error *err);
+int explore_family_flows(void *ctx, udd_features sel, struct explore_flows *out,
+			 struct cp_error *err);
 
 #endif

@@ -97,7 +97,9 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 			cp_buf_printf(b, ", \"observations\": %zu}",
 				      m->eval.violations[j].count);
 		}
-		cp_buf_puts(b, "]}");
+		cp_buf_puts(b, "], \"flows\": ");
+		explore_json_flows(s, i, b);
+		cp_buf_puts(b, "}");
 	}
 	cp_buf_puts(b, s->n_models ? "\n  ],\n  \"minimal\": [" : "],\n  \"minimal\": [");
 	for (i = 0, j = 0; i < s->n_models; i++)

@@ -277,6 +277,7 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 	}
 	explore_report_proofs(s, b);
 	explore_report_alternatives(s, b);
+	explore_report_flows(s, b);
 	if (s->truncated)
 		cp_buf_puts(b, "search stopped at the model budget (--max-models)\n");
 	cp_buf_puts(b, "conclusion: ");

@@ -236,4 +236,38 @@ int pipe_flows_bound(struct pipe_flows *pf, const struct pipe_data *pd,
 		     struct pipe_flow_bounds *out, enum pipe_flow_status *status,
 		     struct cp_error *err);
 
+/* ---- flows as text and JSON (pipeline/flows_report.c) ----
+ * The one writer of `counterpoint flows`' report, which explore's
+ * reports reuse for its minimal models.  Everything is appended to b. */
+/* "bounded", "unusable", "infeasible", "no_flow" (the JSON's words). */
+const char *pipe_flows_status_name(enum pipe_flow_status s);
+/* v with `digits` significant digits, rounded down (dir < 0) or up (dir
+ * > 0): the printed decimal, read back, lies on the right side of v. */
+void pipe_flows_put_bound(struct cp_buf *b, double v, int digits, int dir);
+/* "[lo, hi]" of lo*scale and hi*scale, 4 digits, rounded outward, unit
+ * after each number ("%" with scale 100 for shares). */
+void pipe_flows_put_interval(struct cp_buf *b, double lo, double hi, double scale,
+			     const char *unit);
+/* One line per uop with columns (its columns, the share's denominator,
+ * what each feature adds), each after indent; returns how many (uop,
+ * feature) pairs have columns (0: a line says there is nothing to
+ * bound). */
+size_t pipe_flows_text_columns(const struct pipe_flows *pf, const char *indent,
+			       struct cp_buf *b);
+/* A bounded observation's table: a header, then one line per (uop,
+ * feature) with columns: rate and share, rounded outward.  row: its
+ * n_uops x n_features entries of pipe_flows_bound's out. */
+void pipe_flows_text_rows(const struct pipe_flows *pf,
+			  const struct pipe_flow_bounds *row, const char *indent,
+			  struct cp_buf *b);
+/* `flows --json`'s "uops" object: per uop its columns, "per" and the
+ * columns each feature adds. */
+void pipe_flows_json_uops(const struct pipe_flows *pf, struct cp_buf *b);
+/* One element of `flows --json`'s "observations": name, status, the
+ * unusable reason when unusable, and for a bounded one "uops" with the
+ * certified and attained bounds of row (as in pipe_flows_text_rows). */
+void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
+				 const char *unusable, enum pipe_flow_status status,
+				 const struct pipe_flow_bounds *row, struct cp_buf *b);
+
 #endif

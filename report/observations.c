@@ -172,7 +172,7 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 	if (!r) {
 		cp_buf_puts(b, "<p>No region: ");
 		report_html_text(b, pipe_data_unusable(c->pd, i));
-		cp_buf_puts(b, ".</p>\n</section>\n");
+		cp_buf_puts(b, ".</p>\n");
 		return CP_OK;
 	}
 	cp_buf_printf(b, "<p>%s from %zu samples", shape_word(o->shape), r->n);
@@ -215,8 +215,7 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 	if (!rc)
 		p.constraint = NULL;
 	if (r->k < 2) {
-		cp_buf_puts(b, "<p class=\"note\">One counter: no plane to plot.</p>\n"
-			    "</section>\n");
+		cp_buf_puts(b, "<p class=\"note\">One counter: no plane to plot.</p>\n");
 		return CP_OK;
 	}
 	report_plot_axes(&p, &x, &y);
@@ -241,7 +240,7 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 	report_html_text(b, p.names[y]);
 	cp_buf_puts(b, "</code>.  The cone and the three regions are exact projections "
 		    "onto this plane; the constraint's line holds the other counters "
-		    "at the observation's mean.</figcaption>\n</figure>\n</section>\n");
+		    "at the observation's mean.</figcaption>\n</figure>\n");
 	return CP_OK;
 }
 
@@ -252,11 +251,19 @@ int report_check_html(const struct report_check *c, struct cp_buf *b,
 	int rc;
 
 	summary(c, b);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		size_t cells;
+
 		if ((rc = observation(c, i, b, err)))
 			return rc;
-	/* HOOK(flows): per-observation flow bounds (interval bars) belong
-	 * here once the solver reports them; nothing is drawn until then. */
+		if (c->pf) {
+			cells = pipe_flows_n_uops(c->pf) * pipe_flows_n_features(c->pf);
+			report_flows_html(c->pf, c->flow_status[i], &c->flows[i * cells],
+					  stats_dataset_observation(pipe_data_dataset(c->pd), i),
+					  b);
+		}
+		cp_buf_puts(b, "</section>\n");   /* observation()'s */
+	}
 	cp_buf_puts(b, "</section>\n");
 	if (b->failed)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");

@@ -59,16 +59,37 @@ void report_plot_axes(const struct report_plot *p, size_t *x, size_t *y);
 int report_plot_svg(const struct report_plot *p, struct cp_buf *b,
 		    struct cp_error *err);
 
+/* ---- flow bounds as interval bars (report/flows.c) ---- */
+/* One bounded observation's bounds (row: its n_uops x n_features entries
+ * of pipe_flows_bound's out) as an inline <svg class="cp-flows">: one bar
+ * per (uop, feature) with columns, the share [lo, hi] on a 0-100% axis
+ * (a share beyond 100% stops at the edge), labelled with the numbers as
+ * `counterpoint flows` prints them; the rate in the bar's tooltip. */
+void report_flow_bars_svg(const struct pipe_flows *pf,
+			  const struct pipe_flow_bounds *row, const char *title,
+			  struct cp_buf *b);
+/* The flow part of an observation's section: the bars in a figure with
+ * its caption when bounded, else a note saying why there are none. */
+void report_flows_html(const struct pipe_flows *pf, enum pipe_flow_status status,
+		       const struct pipe_flow_bounds *row, const char *title,
+		       struct cp_buf *b);
+
 /* ---- the check section ---- */
 struct report_check {
 	const char *model_path, *data_path;
 	const struct pipe_data *pd;
 	const struct pipe_model *pm;
 	const struct feas_result *res;   /* pipe_data_n_observations results */
+	/* The flow bounds of the model's features (NULL pf: none, the model
+	 * has no features): pipe_flows_bound's out and status for pd. */
+	const struct pipe_flows *pf;
+	const struct pipe_flow_bounds *flows;
+	const enum pipe_flow_status *flow_status;
 };
 /* A summary table, then one section per observation: verdict, the
- * violated constraints with margins, and the plot of the most violated
- * one (infeasible) or of the tightest facet (feasible). */
+ * violated constraints with margins, the plot of the most violated one
+ * (infeasible) or of the tightest facet (feasible), and the flow bounds'
+ * bars when the model is feasible on it. */
 int report_check_html(const struct report_check *c, struct cp_buf *b,
 		      struct cp_error *err);
 /* The constraint an observation's plot is about: for an infeasible one
@@ -92,7 +113,8 @@ struct report_explore {
 	size_t n_observations;
 };
 /* The search as a picture (report_dot_svg of explore_dot), the models
- * tested as a table, the claims with their proofs. */
+ * tested as a table, the claims with their proofs, and the flow bounds
+ * of each minimal model (explore_model_flows) as bars per observation. */
 int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 			struct cp_error *err);
 

@@ -229,6 +229,48 @@ static void claims(const struct explore_search *s, const char *const *names,
 	cp_buf_release(&t);
 }
 
+/* Each minimal model's flow bounds: per observation its bars (or why
+ * there are none), as `check --html --with` the model draws them. */
+static void flows(const struct explore_search *s, struct cp_buf *b)
+{
+	size_t i, j, n = explore_n_models(s), shown = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct explore_flows *fl = explore_model_flows(s, i);
+		size_t cells;
+
+		if (!fl)
+			continue;
+		if (!shown++)
+			cp_buf_puts(b, "<h3>Flow bounds of the minimal models</h3>\n"
+				    "<p>How much of each feature the data need: for each "
+				    "proven minimal model, as <code>counterpoint flows "
+				    "--with</code> the model computes them; only the "
+				    "observations the model fits are bounded.</p>\n");
+		cp_buf_printf(b, "<section class=\"model-flows\" id=\"flows-%zu\">\n<h4>"
+			      "<a href=\"#model-%zu\">#%zu</a> ", i + 1, i + 1, i + 1);
+		features(b, s, fl->features);
+		cp_buf_puts(b, "</h4>\n");
+		if (!fl->pf) {
+			cp_buf_puts(b, "<p class=\"note flows-none\">No features: no flow to "
+				    "bound.</p>\n</section>\n");
+			continue;
+		}
+		cells = pipe_flows_n_uops(fl->pf) * pipe_flows_n_features(fl->pf);
+		for (j = 0; j < fl->n_observations; j++) {
+			cp_buf_puts(b, "<p class=\"flows-observation\">");
+			report_html_text(b, fl->observations[j]);
+			cp_buf_puts(b, ":</p>\n");
+			report_flows_html(fl->pf, fl->status[j], &fl->bounds[j * cells],
+					  fl->observations[j], b);
+		}
+		cp_buf_puts(b, "</section>\n");
+	}
+	if (!shown && n)
+		cp_buf_puts(b, "<p class=\"note\">No flow bounds: no proven minimal "
+			    "model, or they were not computed (--no-flows).</p>\n");
+}
+
 int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 			struct cp_error *err)
 {
@@ -244,9 +286,7 @@ int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 	models_table(e->s, b);
 	skipped(e->s, e->names, b);
 	claims(e->s, e->names, e->n_features, b);
-	/* HOOK(flows): the flow bounds of the minimal models, as interval
-	 * bars, belong here once the solver reports them; nothing is drawn
-	 * until then. */
+	flows(e->s, b);
 	cp_buf_puts(b, "</section>\n");
 	if (b->failed)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");

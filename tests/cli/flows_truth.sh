@@ -7,16 +7,13 @@
 # feature's paths (from --truth, per retired load, rates per second of
 # each interval as the regions are) lies inside the bounds of every
 # observation; then all of merge, abort and replay at once (a replayed
-# merged load needs both).  The truth quantity of each feature is what its μpaths
-# that count something are in the simulator:
-#   merge     path merged (retired μops translated by a merged walk)
-#   abort     path walk_aborted (own walk started, then aborted)
-#   prefetch  events pf_walk + pf_abort_absent + pf_abort_abit (walks)
-#   replay    event replayed (re-walks at retirement)
+# merged load needs both).  The truth quantity of each feature:
+# tests/cli/truth.py.
 CP=${CP:-bin/counterpoint}
 M=models/haswell/mmu.udd
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)   # truth.py
 
 for f in merge abort prefetch replay merge,abort,replay; do
 	: >"$tmp/$f.csv"; : >"$tmp/$f.truth"   # names with commas are fine
@@ -32,35 +29,12 @@ for f in merge abort prefetch replay merge,abort,replay; do
 	done
 	"$CP" flows "$M" "$tmp/$f.csv" --with "$f" --json -o "$tmp/$f.json" ||
 		fail "flows $f: status $?"
-	python3 - "$f" "$tmp/$f.csv" "$tmp/$f.truth" "$tmp/$f.json" <<'PY' || exit 1
-import csv, json, sys
+	PYTHONPATH="$here" python3 - "$f" "$tmp/$f.csv" "$tmp/$f.truth" "$tmp/$f.json" <<'PY' || exit 1
+import json, sys
+from truth import true_flows, inside
 features, data, truth, report = sys.argv[1:5]
-P = {"merge": ["merged"], "abort": ["walk_aborted"],
-     "prefetch": ["pf_walk", "pf_abort_absent", "pf_abort_abit"],
-     "replay": ["replayed"]}
-retired_paths = ["dtlb_hit", "stlb_hit", "waited", "merged", "walk_1ref",
-                 "walk_2ref", "walk_3ref", "walk_4ref", "walk_bypassed"]
-ns, retired_ev = {}, {}
-for r in csv.DictReader(open(data)):
-    key = (r["observation"], r["interval"])
-    ns[key] = int(r["enabled_ns"])
-    if r["event"] == "MEM_UOPS_RETIRED.ALL_LOADS":
-        retired_ev[key] = int(r["value"])
-num, den, ret = {}, {}, {}
 feats = features.split(",")
-for r in csv.DictReader(open(truth)):
-    if r["uop"] != "load":
-        continue
-    key = (r["observation"], r["interval"])
-    rate = int(r["count"]) * 1e9 / ns[key]
-    o = r["observation"]
-    for f in feats:
-        if r["path"] in P[f]:
-            num[(o, f)] = num.get((o, f), 0) + rate
-    if r["path"] in retired_paths:
-        den[o] = den.get(o, 0) + rate
-        ret[key] = ret.get(key, 0) + int(r["count"])
-assert ret == retired_ev, "truth's retired loads differ from the counter"
+tf = true_flows(data, truth, feats, 30)
 rep = json.load(open(report))
 assert rep["schema"] == 1
 bad = 0
@@ -69,9 +43,8 @@ for ob in rep["observations"]:
     assert ob["status"] == "bounded", (name, ob["status"])
     for f in feats:
         b = ob["uops"]["load"][f]
-        share = num.get((name, f), 0) / den[name]
-        rate = num.get((name, f), 0) / 30
-        ok = b["share"][0] <= share <= b["share"][1] and b["rate"][0] <= rate <= b["rate"][1]
+        share, rate = tf[(name, f)]
+        ok = inside(b, share, rate)
         print("%-18s %-9s %-30s true share %.4f%%  bounds [%.4f%%, %.4f%%]  rate %.4g in [%.4g, %.4g] %s"
               % (features, f, name, 100 * share, 100 * b["share"][0], 100 * b["share"][1],
                  rate, b["rate"][0], b["rate"][1], "ok" if ok else "OUTSIDE"))

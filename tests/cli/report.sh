@@ -8,7 +8,12 @@
 # claims carry their proofs; --html leaves the text report and the exit
 # status as they were; an unwritable --html is an error (exit 2) that
 # leaves nothing behind; without Graphviz the page says so and keeps the
-# graph's text.
+# graph's text.  Flow bounds: check --html --with draws one interval bar
+# per (uop, feature) on each feasible observation (golden structure
+# tests/data/report/check_flows_bars.classes), labelled with the numbers
+# `flows` prints, and says why the infeasible one has none; explore
+# --html draws the minimal model's bars, labelled as `flows --with` it
+# prints them.
 CP=${CP:-bin/counterpoint}
 ACP=${ACP:-$CP}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -136,6 +141,60 @@ assert re.search(r'<h3>short: <span class="unusable">unusable</span></h3>\n<p>No
 assert len(plots(page)) == 3
 PY
 
+# flow bounds on check's page: the small merge model of tests/cli/flows.sh
+FM=tests/data/flows/walk_merge.udd
+FD=tests/data/flows/merge.csv
+"$CP" check $FM $FD --with merge >"$tmp/fplain.txt" 2>&1; plain=$?
+"$ACP" check $FM $FD --with merge --html "$tmp/flows.html" >"$tmp/fhtml.txt" 2>&1; rc=$?
+[ $rc = $plain ] && [ $rc = 1 ] || fail "check --with merge --html: status $rc, without it $plain"
+cmp -s "$tmp/fplain.txt" "$tmp/fhtml.txt" || fail "check --with --html changed the text report"
+"$CP" flows $FM $FD --with merge --threads 1 >"$tmp/flows.txt"
+python3 - "$tmp" "$top/tests/data/report" <<'PY' || fail "check --html: flow bars"
+import re, sys, xml.etree.ElementTree as ET
+tmp, golden = sys.argv[1], sys.argv[2]
+NS = "{http://www.w3.org/2000/svg}"
+page = open(tmp + "/flows.html", encoding="utf-8").read()
+assert "<script" not in page.lower() and "default-src 'none'" in page
+# flows' text: observation -> {(uop, feature): share}
+want, name = {}, None
+for line in open(tmp + "/flows.txt"):
+    m = re.match(r"^(\S+): feasible$", line)
+    if m:
+        name = m.group(1); want[name] = {}
+    elif name and re.match(r"^  \S+ +\S+ +\[", line):
+        f = line.split()
+        want[name][(f[0], f[1])] = line[line.rindex("["):].strip()
+assert set(want) == {"merging", "no_merge"}, want
+want_classes = open(golden + "/check_flows_bars.classes").read().split()
+for obs in ("merging", "no_merge", "broken"):
+    sec = re.search(r'<section class="observation" id="obs-\d+">\n<h3>%s:.*?</section>' % obs,
+                    page, re.S).group(0)
+    svgs = re.findall(r'<svg [^>]*class="cp-flows".*?</svg>', sec, re.S)
+    if obs == "broken":
+        assert not svgs and "No flow bounds: the model is infeasible" in sec, obs
+        continue
+    assert len(svgs) == 1, (obs, len(svgs))
+    svg = ET.fromstring(svgs[0])
+    got = [c for e in svg.iter() if e.get("class") for c in e.get("class").split()]
+    assert got == want_classes, (obs, got, want_classes)
+    bars = {}
+    for g in svg.iter(NS + "g"):
+        if g.get("class") != "cp-flow":
+            continue
+        name_ = [t.text for t in g.iter(NS + "text") if t.get("class") == "cp-flow-name"][0]
+        label = [t.text for t in g.iter(NS + "text") if t.get("class") == "cp-flow-label"][0]
+        bar = [r for r in g.iter(NS + "rect") if "cp-flow-bar" in r.get("class").split()][0]
+        track = [r for r in g.iter(NS + "rect") if r.get("class") == "cp-flow-track"][0]
+        # the bar spans [lo, hi] of the 0-100% track
+        lo, hi = [float(x.rstrip("%")) / 100 for x in label.strip("[]").split(", ")]
+        x0, w = float(track.get("x")), float(track.get("width"))
+        bx, bw = float(bar.get("x")), float(bar.get("width"))
+        assert abs(bx - (x0 + lo * w)) < 0.6, (obs, bx, x0 + lo * w)
+        assert abs(bx + bw - (x0 + max(hi * w, lo * w + 2))) < 0.6, (obs, bx + bw, hi)
+        bars[tuple(name_.split())] = label
+    assert bars == want[obs], (obs, bars, want[obs])
+PY
+
 # explore --html: the simulator run of tests/cli/explore.sh with walk
 # merging on; the exhaustive search proves merge required
 MM=models/haswell/mmu.udd
@@ -148,6 +207,7 @@ MM=models/haswell/mmu.udd
 	--json -o "$tmp/xh.json" --html "$tmp/explore.html"; rc=$?
 [ $rc = 0 ] && [ $plain = 0 ] || fail "explore --html: status $rc, without it $plain"
 cmp -s "$tmp/x.json" "$tmp/xh.json" || fail "explore --html changed the report"
+"$CP" flows $MM "$tmp/merge.csv" --with merge --threads 1 >"$tmp/mflows.txt"
 case $CP in /*) cpabs=$CP ;; *) cpabs=$top/$CP ;; esac
 PATH=/nonexistent "$cpabs" explore $MM "$tmp/merge.csv" --candidates merge,abort,replay \
 	--exhaustive -o /dev/null --html "$tmp/nodot.html"
@@ -174,6 +234,27 @@ for n in links:     # every model the proof cites is refuted and lacks merge
     assert ">refuted<" in row and "merge" not in row.split("</td>")[1], row
 assert re.search(r'<tr class="minimal"><td>minimal: <code>\{merge\}</code>', page)
 assert "Proven: the hardware needs merge" in page
+# the minimal model's flow bars, labelled as flows --with merge prints them
+sec = re.search(r'<section class="model-flows" id="flows-(\d+)">(.*?)</section>', page, re.S)
+assert sec, "no flow bounds of the minimal model"
+assert re.search(r'<tr id="model-%s">.*?minimal' % sec.group(1), page), "flows of a non-minimal model"
+assert "<code>{merge}</code>" in sec.group(2)
+want = {}
+for line in open(tmp + "/mflows.txt"):
+    if re.match(r"^  \S+ +\S+ +\[", line):
+        f = line.split()
+        want[(f[0], f[1])] = line[line.rindex("["):].strip()
+assert len(want) == 2, want
+svgs = re.findall(r'<svg [^>]*class="cp-flows".*?</svg>', sec.group(2), re.S)
+assert len(svgs) == 1, len(svgs)
+got = {}
+for g in ET.fromstring(svgs[0]).iter("{http://www.w3.org/2000/svg}g"):
+    if g.get("class") == "cp-flow":
+        t = {e.get("class"): e.text for e in g.iter("{http://www.w3.org/2000/svg}text")}
+        got[tuple(t["cp-flow-name"].split())] = t["cp-flow-label"].replace(" (past 100%)", "")
+        assert [r for r in g.iter("{http://www.w3.org/2000/svg}rect")
+                if "cp-flow-bar" in r.get("class").split()], "no bar"
+assert got == want, (got, want)
 nodot = open(tmp + "/nodot.html", encoding="utf-8").read()
 assert "No picture of the search: cannot run Graphviz" in nodot, "no-dot note"
 assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph explore {" in nodot

@@ -5,7 +5,9 @@
 # no imaging library) and must not be blank, and must show what only a
 # rendered plot draws: the cone's shaded wedge and the violated side in
 # each of the three plots (three separate bands of the wedge's colour),
-# and the search graph's feasible and refuted boxes in Graphviz's fills.
+# and the search graph's feasible and refuted boxes in Graphviz's fills;
+# and the minimal model's flow bounds as bars (their fill, #45818e, over
+# at least a bar's worth of pixels).
 # Skipped (status 77) when Chromium is not installed; `make deps`
 # installs it.
 CP=${CP:-bin/counterpoint}
@@ -128,5 +130,8 @@ feasible = sum(count(row, (0xd9, 0xea, 0xd3), 2) for row in rows)
 refuted = sum(count(row, (0xf4, 0xcc, 0xcc), 2) for row in rows)
 assert ink > w * h * 0.03, "explore page nearly blank: %d" % ink
 assert feasible > 5000 and refuted > 5000, (feasible, refuted)
-print("explore.png: %d pixels drawn, feasible boxes %d, refuted %d" % (ink, feasible, refuted))
+bars = sum(count(row, (0x45, 0x81, 0x8e), 2) for row in rows)
+assert bars > 2000, "the flow bars: %d pixels of their fill" % bars
+print("explore.png: %d pixels drawn, feasible boxes %d, refuted %d, flow bars %d"
+      % (ink, feasible, refuted, bars))
 PY

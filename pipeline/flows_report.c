@@ -1,0 +1,203 @@
+/* pipeline/flows_report.c: flow bounds as text and JSON, the one writer
+ * that `counterpoint flows` and explore's reports share (pipeline.h,
+ * "flows as text and JSON"): the columns each feature adds, a bounded
+ * observation's rows with every bound rounded outward, and the
+ * per-observation JSON object of `flows --json` (schema 1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pipeline/pipeline.h"
+
+const char *pipe_flows_status_name(enum pipe_flow_status s)
+{
+	switch (s) {
+	case PIPE_FLOWS_BOUNDED: return "bounded";
+	case PIPE_FLOWS_UNUSABLE: return "unusable";
+	case PIPE_FLOWS_INFEASIBLE: return "infeasible";
+	case PIPE_FLOWS_NO_FLOW: return "no_flow";
+	}
+	return "?";
+}
+
+/* v with `digits` significant digits, rounded down (dir < 0) or up: the
+ * printed decimal, read back, lies on the right side of v. */
+void pipe_flows_put_bound(struct cp_buf *b, double v, int digits, int dir)
+{
+	char s[64];
+	double e, scale, r;
+	int tries;
+
+	if (!isfinite(v)) {
+		cp_buf_puts(b, "?");
+		return;
+	}
+	if (v == 0) {
+		cp_buf_puts(b, "0");
+		return;
+	}
+	e = floor(log10(fabs(v)));
+	scale = pow(10, (double)digits - 1 - e);
+	r = dir < 0 ? floor(v * scale) : ceil(v * scale);
+	for (tries = 0; tries < 4; tries++) {
+		snprintf(s, sizeof s, "%.*g", digits + 1, r / scale);
+		if (dir < 0 ? strtod(s, NULL) <= v : strtod(s, NULL) >= v)
+			break;
+		r += dir;
+	}
+	cp_buf_puts(b, s);
+}
+
+void pipe_flows_put_interval(struct cp_buf *b, double lo, double hi, double scale,
+			     const char *unit)
+{
+	cp_buf_puts(b, "[");
+	pipe_flows_put_bound(b, lo * scale, 4, -1);
+	cp_buf_printf(b, "%s, ", unit);
+	pipe_flows_put_bound(b, hi * scale, 4, 1);
+	cp_buf_printf(b, "%s]", unit);
+}
+
+size_t pipe_flows_text_columns(const struct pipe_flows *pf, const char *indent,
+			       struct cp_buf *b)
+{
+	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f, any = 0;
+
+	for (u = 0; u < nu; u++) {
+		if (!pipe_flows_n_uop_columns(pf, u))
+			continue;
+		cp_buf_printf(b, "%s%s: %zu columns; shares per %s", indent,
+			      pipe_flows_uop(pf, u), pipe_flows_n_uop_columns(pf, u),
+			      pipe_flows_per(pf, u) ? pipe_flows_per(pf, u) : "counted μop");
+		for (f = 0; f < nf; f++)
+			if (pipe_flows_n_needing(pf, u, f))
+				cp_buf_printf(b, "; %s adds %zu", pipe_flows_feature(pf, f),
+					      pipe_flows_n_needing(pf, u, f));
+		cp_buf_puts(b, "\n");
+		for (f = 0; f < nf; f++)
+			any += pipe_flows_n_needing(pf, u, f) > 0;
+	}
+	if (!any)
+		cp_buf_printf(b, "%s(no feature adds a signature: nothing to bound)\n", indent);
+	return any;
+}
+
+void pipe_flows_text_rows(const struct pipe_flows *pf,
+			  const struct pipe_flow_bounds *row, const char *indent,
+			  struct cp_buf *b)
+{
+	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f;
+
+	cp_buf_printf(b, "%s%-8s %-20s %-26s %s\n", indent, "uop", "feature",
+		      "rate (/s)", "share");
+	for (u = 0; u < nu; u++)
+		for (f = 0; f < nf; f++) {
+			const struct pipe_flow_bounds *fb = &row[u * nf + f];
+			struct cp_buf cell;
+
+			if (!pipe_flows_n_needing(pf, u, f))
+				continue;
+			cp_buf_init(&cell);
+			pipe_flows_put_interval(&cell, fb->rate.lo, fb->rate.hi, 1, "");
+			cp_buf_printf(b, "%s%-8s %-20s %-26s ", indent, pipe_flows_uop(pf, u),
+				      pipe_flows_feature(pf, f), cell.data ? cell.data : "");
+			b->failed |= cell.failed;
+			cp_buf_release(&cell);
+			if (fb->share.defined)
+				pipe_flows_put_interval(b, fb->share.lo, fb->share.hi, 100, "%");
+			else
+				cp_buf_puts(b, "undefined (the region allows no μops)");
+			if (fb->rate.inexact || fb->share.inexact)
+				cp_buf_puts(b, "  (inexact optimum; bounds hold)");
+			cp_buf_puts(b, "\n");
+		}
+}
+
+static void json_num(struct cp_buf *b, double v)
+{
+	if (isfinite(v))
+		cp_buf_printf(b, "%.17g", v);
+	else
+		cp_buf_puts(b, "null");
+}
+
+static void json_pair(struct cp_buf *b, const char *key, double lo, double hi)
+{
+	cp_buf_printf(b, ", \"%s\": [", key);
+	json_num(b, lo);
+	cp_buf_puts(b, ", ");
+	json_num(b, hi);
+	cp_buf_puts(b, "]");
+}
+
+void pipe_flows_json_uops(const struct pipe_flows *pf, struct cp_buf *b)
+{
+	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f;
+
+	cp_buf_puts(b, "{");
+	for (u = 0; u < nu; u++) {
+		cp_buf_puts(b, u ? ", " : "");
+		cp_buf_json_string(b, pipe_flows_uop(pf, u));
+		cp_buf_printf(b, ": {\"columns\": %zu, \"per\": ", pipe_flows_n_uop_columns(pf, u));
+		if (pipe_flows_per(pf, u))
+			cp_buf_json_string(b, pipe_flows_per(pf, u));
+		else
+			cp_buf_puts(b, "null");
+		cp_buf_puts(b, ", \"features\": {");
+		for (f = 0; f < nf; f++) {
+			cp_buf_puts(b, f ? ", " : "");
+			cp_buf_json_string(b, pipe_flows_feature(pf, f));
+			cp_buf_printf(b, ": %zu", pipe_flows_n_needing(pf, u, f));
+		}
+		cp_buf_puts(b, "}}");
+	}
+	cp_buf_puts(b, "}");
+}
+
+void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
+				 const char *unusable, enum pipe_flow_status status,
+				 const struct pipe_flow_bounds *row, struct cp_buf *b)
+{
+	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f;
+
+	cp_buf_puts(b, "{\"name\": ");
+	cp_buf_json_string(b, name);
+	cp_buf_printf(b, ", \"status\": \"%s\"", pipe_flows_status_name(status));
+	if (status == PIPE_FLOWS_UNUSABLE) {
+		cp_buf_puts(b, ", \"unusable\": ");
+		cp_buf_json_string(b, unusable ? unusable : "");
+	}
+	if (status != PIPE_FLOWS_BOUNDED) {
+		cp_buf_puts(b, "}");
+		return;
+	}
+	cp_buf_puts(b, ", \"uops\": {");
+	for (u = 0; u < nu; u++) {
+		size_t shown = 0;
+
+		cp_buf_puts(b, u ? ", " : "");
+		cp_buf_json_string(b, pipe_flows_uop(pf, u));
+		cp_buf_puts(b, ": {");
+		for (f = 0; f < nf; f++) {
+			const struct pipe_flow_bounds *fb = &row[u * nf + f];
+
+			if (!pipe_flows_n_needing(pf, u, f))
+				continue;
+			cp_buf_puts(b, shown++ ? ", " : "");
+			cp_buf_json_string(b, pipe_flows_feature(pf, f));
+			cp_buf_puts(b, ": {\"inexact\": ");
+			cp_buf_puts(b, fb->rate.inexact || fb->share.inexact ? "true" : "false");
+			json_pair(b, "rate", fb->rate.lo, fb->rate.hi);
+			json_pair(b, "rate_attained", fb->rate.lo_at, fb->rate.hi_at);
+			if (fb->share.defined) {
+				json_pair(b, "share", fb->share.lo, fb->share.hi);
+				json_pair(b, "share_attained", fb->share.lo_at, fb->share.hi_at);
+			} else {
+				cp_buf_puts(b, ", \"share\": null, \"share_attained\": null");
+			}
+			cp_buf_puts(b, "}");
+		}
+		cp_buf_puts(b, "}");
+	}
+	cp_buf_puts(b, "}}");
+}
