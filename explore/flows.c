@@ -2,10 +2,8 @@
  * evaluator's flows callback): `counterpoint flows --with` the model, on
  * the family's regions, starting from the per-observation verdicts its
  * evaluation found, so that the bounds go with the verdicts the claims
- * rest on.  One thread: feas_flows_batch deals observations to whichever
- * thread is free, and a box's certified bounds depend, in their last bits,
- * on the box its LP warm-starts from; on one thread they are those of
- * `flows --threads 1`, whatever explore's --threads. */
+ * rest on, on explore's --threads (every region's flow LP starts from
+ * the same basis, so the bounds do not depend on the thread count). */
 #include <string.h>
 
 #include "explore/explore.h"
@@ -67,7 +65,7 @@ int explore_family_flows(void *ctx, udd_features sel, struct explore_flows *out,
 		feas_result_init(&res[i]);
 		res[i].feasible = e->feasible[i];
 	}
-	rc = pipe_flows_bound(out->pf, f->pd, res, 1, out->bounds,
+	rc = pipe_flows_bound(out->pf, f->pd, res, f->opt.threads, out->bounds,
 			      out->status, err);
 fail:
 	cp_free(res);

@@ -35,9 +35,9 @@ for m in mins:
     print(",".join(m["features"]))
 PY
 	while read -r with; do
-		"$CP" flows "$m" "$d" --with "$with" --threads 1 --json -o "$tmp/$n.$with.json"
+		"$CP" flows "$m" "$d" --with "$with" --json -o "$tmp/$n.$with.json"
 		[ $? -le 1 ] || fail "$n: flows --with $with --json"
-		"$CP" flows "$m" "$d" --with "$with" --threads 1 -o "$tmp/$n.$with.txt"
+		"$CP" flows "$m" "$d" --with "$with" -o "$tmp/$n.$with.txt"
 		[ $? -le 1 ] || fail "$n: flows --with $with"
 		python3 - "$tmp/$n.json" "$tmp/$n.$with.json" "$tmp/$n.txt" "$tmp/$n.$with.txt" \
 			"$with" <<'PY' || fail "$n: explore's bounds of {$with} differ from flows'"
