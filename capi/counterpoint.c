@@ -32,6 +32,23 @@ char *counterpoint_constraint_text(const int64_t *a, size_t k,
 	return s;
 }
 
+/* The region options both entry points take, checked. */
+static int region_options(int shape, double confidence, size_t batches,
+			  struct pipe_options *o, struct cp_error *err)
+{
+	if (shape < FEAS_PCA || shape > FEAS_ELLIPSOID)
+		return cp_error_set(err, CP_EINPUT, "region shape %d: 0 (PCA box), "
+				    "1 (independent box) or 2 (ellipsoid)", shape);
+	if (confidence != 0 && !(confidence > 0 && confidence < 1))
+		return cp_error_set(err, CP_EINPUT, "confidence %g is not in (0, 1)",
+				    confidence);
+	memset(o, 0, sizeof *o);
+	o->shape = (enum feas_shape)shape;
+	o->confidence = confidence;
+	o->batches = batches;
+	return CP_OK;
+}
+
 int counterpoint_check(const struct udd_model *m, const char *features,
 		       const struct stats_dataset *d, int shape,
 		       double confidence, size_t batches, int per_interval,
@@ -39,21 +56,68 @@ int counterpoint_check(const struct udd_model *m, const char *features,
 		       struct pipe_run **out, struct cp_error *err)
 {
 	struct pipe_options o;
+	int rc;
 
 	*out = NULL;
-	if (shape < FEAS_PCA || shape > FEAS_ELLIPSOID)
-		return cp_error_set(err, CP_EINPUT, "region shape %d: 0 (PCA box), "
-				    "1 (independent box) or 2 (ellipsoid)", shape);
-	if (confidence != 0 && !(confidence > 0 && confidence < 1))
-		return cp_error_set(err, CP_EINPUT, "confidence %g is not in (0, 1)",
-				    confidence);
-	memset(&o, 0, sizeof o);
-	o.shape = (enum feas_shape)shape;
-	o.confidence = confidence;
-	o.batches = batches;
+	if ((rc = region_options(shape, confidence, batches, &o, err)))
+		return rc;
 	o.per_interval = per_interval;
 	o.counters = counters;
 	return pipe_run_on(m, features, d, &o, threads, out, err);
+}
+
+int counterpoint_flows(const struct udd_model *m, const char *features,
+		       const struct stats_dataset *d, int shape,
+		       double confidence, size_t batches, size_t threads,
+		       const char *model_name, const char *data_name,
+		       char **json, struct cp_error *err)
+{
+	struct pipe_options o;
+	struct pipe_data *pd = NULL;
+	struct pipe_model *pm = NULL;
+	struct pipe_flows *pf = NULL;
+	struct pipe_flow_bounds *out = NULL;
+	enum pipe_flow_status *status = NULL;
+	udd_features sel = 0;
+	struct cp_buf b;
+	size_t n;
+	int rc;
+
+	*json = NULL;
+	cp_buf_init(&b);
+	if ((rc = region_options(shape, confidence ? confidence : 0.99, batches, &o, err)))
+		return rc;
+	o.threads = threads;
+	if ((rc = udd_model_select(m, features, &sel, err)))
+		return rc;
+	if (!sel)
+		return cp_error_set(err, CP_EINPUT, "name the features whose flows to bound");
+	if ((rc = pipe_data_new(m, d, &o, &pd, err)) ||
+	    (rc = pipe_model_new(m, sel, pd, NULL, &pm, err)) ||
+	    (rc = pipe_flows_new(m, sel, pd, &pf, err)))
+		goto out;
+	n = pipe_data_n_observations(pd);
+	status = cp_calloc(n + 1, sizeof *status);
+	out = cp_calloc(n * pipe_flows_n_uops(pf) * pipe_flows_n_features(pf) + 1,
+			sizeof *out);
+	if (!status || !out) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = pipe_flows_run(pm, pf, pd, threads, out, status, err)))
+		goto out;
+	pipe_flows_json_report(pf, pd, model_name ? model_name : "",
+			       data_name ? data_name : "", out, status, NULL, &b);
+	if (b.failed || !(*json = cp_strdup(b.data ? b.data : "")))
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_buf_release(&b);
+	cp_free(status);
+	cp_free(out);
+	pipe_flows_free(pf);
+	pipe_model_free(pm);
+	pipe_data_free(pd);
+	return rc;
 }
 
 int counterpoint_run_borderline(const struct pipe_run *r, size_t i)

@@ -67,4 +67,15 @@ int counterpoint_explore(const struct udd_model *m,
 			 size_t max_models, size_t threads, char **json,
 			 struct cp_error *err);
 
+/* `counterpoint flows --with features` on a loaded model and dataset:
+ * region shape and confidence as counterpoint_check's (0: 0.99), batches
+ * as --batches (0: auto); model_name and data_name are the names the
+ * report gives them.  *json (freed with counterpoint_free) is the report
+ * of `flows --json`, schema 1 (docs/checking.md). */
+int counterpoint_flows(const struct udd_model *m, const char *features,
+		       const struct stats_dataset *d, int shape,
+		       double confidence, size_t batches, size_t threads,
+		       const char *model_name, const char *data_name,
+		       char **json, struct cp_error *err);
+
 #endif

@@ -108,38 +108,8 @@ static int report_text(struct report *r, struct cp_buf *b)
 
 static int report_json(struct report *r, struct cp_buf *b)
 {
-	const struct pipe_data *pd = r->pd;
-	const struct pipe_flows *pf = r->pf;
-	const struct pipe_options *o = pipe_data_options(pd);
-	const struct stats_dataset *d = pipe_data_dataset(pd);
-	size_t n = pipe_data_n_observations(pd), nu = pipe_flows_n_uops(pf);
-	size_t nf = pipe_flows_n_features(pf), i, f;
-
-	cp_buf_puts(b, "{\n\"schema\": 1,\n\"model\": ");
-	cli_json_string(b, r->model_path);
-	cp_buf_puts(b, ",\n\"data\": ");
-	cli_json_string(b, r->data_path);
-	cp_buf_puts(b, ",\n\"features\": [");
-	for (f = 0; f < nf; f++) {
-		cp_buf_puts(b, f ? ", " : "");
-		cli_json_string(b, pipe_flows_feature(pf, f));
-	}
-	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"columns\": %zu,\n"
-		      "\"uops\": ", cli_region_name(o->shape), o->confidence,
-		      pipe_flows_n_columns(pf));
-	pipe_flows_json_uops(pf, b);
-	cp_buf_puts(b, ",\n\"observations\": [");
-	for (i = 0; i < n; i++) {
-		r->n_status[r->status[i]]++;
-		cp_buf_puts(b, i ? ",\n  " : "\n  ");
-		pipe_flows_json_observation(pf, stats_dataset_observation(d, i),
-					    pipe_data_unusable(pd, i), r->status[i],
-					    &r->out[i * nu * nf], b);
-	}
-	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"bounded\": %zu, "
-		      "\"infeasible\": %zu, \"no_flow\": %zu, \"unusable\": %zu}\n}\n", n,
-		      r->n_status[PIPE_FLOWS_BOUNDED], r->n_status[PIPE_FLOWS_INFEASIBLE],
-		      r->n_status[PIPE_FLOWS_NO_FLOW], r->n_status[PIPE_FLOWS_UNUSABLE]);
+	pipe_flows_json_report(r->pf, r->pd, r->model_path, r->data_path, r->out,
+			       r->status, r->n_status, b);
 	return b->failed ? -1 : 0;
 }
 
@@ -163,14 +133,13 @@ int cli_flows(int argc, char **argv)
 	};
 	const char *with = NULL, *output = NULL;
 	struct pipe_options po;
-	size_t threads = 0, i, n = 0;
+	size_t threads = 0, n = 0;
 	int json = 0, opt, rc = CLI_OK;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
 	struct pipe_model *pm = NULL;
 	struct pipe_flows *pf = NULL;
-	struct feas_result *res = NULL;
 	struct pipe_flow_bounds *out = NULL;
 	enum pipe_flow_status *status = NULL;
 	udd_features sel = 0;
@@ -254,18 +223,14 @@ int cli_flows(int argc, char **argv)
 	if (pipe_model_new(model, sel, pd, NULL, &pm, &err) ||
 	    pipe_flows_new(model, sel, pd, &pf, &err))
 		goto fail;
-	res = cp_calloc(n + 1, sizeof *res);
 	status = cp_calloc(n + 1, sizeof *status);
 	out = cp_calloc(n * pipe_flows_n_uops(pf) * pipe_flows_n_features(pf) + 1,
 			sizeof *out);
-	if (!res || !status || !out) {
+	if (!status || !out) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < n; i++)
-		feas_result_init(&res[i]);
-	if (pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, &err) ||
-	    pipe_flows_bound(pf, pd, res, threads, out, status, &err))
+	if (pipe_flows_run(pm, pf, pd, threads, out, status, &err))
 		goto fail;
 	rep.model = model;
 	rep.sel = sel;
@@ -286,9 +251,6 @@ fail:
 	rc = cli_print_error("flows", &err);
 out:
 	cp_buf_release(&b);
-	for (i = 0; res && i < n; i++)
-		feas_result_release(&res[i]);
-	cp_free(res);
 	cp_free(status);
 	cp_free(out);
 	pipe_flows_free(pf);

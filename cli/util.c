@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "pipeline/pipeline.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -108,7 +109,7 @@ int cli_parse_region(const char *cmd, const char *text, enum feas_shape *out)
 
 const char *cli_region_name(enum feas_shape s)
 {
-	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
+	return pipe_region_name(s);
 }
 
 int cli_parse_threads(const char *cmd, const char *text, size_t *out)

@@ -363,3 +363,25 @@ out:
 	cp_free(b);
 	return rc;
 }
+
+int pipe_flows_run(struct pipe_model *pm, struct pipe_flows *pf,
+		   const struct pipe_data *pd, size_t threads,
+		   struct pipe_flow_bounds *out, enum pipe_flow_status *status,
+		   struct cp_error *err)
+{
+	size_t n = pipe_data_n_observations(pd), i;
+	struct feas_result *res = cp_calloc(n + 1, sizeof *res);
+	int rc;
+
+	if (!res)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		feas_result_init(&res[i]);
+	rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err);
+	if (!rc)
+		rc = pipe_flows_bound(pf, pd, res, threads, out, status, err);
+	for (i = 0; i < n; i++)
+		feas_result_release(&res[i]);
+	cp_free(res);
+	return rc;
+}

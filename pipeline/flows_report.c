@@ -201,3 +201,44 @@ void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
 	}
 	cp_buf_puts(b, "}}");
 }
+
+void pipe_flows_json_report(const struct pipe_flows *pf,
+			    const struct pipe_data *pd, const char *model,
+			    const char *data, const struct pipe_flow_bounds *out,
+			    const enum pipe_flow_status *status,
+			    size_t *n_status, struct cp_buf *b)
+{
+	const struct pipe_options *o = pipe_data_options(pd);
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	size_t n = pipe_data_n_observations(pd), nu = pipe_flows_n_uops(pf);
+	size_t nf = pipe_flows_n_features(pf), i, f, count[4] = { 0, 0, 0, 0 };
+
+	cp_buf_puts(b, "{\n\"schema\": 1,\n\"model\": ");
+	cp_buf_json_string(b, model);
+	cp_buf_puts(b, ",\n\"data\": ");
+	cp_buf_json_string(b, data);
+	cp_buf_puts(b, ",\n\"features\": [");
+	for (f = 0; f < nf; f++) {
+		cp_buf_puts(b, f ? ", " : "");
+		cp_buf_json_string(b, pipe_flows_feature(pf, f));
+	}
+	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"columns\": %zu,\n"
+		      "\"uops\": ", pipe_region_name(o->shape), o->confidence,
+		      pipe_flows_n_columns(pf));
+	pipe_flows_json_uops(pf, b);
+	cp_buf_puts(b, ",\n\"observations\": [");
+	for (i = 0; i < n; i++) {
+		count[status[i]]++;
+		cp_buf_puts(b, i ? ",\n  " : "\n  ");
+		pipe_flows_json_observation(pf, stats_dataset_observation(d, i),
+					    pipe_data_unusable(pd, i), status[i],
+					    &out[i * nu * nf], b);
+	}
+	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"bounded\": %zu, "
+		      "\"infeasible\": %zu, \"no_flow\": %zu, \"unusable\": %zu}\n}\n", n,
+		      count[PIPE_FLOWS_BOUNDED], count[PIPE_FLOWS_INFEASIBLE],
+		      count[PIPE_FLOWS_NO_FLOW], count[PIPE_FLOWS_UNUSABLE]);
+	if (n_status)
+		for (i = 0; i < 4; i++)
+			n_status[i] += count[i];
+}

@@ -333,6 +333,11 @@ void pipe_data_free(struct pipe_data *pd)
 }
 
 const struct pipe_options *pipe_data_options(const struct pipe_data *pd) { return &pd->opt; }
+
+const char *pipe_region_name(enum feas_shape s)
+{
+	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
+}
 const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd) { return pd->data; }
 size_t pipe_data_n_counters(const struct pipe_data *pd) { return pd->k; }
 const size_t *pipe_data_columns(const struct pipe_data *pd) { return pd->cols; }

@@ -69,6 +69,9 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 void pipe_data_free(struct pipe_data *pd);
 
 const struct pipe_options *pipe_data_options(const struct pipe_data *pd);
+/* "pca", "independent", "ellipsoid": the words of --region and of the
+ * JSON reports. */
+const char *pipe_region_name(enum feas_shape s);
 const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd);
 /* The k counters checked, in model order: their model indices and names. */
 size_t pipe_data_n_counters(const struct pipe_data *pd);
@@ -236,6 +239,13 @@ int pipe_flows_bound(struct pipe_flows *pf, const struct pipe_data *pd,
 		     struct pipe_flow_bounds *out, enum pipe_flow_status *status,
 		     struct cp_error *err);
 
+/* Verdicts (pm, feasibility only), then pf's bounds, on pd: what
+ * `counterpoint flows` computes.  out and status as pipe_flows_bound's. */
+int pipe_flows_run(struct pipe_model *pm, struct pipe_flows *pf,
+		   const struct pipe_data *pd, size_t threads,
+		   struct pipe_flow_bounds *out, enum pipe_flow_status *status,
+		   struct cp_error *err);
+
 /* ---- flows as text and JSON (pipeline/flows_report.c) ----
  * The one writer of `counterpoint flows`' report, which explore's
  * reports reuse for its minimal models.  Everything is appended to b. */
@@ -269,5 +279,14 @@ void pipe_flows_json_uops(const struct pipe_flows *pf, struct cp_buf *b);
 void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
 				 const char *unusable, enum pipe_flow_status status,
 				 const struct pipe_flow_bounds *row, struct cp_buf *b);
+
+/* The whole of `flows --json` (schema 1; docs/checking.md), with the
+ * model's and the data's names as given; counts each status into
+ * n_status (4 entries, by enum pipe_flow_status; NULL: not wanted). */
+void pipe_flows_json_report(const struct pipe_flows *pf,
+			    const struct pipe_data *pd, const char *model,
+			    const char *data, const struct pipe_flow_bounds *out,
+			    const enum pipe_flow_status *status,
+			    size_t *n_status, struct cp_buf *b);
 
 #endif

@@ -97,6 +97,8 @@ _SIGNATURES = {
     "counterpoint_run_counter": (_s, [_p, _z]),
     "counterpoint_explore": (_i, [_p, _p, _s, _s, _i, _z, _z, ctypes.POINTER(_p),
                                   ctypes.POINTER(_CpError)]),
+    "counterpoint_flows": (_i, [_p, _s, _p, _i, _d, _z, _z, _s, _s, ctypes.POINTER(_p),
+                                ctypes.POINTER(_CpError)]),
     "pipe_run": (_i, [_s, _s, _s, _p, _z, ctypes.POINTER(_p), ctypes.POINTER(_CpError)]),
     "pipe_run_free": (None, [_p]),
     "pipe_run_n_observations": (_z, [_p]),
@@ -257,6 +259,18 @@ _VERDICTS = ("feasible", "infeasible", "unusable")
 _SHAPES = {"pca": 0, "independent": 1, "ellipsoid": 2}
 
 
+def _region_args(data, region, batches):
+    """data as a Dataset and batches as the library's count, both checked."""
+    if not isinstance(data, Dataset):
+        data = Dataset(data)
+    if region not in _SHAPES:
+        raise ValueError("region is one of %s, not %r" % (", ".join(_SHAPES), region))
+    b = {"auto": 0, "none": 1}.get(batches, batches)
+    if not isinstance(b, int) or b < 0:
+        raise ValueError("batches: 'auto', 'none' or a count, not %r" % (batches,))
+    return data, b
+
+
 def _num(x):
     return None if math.isnan(x) else x
 
@@ -307,12 +321,13 @@ class Dataset:
     running_ns (docs/statistics.md).  Dataset(path) loads a file;
     Dataset.from_arrays builds one from counts in memory."""
 
-    def __init__(self, path=None, _handle=None):
+    def __init__(self, path=None, _handle=None, _name=None):
         if _handle is None:
             h = _p()
             _call(_lib.stats_dataset_load, _bytes(path), ctypes.byref(h))
             _handle = h
         self._h = _handle
+        self.name = str(path) if _name is None else _name
 
     @classmethod
     def from_csv(cls, text, name="<memory>"):
@@ -320,7 +335,7 @@ class Dataset:
         b = _bytes(text)
         h = _p()
         _call(_lib.stats_dataset_parse, _bytes(name), b, len(b), ctypes.byref(h), None)
-        return cls(_handle=h)
+        return cls(_handle=h, _name=name)
 
     @classmethod
     def from_arrays(cls, observations, enabled_ns=1000000000, running_ns=None):
@@ -579,13 +594,7 @@ class Model:
               batches="auto", per_interval=False, counters=None, threads=0):
         """Each observation of data (a Dataset, or a path) against the
         model, as `counterpoint check`: a list of Verdict."""
-        if not isinstance(data, Dataset):
-            data = Dataset(data)
-        if region not in _SHAPES:
-            raise ValueError("region is one of %s, not %r" % (", ".join(_SHAPES), region))
-        b = {"auto": 0, "none": 1}.get(batches, batches)
-        if not isinstance(b, int) or b < 0:
-            raise ValueError("batches: 'auto', 'none' or a count, not %r" % (batches,))
+        data, b = _region_args(data, region, batches)
         run = _p()
         _call(_lib.counterpoint_check, self._h, _feature_list(features), data._h,
               _SHAPES[region], float(confidence), b, int(bool(per_interval)),
@@ -594,6 +603,19 @@ class Model:
             return _verdicts(run)
         finally:
             _lib.pipe_run_free(run)
+
+    def flows(self, data, features, region="pca", confidence=0.99, batches="auto",
+              threads=0):
+        """How much of each feature the data need, as `counterpoint flows
+        --with FEATURES --json`: per observation, uop and feature the
+        certified rate and share bounds; the report (schema 1,
+        docs/checking.md) as a dict."""
+        data, b = _region_args(data, region, batches)
+        out = _p()
+        _call(_lib.counterpoint_flows, self._h, _feature_list(features), data._h,
+              _SHAPES[region], float(confidence), b, threads, _bytes(self.file),
+              _bytes(data.name), ctypes.byref(out))
+        return json.loads(_take_string(out))
 
     def explore(self, data, start=None, candidates=None, exhaustive=False,
                 max_models=0, threads=0):

@@ -251,5 +251,30 @@ class TestExplore(unittest.TestCase):
             m.explore(SWEEP, candidates="merge,nope")
 
 
+class TestFlows(unittest.TestCase):
+    M = "tests/data/flows/walk_merge.udd"
+    D = "tests/data/flows/merge.csv"
+
+    def test_is_flows_json(self):
+        for region in ("pca", "independent", "ellipsoid"):
+            want = json.loads(cli("flows", self.M, self.D, "--with", "merge",
+                                  "--region", region, "--json", status=(0, 1))[0])
+            got = cp.Model(self.M).flows(self.D, ["merge"], region=region)
+            self.assertEqual(want, got)
+        self.assertEqual(1, got["schema"])
+        bounded = [o for o in got["observations"] if o["status"] == "bounded"]
+        self.assertTrue(bounded)
+
+    def test_errors(self):
+        m = cp.Model(self.M)
+        with self.assertRaises(cp.Error) as e:
+            m.flows(self.D, "nope")
+        self.assertIn("'nope'", str(e.exception))
+        with self.assertRaises(cp.Error):
+            m.flows(self.D, [])
+        with self.assertRaises(ValueError):
+            m.flows(self.D, "merge", region="sphere")
+
+
 if __name__ == "__main__":
     unittest.main()
