@@ -252,31 +252,51 @@ struct queue {
 	int (*result)(void *ctx, size_t i, const struct cp_buf *in, struct cp_error *err);
 };
 
-/* Every item once: each worker holds at most one, rank 0 takes the next
- * whenever no result is waiting.  On a failure, what is out comes back
- * before the error is returned (so the workers are free to stop). */
+/* Every item once: each worker holds up to QUEUE_DEPTH (its next item
+ * is there when it finishes one, while rank 0 may be busy with its own),
+ * rank 0 takes the next whenever no result is waiting.  A worker answers
+ * in the order it was sent (MPI keeps the order between two processes).
+ * On a failure, what is out comes back before the error is returned (so
+ * the workers are free to stop). */
+#define QUEUE_DEPTH 2
+
+static int queue_send(const struct queue *q, int w, size_t *holds, size_t *held,
+		      size_t *next, size_t *out, struct cp_buf *msg, struct cp_error *err)
+{
+	size_t *h = holds + (size_t)w * QUEUE_DEPTH;
+	int rc;
+
+	msg->len = 0;
+	rc = q->request(q->ctx, *next, msg, err);
+	if (rc)
+		return rc;
+	send_buf(w, TAG_WORK, msg->data, msg->len);
+	h[held[w]++] = (*next)++;
+	++*out;
+	return 0;
+}
+
 static int queue_run(const struct queue *q, struct cp_error *err)
 {
-	size_t *holds = cp_calloc((size_t)mpi.size, sizeof *holds);
-	size_t next = 0, out = 0, i;
+	size_t *holds = cp_calloc((size_t)mpi.size * QUEUE_DEPTH, sizeof *holds);
+	size_t *held = cp_calloc((size_t)mpi.size, sizeof *held);
+	size_t next = 0, out = 0, i, d;
 	struct cp_buf msg, in;
 	int w, rc = 0;
 
 	cp_buf_init(&msg);
 	cp_buf_init(&in);
-	if (!holds)
+	if (!holds || !held) {
+		cp_free(holds);
+		cp_free(held);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	for (w = 1; w < mpi.size && next < q->n && !rc; w++) {
-		msg.len = 0;
-		rc = q->request(q->ctx, next, &msg, err);
-		if (!rc) {
-			send_buf(w, TAG_WORK, msg.data, msg.len);
-			holds[w] = next++;
-			out++;
-		}
 	}
+	for (d = 0; d < QUEUE_DEPTH; d++)
+		for (w = 1; w < mpi.size && next < q->n && !rc; w++)
+			rc = queue_send(q, w, holds, held, &next, &out, &msg, err);
 	while (out || (next < q->n && !rc)) {
 		int waiting = 0, src, tag;
+		size_t *h;
 
 		if (next < q->n && !rc)
 			MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &waiting,
@@ -290,25 +310,23 @@ static int queue_run(const struct queue *q, struct cp_error *err)
 			break;
 		}
 		out--;
-		i = holds[src];
+		h = holds + (size_t)src * QUEUE_DEPTH;
+		i = h[0];
+		for (d = 1; d < held[src]; d++)
+			h[d - 1] = h[d];
+		held[src]--;
 		if (tag == TAG_ERROR && !rc)
 			rc = cp_error_set(err, CP_EINTERNAL, "process %d: %.900s", src,
 					  in.data ? in.data : "");
 		else if (tag == TAG_RESULT && !rc)
 			rc = q->result(q->ctx, i, &in, err);
-		if (!rc && next < q->n) {
-			msg.len = 0;
-			rc = q->request(q->ctx, next, &msg, err);
-			if (!rc) {
-				send_buf(src, TAG_WORK, msg.data, msg.len);
-				holds[src] = next++;
-				out++;
-			}
-		}
+		if (!rc && next < q->n)
+			rc = queue_send(q, src, holds, held, &next, &out, &msg, err);
 	}
 	cp_buf_release(&msg);
 	cp_buf_release(&in);
 	cp_free(holds);
+	cp_free(held);
 	return rc;
 }
 
