@@ -252,13 +252,15 @@ struct queue {
 	int (*result)(void *ctx, size_t i, const struct cp_buf *in, struct cp_error *err);
 };
 
-/* Every item once: each worker holds up to QUEUE_DEPTH (its next item
- * is there when it finishes one, while rank 0 may be busy with its own),
- * rank 0 takes the next whenever no result is waiting.  A worker answers
+/* Every item once: each worker holds up to QUEUE_DEPTH, rank 0 takes
+ * the next whenever no result is waiting.  One: the sends block, and a
+ * second large item (a lane of check) sent while the worker sends back
+ * a large result would wait for each other for ever; a worker is sent
+ * its next item only once its result is in.  A worker answers
  * in the order it was sent (MPI keeps the order between two processes).
  * On a failure, what is out comes back before the error is returned (so
  * the workers are free to stop). */
-#define QUEUE_DEPTH 2
+#define QUEUE_DEPTH 1
 
 static int queue_send(const struct queue *q, int w, size_t *holds, size_t *held,
 		      size_t *next, size_t *out, struct cp_buf *msg, struct cp_error *err)

@@ -108,15 +108,6 @@ struct explore_evaluator {
 	 * zeroed. */
 	int (*evaluate)(void *ctx, udd_features sel, struct explore_eval *out,
 			struct cp_error *err);
-	/* Optional: evaluate n feature sets (none evaluated before, no two
-	 * alike) as n evaluate calls in this order would, out[i] zeroed on
-	 * entry, seconds[i] each one's wall time.  The search passes the
-	 * lists it knows in advance (--exhaustive's models, a round of
-	 * targeted checks), so that an evaluator can spread them (over MPI
-	 * processes, cli/mpi.c). */
-	int (*evaluate_batch)(void *ctx, const udd_features *sel, size_t n,
-			      struct explore_eval *out, double *seconds,
-			      struct cp_error *err);
 	/* Compare the cone of `child` (parent plus features) with the cone of
 	 * `parent`: *grows = 1 when the child's cone is strictly larger
 	 * (some child signature lies outside the parent's cone), and
@@ -134,6 +125,16 @@ struct explore_evaluator {
 	/* Fill *out (zeroed, a and b set) for two evaluated models. */
 	int (*separate)(void *ctx, udd_features a, udd_features b,
 			struct explore_separation *out, struct cp_error *err);
+	/* Optional (last, so that evaluators written before it still
+	 * initialise in order): evaluate n feature sets (none evaluated before, no two
+	 * alike) as n evaluate calls in this order would, out[i] zeroed on
+	 * entry, seconds[i] each one's wall time.  The search passes the
+	 * lists it knows in advance (--exhaustive's models, a round of
+	 * targeted checks), so that an evaluator can spread them (over MPI
+	 * processes, cli/mpi.c). */
+	int (*evaluate_batch)(void *ctx, const udd_features *sel, size_t n,
+			      struct explore_eval *out, double *seconds,
+			      struct cp_error *err);
 };
 
 /* ---- the search ---- */
