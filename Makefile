@@ -26,7 +26,8 @@ LIBS     = -lglpk -lqhull_r -lgmp -llapacke -lopenblas -lgsl -lgslcblas \
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev libopenblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
-            xz-utils chromium pkgconf groff-base python3-numpy
+            xz-utils chromium pkgconf groff-base python3-numpy \
+            libopenmpi-dev openmpi-bin
 
 # ---- sources ----
 MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi
@@ -60,6 +61,13 @@ PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/sim/mmu.h \
 PC_REQUIRES = gmp gsl lapacke qhull_r
 PC_LIBS     = -lglpk -lpfm -lpthread -lm
 
+# The MPI build of the same cli sources (docs/mpi.md): make mpi, made and
+# tested by make test when mpicc exists (tests/cli/mpi.sh skips otherwise).
+MPICC   ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+MPI_BIN  = bin/counterpoint-mpi
+MPI_CLI_OBJ = $(CLI_SRC:%.c=build/mpi/obj/%.o)
+
 LIB      = build/libcounterpoint.a
 ALIB     = build/asan/libcounterpoint.a
 BIN      = bin/counterpoint
@@ -67,7 +75,7 @@ ABIN     = build/asan/counterpoint
 
 .SECONDARY:
 .PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
-        shared man install uninstall
+        shared man install uninstall mpi
 all: $(BIN) $(LIB) shared man
 
 deps:
@@ -108,6 +116,17 @@ build/tests/%: build/obj/tests/unit/%.o $(LIB)
 build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+# ---- the MPI command: cli/ again with mpicc and CP_MPI, the same library ----
+build/mpi/obj/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	@echo "  MPICC   $<"
+	$(Q)$(MPICC) $(BASEFLAGS) -DCP_MPI $(CFLAGS) $(WARN) -c -o $@ $<
+$(MPI_BIN): $(MPI_CLI_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(MPICC) $(CFLAGS) -o $@ $(MPI_CLI_OBJ) $(LIB) $(LIBS)
+mpi: $(MPI_BIN)
 
 # ---- shared library: position-independent objects, in their own folder ----
 build/pic/obj/gen/%.o: build/gen/%.c
@@ -210,7 +229,7 @@ unit: $(UNIT_BIN)
 asan: $(AUNIT_BIN) $(ABIN)
 # fuzz-build too: the fuzz targets are built (with clang) and replay their
 # seed corpora, so a target that no longer compiles fails make test.
-test: all unit asan fuzz-build check-symbols check-layers
+test: all unit asan fuzz-build check-symbols check-layers $(if $(HAVE_MPICC),mpi)
 	$(Q)LC_ALL=C sh tests/run.sh
 
 # Modules include only the headers of modules below them (docs/architecture.md).

@@ -465,6 +465,8 @@ int cli_check(int argc, char **argv)
 	cp_buf_init(&b);
 
 	po.threads = threads ? threads : feas_cpu_count();   /* regions too */
+	if (cli_mpi_rank() > 0)
+		return cli_mpi_check_worker(rep.model_path, with, &po, &budget);
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
@@ -503,7 +505,9 @@ int cli_check(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		feas_result_init(&res[i]);
 	prog.what = "checking";
-	if (pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
+	if (cli_mpi_size() > 1 ?
+	    cli_mpi_check(rep.model_path, rep.data_path, data, pd, pm, threads, res, &err) :
+	    pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
 		goto fail;
 	progress_end(&prog);
 

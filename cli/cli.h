@@ -81,4 +81,41 @@ struct report_explore;
 int cli_html_check(const char *path, const struct report_check *c);
 int cli_html_explore(const char *path, const struct report_explore *e);
 
+/* cli/mpi.c: check and explore under mpirun (docs/mpi.md).  Built with
+ * CP_MPI (bin/counterpoint-mpi) these spread the work; without, there is
+ * one process and the job functions are never called.  init and
+ * finalize bracket main; finalize(status) returns the status this
+ * process exits with (a worker's: rank 0's).  Workers call their
+ * *_worker after parsing the same options as rank 0. */
+struct pipe_data;
+struct pipe_model;
+struct pipe_options;
+struct pipe_budget;
+struct feas_result;
+struct stats_dataset;
+struct explore_family;
+struct explore_family_options;
+int cli_mpi_init(int *argc, char ***argv);
+int cli_mpi_finalize(int status);
+int cli_mpi_rank(void);
+int cli_mpi_size(void);
+/* "MPI: no ..." or "MPI: Open MPI v4.1.4, 2 processes" */
+const char *cli_mpi_describe(void);
+/* A worker while rank 0 runs a command alone. */
+int cli_mpi_idle(void);
+/* check: pipe_check(pm, pd, FEAS_EXPLAIN, threads) into res, its lanes
+ * spread over the processes (identical results). */
+int cli_mpi_check(const char *model_path, const char *data_path,
+		  const struct stats_dataset *data, const struct pipe_data *pd,
+		  struct pipe_model *pm, size_t threads, struct feas_result *res,
+		  struct cp_error *err);
+int cli_mpi_check_worker(const char *model_path, const char *with,
+			 const struct pipe_options *po, const struct pipe_budget *budget);
+/* explore: the family's evaluations spread over the processes (sends
+ * the inputs and sets the family's dispatch). */
+int cli_mpi_explore(const char *model_path, const char *data_path,
+		    struct explore_family *fam, struct cp_error *err);
+int cli_mpi_explore_worker(const char *model_path, const char *data_path,
+			   const struct explore_family_options *fo);
+
 #endif

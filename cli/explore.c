@@ -234,6 +234,8 @@ int cli_explore(int argc, char **argv)
 				       "only one MODEL and one DATA file are accepted");
 	fo.cone_seconds = cone_seconds > 0 ? cone_seconds : -1;
 	fo.monotone_models = mono_models;
+	if (cli_mpi_rank() > 0)
+		return cli_mpi_explore_worker(argv[optind], argv[optind + 1], &fo);
 	rc = cli_load_model("explore", argv[optind], features, CLI_USAGE, &m,
 			    &space.start);
 	if (rc)
@@ -270,6 +272,8 @@ int cli_explore(int argc, char **argv)
 	rc = stats_dataset_load(argv[optind + 1], &d, &err);
 	if (!rc)
 		rc = explore_family_new(m, d, &fo, &fam, &err);
+	if (!rc && cli_mpi_size() > 1)
+		rc = cli_mpi_explore(argv[optind], argv[optind + 1], fam, &err);
 	if (rc) {
 		rc = cli_print_error("explore", &err);
 		goto out;

@@ -60,7 +60,7 @@ static const struct subcommand *find(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	const struct subcommand *sc;
 
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("counterpoint %s\n", cp_version());
+		printf("counterpoint %s\n%s\n", cp_version(), cli_mpi_describe());
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
@@ -107,4 +107,22 @@ int main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	return sc->run(argc - 1, argv + 1);
+}
+
+/* Under mpirun every process starts here: check and explore run on all
+ * of them (cli/mpi.c), any other command on rank 0 alone. */
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (cli_mpi_init(&argc, &argv)) {
+		fputs("counterpoint: cannot start MPI\n", stderr);
+		return CLI_INTERNAL;
+	}
+	if (cli_mpi_rank() > 0 && !(argc > 1 && (!strcmp(argv[1], "check") ||
+						  !strcmp(argv[1], "explore"))))
+		rc = cli_mpi_idle();
+	else
+		rc = run(argc, argv);
+	return cli_mpi_finalize(rc);
 }

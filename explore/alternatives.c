@@ -120,6 +120,8 @@ int explore_family_separate(void *ctx, udd_features a_sel, udd_features b_sel,
 		rc = explore_family_entry(f, a_sel, &ea, err);
 	if (!rc)
 		rc = explore_family_entry(f, b_sel, &eb, err);   /* the table may have moved */
+	if (!rc)
+		rc = explore_entry_facets_here(f, ea, err);
 	if (rc)
 		return rc;
 	SA = pipe_model_signatures(ea->pm);

@@ -150,6 +150,105 @@ static int get_model(struct explore_search *s,
 	return 0;
 }
 
+/* get_model for a list known in advance, in its order: the feature sets
+ * not evaluated before go to the evaluator's evaluate_batch at once (one
+ * by one without it).  *spent = 1 when the max_models budget stopped the
+ * list, as get_model's index -1 does. */
+static int get_models(struct explore_search *s,
+		      const struct explore_evaluator *ev, size_t max_models,
+		      const udd_features *sel, const enum explore_origin *origin,
+		      size_t n, int *spent, struct cp_error *err)
+{
+	udd_features *fresh = NULL;
+	struct explore_model *m;
+	double *seconds = NULL;
+	size_t i, j, nf = 0;
+	int rc = 0;
+
+	*spent = 0;
+	if (!ev->evaluate_batch || n < 2) {
+		for (i = 0; i < n && !rc && !*spent; i++) {
+			long idx;
+			int f;
+
+			rc = get_model(s, ev, max_models, sel[i], origin[i], 0, &idx, &f, err);
+			*spent = !rc && idx < 0;
+		}
+		return rc;
+	}
+	fresh = cp_calloc(n, sizeof *fresh);
+	seconds = cp_calloc(n, sizeof *seconds);
+	if (!fresh || !seconds) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (explore_find_model(s, sel[i]) >= 0)
+			continue;
+		for (j = 0; j < nf && fresh[j] != sel[i]; j++)
+			;
+		if (j < nf)
+			continue;
+		if (s->n_models + nf >= max_models) {
+			s->truncated = 1;
+			*spent = 1;
+			break;
+		}
+		fresh[nf++] = sel[i];
+	}
+	if (!nf)
+		goto out;
+	if (s->n_models + nf > s->cap_models) {
+		size_t cap = s->cap_models ? s->cap_models : 16;
+
+		while (cap < s->n_models + nf)
+			cap *= 2;
+		m = cp_reallocarray(s->models, cap, sizeof *m);
+		if (!m) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		s->models = m;
+		s->cap_models = cap;
+	}
+	m = &s->models[s->n_models];
+	memset(m, 0, nf * sizeof *m);
+	s->n_evaluations += nf;
+	/* the evaluations land in the table's new rows, in list order */
+	{
+		struct explore_eval *evs = cp_calloc(nf, sizeof *evs);
+
+		if (!evs) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = ev->evaluate_batch(ev->ctx, fresh, nf, evs, seconds, err);
+		for (j = 0; j < nf; j++) {
+			if (rc) {
+				explore_eval_release(&evs[j]);
+				continue;
+			}
+			m[j].eval = evs[j];
+		}
+		cp_free(evs);
+		if (rc)
+			goto out;
+	}
+	for (j = 0; j < nf; j++) {
+		for (i = 0; i < n && sel[i] != fresh[j]; i++)
+			;
+		m[j].features = fresh[j];
+		m[j].origin = origin[i];
+		m[j].seconds = seconds[j];
+		m[j].feasible = m[j].eval.n_infeasible <= s->tolerance;
+	}
+	s->n_models += nf;
+out:
+	cp_free(fresh);
+	cp_free(seconds);
+	return rc;
+}
+
 static int add_edge(struct explore_search *s, size_t from, size_t to,
 		    size_t feature, enum explore_step step,
 		    struct cp_error *err)
@@ -351,11 +450,11 @@ static int exhaustive(struct explore_search *s,
 		      struct cp_error *err)
 {
 	udd_features cand = s->space.candidates & ~s->space.start;
-	size_t bits[64], nb = 0, f;
+	size_t bits[64], nb = 0, f, nl = 0;
 	uint64_t n, k;
-	int size, rc;
-	long idx;
-	int fresh;
+	int size, rc, spent;
+	udd_features *list;
+	enum explore_origin *origin;
 
 	for (f = 0; f < s->space.n_features; f++)
 		if (cand & ((udd_features)1 << f))
@@ -365,6 +464,13 @@ static int exhaustive(struct explore_search *s,
 				    "--exhaustive over %zu features would test "
 				    "2^%zu models; restrict the candidates", nb, nb);
 	n = (uint64_t)1 << nb;
+	list = cp_calloc(n, sizeof *list);
+	origin = cp_calloc(n, sizeof *origin);
+	if (!list || !origin) {
+		cp_free(list);
+		cp_free(origin);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	for (size = 0; size <= (int)nb; size++) {
 		for (k = 0; k < n; k++) {
 			udd_features sel = s->space.start;
@@ -375,16 +481,15 @@ static int exhaustive(struct explore_search *s,
 			for (j = 0; j < nb; j++)
 				if (k & ((uint64_t)1 << j))
 					sel |= (udd_features)1 << bits[j];
-			rc = get_model(s, ev, max_models, sel,
-				       k ? EXPLORE_EXHAUSTIVE : EXPLORE_START,
-				       0, &idx, &fresh, err);
-			if (rc)
-				return rc;
-			if (idx < 0)
-				goto edges;
+			origin[nl] = k ? EXPLORE_EXHAUSTIVE : EXPLORE_START;
+			list[nl++] = sel;
 		}
 	}
-edges:
+	rc = get_models(s, ev, max_models, list, origin, nl, &spent, err);
+	cp_free(list);
+	cp_free(origin);
+	if (rc)
+		return rc;
 	for (k = 0; k < s->n_models; k++) {
 		for (f = 0; f < nb; f++) {
 			udd_features bit = (udd_features)1 << bits[f];
@@ -540,17 +645,17 @@ static int targeted(struct explore_search *s, const struct explore_evaluator *ev
 		explore_verdicts_free(t);
 		if (!n)
 			break;
-		for (i = 0; i < n && !rc; i++) {
-			long idx;
-			int fresh;
+		{
+			enum explore_origin origin[TARGET_LIST];
+			int spent;
 
-			rc = get_model(s, ev, max_models, list[i], EXPLORE_TARGETED,
-				       0, &idx, &fresh, err);
-			if (!rc && idx < 0)
-				goto out;   /* budget spent */
+			for (i = 0; i < n; i++)
+				origin[i] = EXPLORE_TARGETED;
+			rc = get_models(s, ev, max_models, list, origin, n, &spent, err);
+			if (!rc && spent)
+				break;   /* budget spent */
 		}
 	}
-out:
 	cp_free(list);
 	return rc;
 }

@@ -149,6 +149,16 @@ struct explore_evaluator {
 	 * features set). */
 	int (*flows)(void *ctx, udd_features sel, struct explore_flows *out,
 		     struct cp_error *err);
+	/* Optional (last, so that evaluators written before it still
+	 * initialise in order): evaluate n feature sets (none evaluated before, no two
+	 * alike) as n evaluate calls in this order would, out[i] zeroed on
+	 * entry, seconds[i] each one's wall time.  The search passes the
+	 * lists it knows in advance (--exhaustive's models, a round of
+	 * targeted checks), so that an evaluator can spread them (over MPI
+	 * processes, cli/mpi.c). */
+	int (*evaluate_batch)(void *ctx, const udd_features *sel, size_t n,
+			      struct explore_eval *out, double *seconds,
+			      struct cp_error *err);
 };
 
 /* ---- the search ---- */
@@ -351,6 +361,27 @@ size_t explore_family_n_missing(const struct explore_family *f);
  * (the solver's exact LP failed) and kept the floating-point verdict. */
 size_t explore_family_n_inexact(const struct explore_family *f);
 const char *explore_family_missing(const struct explore_family *f, size_t i);
+/* Spreading a family's evaluations over processes (the MPI runs of
+ * `explore`, cli/mpi.c).  Every process builds a family on the same
+ * model, data and options.  With a dispatch set, the family's
+ * evaluate_batch hands dispatch the feature sets it must check (in the
+ * search's order; those sharing signatures with an earlier one are
+ * copied, not sent); dispatch fills out[i] with the bytes that
+ * explore_family_evaluate_packed wrote for sel[i] in some process, or
+ * leaves out[i] empty to have it evaluated here.  cone_limit: the
+ * fewest signatures of a cone gone over budget so far in the process
+ * that dispatches (explore_family_cone_limit; SIZE_MAX: none), so that
+ * larger cones are not tried there either.  The verdicts, explanations
+ * and statistics equal a single process's; which cones get facets can
+ * differ only once one goes over its budget. */
+typedef int (*explore_dispatch_fn)(void *ctx, const udd_features *sel, size_t n,
+				   struct cp_buf *out, struct cp_error *err);
+void explore_family_set_dispatch(struct explore_family *f, explore_dispatch_fn fn,
+				 void *ctx);
+size_t explore_family_cone_limit(const struct explore_family *f);
+int explore_family_evaluate_packed(struct explore_family *f, udd_features sel,
+				   size_t cone_limit, struct cp_buf *out,
+				   struct cp_error *err);
 /* For reports: feature sets compiled (evaluated ones and candidates
  * compared), how many got their facets, how many were checked against
  * the data (feature sets sharing signatures count once), region checks. */

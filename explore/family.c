@@ -5,6 +5,8 @@
  * kept, with its cone's facets listed (under the budget) only for the
  * feature sets that are evaluated. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +145,7 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 	size_t i, n = 0;
 
 	for (i = 0; i < f->n_entries; i++)
-		n += pipe_model_has_facets(f->entries[i].pm) != 0;
+		n += pipe_model_has_facets(f->entries[i].pm) || f->entries[i].remote_facets;
 	*models = f->n_entries;
 	*with_facets = n;
 	*checked = f->n_obs ? f->checks / f->n_obs : 0;
@@ -447,44 +449,49 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	return rc;
 }
 
-static int family_evaluate(void *ctx, udd_features sel,
-			   struct explore_eval *out, struct cp_error *err)
+/* Evaluate entry e unless it was: copied from an evaluated entry with
+ * the same signatures, or its facets (if the budget allows) and checks. */
+static int entry_evaluate(struct explore_family *f, struct entry *e,
+			  struct cp_error *err)
 {
-	struct explore_family *f = ctx;
-	struct entry *e;
+	const struct entry *same = NULL;
+	double t0 = cp_seconds();
 	size_t i;
 	int rc;
 
-	rc = explore_family_entry(f, sel, &e, err);
-	if (rc)
-		return rc;
-	if (!e->evaluated) {
-		const struct entry *same = NULL;
+	if (e->evaluated)
+		return 0;
+	for (i = 0; i < f->n_entries && !same; i++) {
+		const struct entry *o = &f->entries[i];
 
-		for (i = 0; i < f->n_entries && !same; i++) {
-			const struct entry *o = &f->entries[i];
-
-			if (o != e && o->evaluated &&
-			    pipe_model_n_signatures(o->pm) == pipe_model_n_signatures(e->pm) &&
-			    !memcmp(pipe_model_signatures(o->pm), pipe_model_signatures(e->pm),
-				    pipe_model_n_signatures(e->pm) * f->k * sizeof(uint32_t)))
-				same = o;
-		}
-		/* Facets (if the budget allows) only for models that are
-		 * evaluated; they must reach the LP before its first check. */
-		rc = same ? copy_eval(f, e, same, err) :
-			entry_constraints(f, e, err);
-		if (!rc && !same)
-			rc = run_checks(f, e, err);
-		if (rc) {
-			explore_eval_release(&e->eval);
-			cp_free(e->feasible);
-			e->feasible = NULL;
-			return rc;
-		}
-		e->evaluated = 1;
+		if (o != e && o->evaluated &&
+		    pipe_model_n_signatures(o->pm) == pipe_model_n_signatures(e->pm) &&
+		    !memcmp(pipe_model_signatures(o->pm), pipe_model_signatures(e->pm),
+			    pipe_model_n_signatures(e->pm) * f->k * sizeof(uint32_t)))
+			same = o;
 	}
-	/* The search owns *out: give it a copy of the cached evaluation. */
+	/* Facets (if the budget allows) only for models that are
+	 * evaluated; they must reach the LP before its first check. */
+	rc = same ? copy_eval(f, e, same, err) : entry_constraints(f, e, err);
+	if (!rc && !same)
+		rc = run_checks(f, e, err);
+	if (rc) {
+		explore_eval_release(&e->eval);
+		cp_free(e->feasible);
+		e->feasible = NULL;
+		return rc;
+	}
+	e->evaluated = 1;
+	e->seconds = cp_seconds() - t0;
+	return 0;
+}
+
+/* The search owns *out: give it a copy of the cached evaluation. */
+static int entry_eval_copy(const struct entry *e, struct explore_eval *out,
+			   struct cp_error *err)
+{
+	size_t i;
+
 	out->n_observations = e->eval.n_observations;
 	out->n_infeasible = e->eval.n_infeasible;
 	out->n_signatures = pipe_model_n_signatures(e->pm);
@@ -504,6 +511,291 @@ static int family_evaluate(void *ctx, udd_features sel,
 	return 0;
 }
 
+static int family_evaluate(void *ctx, udd_features sel,
+			   struct explore_eval *out, struct cp_error *err)
+{
+	struct explore_family *f = ctx;
+	struct entry *e;
+	int rc;
+
+	rc = explore_family_entry(f, sel, &e, err);
+	if (!rc)
+		rc = entry_evaluate(f, e, err);
+	return rc ? rc : entry_eval_copy(e, out, err);
+}
+
+/* ================================================================ */
+/* evaluations in other processes                                   */
+/* ================================================================ */
+
+/* An evaluation as text: numbers (doubles in %a, exact), strings as
+ * "length:bytes", violations with their vectors.  Only processes of one
+ * build exchange it. */
+static void pack_string(struct cp_buf *b, const char *s)
+{
+	if (!s) {
+		cp_buf_puts(b, "-\n");
+		return;
+	}
+	cp_buf_printf(b, "%zu:", strlen(s));
+	cp_buf_puts(b, s);
+	cp_buf_puts(b, "\n");
+}
+
+size_t explore_family_cone_limit(const struct explore_family *f)
+{
+	return f->cone_over_m;
+}
+
+void explore_family_set_dispatch(struct explore_family *f, explore_dispatch_fn fn,
+				 void *ctx)
+{
+	f->dispatch = fn;
+	f->dispatch_ctx = ctx;
+}
+
+int explore_family_evaluate_packed(struct explore_family *f, udd_features sel,
+				   size_t cone_limit, struct cp_buf *out,
+				   struct cp_error *err)
+{
+	struct entry *e;
+	size_t i, j;
+	int rc;
+
+	if (cone_limit < f->cone_over_m)
+		f->cone_over_m = cone_limit;
+	rc = explore_family_entry(f, sel, &e, err);
+	if (!rc)
+		rc = entry_evaluate(f, e, err);
+	if (rc)
+		return rc;
+	cp_buf_printf(out, "%zu %zu %zu %d %zu %a %a %zu\n", e->eval.n_observations,
+		      e->eval.n_infeasible, e->n_inexact,
+		      pipe_model_has_facets(e->pm) || e->remote_facets,
+		      f->cone_over_m, e->seconds, e->eval.witness_margin,
+		      e->eval.n_violations);
+	pack_string(out, e->eval.refuted_by);
+	pack_string(out, e->eval.witness);
+	pack_string(out, e->eval.witness_constraint);
+	/* the verdicts, which the flow bounds of a minimal model start from */
+	for (i = 0; i < f->n_obs; i++)
+		cp_buf_puts(out, e->feasible && e->feasible[i] ? "1" : "0");
+	cp_buf_puts(out, "\n");
+	for (i = 0; i < e->eval.n_violations; i++) {
+		cp_buf_printf(out, "%zu %d", e->eval.violations[i].count, e->viol_eq[i]);
+		for (j = 0; j < f->k; j++)
+			cp_buf_printf(out, " %lld", (long long)e->viol[i * f->k + j]);
+		cp_buf_puts(out, "\n");
+		pack_string(out, e->eval.violations[i].constraint);
+	}
+	return out->failed ? cp_error_set(err, CP_ENOMEM, "out of memory") : 0;
+}
+
+/* The reading side; *p advances.  0, or -1 on malformed text. */
+static int unpack_string(const char **p, const char *end, char **out)
+{
+	char *q;
+	unsigned long long n;
+
+	*out = NULL;
+	if (*p < end && **p == '-') {
+		*p += 2;
+		return *p <= end ? 0 : -1;
+	}
+	n = strtoull(*p, &q, 10);
+	if (q >= end || *q != ':' || n > (unsigned long long)(end - q - 1))
+		return -1;
+	*out = cp_malloc((size_t)n + 1);
+	if (!*out)
+		return -1;
+	memcpy(*out, q + 1, (size_t)n);
+	(*out)[n] = 0;
+	*p = q + 1 + n + 1;
+	return *p <= end ? 0 : -1;
+}
+
+static int unpack_numbers(const char **p, const char *end, const char *fmt, ...)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	char line[64 + 24 * 64];
+	va_list ap;
+	int want = 0, got;
+	const char *c;
+
+	if (!nl || (size_t)(nl - *p) >= sizeof line)
+		return -1;
+	memcpy(line, *p, (size_t)(nl - *p));
+	line[nl - *p] = 0;
+	for (c = fmt; *c; c++)
+		want += *c == '%';
+	va_start(ap, fmt);
+	got = vsscanf(line, fmt, ap);
+	va_end(ap);
+	*p = nl + 1;
+	return got == want ? 0 : -1;
+}
+
+/* Take the evaluation another process packed for entry e. */
+static int entry_adopt(struct explore_family *f, struct entry *e,
+		       const struct cp_buf *in, struct cp_error *err)
+{
+	const char *p = in->data, *end = in->data + in->len;
+	size_t nv, cone, i, j;
+	int facets;
+	char *text = NULL;
+
+	if (e->evaluated)
+		return 0;    /* evaluated here */
+	if (unpack_numbers(&p, end, "%zu %zu %zu %d %zu %la %la %zu",
+			   &e->eval.n_observations, &e->eval.n_infeasible,
+			   &e->n_inexact, &facets, &cone, &e->seconds,
+			   &e->eval.witness_margin, &nv) ||
+	    unpack_string(&p, end, &e->eval.refuted_by) ||
+	    unpack_string(&p, end, &e->eval.witness) ||
+	    unpack_string(&p, end, &e->eval.witness_constraint))
+		goto bad;
+	if ((size_t)(end - p) < f->n_obs + 1 || p[f->n_obs] != '\n' ||
+	    !(e->feasible = cp_malloc(f->n_obs + 1)))
+		goto bad;
+	for (i = 0; i < f->n_obs; i++) {
+		if (p[i] != '0' && p[i] != '1')
+			goto bad;
+		e->feasible[i] = p[i] == '1';
+	}
+	p += f->n_obs + 1;
+	if (nv > in->len)
+		goto bad;
+	e->viol = cp_calloc(nv * f->k + 1, sizeof *e->viol);
+	e->viol_eq = cp_calloc(nv + 1, 1);
+	if (!e->viol || !e->viol_eq)
+		goto bad;
+	for (i = 0; i < nv; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *q;
+		size_t count = (size_t)strtoull(p, &q, 10);
+		long eq = strtol(q, &q, 10);
+
+		if (!nl)
+			goto bad;
+		for (j = 0; j < f->k; j++)
+			e->viol[i * f->k + j] = (int64_t)strtoll(q, &q, 10);
+		if (q != nl)
+			goto bad;
+		p = nl + 1;
+		e->viol_eq[i] = (unsigned char)(eq != 0);
+		if (unpack_string(&p, end, &text) || !text ||
+		    explore_eval_add_violation(&e->eval, text, count))
+			goto bad;
+		cp_free(text);
+		text = NULL;
+	}
+	if (cone < f->cone_over_m)
+		f->cone_over_m = cone;
+	e->remote_facets = facets && !pipe_model_has_facets(e->pm);
+	f->checks += f->n_obs;
+	e->evaluated = 1;
+	return 0;
+bad:
+	cp_free(text);
+	explore_eval_release(&e->eval);
+	cp_free(e->viol);
+	cp_free(e->viol_eq);
+	cp_free(e->feasible);
+	e->viol = NULL;
+	e->viol_eq = NULL;
+	e->feasible = NULL;
+	return cp_error_set(err, CP_EINTERNAL, "a malformed evaluation came back "
+			    "for a model");
+}
+
+int explore_entry_facets_here(struct explore_family *f, struct entry *e,
+			      struct cp_error *err)
+{
+	struct pipe_budget b = { f->opt.max_facets, f->opt.cone_seconds };
+
+	if (!e->remote_facets)
+		return 0;
+	e->remote_facets = 0;
+	return pipe_model_list_facets(e->pm, &b, err);
+}
+
+/* Is entry e's evaluation to be copied from another (the same
+ * signatures), evaluated before or earlier in the list? */
+static int shares_signatures(const struct explore_family *f, const struct entry *e,
+			     const udd_features *run, size_t nrun)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->n_entries; i++) {
+		const struct entry *o = &f->entries[i];
+		int listed = 0;
+
+		for (j = 0; j < nrun && !listed; j++)
+			listed = run[j] == o->sel;
+		if (o != e && (o->evaluated || listed) &&
+		    pipe_model_n_signatures(o->pm) == pipe_model_n_signatures(e->pm) &&
+		    !memcmp(pipe_model_signatures(o->pm), pipe_model_signatures(e->pm),
+			    pipe_model_n_signatures(e->pm) * f->k * sizeof(uint32_t)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The search's lists: with a dispatch, the feature sets to be checked
+ * (not copies) go out at once and come back packed; then every one in
+ * order, as family_evaluate. */
+static int family_evaluate_batch(void *ctx, const udd_features *sel, size_t n,
+				 struct explore_eval *out, double *seconds,
+				 struct cp_error *err)
+{
+	struct explore_family *f = ctx;
+	udd_features *run = NULL;
+	struct cp_buf *packed = NULL;
+	struct entry *e;
+	size_t i, nrun = 0;
+	int rc = 0;
+
+	if (f->dispatch) {
+		run = cp_calloc(n, sizeof *run);
+		packed = cp_calloc(n, sizeof *packed);
+		if (!run || !packed) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < n && !rc; i++)
+			rc = explore_family_entry(f, sel[i], &e, err);
+		for (i = 0; i < n && !rc; i++) {
+			rc = explore_family_entry(f, sel[i], &e, err);
+			if (!rc && !e->evaluated && !shares_signatures(f, e, run, nrun))
+				run[nrun++] = sel[i];
+		}
+		for (i = 0; i < nrun; i++)
+			cp_buf_init(&packed[i]);
+		if (!rc && nrun)
+			rc = f->dispatch(f->dispatch_ctx, run, nrun, packed, err);
+		for (i = 0; i < nrun && !rc; i++) {
+			rc = explore_family_entry(f, run[i], &e, err);
+			if (!rc && packed[i].len)
+				rc = entry_adopt(f, e, &packed[i], err);
+		}
+	}
+	for (i = 0; i < n && !rc; i++) {
+		rc = explore_family_entry(f, sel[i], &e, err);
+		if (!rc)
+			rc = entry_evaluate(f, e, err);
+		if (!rc)
+			rc = entry_eval_copy(e, &out[i], err);
+		if (!rc)
+			seconds[i] = e->seconds;
+	}
+out:
+	for (i = 0; packed && i < nrun; i++)
+		cp_buf_release(&packed[i]);
+	cp_free(packed);
+	cp_free(run);
+	return rc;
+}
+
 /* Is signature s (k counts) in the cone of entry p?  Exact with p's
  * constraints; otherwise s is a signature of p (binary search) or the
  * solver decides with s as a zero-width box (its borderline verdicts are
@@ -517,6 +809,8 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	size_t i;
 	int rc;
 
+	if ((rc = explore_entry_facets_here(f, p, err)))
+		return rc;
 	if (pipe_model_has_facets(p->pm)) {
 		size_t ne = pipe_model_n_equalities(p->pm);
 
@@ -610,6 +904,7 @@ void explore_family_evaluator(struct explore_family *f,
 	memset(ev, 0, sizeof *ev);
 	ev->ctx = f;
 	ev->evaluate = family_evaluate;
+	ev->evaluate_batch = family_evaluate_batch;
 	ev->compare = family_compare;
 	ev->monotone = explore_family_monotone;
 	ev->separate = explore_family_separate;

@@ -21,6 +21,10 @@ struct entry {
 	size_t n_inexact;         /* verdicts left to floating point */
 	unsigned char *feasible;  /* per observation, once evaluated: the
 				   * verdicts the flow bounds start from */
+	double seconds;           /* wall time of its evaluation */
+	/* Evaluated by another process that listed its facets: listed here
+	 * too when a comparison needs them (entry_facets_here). */
+	int remote_facets;
 };
 
 struct explore_family {
@@ -38,7 +42,15 @@ struct explore_family {
 	/* The fewest signatures whose facets went over budget: larger models
 	 * (which in a family are mostly supersets) are not tried again. */
 	size_t cone_over_m;
+	/* evaluations spread elsewhere (explore_family_set_dispatch) */
+	explore_dispatch_fn dispatch;
+	void *dispatch_ctx;
 };
+
+/* List an entry's facets here when the process that evaluated it did
+ * (before any check on this process's LP of it). */
+int explore_entry_facets_here(struct explore_family *f, struct entry *e,
+			      struct cp_error *err);
 
 /* The entry of sel, built on first use (may move the table). */
 int explore_family_entry(struct explore_family *f, udd_features sel,

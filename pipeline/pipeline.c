@@ -560,63 +560,92 @@ const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
 
 /* ==== checking ==== */
 
-int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
-	       unsigned flags, size_t threads, struct feas_result *res,
-	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
-	       void *progress_ctx, struct cp_error *err)
+/* One at a time, after the batch's CP_ENUMERIC: a borderline verdict
+ * whose exact re-check failed keeps the floating-point verdict, counted
+ * in *inexact. */
+static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
+			 size_t n, unsigned flags, struct feas_result *r,
+			 size_t *inexact, void (*progress)(void *, size_t, size_t),
+			 void *progress_ctx, struct cp_error *err)
 {
-	size_t n = pd->n_obs - pd->n_unusable, i, j, inexact = 0;
+	size_t j;
+	int rc = CP_OK;
+
+	cp_error_clear(err);
+	for (j = 0; j < n && !rc; j++) {
+		rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
+		if (rc == CP_ENUMERIC) {
+			++*inexact;
+			cp_error_clear(err);
+			rc = feas_check(pm->fm, &q[j], flags | FEAS_NO_EXACT, &r[j], err);
+			r[j].undecided = 1;   /* the floating-point answer */
+		}
+		if (progress && j % 64 == 0)
+			progress(progress_ctx, j, n);
+	}
+	return rc;
+}
+
+/* r[j] moves to res[idx[j]] (r[j] is left initialised). */
+static void results_move(struct feas_result *r, const size_t *idx, size_t n,
+			 struct feas_result *res)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		feas_result_release(&res[idx[j]]);
+		res[idx[j]] = r[j];
+		feas_result_init(&r[j]);
+	}
+}
+
+/* Check observations idx[0..n) (each with a region) into res at their
+ * indices: on threads (threads 1 or one observation: in the calling
+ * thread, on pm's own LP and its warm start), or with fresh set, in one
+ * thread of feas_check_batch's (a fresh LP, as each of its threads). */
+static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
+		      const size_t *idx, size_t n, unsigned flags, size_t threads,
+		      int fresh, struct feas_result *res, size_t *n_inexact,
+		      void (*progress)(void *, size_t, size_t), void *progress_ctx,
+		      struct cp_error *err)
+{
 	struct feas_query *q = NULL;
 	struct feas_result *r = NULL;
-	size_t *idx = NULL;
+	size_t j, inexact = 0;
 	int rc = CP_OK;
 
 	if (n_inexact)
 		*n_inexact = 0;
+	if (pd->k != pm->k)
+		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
+				    "the data have %zu", pm->k, pd->k);
 	if (!n)
 		return CP_OK;
 	q = cp_calloc(n, sizeof *q);
 	r = cp_calloc(n, sizeof *r);
-	idx = cp_calloc(n, sizeof *idx);
-	if (!q || !r || !idx) {
+	if (!q || !r) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0, j = 0; i < pd->n_obs; i++)
-		if (pd->regions[i]) {
-			q[j] = pd->queries[i];
-			idx[j++] = i;
+	for (j = 0; j < n; j++) {
+		if (idx[j] >= pd->n_obs || !pd->regions[idx[j]]) {
+			rc = cp_error_set(err, CP_EINPUT, "observation %zu has no region",
+					  idx[j] + 1);
+			goto out;
 		}
-	for (j = 0; j < n; j++)
+		q[j] = pd->queries[idx[j]];
 		feas_result_init(&r[j]);
-	rc = threads == 1 || n == 1 ? CP_ENUMERIC :
+	}
+	if (fresh)
+		threads = 1;
+	rc = !fresh && (threads == 1 || n == 1) ? CP_ENUMERIC :
 		feas_check_batch(pm->fm, n, q, flags, threads, r, progress,
 				 progress_ctx, err);
-	if (rc == CP_ENUMERIC) {
-		/* one at a time; a borderline verdict whose exact re-check
-		 * failed keeps the floating-point verdict, counted and marked
-		 * undecided */
-		cp_error_clear(err);
-		rc = CP_OK;
-		for (j = 0; j < n && !rc; j++) {
-			rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
-			if (rc == CP_ENUMERIC) {
-				inexact++;
-				cp_error_clear(err);
-				rc = feas_check(pm->fm, &q[j], flags | FEAS_NO_EXACT,
-						&r[j], err);
-				r[j].undecided = 1;
-			}
-			if (progress && j % 64 == 0)
-				progress(progress_ctx, j, n);
-		}
-	}
+	if (rc == CP_ENUMERIC)
+		rc = check_in_turn(pm, q, n, flags, r, &inexact, progress,
+				   progress_ctx, err);
 	if (!rc)
-		for (j = 0; j < n; j++) {
-			feas_result_release(&res[idx[j]]);
-			res[idx[j]] = r[j];      /* moved: r[j] is not released */
-			feas_result_init(&r[j]);
-		}
+		results_move(r, idx, n, res);
 	if (n_inexact)
 		*n_inexact = inexact;
 out:
@@ -624,6 +653,68 @@ out:
 		feas_result_release(&r[j]);
 	cp_free(q);
 	cp_free(r);
+	return rc;
+}
+
+int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
+	       unsigned flags, size_t threads, struct feas_result *res,
+	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
+	       void *progress_ctx, struct cp_error *err)
+{
+	size_t n = pd->n_obs - pd->n_unusable, i, j;
+	size_t *idx = cp_calloc(n + 1, sizeof *idx);
+	int rc;
+
+	if (!idx)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0, j = 0; i < pd->n_obs; i++)
+		if (pd->regions[i])
+			idx[j++] = i;
+	rc = check_list(pm, pd, idx, n, flags, threads, 0, res, n_inexact, progress,
+			progress_ctx, err);
 	cp_free(idx);
 	return rc;
+}
+
+/* ==== one thread's share, for callers that spread it further ====
+ * feas_check_batch hands thread t of T the chunks t, t + T, ... of the
+ * usable observations, BATCH_CHUNK (16) each, checked in that order by a
+ * fresh LP; a lane is that sequence, so checking every lane on its own
+ * (pipe_check_some) gives pipe_check's verdicts and explanations, which
+ * may depend on the warm start. */
+#define LANE_CHUNK 16
+
+size_t pipe_check_n_lanes(const struct pipe_data *pd, size_t threads)
+{
+	size_t n = pd->n_obs - pd->n_unusable;
+
+	if (threads == 0)
+		threads = feas_cpu_count();
+	if (threads == 1 || n <= 1)
+		return 1;
+	if (threads > (n + LANE_CHUNK - 1) / LANE_CHUNK)
+		threads = (n + LANE_CHUNK - 1) / LANE_CHUNK;
+	return threads > 256 ? 256 : threads;
+}
+
+size_t pipe_check_lane(const struct pipe_data *pd, size_t threads, size_t lane,
+		       size_t *obs)
+{
+	size_t lanes = pipe_check_n_lanes(pd, threads), i, j, n = 0;
+
+	for (i = 0, j = 0; i < pd->n_obs; i++) {
+		if (!pd->regions[i])
+			continue;
+		if ((j / LANE_CHUNK) % lanes == lane)
+			obs[n++] = i;
+		j++;
+	}
+	return n;
+}
+
+int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
+		    const size_t *obs, size_t n, unsigned flags,
+		    struct feas_result *res, size_t *n_inexact, struct cp_error *err)
+{
+	return check_list(pm, pd, obs, n, flags, 1, 1, res, n_inexact, NULL, NULL, err);
 }

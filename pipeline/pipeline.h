@@ -134,6 +134,27 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
 	       void *progress_ctx, struct cp_error *err);
 
+/* pipe_check's work in parts, for spreading it beyond one process (the
+ * MPI runs of `check`): with T threads pipe_check checks its usable
+ * observations in pipe_check_n_lanes lanes, each in order from a fresh
+ * LP (a warm start can change a certificate's explanation, never a
+ * verdict); pipe_check_lane lists lane l's observations (obs: room for
+ * pipe_data_n_observations), and pipe_check_some checks a list so, in
+ * one thread, filling res at the observations' indices.  Checking every
+ * lane with pipe_check_some gives pipe_check's results (for T = 1:
+ * pipe_check on a model not checked before).
+ *
+ * pipe_check and pipe_check_some accept a pipe_data other than the one
+ * pm was built on when it has the same counters (same model, options and
+ * events; the count is checked): a part of a dataset is checked with the
+ * model (its cone) built once. */
+size_t pipe_check_n_lanes(const struct pipe_data *pd, size_t threads);
+size_t pipe_check_lane(const struct pipe_data *pd, size_t threads, size_t lane,
+		       size_t *obs);
+int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
+		    const size_t *obs, size_t n, unsigned flags,
+		    struct feas_result *res, size_t *n_inexact, struct cp_error *err);
+
 /* ---- the whole pipeline in one call ----
  * Parse the model, select the features ("a,b"; NULL or "": none), load
  * the dataset, build the regions, the signatures and the cone (under

@@ -53,6 +53,15 @@ size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
 size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 			       size_t e);
 
+/* Where observation obs was read from: its rows are n_line_runs runs of
+ * consecutive lines of the file (line 1 the header), run j from
+ * *first_line for *n_lines lines; the header and the runs' lines, in
+ * this order, load as the same observation (so a part of a dataset can
+ * be passed on as text). */
+size_t stats_dataset_n_line_runs(const struct stats_dataset *d, size_t obs);
+void stats_dataset_line_run(const struct stats_dataset *d, size_t obs, size_t j,
+			    size_t *first_line, size_t *n_lines);
+
 /* Per-interval rates of observation obs for the k named events: n x k,
  * row-major, intervals in ascending order of their number.  The rate is
  * the scaled count per second of enabled time,

@@ -38,7 +38,7 @@ ls "$root"/include/counterpoint/*/*_int.h "$root"/include/counterpoint/*/interna
 
 PKG_CONFIG_PATH=$root/lib/pkgconfig; export PKG_CONFIG_PATH
 PKG_CONFIG_SYSROOT_DIR=$dest; export PKG_CONFIG_SYSROOT_DIR
-[ "$(pkg-config --modversion counterpoint)" = "$("$root/bin/counterpoint" --version | sed 's/^counterpoint //')" ] ||
+[ "$(pkg-config --modversion counterpoint)" = "$("$root/bin/counterpoint" --version | sed -n "1s/^counterpoint //p")" ] ||
 	fail "counterpoint.pc's version is not the command's"
 cflags=$(pkg-config --cflags counterpoint) || fail "pkg-config --cflags failed"
 pkg-config --static --libs counterpoint | grep -q -- -lglpk || fail "Libs.private lacks glpk"

@@ -14,7 +14,7 @@ bin=$1; out=$2
 [ -x "$bin" ] && [ -n "$out" ] || { echo "usage: mkman.sh BIN OUTDIR" >&2; exit 2; }
 mkdir -p "$out"
 LC_ALL=C.UTF-8; export LC_ALL
-version=$("$bin" --version | sed 's/^counterpoint //')
+version=$("$bin" --version | sed -n '1s/^counterpoint //p')
 main=$("$bin" --help)
 
 # "name<TAB>summary" for every command of the main help

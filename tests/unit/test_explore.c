@@ -144,7 +144,7 @@ static void family_init(struct family *fam)
 }
 
 static const struct explore_evaluator synth = {
-	NULL, synth_evaluate, synth_compare, NULL, NULL, NULL
+	NULL, synth_evaluate, synth_compare, NULL, NULL, NULL, NULL
 };
 
 static struct explore_search *run(struct family *fam, udd_features start,
