@@ -131,6 +131,14 @@ static void test_validation_errors(void)
 	expect_error(HEADER "o,1,,3,10,10\n", "data.csv:2: empty event name");
 	expect_error(HEADER "o,1,a,3,10\n", "data.csv:2: expected 6 fields, found 5");
 	expect_error(HEADER "\"o,1,a,3,10,10\n", "data.csv:2: unterminated quoted field");
+	expect_error(HEADER "\"o\"x,1,a,3,10,10\n",
+		     "data.csv:2: text after the closing quote of a field");
+	expect_error("\n" HEADER, "data.csv:1: blank header line (expected "
+		     "observation,interval,event,value,enabled_ns,running_ns)");
+	expect_error("\xEF\xBB\xBF\r\n", "data.csv:1: blank header line (expected "
+		     "observation,interval,event,value,enabled_ns,running_ns)");
+	/* "no data rows" names the header, blank lines after it or not */
+	expect_error(HEADER "\n \n", "data.csv:1: no data rows");
 	expect_error(HEADER "o,1,a,3,10,10\no,2,a,3,10,10\no,1,a,4,10,10\n",
 		     "data.csv:4: duplicate row for observation 'o', interval 1, "
 		     "event 'a' (first at line 2)");
@@ -179,10 +187,18 @@ static void test_numbers(void)
 		     "data.csv:2: value '18446744073709551616' is not below 2^64 "
 		     "(no 64-bit counter holds it)");
 	expect_error(HEADER "o,0,a,0x10,10,10\n",
-		     "data.csv:2: value '0x10' is hexadecimal (counts are decimal)");
-	expect_error(HEADER "o,0x1,a,1,10,10\n",
-		     "data.csv:2: interval '0x1' is hexadecimal (counts and times "
+		     "data.csv:2: value '0x10' is hexadecimal (a dataset's numbers "
 		     "are decimal)");
+	expect_error(HEADER "o,0x1,a,1,10,10\n",
+		     "data.csv:2: interval '0x1' is hexadecimal (a dataset's numbers "
+		     "are decimal)");
+	expect_error(HEADER "o,0,a,1,0XfF,10\n",
+		     "data.csv:2: enabled_ns '0XfF' is hexadecimal (a dataset's "
+		     "numbers are decimal)");
+	/* 0x without hex digits after it is no number at all */
+	expect_error(HEADER "o,0,a,0xzz,10,10\n", "data.csv:2: value '0xzz' is not a number");
+	expect_error(HEADER "o,0x,a,1,10,10\n",
+		     "data.csv:2: interval '0x' is not a non-negative integer");
 	expect_error(HEADER "o,0,a,1,18446744073709551616,10\n",
 		     "data.csv:2: enabled_ns '18446744073709551616' is not below "
 		     "2^64 (no 64-bit counter holds it)");
