@@ -399,9 +399,9 @@ int cli_flows(int argc, char **argv)
 		goto fail;
 	n = pipe_data_n_observations(pd);
 	if (n && pipe_data_n_unusable(pd) == n) {
-		cp_error_set(&err, CP_EINPUT, "no observation can form a region (the first, "
-			     "'%.200s': %.600s)", stats_dataset_observation(data, 0),
-			     pipe_data_unusable(pd, 0));
+		stats_observation_error(data, 0, CP_EINPUT, &err, "%.600s (no "
+					"observation can form a region; this is the first)",
+					pipe_data_unusable(pd, 0));
 		goto fail;
 	}
 	/* verdicts first (no cone needed: feasibility only), then bounds */

@@ -156,7 +156,8 @@ static int data_observation(struct pipe_data *pd, const struct region_options *r
 		size_t np;
 
 		/* the reason without the "observation 'NAME': " the stats
-		 * message opens with: reports name it themselves */
+		 * message opens with (and its place): reports name it
+		 * themselves, stats_observation_error gives it back whole */
 		np = (size_t)snprintf(prefix, sizeof prefix, "observation '%s': ",
 				      stats_dataset_observation(d, i));
 		if (np < sizeof prefix && !strncmp(why, prefix, np))
@@ -168,8 +169,7 @@ static int data_observation(struct pipe_data *pd, const struct region_options *r
 		return CP_OK;
 	}
 	if (rc)
-		return cp_error_set(err, rc, "observation '%.200s': %.700s",
-				    stats_dataset_observation(d, i), re.msg);
+		return stats_observation_error(d, i, rc, err, "%.700s", re.msg);
 	return CP_OK;
 }
 

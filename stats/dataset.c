@@ -724,9 +724,15 @@ static int index_groups(struct ctx *c)
 		}
 	d->obs_g = cp_calloc(d->obs.n + 1, sizeof *d->obs_g);
 	d->obs_nint = cp_calloc(d->obs.n + 1, sizeof *d->obs_nint);
-	if (!d->obs_g || !d->obs_nint)
+	d->obs_line = cp_calloc(d->obs.n + 1, sizeof *d->obs_line);
+	if (!d->obs_g || !d->obs_nint || !d->obs_line)
 		return CP_ENOMEM;
 	for (i = 0; i < d->n_g; i++) {
+		unsigned *first = &d->obs_line[d->g[i].obs];
+
+		/* groups are in interval order: the first row is the least line */
+		if (!*first || d->g[i].line < *first)
+			*first = d->g[i].line;
 		d->obs_g[d->g[i].obs + 1]++;
 		if (i == 0 || d->g[i - 1].obs != d->g[i].obs ||
 		    d->g[i - 1].interval != d->g[i].interval)
@@ -882,6 +888,7 @@ void stats_dataset_free(struct stats_dataset *d)
 	cp_free(d->g);
 	cp_free(d->obs_g);
 	cp_free(d->obs_nint);
+	cp_free(d->obs_line);
 	cp_free(d->path);
 	cp_free(d);
 }

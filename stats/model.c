@@ -56,11 +56,10 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 					    "event '%s' (model counter '%s')", ev,
 					    udd_sigset_counter_name(s, j));
 		if (!stats_dataset_n_counted(d, obs, e))
-			return cp_error_set(err, CP_EINPUT, "event '%s' (model "
-					    "counter '%s') was never counted in "
-					    "observation '%s'", ev,
-					    udd_sigset_counter_name(s, j),
-					    stats_dataset_observation(d, obs));
+			return stats_observation_error(d, obs, CP_EINPUT, err,
+						       "event '%s' (model counter "
+						       "'%s') was never counted", ev,
+						       udd_sigset_counter_name(s, j));
 		events[j] = ev;
 	}
 	return CP_OK;

@@ -46,6 +46,19 @@ size_t stats_dataset_find_observation(const struct stats_dataset *d,
 				      const char *name);
 size_t stats_dataset_n_events(const struct stats_dataset *d);
 const char *stats_dataset_event(const struct stats_dataset *d, size_t e);
+/* The name the dataset was loaded under (its path), as messages give it. */
+const char *stats_dataset_path(const struct stats_dataset *d);
+/* The line of observation obs's first row (1-based; 0 for no such
+ * observation). */
+unsigned stats_dataset_observation_line(const struct stats_dataset *d,
+					size_t obs);
+/* The one form of every message about one observation (its region, an
+ * event it never counted): err gets code, the dataset's path and the line
+ * of the observation's first row, and "observation 'NAME': " + fmt, so
+ * that it prints as "data.csv:17: observation 'o1': ...".  Returns code. */
+int stats_observation_error(const struct stats_dataset *d, size_t obs, int code,
+			    struct cp_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Number of distinct intervals of observation obs. */
 size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
 /* Number of intervals of observation obs in which event e was counted

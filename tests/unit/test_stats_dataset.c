@@ -96,8 +96,20 @@ static void test_rates_errors(void)
 	CHECK_STR(line, "data.csv: dataset has no event 'zz'");
 	CHECK(stats_observation_rates(d, 0, ev2, 1, &r, &n, &err) == CP_EINPUT);
 	cp_error_format(&err, line, sizeof line);
-	CHECK_STR(line, "data.csv: event 'b' was never counted in observation 'o'");
+	CHECK_STR(line, "data.csv:2: observation 'o': event 'b' was never counted");
 	CHECK(r == NULL);
+	/* messages about an observation name the line of its first row */
+	CHECK(stats_dataset_observation_line(d, 0) == 2);
+	CHECK(stats_dataset_observation_line(d, 1) == 4);
+	CHECK(stats_dataset_observation_line(d, 2) == 0);
+	CHECK_STR(stats_dataset_path(d), "data.csv");
+	stats_dataset_free(d);
+	/* the first row in the file, not the lowest interval */
+	d = NULL;
+	CHECK(parse(HEADER "p,0,a,1,10,10\no,5,a,1,10,10\no,1,a,1,10,10\n"
+		    "p,1,a,1,10,10\n\no,0,b,1,10,10\n", &d, NULL, &err) == 0);
+	CHECK(d && stats_dataset_observation_line(d, 0) == 2 &&
+	      stats_dataset_observation_line(d, 1) == 3);
 	stats_dataset_free(d);
 }
 
@@ -484,8 +496,9 @@ static void test_model_events(void)
 		CHECK_NEAR(r->mu[1], 5e8, 1e-3);
 	region_free(r);
 	CHECK(stats_sigset_events(d, 1, s, ev, &err) == CP_EINPUT);
-	CHECK_STR(err.msg, "event 'EV_WALK' (model counter 'walk') was never "
-		  "counted in observation 'p'");
+	CHECK_STR(err.msg, "observation 'p': event 'EV_WALK' (model counter "
+		  "'walk') was never counted");
+	CHECK(err.line == stats_dataset_observation_line(d, 1) && err.line > 1);
 	stats_dataset_free(d);
 	CHECK(parse(HEADER "o,0,EV_HIT,5,10,10\n", &d, NULL, &err) == 0);
 	CHECK(stats_sigset_region(d, 0, s, NULL, &r, &err) == CP_EINPUT);
