@@ -444,8 +444,10 @@ int cli_check(int argc, char **argv)
 	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
-	if (stats_dataset_load(rep.data_path, &data, &err) ||
-	    pipe_data_new(model, data, &po, &pd, &err))
+	if (stats_dataset_load(rep.data_path, &data, &err))
+		goto fail;
+	cli_note_unread_events("check", rep.data_path, model, data);
+	if (pipe_data_new(model, data, &po, &pd, &err))
 		goto fail;
 	n = pipe_data_n_observations(pd);
 	if (pipe_model_new(model, sel, pd, &budget, &pm, &err))

@@ -30,7 +30,7 @@ size_t stats_dataset_find_observation(const struct stats_dataset *d,
 	return stats_names_find(&d->obs, name, len, cp_hash(CP_HASH_SEED, name, len));
 }
 
-static size_t find_event(const struct stats_dataset *d, const char *name)
+size_t stats_dataset_find_event(const struct stats_dataset *d, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -107,7 +107,7 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 		return cp_error_set(err, CP_EINPUT, "%s: no observation #%zu",
 				    d->path, obs);
 	for (c = 0; c < k; c++) {
-		id[c] = find_event(d, events[c]);
+		id[c] = stats_dataset_find_event(d, events[c]);
 		if (id[c] == (size_t)-1)
 			return cp_error_set(err, CP_EINPUT,
 					    "%s: dataset has no event '%s'",
