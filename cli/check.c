@@ -474,8 +474,10 @@ int cli_check(int argc, char **argv)
 	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
-	if (stats_dataset_load(rep.data_path, &data, &err) ||
-	    pipe_data_new(model, data, &po, &pd, &err))
+	if (stats_dataset_load(rep.data_path, &data, &err))
+		goto fail;
+	cli_note_unread_events("check", rep.data_path, model, data);
+	if (pipe_data_new(model, data, &po, &pd, &err))
 		goto fail;
 	n = pipe_data_n_observations(pd);
 	if (pipe_model_new(model, sel, pd, &budget, &pm, &err))
@@ -487,14 +489,14 @@ int cli_check(int argc, char **argv)
 	if (strict && pipe_data_n_unusable(pd)) {
 		for (i = 0; i < n && pipe_data_region(pd, i); i++)
 			;
-		cp_error_set(&err, CP_EINPUT, "observation '%.200s' is unusable (%.600s)",
-			     stats_dataset_observation(data, i), pipe_data_unusable(pd, i));
+		stats_observation_error(data, i, CP_EINPUT, &err, "unusable "
+					"(--strict): %.600s", pipe_data_unusable(pd, i));
 		goto fail;
 	}
 	if (n && pipe_data_n_unusable(pd) == n) {
-		cp_error_set(&err, CP_EINPUT, "no observation can form a region (the first, "
-			     "'%.200s': %.600s)", stats_dataset_observation(data, 0),
-			     pipe_data_unusable(pd, 0));
+		stats_observation_error(data, 0, CP_EINPUT, &err, "%.600s (no "
+					"observation can form a region; this is the first)",
+					pipe_data_unusable(pd, 0));
 		goto fail;
 	}
 	res = cp_calloc(n + 1, sizeof *res);

@@ -52,6 +52,13 @@ int cli_print_error(const char *cmd, const struct cp_error *err);
 int cli_load_model(const char *cmd, const char *path, const char *with,
 		   int model_error_status, struct udd_model **model,
 		   udd_features *sel);
+/* The dataset's events that no counter of the model reads, named in one
+ * note on stderr ("counterpoint CMD: note: data.csv: 3 events the model
+ * does not read: a, b, c"); nothing when there are none.  Once per run,
+ * after the dataset loads; never an error. */
+struct stats_dataset;
+void cli_note_unread_events(const char *cmd, const char *data_path,
+			    const struct udd_model *m, const struct stats_dataset *d);
 /* Parse a non-negative integer option value; CLI_OK or CLI_USAGE (after
  * printing the error). */
 int cli_parse_size(const char *cmd, const char *opt, const char *text,

@@ -270,8 +270,10 @@ int cli_explore(int argc, char **argv)
 		names[i] = udd_model_feature_name(m, i);
 	space.names = names;
 	rc = stats_dataset_load(argv[optind + 1], &d, &err);
-	if (!rc)
+	if (!rc) {
+		cli_note_unread_events("explore", argv[optind + 1], m, d);
 		rc = explore_family_new(m, d, &fo, &fam, &err);
+	}
 	if (!rc && cli_mpi_size() > 1)
 		rc = cli_mpi_explore(argv[optind], argv[optind + 1], fam, &err);
 	if (rc) {

@@ -209,14 +209,16 @@ int cli_flows(int argc, char **argv)
 	rc = cli_load_model("flows", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
-	if (stats_dataset_load(rep.data_path, &data, &err) ||
-	    pipe_data_new(model, data, &po, &pd, &err))
+	if (stats_dataset_load(rep.data_path, &data, &err))
+		goto fail;
+	cli_note_unread_events("flows", rep.data_path, model, data);
+	if (pipe_data_new(model, data, &po, &pd, &err))
 		goto fail;
 	n = pipe_data_n_observations(pd);
 	if (n && pipe_data_n_unusable(pd) == n) {
-		cp_error_set(&err, CP_EINPUT, "no observation can form a region (the first, "
-			     "'%.200s': %.600s)", stats_dataset_observation(data, 0),
-			     pipe_data_unusable(pd, 0));
+		stats_observation_error(data, 0, CP_EINPUT, &err, "%.600s (no "
+					"observation can form a region; this is the first)",
+					pipe_data_unusable(pd, 0));
 		goto fail;
 	}
 	/* verdicts first (no cone needed: feasibility only), then bounds */

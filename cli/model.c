@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "stats/region.h"
 
 int cli_load_model(const char *cmd, const char *path, const char *with,
 		   int model_error_status, struct udd_model **model,
@@ -37,4 +38,22 @@ int cli_load_model(const char *cmd, const char *path, const char *with,
 	}
 	*model = m;
 	return CLI_OK;
+}
+
+/* Data the model ignores is worth knowing of (a counter line missing, an
+ * event misspelt in the model or the capture), but it is no error: one
+ * note on stderr, and the run goes on as before. */
+void cli_note_unread_events(const char *cmd, const char *data_path,
+			    const struct udd_model *m, const struct stats_dataset *d)
+{
+	struct cp_buf names;
+	size_t n;
+
+	cp_buf_init(&names);
+	n = stats_model_unread_events(d, m, 8, &names);
+	if (n && !names.failed)
+		fprintf(stderr, "counterpoint %s: note: %s: %zu event%s the model "
+			"does not read: %s\n", cmd, data_path, n, n == 1 ? "" : "s",
+			names.data);
+	cp_buf_release(&names);
 }

@@ -558,6 +558,8 @@ int cli_region(int argc, char **argv)
 		}
 		goto out;
 	}
+	if (model)
+		cli_note_unread_events(cmd, argv[optind], model, d);
 	if (evlist) {
 		char *copy = cp_strdup(evlist);
 

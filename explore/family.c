@@ -65,9 +65,9 @@ int explore_family_new(const struct udd_model *m,
 	if (pipe_data_n_unusable(f->pd)) {
 		for (i = 0; !pipe_data_unusable(f->pd, i); i++)
 			;
-		rc = cp_error_set(err, CP_EINPUT, "observation '%.200s' cannot form a "
-				  "region (%.600s)", stats_dataset_observation(d, i),
-				  pipe_data_unusable(f->pd, i));
+		rc = stats_observation_error(d, i, CP_EINPUT, err, "%.600s (explore "
+					     "needs every observation's region)",
+					     pipe_data_unusable(f->pd, i));
 		goto out;
 	}
 	f->missing = cp_calloc(km + 1, sizeof *f->missing);

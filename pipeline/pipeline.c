@@ -65,16 +65,6 @@ static int pick_counters(const struct udd_model *m, const char *list,
 	return CP_OK;
 }
 
-static int has_event(const struct stats_dataset *d, const char *ev)
-{
-	size_t e, n = stats_dataset_n_events(d);
-
-	for (e = 0; e < n; e++)
-		if (!strcmp(stats_dataset_event(d, e), ev))
-			return 1;
-	return 0;
-}
-
 /* Match the model's counters to the dataset's events (the policy of
  * pipeline.h). */
 static int match_counters(struct pipe_data *pd, const struct udd_model *m,
@@ -105,7 +95,7 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 
 		if (!keep[i])
 			continue;
-		if (!has_event(pd->data, ev)) {
+		if (stats_dataset_find_event(pd->data, ev) == (size_t)-1) {
 			if (missing < 8)
 				cp_buf_printf(&b, "%s'%s' (event '%s')", missing ? ", " : "",
 					      udd_model_counter_name(m, i), ev);
@@ -156,7 +146,8 @@ static int data_observation(struct pipe_data *pd, const struct region_options *r
 		size_t np;
 
 		/* the reason without the "observation 'NAME': " the stats
-		 * message opens with: reports name it themselves */
+		 * message opens with (and its place): reports name it
+		 * themselves, stats_observation_error gives it back whole */
 		np = (size_t)snprintf(prefix, sizeof prefix, "observation '%s': ",
 				      stats_dataset_observation(d, i));
 		if (np < sizeof prefix && !strncmp(why, prefix, np))
@@ -168,8 +159,7 @@ static int data_observation(struct pipe_data *pd, const struct region_options *r
 		return CP_OK;
 	}
 	if (rc)
-		return cp_error_set(err, rc, "observation '%.200s': %.700s",
-				    stats_dataset_observation(d, i), re.msg);
+		return stats_observation_error(d, i, rc, err, "%.700s", re.msg);
 	return CP_OK;
 }
 

@@ -33,7 +33,7 @@ long stats_csv_split(const char *p, const char *end, struct stats_field *f,
 			start = scratch;
 			for (p++;; ) {
 				if (p >= end)
-					return -1;
+					return STATS_CSV_UNTERMINATED;
 				if (*p == '"') {
 					if (p + 1 < end && p[1] == '"') {
 						*out++ = '"';
@@ -50,7 +50,7 @@ long stats_csv_split(const char *p, const char *end, struct stats_field *f,
 			while (p < end && is_blank(*p))
 				p++;
 			if (p < end && *p != ',')
-				return -1;
+				return STATS_CSV_AFTER_QUOTE;
 		} else {
 			const char *q;
 
@@ -78,9 +78,24 @@ static int is_digit(char c)
 	return (unsigned)(c - '0') < 10;
 }
 
+const char *stats_csv_why(long rc)
+{
+	return rc == STATS_CSV_AFTER_QUOTE ? "text after the closing quote of a field"
+					   : "unterminated quoted field";
+}
+
+/* 0x or 0X and hex digits only: a hexadecimal number, said as such
+ * (0xzz is no number at all). */
 static int is_hex(const char *p, size_t len)
 {
-	return len > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+	size_t i;
+
+	if (len <= 2 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+		return 0;
+	for (i = 2; i < len; i++)
+		if (!is_digit(p[i]) && (unsigned)((p[i] | 0x20) - 'a') >= 6)
+			return 0;
+	return 1;
 }
 
 int stats_csv_u64(const char *p, size_t len, uint64_t *out)

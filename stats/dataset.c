@@ -424,11 +424,13 @@ static int row_fast(const struct ctx *c, const char *p, const char *eol,
 	       (r->running || r->value == 0);
 }
 
+/* Why a number was refused, after "FIELD 'TEXT' ": one wording for every
+ * column (the value's own cases are in row_slow). */
 static const char *num_why(int rc)
 {
 	switch (rc) {
 	case STATS_NUM_HEX:
-		return "is hexadecimal (counts and times are decimal)";
+		return "is hexadecimal (a dataset's numbers are decimal)";
 	case STATS_NUM_ABOVE_2_64:
 		return "is not below 2^64 (no 64-bit counter holds it)";
 	default:
@@ -456,7 +458,7 @@ static int row_slow(struct ctx *c, const char *p, const char *eol)
 	}
 	nf = stats_csv_split(p, eol, c->f, c->fcap, c->scratch);
 	if (nf < 0) {
-		diag_add(l, c->line, "unterminated quoted field");
+		diag_add(l, c->line, "%s", stats_csv_why(nf));
 		return CP_OK;
 	}
 	if (nf != c->nheader) {
@@ -495,17 +497,13 @@ static int row_slow(struct ctx *c, const char *p, const char *eol)
 		diag_add(l, c->line, "negative count (%.*s)", FLD(COL_VALUE));
 		return CP_OK;
 	case STATS_NUM_HEX:
-		diag_add(l, c->line, "value '%.*s' is hexadecimal (counts are "
-			 "decimal)", FLD(COL_VALUE));
+	case STATS_NUM_ABOVE_2_64:
+		diag_add(l, c->line, "value '%.*s' %s", FLD(COL_VALUE), num_why(rc));
 		return CP_OK;
 	case STATS_NUM_ABOVE_2_53:
 		diag_add(l, c->line, "value '%.*s' is above 2^53 = "
 			 "9007199254740992, beyond which a double does not hold "
 			 "every count exactly", FLD(COL_VALUE));
-		return CP_OK;
-	case STATS_NUM_ABOVE_2_64:
-		diag_add(l, c->line, "value '%.*s' is not below 2^64 (no 64-bit "
-			 "counter holds it)", FLD(COL_VALUE));
 		return CP_OK;
 	default:
 		diag_add(l, c->line, "value '%.*s' is not a number", FLD(COL_VALUE));
@@ -538,6 +536,14 @@ static int row_slow(struct ctx *c, const char *p, const char *eol)
 	return store_row(c, &r);
 }
 
+/* Only spaces, tabs and carriage returns in [p, eol). */
+static int is_blank_line(const char *p, const char *eol)
+{
+	while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == eol;
+}
+
 /* Index the header's columns; a missing one is a diagnostic. */
 static int load_header(struct ctx *c, const char *p, const char *eol)
 {
@@ -548,9 +554,16 @@ static int load_header(struct ctx *c, const char *p, const char *eol)
 	if (!(c->scratch = cp_malloc(need)))
 		return CP_ENOMEM;
 	c->scap = need;
+	if (is_blank_line(p, eol)) {
+		/* not six "missing header column" lines for one cause */
+		diag_add(l, 1, "blank header line (expected %s,%s,%s,%s,%s,%s)",
+			 col_names[0], col_names[1], col_names[2], col_names[3],
+			 col_names[4], col_names[5]);
+		return CP_OK;
+	}
 	nf = stats_csv_split(p, eol, NULL, 0, c->scratch);
 	if (nf < 0) {
-		diag_add(l, 1, "unterminated quoted field");
+		diag_add(l, 1, "%s", stats_csv_why(nf));
 		return CP_OK;
 	}
 	c->f = cp_calloc((size_t)nf, sizeof *c->f);
@@ -591,7 +604,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 	int rc = CP_OK;
 
 	while (p < end && !c->stop && !rc) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol, *q;
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol;
 		struct row r;
 
 		if (!nl && !final)
@@ -619,9 +632,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 			if (c->l.n)
 				c->stop = 1;
 		} else {
-			for (q = p; q < eol && (*q == ' ' || *q == '\t' || *q == '\r'); q++)
-				;
-			if (q == eol)
+			if (is_blank_line(p, eol))
 				;          /* blank lines carry no row */
 			else if (row_fast(c, p, eol, &r))
 				rc = store_row(c, &r);
@@ -713,9 +724,15 @@ static int index_groups(struct ctx *c)
 		}
 	d->obs_g = cp_calloc(d->obs.n + 1, sizeof *d->obs_g);
 	d->obs_nint = cp_calloc(d->obs.n + 1, sizeof *d->obs_nint);
-	if (!d->obs_g || !d->obs_nint)
+	d->obs_line = cp_calloc(d->obs.n + 1, sizeof *d->obs_line);
+	if (!d->obs_g || !d->obs_nint || !d->obs_line)
 		return CP_ENOMEM;
 	for (i = 0; i < d->n_g; i++) {
+		unsigned *first = &d->obs_line[d->g[i].obs];
+
+		/* groups are in interval order: the first row is the least line */
+		if (!*first || d->g[i].line < *first)
+			*first = d->g[i].line;
 		d->obs_g[d->g[i].obs + 1]++;
 		if (i == 0 || d->g[i - 1].obs != d->g[i].obs ||
 		    d->g[i - 1].interval != d->g[i].interval)
@@ -749,7 +766,7 @@ static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
 		if (c->line == 0)
 			diag_add(&c->l, 1, "empty file (no header)");
 		else if ((rc = index_groups(c)) == CP_OK && !c->l.n && !c->d->n_s)
-			diag_add(&c->l, c->line, "no data rows");
+			diag_add(&c->l, 1, "no data rows");   /* at the header */
 	}
 	if (!rc && c->l.nomem)
 		rc = CP_ENOMEM;
@@ -871,6 +888,7 @@ void stats_dataset_free(struct stats_dataset *d)
 	cp_free(d->g);
 	cp_free(d->obs_g);
 	cp_free(d->obs_nint);
+	cp_free(d->obs_line);
 	cp_free(d->path);
 	cp_free(d);
 }

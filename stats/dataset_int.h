@@ -48,6 +48,7 @@ struct stats_dataset {
 	size_t n_g, cap_g;
 	size_t *obs_g;            /* n_obs + 1 offsets into g */
 	size_t *obs_nint;         /* distinct intervals per observation */
+	unsigned *obs_line;       /* per observation: the line of its first row */
 };
 
 /* stats/dataset.c: a name's index in t, or (size_t)-1 */

@@ -6,25 +6,67 @@
 #include "dsl/udd.h"
 #include "stats/region.h"
 
+/* name is ev with perf's modifiers: "ev:MODS", or "ev/MODS" for an event
+ * that ends in '/'. */
+static int with_modifiers(const char *name, const char *ev)
+{
+	size_t len = strlen(ev);
+	const char *m;
+
+	if (strncmp(name, ev, len))
+		return 0;
+	m = name + len;
+	if (*m == ':' && !(len && ev[len - 1] == '/'))
+		m++;
+	else if (!(len && ev[len - 1] == '/'))
+		return 0;
+	return *m && strspn(m, "ukhIGHpPSDWe") == strlen(m);
+}
+
 const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
 					       const char *ev)
 {
-	size_t len = strlen(ev), e, n = stats_dataset_n_events(d);
+	size_t e, n = stats_dataset_n_events(d);
 
-	for (e = 0; e < n; e++) {
-		const char *name = stats_dataset_event(d, e), *m;
-
-		if (strncmp(name, ev, len))
-			continue;
-		m = name + len;
-		if (*m == ':' && !(len && ev[len - 1] == '/'))
-			m++;
-		else if (!(len && ev[len - 1] == '/'))
-			continue;
-		if (*m && strspn(m, "ukhIGHpPSDWe") == strlen(m))
-			return name;
-	}
+	for (e = 0; e < n; e++)
+		if (with_modifiers(stats_dataset_event(d, e), ev))
+			return stats_dataset_event(d, e);
 	return NULL;
+}
+
+size_t stats_model_unread_events(const struct stats_dataset *d,
+				 const struct udd_model *m, size_t max,
+				 struct cp_buf *names)
+{
+	size_t n = stats_dataset_n_events(d), i, e, unread = 0;
+	unsigned char *read = cp_calloc(n + 1, 1);
+
+	if (!read) {
+		if (names)
+			names->failed = 1;
+		return 0;
+	}
+	for (i = 0; i < udd_model_n_counters(m); i++)
+		if ((e = stats_dataset_find_event(d, udd_model_counter_event(m, i))) <
+		    n)
+			read[e] = 1;
+	for (e = 0; e < n; e++) {
+		/* page-faults:u is a counter's event, only spelt as perf does
+		 * (the missing-counter error says so): not unread */
+		for (i = 0; !read[e] && i < udd_model_n_counters(m); i++)
+			read[e] = (unsigned char)with_modifiers(
+				stats_dataset_event(d, e), udd_model_counter_event(m, i));
+		if (read[e])
+			continue;
+		if (names && unread < max)
+			cp_buf_printf(names, "%s%s", unread ? ", " : "",
+				      stats_dataset_event(d, e));
+		else if (names && unread == max)
+			cp_buf_puts(names, ", ...");
+		unread++;
+	}
+	cp_free(read);
+	return unread;
 }
 
 int stats_sigset_events(const struct stats_dataset *d, size_t obs,
@@ -38,9 +80,9 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 	for (j = 0; j < k; j++) {
 		const char *ev = udd_sigset_counter_event(s, j);
 
-		for (e = 0; e < n; e++)
-			if (!strcmp(stats_dataset_event(d, e), ev))
-				break;
+		e = stats_dataset_find_event(d, ev);
+		if (e == (size_t)-1)
+			e = n;
 		if (e == n && stats_dataset_event_with_modifiers(d, ev))
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
 					    "event '%s' (model counter '%s'), but it "
@@ -56,11 +98,10 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 					    "event '%s' (model counter '%s')", ev,
 					    udd_sigset_counter_name(s, j));
 		if (!stats_dataset_n_counted(d, obs, e))
-			return cp_error_set(err, CP_EINPUT, "event '%s' (model "
-					    "counter '%s') was never counted in "
-					    "observation '%s'", ev,
-					    udd_sigset_counter_name(s, j),
-					    stats_dataset_observation(d, obs));
+			return stats_observation_error(d, obs, CP_EINPUT, err,
+						       "event '%s' (model counter "
+						       "'%s') was never counted", ev,
+						       udd_sigset_counter_name(s, j));
 		events[j] = ev;
 	}
 	return CP_OK;

@@ -2,6 +2,7 @@
  * events and intervals, and one observation's per-interval rates and
  * counting resolution over a list of events. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ size_t stats_dataset_find_observation(const struct stats_dataset *d,
 	return stats_names_find(&d->obs, name, len, cp_hash(CP_HASH_SEED, name, len));
 }
 
-static size_t find_event(const struct stats_dataset *d, const char *name)
+size_t stats_dataset_find_event(const struct stats_dataset *d, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -44,6 +45,33 @@ size_t stats_dataset_n_events(const struct stats_dataset *d)
 const char *stats_dataset_event(const struct stats_dataset *d, size_t e)
 {
 	return e < d->ev.n ? d->ev.name[e] : NULL;
+}
+
+const char *stats_dataset_path(const struct stats_dataset *d)
+{
+	return d->path;
+}
+
+unsigned stats_dataset_observation_line(const struct stats_dataset *d, size_t obs)
+{
+	return obs < d->obs.n ? d->obs_line[obs] : 0;
+}
+
+int stats_observation_error(const struct stats_dataset *d, size_t obs, int code,
+			    struct cp_error *err, const char *fmt, ...)
+{
+	char why[CP_ERROR_MAX];
+	va_list ap;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (obs >= d->obs.n)
+		return cp_error_at(err, code, d->path, 0, 0, "%s", why);
+	return cp_error_at(err, code, d->path, d->obs_line[obs], 0,
+			   "observation '%s': %s", d->obs.name[obs], why);
 }
 
 size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs)
@@ -79,16 +107,15 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 		return cp_error_set(err, CP_EINPUT, "%s: no observation #%zu",
 				    d->path, obs);
 	for (c = 0; c < k; c++) {
-		id[c] = find_event(d, events[c]);
+		id[c] = stats_dataset_find_event(d, events[c]);
 		if (id[c] == (size_t)-1)
 			return cp_error_set(err, CP_EINPUT,
 					    "%s: dataset has no event '%s'",
 					    d->path, events[c]);
 		if (!stats_dataset_n_counted(d, obs, id[c]))
-			return cp_error_set(err, CP_EINPUT,
-					    "%s: event '%s' was never counted "
-					    "in observation '%s'", d->path,
-					    events[c], d->obs.name[obs]);
+			return stats_observation_error(d, obs, CP_EINPUT, err,
+						       "event '%s' was never "
+						       "counted", events[c]);
 	}
 	return CP_OK;
 }

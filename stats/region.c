@@ -582,8 +582,7 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 		char msg[CP_ERROR_MAX];
 
 		snprintf(msg, sizeof msg, "%s", err->msg);
-		cp_error_set(err, rc, "observation '%s': %.900s",
-			     stats_dataset_observation(d, obs), msg);
+		stats_observation_error(d, obs, rc, err, "%s", msg);
 	}
 out:
 	cp_free(rates);

@@ -46,6 +46,21 @@ size_t stats_dataset_find_observation(const struct stats_dataset *d,
 				      const char *name);
 size_t stats_dataset_n_events(const struct stats_dataset *d);
 const char *stats_dataset_event(const struct stats_dataset *d, size_t e);
+/* Index of the event called name (exactly), or (size_t)-1. */
+size_t stats_dataset_find_event(const struct stats_dataset *d, const char *name);
+/* The name the dataset was loaded under (its path), as messages give it. */
+const char *stats_dataset_path(const struct stats_dataset *d);
+/* The line of observation obs's first row (1-based; 0 for no such
+ * observation). */
+unsigned stats_dataset_observation_line(const struct stats_dataset *d,
+					size_t obs);
+/* The one form of every message about one observation (its region, an
+ * event it never counted): err gets code, the dataset's path and the line
+ * of the observation's first row, and "observation 'NAME': " + fmt, so
+ * that it prints as "data.csv:17: observation 'o1': ...".  Returns code. */
+int stats_observation_error(const struct stats_dataset *d, size_t obs, int code,
+			    struct cp_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Number of distinct intervals of observation obs. */
 size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
 /* Number of intervals of observation obs in which event e was counted
@@ -87,6 +102,15 @@ const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
 
 /* ---- models: the μDD's counters read the events they declare ---- */
 struct udd_sigset;
+struct udd_model;
+/* The dataset's events that no counter of the model reads (every counter
+ * the model declares, whichever of them are checked; an event that is a
+ * counter's event with perf's modifiers counts as read), in the dataset's
+ * order: returns how many; the first max of their names are appended to
+ * names as "a, b, c" (then ", ..."; names may be NULL). */
+size_t stats_model_unread_events(const struct stats_dataset *d,
+				 const struct udd_model *m, size_t max,
+				 struct cp_buf *names);
 /* The event names of the k = udd_sigset_n_counters(s) model counters, in
  * counter order, into events (k pointers owned by s).  Error naming the
  * counter and its event when the dataset lacks the event or observation

@@ -36,9 +36,11 @@ struct stats_field {
  * spaces and tabs around a field (outside its quotes) trimmed; a field
  * may be double-quoted, "" standing for a quote, its text unescaped into
  * scratch (end - p bytes suffice).  Returns the number of fields (at most
- * max stored), or -1 for an unterminated quote. */
+ * max stored), or a negative STATS_CSV_* (stats_csv_why says it). */
+enum { STATS_CSV_UNTERMINATED = -1, STATS_CSV_AFTER_QUOTE = -2 };
 long stats_csv_split(const char *p, const char *end, struct stats_field *f,
 		     size_t max, char *scratch);
+const char *stats_csv_why(long rc);
 
 enum {
 	STATS_NUM_OK = 0,

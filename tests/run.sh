@@ -5,7 +5,8 @@
 #  3. CLI golden cases (tests/cli/cases/NAME/{cmd,stdout,stderr,status});
 #  4. CLI scripts (tests/cli/*.sh, tests/install.sh: exit 0 pass, 77 skip,
 #     else fail);
-#  5. DSL error cases (tests/dsl/errors/NAME.udd with NAME.err);
+#  5. DSL error cases (tests/dsl/errors/NAME.udd with NAME.err) and
+#     dataset error cases (tests/stats/errors/NAME.csv with NAME.err);
 #  6. fuzz corpus and past crashes replayed through the sanitized binary,
 #     and every fuzz target run once on each file of its seed corpus.
 # A failed case keeps its output under build/test-failures/.
@@ -91,6 +92,21 @@ for u in tests/dsl/errors/*.udd; do
 	want=1; [ -f "${u%.udd}.status" ] && want=$(cat "${u%.udd}.status")
 	if [ "$rc" = "$want" ] && cmp -s "$tmp/err" "${u%.udd}.err"; then ok
 	else ko "$name (status $rc)"; diff -u "${u%.udd}.err" "$tmp/err" | head -n 20
+	fi
+done
+
+# Dataset error cases: `counterpoint region NAME.csv` must print exactly
+# NAME.err on stderr (every message "file:line: ...") and exit 2
+# (NAME.status otherwise); NAME.args adds options.
+for c in tests/stats/errors/*.csv; do
+	[ -f "$c" ] || continue
+	name=dataset:$(basename "$c" .csv)
+	args=""; [ -f "${c%.csv}.args" ] && args=$(cat "${c%.csv}.args")
+	# shellcheck disable=SC2086
+	"$CP" region "$c" $args >/dev/null 2>"$tmp/err"; rc=$?
+	want=2; [ -f "${c%.csv}.status" ] && want=$(cat "${c%.csv}.status")
+	if [ "$rc" = "$want" ] && cmp -s "$tmp/err" "${c%.csv}.err"; then ok
+	else ko "$name (status $rc)"; diff -u "${c%.csv}.err" "$tmp/err" | head -n 20
 	fi
 done
 

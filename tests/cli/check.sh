@@ -84,7 +84,7 @@ grep -q '^4 observations, 1 infeasible, 1 unusable' "$tmp/out" || { cat "$tmp/ou
 	fail "unusable in --json"
 "$CP" check models/examples/walk_basic.udd "$tmp/unusable.csv" --strict >/dev/null 2>"$tmp/err"
 [ $? = 2 ] || fail "--strict with an unusable observation should exit 2"
-grep -q "observation 'short' is unusable" "$tmp/err" || { cat "$tmp/err"; fail "--strict message"; }
+grep -Eq "unusable.csv:[0-9]+: observation 'short': unusable \(--strict\): " "$tmp/err" || { cat "$tmp/err"; fail "--strict message"; }
 grep '^observation\|^short' "$tmp/unusable.csv" > "$tmp/only.csv"
 "$CP" check models/examples/walk_basic.udd "$tmp/only.csv" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] || fail "no usable observation should exit 2"

@@ -2,7 +2,8 @@
  * (stats/dataset.c): any byte string must load or fail with a message,
  * and every observation of a dataset that loads must give its rates and
  * a region (or a clean error) without crashing, leaking or undefined
- * behaviour.  `make fuzz FUZZ_TARGETS=fuzz_dataset` runs it. */
+ * behaviour, and its observations' first lines and event names must be
+ * consistent.  `make fuzz FUZZ_TARGETS=fuzz_dataset` runs it. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,8 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k = stats_dataset_n_events(d);
 		if (k > 8)
 			k = 8;
-		for (e = 0; e < k; e++)
+		for (e = 0; e < k; e++) {
 			events[e] = stats_dataset_event(d, e);
+			if (stats_dataset_find_event(d, events[e]) != e)
+				__builtin_trap();     /* names are unique */
+		}
 		for (obs = 0; obs < stats_dataset_n_observations(d) && obs < 4; obs++) {
 			struct region *r = NULL;
 			double *rates = NULL;
@@ -35,6 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			(void)stats_dataset_observation(d, obs);
 			(void)stats_dataset_n_intervals(d, obs);
+			/* every observation has a first row, after the header */
+			if (stats_dataset_observation_line(d, obs) < 2)
+				__builtin_trap();
+			(void)stats_observation_error(d, obs, CP_EINPUT, &err, "%s",
+						      "fuzz");
 			for (e = 0; e < k; e++)
 				(void)stats_dataset_n_counted(d, obs, e);
 			if (stats_observation_rates(d, obs, events, k, &rates, &n,

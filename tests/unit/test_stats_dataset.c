@@ -96,8 +96,20 @@ static void test_rates_errors(void)
 	CHECK_STR(line, "data.csv: dataset has no event 'zz'");
 	CHECK(stats_observation_rates(d, 0, ev2, 1, &r, &n, &err) == CP_EINPUT);
 	cp_error_format(&err, line, sizeof line);
-	CHECK_STR(line, "data.csv: event 'b' was never counted in observation 'o'");
+	CHECK_STR(line, "data.csv:2: observation 'o': event 'b' was never counted");
 	CHECK(r == NULL);
+	/* messages about an observation name the line of its first row */
+	CHECK(stats_dataset_observation_line(d, 0) == 2);
+	CHECK(stats_dataset_observation_line(d, 1) == 4);
+	CHECK(stats_dataset_observation_line(d, 2) == 0);
+	CHECK_STR(stats_dataset_path(d), "data.csv");
+	stats_dataset_free(d);
+	/* the first row in the file, not the lowest interval */
+	d = NULL;
+	CHECK(parse(HEADER "p,0,a,1,10,10\no,5,a,1,10,10\no,1,a,1,10,10\n"
+		    "p,1,a,1,10,10\n\no,0,b,1,10,10\n", &d, NULL, &err) == 0);
+	CHECK(d && stats_dataset_observation_line(d, 0) == 2 &&
+	      stats_dataset_observation_line(d, 1) == 3);
 	stats_dataset_free(d);
 }
 
@@ -131,6 +143,14 @@ static void test_validation_errors(void)
 	expect_error(HEADER "o,1,,3,10,10\n", "data.csv:2: empty event name");
 	expect_error(HEADER "o,1,a,3,10\n", "data.csv:2: expected 6 fields, found 5");
 	expect_error(HEADER "\"o,1,a,3,10,10\n", "data.csv:2: unterminated quoted field");
+	expect_error(HEADER "\"o\"x,1,a,3,10,10\n",
+		     "data.csv:2: text after the closing quote of a field");
+	expect_error("\n" HEADER, "data.csv:1: blank header line (expected "
+		     "observation,interval,event,value,enabled_ns,running_ns)");
+	expect_error("\xEF\xBB\xBF\r\n", "data.csv:1: blank header line (expected "
+		     "observation,interval,event,value,enabled_ns,running_ns)");
+	/* "no data rows" names the header, blank lines after it or not */
+	expect_error(HEADER "\n \n", "data.csv:1: no data rows");
 	expect_error(HEADER "o,1,a,3,10,10\no,2,a,3,10,10\no,1,a,4,10,10\n",
 		     "data.csv:4: duplicate row for observation 'o', interval 1, "
 		     "event 'a' (first at line 2)");
@@ -179,10 +199,18 @@ static void test_numbers(void)
 		     "data.csv:2: value '18446744073709551616' is not below 2^64 "
 		     "(no 64-bit counter holds it)");
 	expect_error(HEADER "o,0,a,0x10,10,10\n",
-		     "data.csv:2: value '0x10' is hexadecimal (counts are decimal)");
-	expect_error(HEADER "o,0x1,a,1,10,10\n",
-		     "data.csv:2: interval '0x1' is hexadecimal (counts and times "
+		     "data.csv:2: value '0x10' is hexadecimal (a dataset's numbers "
 		     "are decimal)");
+	expect_error(HEADER "o,0x1,a,1,10,10\n",
+		     "data.csv:2: interval '0x1' is hexadecimal (a dataset's numbers "
+		     "are decimal)");
+	expect_error(HEADER "o,0,a,1,0XfF,10\n",
+		     "data.csv:2: enabled_ns '0XfF' is hexadecimal (a dataset's "
+		     "numbers are decimal)");
+	/* 0x without hex digits after it is no number at all */
+	expect_error(HEADER "o,0,a,0xzz,10,10\n", "data.csv:2: value '0xzz' is not a number");
+	expect_error(HEADER "o,0x,a,1,10,10\n",
+		     "data.csv:2: interval '0x' is not a non-negative integer");
 	expect_error(HEADER "o,0,a,1,18446744073709551616,10\n",
 		     "data.csv:2: enabled_ns '18446744073709551616' is not below "
 		     "2^64 (no 64-bit counter holds it)");
@@ -468,8 +496,9 @@ static void test_model_events(void)
 		CHECK_NEAR(r->mu[1], 5e8, 1e-3);
 	region_free(r);
 	CHECK(stats_sigset_events(d, 1, s, ev, &err) == CP_EINPUT);
-	CHECK_STR(err.msg, "event 'EV_WALK' (model counter 'walk') was never "
-		  "counted in observation 'p'");
+	CHECK_STR(err.msg, "observation 'p': event 'EV_WALK' (model counter "
+		  "'walk') was never counted");
+	CHECK(err.line == stats_dataset_observation_line(d, 1) && err.line > 1);
 	stats_dataset_free(d);
 	CHECK(parse(HEADER "o,0,EV_HIT,5,10,10\n", &d, NULL, &err) == 0);
 	CHECK(stats_sigset_region(d, 0, s, NULL, &r, &err) == CP_EINPUT);
