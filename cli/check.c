@@ -193,7 +193,10 @@ static int report_text(struct report *r, struct cp_buf *b)
 		const char *name = stats_dataset_observation(d, i);
 
 		if (!pipe_data_region(pd, i)) {
-			cp_buf_printf(b, "%s: unusable (%s)\n", name, pipe_data_unusable(pd, i));
+			/* where its rows start, so that they can be found */
+			cp_buf_printf(b, "%s: unusable (%s; its rows from %s:%u)\n", name,
+				      pipe_data_unusable(pd, i), stats_dataset_path(d),
+				      stats_dataset_observation_line(d, i));
 			continue;
 		}
 		r->infeasible += !res->feasible;
@@ -275,6 +278,9 @@ static int report_json(struct report *r, struct cp_buf *b)
 		if (!pipe_data_region(pd, i)) {
 			cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
 			cli_json_string(b, pipe_data_unusable(pd, i));
+			cp_buf_puts(b, ", \"file\": ");
+			cli_json_string(b, stats_dataset_path(d));
+			cp_buf_printf(b, ", \"line\": %u", stats_dataset_observation_line(d, i));
 			cp_buf_puts(b, "}");
 			continue;
 		}
