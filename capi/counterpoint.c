@@ -74,13 +74,11 @@ int counterpoint_flows(const struct udd_model *m, const char *features,
 {
 	struct pipe_options o;
 	struct pipe_data *pd = NULL;
-	struct pipe_model *pm = NULL;
 	struct pipe_flows *pf = NULL;
 	struct pipe_flow_bounds *out = NULL;
 	enum pipe_flow_status *status = NULL;
 	udd_features sel = 0;
 	struct cp_buf b;
-	size_t n;
 	int rc;
 
 	*json = NULL;
@@ -93,18 +91,7 @@ int counterpoint_flows(const struct udd_model *m, const char *features,
 	if (!sel)
 		return cp_error_set(err, CP_EINPUT, "name the features whose flows to bound");
 	if ((rc = pipe_data_new(m, d, &o, &pd, err)) ||
-	    (rc = pipe_model_new(m, sel, pd, NULL, &pm, err)) ||
-	    (rc = pipe_flows_new(m, sel, pd, &pf, err)))
-		goto out;
-	n = pipe_data_n_observations(pd);
-	status = cp_calloc(n + 1, sizeof *status);
-	out = cp_calloc(n * pipe_flows_n_uops(pf) * pipe_flows_n_features(pf) + 1,
-			sizeof *out);
-	if (!status || !out) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = pipe_flows_run(pm, pf, pd, threads, out, status, err)))
+	    (rc = pipe_flows_run(m, sel, pd, threads, &pf, &out, &status, err)))
 		goto out;
 	pipe_flows_json_report(pf, pd, model_name ? model_name : "",
 			       data_name ? data_name : "", out, status, NULL, &b);
@@ -115,7 +102,6 @@ out:
 	cp_free(status);
 	cp_free(out);
 	pipe_flows_free(pf);
-	pipe_model_free(pm);
 	pipe_data_free(pd);
 	return rc;
 }

@@ -204,11 +204,8 @@ static int report_text(struct report *r, struct cp_buf *b)
 		if (o->shape == FEAS_ELLIPSOID)
 			cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
 				      pipe_data_region(pd, i)->q, res->p_value);
-		if (res->undecided)
-			cp_buf_puts(b, " (undecided: borderline, and its exact re-check "
-				    "could not run; this is the floating-point answer)");
-		else if (res->borderline)
-			cp_buf_puts(b, " (borderline)");
+		if (pipe_verdict_note(res))
+			cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
 		if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
 			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
 				    "covariance)");

@@ -138,7 +138,6 @@ int cli_flows(int argc, char **argv)
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
-	struct pipe_model *pm = NULL;
 	struct pipe_flows *pf = NULL;
 	struct pipe_flow_bounds *out = NULL;
 	enum pipe_flow_status *status = NULL;
@@ -221,18 +220,7 @@ int cli_flows(int argc, char **argv)
 					pipe_data_unusable(pd, 0));
 		goto fail;
 	}
-	/* verdicts first (no cone needed: feasibility only), then bounds */
-	if (pipe_model_new(model, sel, pd, NULL, &pm, &err) ||
-	    pipe_flows_new(model, sel, pd, &pf, &err))
-		goto fail;
-	status = cp_calloc(n + 1, sizeof *status);
-	out = cp_calloc(n * pipe_flows_n_uops(pf) * pipe_flows_n_features(pf) + 1,
-			sizeof *out);
-	if (!status || !out) {
-		cp_error_set(&err, CP_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (pipe_flows_run(pm, pf, pd, threads, out, status, &err))
+	if (pipe_flows_run(model, sel, pd, threads, &pf, &out, &status, &err))
 		goto fail;
 	rep.model = model;
 	rep.sel = sel;
@@ -256,7 +244,6 @@ out:
 	cp_free(status);
 	cp_free(out);
 	pipe_flows_free(pf);
-	pipe_model_free(pm);
 	pipe_data_free(pd);
 	stats_dataset_free(data);
 	udd_model_free(model);

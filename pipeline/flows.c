@@ -364,24 +364,47 @@ out:
 	return rc;
 }
 
-int pipe_flows_run(struct pipe_model *pm, struct pipe_flows *pf,
+int pipe_flows_run(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, size_t threads,
-		   struct pipe_flow_bounds *out, enum pipe_flow_status *status,
-		   struct cp_error *err)
+		   struct pipe_flows **pf, struct pipe_flow_bounds **out,
+		   enum pipe_flow_status **status, struct cp_error *err)
 {
 	size_t n = pipe_data_n_observations(pd), i;
-	struct feas_result *res = cp_calloc(n + 1, sizeof *res);
+	struct pipe_model *pm = NULL;
+	struct feas_result *res = NULL;
 	int rc;
 
-	if (!res)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	*pf = NULL;
+	*out = NULL;
+	*status = NULL;
+	if ((rc = pipe_model_new(m, sel, pd, NULL, &pm, err)) ||
+	    (rc = pipe_flows_new(m, sel, pd, pf, err)))
+		goto out;
+	res = cp_calloc(n + 1, sizeof *res);
+	*status = cp_calloc(n + 1, sizeof **status);
+	*out = cp_calloc(n * pipe_flows_n_uops(*pf) * pipe_flows_n_features(*pf) + 1,
+			 sizeof **out);
+	if (!res || !*status || !*out) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < n; i++)
 		feas_result_init(&res[i]);
 	rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err);
 	if (!rc)
-		rc = pipe_flows_bound(pf, pd, res, threads, out, status, err);
+		rc = pipe_flows_bound(*pf, pd, res, threads, *out, *status, err);
 	for (i = 0; i < n; i++)
 		feas_result_release(&res[i]);
+out:
 	cp_free(res);
+	pipe_model_free(pm);
+	if (rc) {
+		pipe_flows_free(*pf);
+		cp_free(*out);
+		cp_free(*status);
+		*pf = NULL;
+		*out = NULL;
+		*status = NULL;
+	}
 	return rc;
 }

@@ -328,6 +328,14 @@ const char *pipe_region_name(enum feas_shape s)
 {
 	return s == FEAS_PCA ? "pca" : s == FEAS_INDEPENDENT ? "independent" : "ellipsoid";
 }
+
+const char *pipe_verdict_note(const struct feas_result *res)
+{
+	if (res->undecided)
+		return "undecided: borderline, and its exact re-check could not "
+		       "run; this is the floating-point answer";
+	return res->borderline ? "borderline" : NULL;
+}
 const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd) { return pd->data; }
 size_t pipe_data_n_counters(const struct pipe_data *pd) { return pd->k; }
 const size_t *pipe_data_columns(const struct pipe_data *pd) { return pd->cols; }

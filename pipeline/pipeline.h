@@ -72,6 +72,9 @@ const struct pipe_options *pipe_data_options(const struct pipe_data *pd);
 /* "pca", "independent", "ellipsoid": the words of --region and of the
  * JSON reports. */
 const char *pipe_region_name(enum feas_shape s);
+/* What a verdict's line adds to it: "undecided: ..." when its exact
+ * re-check could not run, "borderline" when it settled it, else NULL. */
+const char *pipe_verdict_note(const struct feas_result *res);
 const struct stats_dataset *pipe_data_dataset(const struct pipe_data *pd);
 /* The k counters checked, in model order: their model indices and names. */
 size_t pipe_data_n_counters(const struct pipe_data *pd);
@@ -260,12 +263,14 @@ int pipe_flows_bound(struct pipe_flows *pf, const struct pipe_data *pd,
 		     struct pipe_flow_bounds *out, enum pipe_flow_status *status,
 		     struct cp_error *err);
 
-/* Verdicts (pm, feasibility only), then pf's bounds, on pd: what
- * `counterpoint flows` computes.  out and status as pipe_flows_bound's. */
-int pipe_flows_run(struct pipe_model *pm, struct pipe_flows *pf,
+/* What `counterpoint flows --with sel` computes on pd: the verdicts
+ * (feasibility only, no cone), then the bounds.  *pf, *out and *status
+ * (as pipe_flows_bound's) are the caller's to free (pipe_flows_free,
+ * cp_free); all NULL on failure. */
+int pipe_flows_run(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, size_t threads,
-		   struct pipe_flow_bounds *out, enum pipe_flow_status *status,
-		   struct cp_error *err);
+		   struct pipe_flows **pf, struct pipe_flow_bounds **out,
+		   enum pipe_flow_status **status, struct cp_error *err);
 
 /* ---- flows as text and JSON (pipeline/flows_report.c) ----
  * The one writer of `counterpoint flows`' report, which explore's

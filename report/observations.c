@@ -97,11 +97,8 @@ static void verdict_cell(struct cp_buf *b, const struct report_check *c, size_t 
 		cp_buf_puts(b, "<span class=\"feasible\">feasible</span>");
 	else
 		cp_buf_puts(b, "<span class=\"infeasible\">INFEASIBLE</span>");
-	if (pipe_data_region(c->pd, i) && c->res[i].undecided)
-		cp_buf_puts(b, " (undecided: borderline, and its exact re-check "
-			    "could not run; this is the floating-point answer)");
-	else if (pipe_data_region(c->pd, i) && c->res[i].borderline)
-		cp_buf_puts(b, " (borderline)");
+	if (pipe_data_region(c->pd, i) && pipe_verdict_note(&c->res[i]))
+		cp_buf_printf(b, " (%s)", pipe_verdict_note(&c->res[i]));
 }
 
 static void summary(const struct report_check *c, struct cp_buf *b)
