@@ -22,6 +22,7 @@ static const char usage_text[] =
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
 	"                            [--monotone-models N] [--no-targeted] [--no-flows]\n"
 	"                            [-o REPORT] [--dot FILE] [--json] [--html FILE]\n"
+	"                            [-v]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
 	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
@@ -92,6 +93,8 @@ static const char usage_text[] =
 	"                      undecided, monotonicity, proofs, undecided_checks,\n"
 	"                      alternatives; each minimal model's flows as\n"
 	"                      'flows --json' gives them)\n"
+	"  -v, --verbose       on standard error, the CPU time of each phase\n"
+	"                      (regions, signatures, facets, region checks, ...)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
@@ -114,6 +117,22 @@ static int parse_region(const char *text, int *out)
 
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
+
+/* -v: where the CPU time went, every phase (they sum to the total). */
+static void print_phases(const struct explore_family *fam)
+{
+	double cpu[EXPLORE_N_PHASES], total = 0;
+	size_t i;
+
+	explore_family_phases(fam, cpu);
+	fputs("counterpoint explore: CPU seconds by phase:", stderr);
+	for (i = 0; i < EXPLORE_N_PHASES; i++) {
+		fprintf(stderr, "%s %s %.3f", i ? "," : "",
+			explore_phase_name((enum explore_phase)i), cpu[i]);
+		total += cpu[i];
+	}
+	fprintf(stderr, "; total %.3f\n", total);
+}
 
 /* Long only because getopt_long wants one case per option; the work is
  * in the library and in the report writers above. */
@@ -140,6 +159,7 @@ int cli_explore(int argc, char **argv)
 		{ "monotone-models", required_argument, NULL, 'N' },
 		{ "no-targeted", no_argument, NULL, 'G' },
 		{ "no-flows", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,13 +182,13 @@ int cli_explore(int argc, char **argv)
 	struct cp_buf b, g;
 	double cone_seconds = 5, t0;
 	size_t i, n_models, n_facets, n_checked, n_checks;
-	int opt, rc;
+	int opt, rc, verbose = 0;
 
 	memset(&fo, 0, sizeof fo);
 	memset(&so, 0, sizeof so);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ho:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': features = optarg; break;
 		case 'c': candidates = optarg; break;
@@ -224,6 +244,7 @@ int cli_explore(int argc, char **argv)
 			break;
 		case 'G': so.no_targeted = 1; break;
 		case 'F': so.no_flows = 1; break;
+		case 'v': verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
 		}
@@ -361,6 +382,8 @@ write:
 		if ((rc = cli_html_explore(html, &he)))
 			goto out;
 	}
+	if (verbose)
+		print_phases(fam);
 	rc = explore_n_feasible(s) ? CLI_OK : CLI_RESULT;
 out:
 	explore_free(s);

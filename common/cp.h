@@ -78,6 +78,8 @@ int64_t cp_gcd64(int64_t a, int64_t b);
 /* The monotonic clock, in seconds and in nanoseconds. */
 double cp_seconds(void);
 uint64_t cp_nanoseconds(void);
+/* The CPU time of the whole process (every thread's), in seconds. */
+double cp_cpu_seconds(void);
 
 /* Make LAPACK/BLAS run on the calling thread (once per process; cheap
  * afterwards).  Every module that calls LAPACKE calls it first. */

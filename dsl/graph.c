@@ -166,3 +166,57 @@ void udd_graph_release(struct udd_graph *g)
 	udd_arena_release(&g->arena);
 	memset(g, 0, sizeof *g);
 }
+
+struct stmt_stack {
+	const struct udd_stmt **items;
+	size_t n, cap;
+};
+
+static int stack_push(struct stmt_stack *st, const struct udd_stmt *s)
+{
+	if (!s)
+		return 0;
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		const struct udd_stmt **items = cp_reallocarray(st->items, cap,
+								sizeof *items);
+
+		if (!items)
+			return -1;
+		st->items = items;
+		st->cap = cap;
+	}
+	st->items[st->n++] = s;
+	return 0;
+}
+
+/* The `if`s lower_list takes for sel, through every switch case; an
+ * explicit stack of statement lists, as lowering keeps the C stack
+ * shallow. */
+udd_features udd_model_consulted(const struct udd_model *m, udd_features sel)
+{
+	struct stmt_stack st = { NULL, 0, 0 };
+	const struct udd_stmt *x;
+	const struct udd_case *c;
+	udd_features read = 0;
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < m->uops.n && !failed; i++)
+		failed = stack_push(&st, ((const struct udd_uop_decl *)m->uops.items[i])->body);
+	while (st.n && !failed) {
+		for (x = st.items[--st.n]; x && !failed; x = x->next) {
+			if (x->kind == UDD_IF) {
+				int on = (int)(sel >> x->index & 1) ^ (x->negate != 0);
+
+				read |= (udd_features)1 << x->index;
+				failed = stack_push(&st, on ? x->then_body : x->else_body);
+			} else if (x->kind == UDD_SWITCH) {
+				for (c = x->cases; c && !failed; c = c->next)
+					failed = stack_push(&st, c->body);
+			}
+		}
+	}
+	cp_free(st.items);
+	return failed ? ~(udd_features)0 : read;   /* all of them: no sharing */
+}

@@ -70,6 +70,10 @@ int udd_model_select(const struct udd_model *m, const char *list,
 		     udd_features *out, struct cp_error *err);
 /* "a,b" for a selection (caller frees with cp_free); "" for none. */
 char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
+/* The features whose value lowering sel reads (the `if`s on its path
+ * through the model): a selection that agrees with sel on every one of
+ * them lowers to the same graph, so has the same μpaths and signatures. */
+udd_features udd_model_consulted(const struct udd_model *m, udd_features sel);
 
 /* ---- signatures ----
  * The distinct counter signatures of every μpath of every uop, with how

@@ -388,4 +388,26 @@ int explore_family_evaluate_packed(struct explore_family *f, udd_features sel,
 void explore_family_stats(const struct explore_family *f, size_t *models,
 			  size_t *with_facets, size_t *checked, size_t *checks);
 
+/* Where a family's CPU time goes (the process's, every thread's), by
+ * phase; each second is charged to exactly one phase, so they sum to the
+ * CPU time since explore_family_new began. */
+enum explore_phase {
+	EXPLORE_PHASE_REGIONS,     /* the dataset's confidence regions */
+	EXPLORE_PHASE_SIGNATURES,  /* lowering and enumerating feature sets */
+	EXPLORE_PHASE_MODELS,      /* the solver's models (span, LP rows) */
+	EXPLORE_PHASE_MONOTONE,    /* monotonicity proofs, past their signatures */
+	EXPLORE_PHASE_CONES,       /* exact facets */
+	EXPLORE_PHASE_CHECKS,      /* region checks and their explanations */
+	EXPLORE_PHASE_TEXT,        /* violated constraints in readable form */
+	EXPLORE_PHASE_GROWTH,      /* which added features grow the cone */
+	EXPLORE_PHASE_SEPARATE,    /* what separates two minimal models */
+	EXPLORE_PHASE_FLOWS,       /* the minimal models' flow bounds */
+	EXPLORE_PHASE_SEARCH,      /* the rest: search, claims, reports */
+	EXPLORE_N_PHASES
+};
+/* "regions", "signatures", ...: a word for each phase. */
+const char *explore_phase_name(enum explore_phase p);
+/* cpu[EXPLORE_N_PHASES]: seconds charged to each phase up to now. */
+void explore_family_phases(const struct explore_family *f, double *cpu);
+
 #endif

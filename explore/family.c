@@ -40,6 +40,8 @@ int explore_family_new(const struct udd_model *m,
 	f->model = m;
 	f->data = d;
 	f->cone_over_m = SIZE_MAX;
+	f->phase = EXPLORE_PHASE_REGIONS;
+	f->phase_t0 = cp_cpu_seconds();
 	if (opt)
 		f->opt = *opt;
 	if (f->opt.cone_seconds == 0)
@@ -57,7 +59,9 @@ int explore_family_new(const struct udd_model *m,
 	po.per_interval = f->opt.per_interval;
 	po.shape = (enum feas_shape)f->opt.region;
 	po.counters = f->opt.counters;
-	if ((rc = pipe_data_new(m, d, &po, &f->pd, err)))
+	rc = pipe_data_new(m, d, &po, &f->pd, err);
+	explore_phase_enter(f, EXPLORE_PHASE_SEARCH);
+	if (rc)
 		goto out;
 	f->k = pipe_data_n_counters(f->pd);
 	f->n_obs = pipe_data_n_observations(f->pd);
@@ -109,9 +113,53 @@ void explore_family_free(struct explore_family *f)
 	for (i = 0; i < f->n_entries; i++)
 		entry_release(&f->entries[i]);
 	cp_free(f->entries);
+	for (i = 0; i < f->n_seen; i++)
+		cp_free(f->seen[i].S);
+	cp_free(f->seen);
 	pipe_data_free(f->pd);
 	cp_free(f->missing);
 	cp_free(f);
+}
+
+/* ================================================================ */
+/* where the time goes                                              */
+/* ================================================================ */
+
+enum explore_phase explore_phase_enter(struct explore_family *f,
+				       enum explore_phase p)
+{
+	enum explore_phase prev = f->phase;
+	double now = cp_cpu_seconds();
+
+	f->phase_cpu[prev] += now - f->phase_t0;
+	f->phase_t0 = now;
+	f->phase = p;
+	return prev;
+}
+
+void explore_phase_leave(struct explore_family *f, enum explore_phase prev)
+{
+	explore_phase_enter(f, prev);
+}
+
+const char *explore_phase_name(enum explore_phase p)
+{
+	static const char *const names[EXPLORE_N_PHASES] = {
+		"regions", "signatures", "solver models", "monotonicity",
+		"facets", "region checks", "readable constraints", "cone growth",
+		"separations", "flows", "search and reports"
+	};
+
+	return (unsigned)p < EXPLORE_N_PHASES ? names[p] : "?";
+}
+
+void explore_family_phases(const struct explore_family *f, double *cpu)
+{
+	size_t i;
+
+	for (i = 0; i < EXPLORE_N_PHASES; i++)
+		cpu[i] = f->phase_cpu[i];
+	cpu[f->phase] += cp_cpu_seconds() - f->phase_t0;
 }
 
 size_t explore_family_n_inexact(const struct explore_family *f)
@@ -198,12 +246,53 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 	size_t m = pipe_model_n_signatures(e->pm);
 	int rc;
 
+	enum explore_phase prev;
+
 	if (f->opt.cone_seconds < 0 || m == 0 || m >= f->cone_over_m)
 		return 0;
+	prev = explore_phase_enter(f, EXPLORE_PHASE_CONES);
 	rc = pipe_model_list_facets(e->pm, &b, err);
+	explore_phase_leave(f, prev);
 	if (!rc && pipe_model_over_budget(e->pm) && m < f->cone_over_m)
 		f->cone_over_m = m;
 	return rc;
+}
+
+int explore_family_signatures(struct explore_family *f, udd_features sel,
+			      const uint32_t **S, size_t *m, struct cp_error *err)
+{
+	struct sigset_seen *s;
+	enum explore_phase prev;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < f->n_seen; i++)
+		if ((sel & f->seen[i].mask) == f->seen[i].key) {
+			*S = f->seen[i].S;
+			*m = f->seen[i].m;
+			return 0;
+		}
+	if (f->n_seen == f->cap_seen) {
+		size_t cap = f->cap_seen ? 2 * f->cap_seen : 64;
+
+		s = cp_reallocarray(f->seen, cap, sizeof *s);
+		if (!s)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		f->seen = s;
+		f->cap_seen = cap;
+	}
+	s = &f->seen[f->n_seen];
+	prev = explore_phase_enter(f, EXPLORE_PHASE_SIGNATURES);
+	s->mask = udd_model_consulted(f->model, sel);
+	s->key = sel & s->mask;
+	rc = pipe_signatures(f->model, sel, f->pd, &s->S, &s->m, err);
+	explore_phase_leave(f, prev);
+	if (rc)
+		return rc;
+	f->n_seen++;
+	*S = s->S;
+	*m = s->m;
+	return 0;
 }
 
 /* The entry of sel, built on first use. */
@@ -211,7 +300,9 @@ int explore_family_entry(struct explore_family *f, udd_features sel,
 		     struct entry **out, struct cp_error *err)
 {
 	struct entry *e;
-	size_t i;
+	enum explore_phase prev;
+	const uint32_t *S;
+	size_t i, m;
 	int rc;
 
 	for (i = 0; i < f->n_entries; i++)
@@ -231,7 +322,12 @@ int explore_family_entry(struct explore_family *f, udd_features sel,
 	e = &f->entries[f->n_entries];
 	memset(e, 0, sizeof *e);
 	e->sel = sel;
-	rc = pipe_model_new(f->model, sel, f->pd, NULL, &e->pm, err);
+	rc = explore_family_signatures(f, sel, &S, &m, err);
+	if (!rc) {
+		prev = explore_phase_enter(f, EXPLORE_PHASE_MODELS);
+		rc = pipe_model_new_from(sel, S, m, f->pd, NULL, &e->pm, err);
+		explore_phase_leave(f, prev);
+	}
 	if (rc) {
 		entry_release(e);
 		return rc;
@@ -394,6 +490,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 {
 	struct feas_result *res;
 	struct cp_buf names;
+	enum explore_phase prev;
 	size_t i, j;
 	int rc;
 
@@ -406,8 +503,10 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	}
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_init(&res[i]);
+	prev = explore_phase_enter(f, EXPLORE_PHASE_CHECKS);
 	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN, f->opt.threads, res,
 			&e->n_inexact, NULL, NULL, err);
+	explore_phase_enter(f, EXPLORE_PHASE_TEXT);
 	f->checks += f->n_obs;
 	e->eval.n_observations = f->n_obs;
 	for (i = 0; i < f->n_obs && !rc; i++) {
@@ -434,6 +533,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 					     res[i].violations[j].is_equality,
 					     pipe_data_query(f->pd, i), err);
 	}
+	explore_phase_leave(f, prev);
 	if (e->eval.n_infeasible > 4)
 		cp_buf_printf(&names, " (+%zu more)", e->eval.n_infeasible - 4);
 	if (!rc && names.failed)
@@ -844,9 +944,9 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	return rc;
 }
 
-static int family_compare(void *ctx, udd_features parent, udd_features child,
-			  const struct explore_eval *pe, int *grows,
-			  unsigned char *relaxed, struct cp_error *err)
+static int compare_cones(void *ctx, udd_features parent, udd_features child,
+			 const struct explore_eval *pe, int *grows,
+			 unsigned char *relaxed, struct cp_error *err)
 {
 	struct explore_family *f = ctx;
 	struct entry *p, *c;
@@ -898,6 +998,48 @@ static int family_compare(void *ctx, udd_features parent, udd_features child,
 	return 0;
 }
 
+/* The callbacks, each charged to its phase. */
+static int family_compare(void *ctx, udd_features parent, udd_features child,
+			  const struct explore_eval *pe, int *grows,
+			  unsigned char *relaxed, struct cp_error *err)
+{
+	enum explore_phase prev = explore_phase_enter(ctx, EXPLORE_PHASE_GROWTH);
+	int rc = compare_cones(ctx, parent, child, pe, grows, relaxed, err);
+
+	explore_phase_leave(ctx, prev);
+	return rc;
+}
+
+static int family_monotone(void *ctx, udd_features fixed, udd_features varying,
+			   struct explore_monotonicity *out, struct cp_error *err)
+{
+	enum explore_phase prev = explore_phase_enter(ctx, EXPLORE_PHASE_MONOTONE);
+	int rc = explore_family_monotone(ctx, fixed, varying, out, err);
+
+	explore_phase_leave(ctx, prev);
+	return rc;
+}
+
+static int family_separate(void *ctx, udd_features a, udd_features b,
+			   struct explore_separation *out, struct cp_error *err)
+{
+	enum explore_phase prev = explore_phase_enter(ctx, EXPLORE_PHASE_SEPARATE);
+	int rc = explore_family_separate(ctx, a, b, out, err);
+
+	explore_phase_leave(ctx, prev);
+	return rc;
+}
+
+static int family_flows(void *ctx, udd_features sel, struct explore_flows *out,
+			struct cp_error *err)
+{
+	enum explore_phase prev = explore_phase_enter(ctx, EXPLORE_PHASE_FLOWS);
+	int rc = explore_family_flows(ctx, sel, out, err);
+
+	explore_phase_leave(ctx, prev);
+	return rc;
+}
+
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev)
 {
@@ -906,7 +1048,7 @@ void explore_family_evaluator(struct explore_family *f,
 	ev->evaluate = family_evaluate;
 	ev->evaluate_batch = family_evaluate_batch;
 	ev->compare = family_compare;
-	ev->monotone = explore_family_monotone;
-	ev->separate = explore_family_separate;
-	ev->flows = explore_family_flows;
+	ev->monotone = family_monotone;
+	ev->separate = family_separate;
+	ev->flows = family_flows;
 }

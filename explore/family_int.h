@@ -42,16 +42,38 @@ struct explore_family {
 	/* The fewest signatures whose facets went over budget: larger models
 	 * (which in a family are mostly supersets) are not tried again. */
 	size_t cone_over_m;
+	/* Each signature set met, enumerated once: a feature set that agrees
+	 * with key on mask (the features lowering reads,
+	 * udd_model_consulted) has the same graph, so the same rows. */
+	struct sigset_seen {
+		udd_features mask, key;
+		uint32_t *S;      /* m rows of k, as pipe_signatures */
+		size_t m;
+	} *seen;
+	size_t n_seen, cap_seen;
+	/* CPU seconds per phase; the current one runs since phase_t0 */
+	double phase_cpu[EXPLORE_N_PHASES], phase_t0;
+	enum explore_phase phase;
 	/* evaluations spread elsewhere (explore_family_set_dispatch) */
 	explore_dispatch_fn dispatch;
 	void *dispatch_ctx;
 };
+
+/* Charge the CPU time so far to the current phase and make p current;
+ * returns the phase to give back to explore_phase_leave. */
+enum explore_phase explore_phase_enter(struct explore_family *f,
+				       enum explore_phase p);
+void explore_phase_leave(struct explore_family *f, enum explore_phase prev);
 
 /* List an entry's facets here when the process that evaluated it did
  * (before any check on this process's LP of it). */
 int explore_entry_facets_here(struct explore_family *f, struct entry *e,
 			      struct cp_error *err);
 
+/* sel's signatures on the data's counters (pipe_signatures), enumerated
+ * on first use of their graph; *S stays the family's. */
+int explore_family_signatures(struct explore_family *f, udd_features sel,
+			      const uint32_t **S, size_t *m, struct cp_error *err);
 /* The entry of sel, built on first use (may move the table). */
 int explore_family_entry(struct explore_family *f, udd_features sel,
 			 struct entry **out, struct cp_error *err);

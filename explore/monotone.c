@@ -108,38 +108,28 @@ struct idset {
 static int build_ids(struct explore_family *f, struct sigtab *t,
 		     udd_features sel, struct idset *out, struct cp_error *err)
 {
-	const size_t *cols = pipe_data_columns(f->pd);
-	struct udd_sigset *ss = NULL;
-	uint32_t *v = NULL;
+	const uint32_t *S;
 	size_t j, i, m, n = 0;
 	int rc;
 
-	rc = udd_sigset_build(f->model, sel, 0, &ss, err);
+	rc = explore_family_signatures(f, sel, &S, &m, err);
 	if (rc)
 		return rc;
-	m = udd_sigset_size(ss);
 	out->ids = cp_malloc((m ? m : 1) * sizeof *out->ids);
-	v = cp_malloc(f->k * sizeof *v);
-	if (!out->ids || !v) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!out->ids)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (j = 0; j < m; j++) {
-		const uint32_t *s = udd_sigset_signature(ss, j);
+		const uint32_t *v = S + j * f->k;
 		long id;
 		int zero = 1;
 
-		for (i = 0; i < f->k; i++) {
-			v[i] = s[cols[i]];
+		for (i = 0; i < f->k; i++)
 			zero &= v[i] == 0;
-		}
 		if (zero)
 			continue;   /* counts nothing: every cone has it */
 		id = sigtab_id(t, v);
-		if (id < 0) {
-			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (id < 0)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		out->ids[n++] = (uint32_t)id;
 	}
 	qsort(out->ids, n, sizeof *out->ids, id_cmp);
@@ -147,10 +137,7 @@ static int build_ids(struct explore_family *f, struct sigtab *t,
 		if (!j || out->ids[j - 1] != out->ids[i])
 			out->ids[j++] = out->ids[i];
 	out->n = j;
-out:
-	cp_free(v);
-	udd_sigset_free(ss);
-	return rc;
+	return 0;
 }
 
 /* ---- one signature against a cone, exactly ---- */

@@ -368,36 +368,42 @@ static int row_cmp(const void *a, const void *b, void *k)
 }
 
 /* The distinct signatures of sel on the data's counters, sorted. */
-static int model_signatures(struct pipe_model *pm, const struct udd_model *m,
-			    const struct pipe_data *pd, struct cp_error *err)
+int pipe_signatures(const struct udd_model *m, udd_features sel,
+		    const struct pipe_data *pd, uint32_t **out, size_t *out_n,
+		    struct cp_error *err)
 {
 	struct udd_sigset *ss = NULL;
-	size_t k = pd->k, i, j, n = 0;
+	size_t k = pd->k, i, j, n = 0, m_sigs;
+	uint32_t *S;
 	int rc;
 
-	if ((rc = udd_sigset_build(m, pm->sel, 0, &ss, err)))
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = udd_sigset_build(m, sel, 0, &ss, err)))
 		return rc;
-	pm->m = udd_sigset_size(ss);
-	pm->S = cp_calloc(pm->m * k + 1, sizeof *pm->S);
-	if (!pm->S) {
+	m_sigs = udd_sigset_size(ss);
+	S = cp_calloc(m_sigs * k + 1, sizeof *S);
+	if (!S) {
 		udd_sigset_free(ss);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
-	for (j = 0; j < pm->m; j++) {
+	for (j = 0; j < m_sigs; j++) {
 		const uint32_t *sig = udd_sigset_signature(ss, j);
 
 		for (i = 0; i < k; i++)
-			pm->S[j * k + i] = sig[pd->cols[i]];
+			S[j * k + i] = sig[pd->cols[i]];
 	}
 	udd_sigset_free(ss);
-	if (pm->m && k) {
-		qsort_r(pm->S, pm->m, k * sizeof *pm->S, row_cmp, &k);
+	n = m_sigs;
+	if (m_sigs && k) {
+		qsort_r(S, m_sigs, k * sizeof *S, row_cmp, &k);
 		/* a projection can make distinct signatures equal */
-		for (j = 0; j < pm->m; j++)
-			if (!n || memcmp(pm->S + (n - 1) * k, pm->S + j * k, k * sizeof *pm->S))
-				memmove(pm->S + n++ * k, pm->S + j * k, k * sizeof *pm->S);
-		pm->m = n;
+		for (j = 0, n = 0; j < m_sigs; j++)
+			if (!n || memcmp(S + (n - 1) * k, S + j * k, k * sizeof *S))
+				memmove(S + n++ * k, S + j * k, k * sizeof *S);
 	}
+	*out = S;
+	*out_n = n;
 	return CP_OK;
 }
 
@@ -502,6 +508,17 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 	return model_span_equalities(pm, err);
 }
 
+/* The solver model and (under the budget) the cone of pm's signatures. */
+static int model_finish(struct pipe_model *pm, const struct pipe_budget *budget,
+			struct cp_error *err)
+{
+	int rc;
+
+	if ((rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)))
+		return rc;
+	return pipe_model_list_facets(pm, budget, err);
+}
+
 int pipe_model_new(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, const struct pipe_budget *budget,
 		   struct pipe_model **out, struct cp_error *err)
@@ -515,9 +532,37 @@ int pipe_model_new(const struct udd_model *m, udd_features sel,
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	pm->sel = sel;
 	pm->k = pd->k;
-	if ((rc = model_signatures(pm, m, pd, err)) ||
-	    (rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)) ||
-	    (rc = pipe_model_list_facets(pm, budget, err)))
+	if ((rc = pipe_signatures(m, sel, pd, &pm->S, &pm->m, err)) ||
+	    (rc = model_finish(pm, budget, err)))
+		goto fail;
+	*out = pm;
+	return CP_OK;
+fail:
+	pipe_model_free(pm);
+	return rc;
+}
+
+int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
+			const struct pipe_data *pd, const struct pipe_budget *budget,
+			struct pipe_model **out, struct cp_error *err)
+{
+	struct pipe_model *pm;
+	int rc;
+
+	*out = NULL;
+	pm = cp_calloc(1, sizeof *pm);
+	if (!pm)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	pm->sel = sel;
+	pm->k = pd->k;
+	pm->m = n;
+	pm->S = cp_malloc(n * pd->k * sizeof *pm->S + 1);
+	if (!pm->S) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(pm->S, S, n * pd->k * sizeof *pm->S);
+	if ((rc = model_finish(pm, budget, err)))
 		goto fail;
 	*out = pm;
 	return CP_OK;

@@ -96,6 +96,17 @@ struct pipe_model;
 int pipe_model_new(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, const struct pipe_budget *budget,
 		   struct pipe_model **out, struct cp_error *err);
+/* Those signatures alone: *S (*n rows of pipe_data_n_counters, freed by
+ * the caller with cp_free), as pipe_model_new makes them. */
+int pipe_signatures(const struct udd_model *m, udd_features sel,
+		    const struct pipe_data *pd, uint32_t **S, size_t *n,
+		    struct cp_error *err);
+/* pipe_model_new on signatures already made (pipe_signatures' rows for
+ * sel, copied): callers that meet one signature set under several
+ * feature sets enumerate it once. */
+int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
+			const struct pipe_data *pd, const struct pipe_budget *budget,
+			struct pipe_model **out, struct cp_error *err);
 void pipe_model_free(struct pipe_model *pm);
 /* List the cone's constraints under budget, for a model built with none
  * (a search builds many models and lists facets only for those it
