@@ -95,10 +95,10 @@ void udd_tab_rehash(struct udd_enum *e, struct sigtab *t)
 	}
 }
 
-/* Tables start small: with thousands of counters an entry is large. */
-static int tab_grow(struct udd_enum *e, struct sigtab *t)
+/* Room for cap entries (a power of two, above t->cap).  Tables start
+ * small: with thousands of counters an entry is large. */
+static int tab_resize(struct udd_enum *e, struct sigtab *t, size_t cap)
 {
-	size_t cap = t->cap ? 2 * t->cap : 2;
 	uint32_t *vec, *slots;
 	uint64_t *mult, *hash;
 	const struct udd_trace **ex;
@@ -130,6 +130,22 @@ static int tab_grow(struct udd_enum *e, struct sigtab *t)
 	t->cap = cap;
 	udd_tab_rehash(e, t);
 	return 0;
+}
+
+static int tab_grow(struct udd_enum *e, struct sigtab *t)
+{
+	return tab_resize(e, t, t->cap ? 2 * t->cap : 2);
+}
+
+/* Room for n entries in all, so that a union grows its table once
+ * rather than doubling its way there (n bounds what will be inserted). */
+static int tab_reserve(struct udd_enum *e, struct sigtab *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 2;
+
+	while (n > cap / 2 + cap / 4 && cap <= UINT32_MAX / 2)
+		cap *= 2;
+	return cap > t->cap ? tab_resize(e, t, cap) : 0;
 }
 
 /* Add (vec, mult, ex) to t.  An existing signature gains the
@@ -335,6 +351,15 @@ struct sigtab *udd_union_parts(struct udd_enum *e, struct part *parts,
 	} else {
 		t = udd_tab_new(e);
 		if (!t)
+			goto out;
+	}
+	{
+		size_t total = t->n;
+
+		for (i = 0; i < n; i++)
+			if (i != base && parts[i].t)
+				total += parts[i].t->n;
+		if (tab_reserve(e, t, total))
 			goto out;
 	}
 	/* branches before the base go in last first, so that the earliest
