@@ -572,6 +572,16 @@ static int entry_evaluate(struct explore_family *f, struct entry *e,
 	}
 	/* Facets (if the budget allows) only for models that are
 	 * evaluated; they must reach the LP before its first check. */
+	if (!same) {
+		/* the solver's model, made only for the feature sets checked */
+		enum explore_phase prev = explore_phase_enter(f, EXPLORE_PHASE_MODELS);
+
+		rc = pipe_model_solver(e->pm) ? 0 :
+			cp_error_set(err, CP_ENOMEM, "out of memory");
+		explore_phase_leave(f, prev);
+		if (rc)
+			return rc;
+	}
 	rc = same ? copy_eval(f, e, same, err) : entry_constraints(f, e, err);
 	if (!rc && !same)
 		rc = run_checks(f, e, err);
@@ -937,7 +947,9 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	q.mu = mu;
 	q.half = half;
 	feas_result_init(&res);
-	rc = feas_check(pipe_model_solver(p->pm), &q, 0, &res, err);
+	rc = pipe_model_solver(p->pm) ?
+		feas_check(pipe_model_solver(p->pm), &q, 0, &res, err) :
+		cp_error_set(err, CP_ENOMEM, "out of memory");
 	*inside = res.feasible;
 	feas_result_release(&res);
 	cp_free(mu);

@@ -486,10 +486,37 @@ static int model_span_equalities(struct pipe_model *pm, struct cp_error *err)
 	return CP_OK;
 }
 
+/* The listed constraints into the solver's model, in their order. */
+static int solver_constraints(struct pipe_model *pm, struct cp_error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; pm->has_facets && i < pm->n_eq + pm->n_facets; i++)
+		if ((rc = feas_model_add_constraint(pm->fm, pm->cons + i * pm->k,
+						    i < pm->n_eq, err)))
+			return rc;
+	if (pm->has_facets && (rc = feas_model_set_complete(pm->fm, err)))
+		return rc;
+	return CP_OK;
+}
+
+/* The solver's model, made once: the signatures, then the constraints
+ * listed so far (later ones join it as they are listed). */
+static int model_solver(struct pipe_model *pm, struct cp_error *err)
+{
+	int rc;
+
+	if (pm->fm)
+		return CP_OK;
+	if ((rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)))
+		return rc;
+	return solver_constraints(pm, err);
+}
+
 int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budget,
 			   struct cp_error *err)
 {
-	size_t i;
 	int rc;
 
 	if (pm->facets_tried)
@@ -499,11 +526,7 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 	pm->no_facets = NULL;
 	if ((rc = model_cone(pm, budget, err)))
 		return rc;
-	for (i = 0; pm->has_facets && i < pm->n_eq + pm->n_facets; i++)
-		if ((rc = feas_model_add_constraint(pm->fm, pm->cons + i * pm->k,
-						    i < pm->n_eq, err)))
-			return rc;
-	if (pm->has_facets && (rc = feas_model_set_complete(pm->fm, err)))
+	if (pm->fm && (rc = solver_constraints(pm, err)))
 		return rc;
 	return model_span_equalities(pm, err);
 }
@@ -514,7 +537,7 @@ static int model_finish(struct pipe_model *pm, const struct pipe_budget *budget,
 {
 	int rc;
 
-	if ((rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)))
+	if ((rc = model_solver(pm, err)))
 		return rc;
 	return pipe_model_list_facets(pm, budget, err);
 }
@@ -562,7 +585,7 @@ int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
 		goto fail;
 	}
 	memcpy(pm->S, S, n * pd->k * sizeof *pm->S);
-	if ((rc = model_finish(pm, budget, err)))
+	if ((rc = pipe_model_list_facets(pm, budget, err)))
 		goto fail;
 	*out = pm;
 	return CP_OK;
@@ -587,7 +610,12 @@ void pipe_model_free(struct pipe_model *pm)
 udd_features pipe_model_features(const struct pipe_model *pm) { return pm->sel; }
 size_t pipe_model_n_signatures(const struct pipe_model *pm) { return pm->m; }
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm) { return pm->S; }
-struct feas_model *pipe_model_solver(struct pipe_model *pm) { return pm->fm; }
+struct feas_model *pipe_model_solver(struct pipe_model *pm)
+{
+	struct cp_error e;
+
+	return model_solver(pm, &e) ? NULL : pm->fm;
+}
 int pipe_model_has_facets(const struct pipe_model *pm) { return pm->has_facets; }
 size_t pipe_model_n_equalities(const struct pipe_model *pm) { return pm->n_eq; }
 size_t pipe_model_n_facets(const struct pipe_model *pm) { return pm->n_facets; }
@@ -664,6 +692,8 @@ static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
 				    "the data have %zu", pm->k, pd->k);
 	if (!n)
 		return CP_OK;
+	if ((rc = model_solver(pm, err)))
+		return rc;
 	q = cp_calloc(n, sizeof *q);
 	r = cp_calloc(n, sizeof *r);
 	if (!q || !r) {

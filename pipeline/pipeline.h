@@ -118,6 +118,9 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 udd_features pipe_model_features(const struct pipe_model *pm);
 size_t pipe_model_n_signatures(const struct pipe_model *pm);
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
+/* The solver's model of the signatures (and listed constraints), made
+ * on first use: pipe_model_new_from leaves it until a check needs it.
+ * NULL only when it cannot be made (out of memory). */
 struct feas_model *pipe_model_solver(struct pipe_model *pm);
 /* Constraints listed from the cone: 1 when the budget allowed them.  Then
  * the equalities come first, then the facets. */
