@@ -585,6 +585,12 @@ static int entry_evaluate(struct explore_family *f, struct entry *e,
 	rc = same ? copy_eval(f, e, same, err) : entry_constraints(f, e, err);
 	if (!rc && !same)
 		rc = run_checks(f, e, err);
+	/* What stays of a checked model is its signatures and constraints:
+	 * its LPs go (an exhaustive search keeps a thousand models), and a
+	 * later cone test without facets makes them afresh (a verdict only,
+	 * which no warm start changes). */
+	if (!rc && !same)
+		pipe_model_drop_solver(e->pm);
 	if (rc) {
 		explore_eval_release(&e->eval);
 		cp_free(e->feasible);

@@ -122,6 +122,10 @@ const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
  * on first use: pipe_model_new_from leaves it until a check needs it.
  * NULL only when it cannot be made (out of memory). */
 struct feas_model *pipe_model_solver(struct pipe_model *pm);
+/* Free the solver's model and its LPs (their warm starts with them); the
+ * signatures and listed constraints stay, and pipe_model_solver makes a
+ * fresh one if it is needed again.  For callers that keep many models. */
+void pipe_model_drop_solver(struct pipe_model *pm);
 /* Constraints listed from the cone: 1 when the budget allowed them.  Then
  * the equalities come first, then the facets. */
 int pipe_model_has_facets(const struct pipe_model *pm);
