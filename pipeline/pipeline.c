@@ -531,67 +531,58 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 	return model_span_equalities(pm, err);
 }
 
-/* The solver model and (under the budget) the cone of pm's signatures. */
-static int model_finish(struct pipe_model *pm, const struct pipe_budget *budget,
-			struct cp_error *err)
+/* A model of signatures S (n rows, taken over), with its cone under the
+ * budget; the solver's model waits for its first use (model_solver). */
+static int model_new(udd_features sel, uint32_t *S, size_t n,
+		     const struct pipe_data *pd, const struct pipe_budget *budget,
+		     struct pipe_model **out, struct cp_error *err)
 {
+	struct pipe_model *pm;
 	int rc;
 
-	if ((rc = model_solver(pm, err)))
+	*out = NULL;
+	pm = cp_calloc(1, sizeof *pm);
+	if (!pm) {
+		cp_free(S);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	pm->sel = sel;
+	pm->k = pd->k;
+	pm->S = S;
+	pm->m = n;
+	if ((rc = pipe_model_list_facets(pm, budget, err))) {
+		pipe_model_free(pm);
 		return rc;
-	return pipe_model_list_facets(pm, budget, err);
+	}
+	*out = pm;
+	return CP_OK;
 }
 
 int pipe_model_new(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, const struct pipe_budget *budget,
 		   struct pipe_model **out, struct cp_error *err)
 {
-	struct pipe_model *pm;
+	uint32_t *S;
+	size_t n;
 	int rc;
 
 	*out = NULL;
-	pm = cp_calloc(1, sizeof *pm);
-	if (!pm)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	pm->sel = sel;
-	pm->k = pd->k;
-	if ((rc = pipe_signatures(m, sel, pd, &pm->S, &pm->m, err)) ||
-	    (rc = model_finish(pm, budget, err)))
-		goto fail;
-	*out = pm;
-	return CP_OK;
-fail:
-	pipe_model_free(pm);
-	return rc;
+	if ((rc = pipe_signatures(m, sel, pd, &S, &n, err)))
+		return rc;
+	return model_new(sel, S, n, pd, budget, out, err);
 }
 
 int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
 			const struct pipe_data *pd, const struct pipe_budget *budget,
 			struct pipe_model **out, struct cp_error *err)
 {
-	struct pipe_model *pm;
-	int rc;
+	uint32_t *copy = cp_malloc(n * pd->k * sizeof *copy + 1);
 
 	*out = NULL;
-	pm = cp_calloc(1, sizeof *pm);
-	if (!pm)
+	if (!copy)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	pm->sel = sel;
-	pm->k = pd->k;
-	pm->m = n;
-	pm->S = cp_malloc(n * pd->k * sizeof *pm->S + 1);
-	if (!pm->S) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto fail;
-	}
-	memcpy(pm->S, S, n * pd->k * sizeof *pm->S);
-	if ((rc = pipe_model_list_facets(pm, budget, err)))
-		goto fail;
-	*out = pm;
-	return CP_OK;
-fail:
-	pipe_model_free(pm);
-	return rc;
+	memcpy(copy, S, n * pd->k * sizeof *copy);
+	return model_new(sel, copy, n, pd, budget, out, err);
 }
 
 void pipe_model_free(struct pipe_model *pm)

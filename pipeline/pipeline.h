@@ -119,8 +119,9 @@ udd_features pipe_model_features(const struct pipe_model *pm);
 size_t pipe_model_n_signatures(const struct pipe_model *pm);
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
 /* The solver's model of the signatures (and listed constraints), made
- * on first use: pipe_model_new_from leaves it until a check needs it.
- * NULL only when it cannot be made (out of memory). */
+ * on first use (the first check, or this call), so that models only
+ * compared, never checked, cost no LP.  NULL only when it cannot be made
+ * (out of memory). */
 struct feas_model *pipe_model_solver(struct pipe_model *pm);
 /* Free the solver's model and its LPs (their warm starts with them); the
  * signatures and listed constraints stay, and pipe_model_solver makes a
