@@ -628,7 +628,8 @@ const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
 
 /* ==== checking ==== */
 
-/* One at a time, after the batch's CP_ENUMERIC: a borderline verdict
+/* One at a time (from a fresh LP every FEAS_CHUNK, as a batch), or after
+ * the batch's CP_ENUMERIC: a borderline verdict
  * whose exact re-check failed keeps the floating-point verdict, counted
  * in *inexact. */
 static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
@@ -641,6 +642,8 @@ static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 
 	cp_error_clear(err);
 	for (j = 0; j < n && !rc; j++) {
+		if (j % FEAS_CHUNK == 0)
+			feas_model_restart(pm->fm); /* as feas_check_batch does */
 		rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
 		if (rc == CP_ENUMERIC) {
 			++*inexact;
@@ -651,6 +654,8 @@ static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 		if (progress && j % 64 == 0)
 			progress(progress_ctx, j, n);
 	}
+	/* later single checks start where a batch would have left them */
+	feas_model_restart(pm->fm);
 	return rc;
 }
 
@@ -748,11 +753,11 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 
 /* ==== one thread's share, for callers that spread it further ====
  * feas_check_batch hands thread t of T the chunks t, t + T, ... of the
- * usable observations, BATCH_CHUNK (16) each, checked in that order by a
- * fresh LP; a lane is that sequence, so checking every lane on its own
- * (pipe_check_some) gives pipe_check's verdicts and explanations, which
- * may depend on the warm start. */
-#define LANE_CHUNK 16
+ * usable observations, FEAS_CHUNK (256) each, each chunk checked in order
+ * from a fresh LP; a lane is such a set of chunks, so checking every lane
+ * on its own (pipe_check_some) gives pipe_check's verdicts and
+ * explanations, for any number of lanes. */
+#define LANE_CHUNK FEAS_CHUNK
 
 size_t pipe_check_n_lanes(const struct pipe_data *pd, size_t threads)
 {

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "solver/feas.h"
@@ -14,14 +15,14 @@
  * Threads                                                           *
  * ================================================================ */
 
-/* Observations go out in chunks of consecutive indices, so each thread
- * warm-starts from a neighbour (datasets list similar runs together);
- * results go to their input slot, so order is kept.  Thread t of T takes
- * chunks t, t + T, t + 2T, ...: which observations a thread checks, and
- * after which (the warm start, on which a certificate-derived
- * explanation may depend), is fixed by T, not by how the threads happen
- * to be scheduled, so two runs with the same count agree. */
-#define BATCH_CHUNK 16
+/* Observations go out in chunks of FEAS_CHUNK consecutive indices, each
+ * checked from a fresh LP, so within a chunk each warm-starts from a
+ * neighbour (datasets list similar runs together) and what a chunk
+ * reports (a certificate-derived explanation depends on the warm start)
+ * is the same on any thread, for any thread count; results go to their
+ * input slot, so order is kept.  Thread t of T takes chunks t, t + T,
+ * t + 2T, ... */
+#define BATCH_CHUNK FEAS_CHUNK
 
 struct batch {
 	const struct feas_model *fm;
@@ -30,6 +31,7 @@ struct batch {
 	unsigned flags;
 	size_t n;
 	pthread_mutex_t lock;
+	pthread_cond_t moved;   /* done grew or a thread failed */
 	size_t done, threads;
 	int failed;
 	struct cp_error err;
@@ -62,11 +64,18 @@ static void *batch_thread(void *arg)
 			b->err_index = (size_t)-1;
 		}
 		if (b->failed || lo >= b->n) {
+			pthread_cond_signal(&b->moved);
 			pthread_mutex_unlock(&b->lock);
 			break;
 		}
 		pthread_mutex_unlock(&b->lock);
 		hi = lo + BATCH_CHUNK < b->n ? lo + BATCH_CHUNK : b->n;
+		if (chunk != part->first) {
+			/* every chunk from a fresh LP */
+			feas_worker_free(w);
+			w = NULL;
+			rc = feas_worker_new(b->fm, &w, &err);
+		}
 		for (i = lo; i < hi && !rc; i++) {
 			rc = feas_check_with(w, &b->queries[i], b->flags, &b->results[i], &err);
 			if (rc) {
@@ -81,6 +90,7 @@ static void *batch_thread(void *arg)
 		}
 		pthread_mutex_lock(&b->lock);
 		b->done += hi - lo;
+		pthread_cond_signal(&b->moved);
 		pthread_mutex_unlock(&b->lock);
 	}
 	feas_worker_free(w);
@@ -124,11 +134,16 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 	cp_error_clear(&b.err);
 	if (pthread_mutex_init(&b.lock, NULL))
 		return cp_error_set(err, CP_EINTERNAL, "cannot create a mutex");
+	if (pthread_cond_init(&b.moved, NULL)) {
+		pthread_mutex_destroy(&b.lock);
+		return cp_error_set(err, CP_EINTERNAL, "cannot create a condition variable");
+	}
 	tid = cp_malloc(threads * sizeof *tid);
 	part = cp_malloc(threads * sizeof *part);
 	if (!tid || !part) {
 		cp_free(tid);
 		cp_free(part);
+		pthread_cond_destroy(&b.moved);
 		pthread_mutex_destroy(&b.lock);
 		return cp_error_set(err, CP_ENOMEM, "out of memory starting threads");
 	}
@@ -150,21 +165,33 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 		rc = cp_error_set(err, CP_EINTERNAL, "cannot start a thread");
 		goto out;
 	}
+	/* wait for the end, woken by every chunk done (so a short batch
+	 * returns when it ends, not at the next tick), and report progress
+	 * at least every 50 ms */
+	pthread_mutex_lock(&b.lock);
 	for (;;) {
-		size_t done;
-		int stop;
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		size_t done = b.done;
+		int stop = b.failed || done >= n;
+		struct timespec ts;
 
-		pthread_mutex_lock(&b.lock);
-		done = b.done;
-		stop = b.failed || done >= n;
-		pthread_mutex_unlock(&b.lock);
-		if (progress)
+		if (progress) {
+			pthread_mutex_unlock(&b.lock);
 			progress(ctx, done, n);
+			pthread_mutex_lock(&b.lock);
+		}
 		if (stop)
 			break;
-		nanosleep(&ts, NULL);
+		if (b.done != done || b.failed)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&b.moved, &b.lock, &ts);
 	}
+	pthread_mutex_unlock(&b.lock);
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
 	if (b.failed) {
@@ -179,6 +206,7 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 out:
 	cp_free(tid);
 	cp_free(part);
+	pthread_cond_destroy(&b.moved);
 	pthread_mutex_destroy(&b.lock);
 	return rc;
 }

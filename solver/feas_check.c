@@ -237,7 +237,7 @@ int feas_check(struct feas_model *fm, const struct feas_query *q,
 	if (fm->own->broken)
 		return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed earlier (GLPK)");
 	rc = feas_check_with(fm->own, q, flags, res, err);
-	fm->st.checks = fm->own->st.checks;
+	fm->st.checks++;
 	return rc;
 }
 

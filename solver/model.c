@@ -247,20 +247,34 @@ int feas_model_set_complete(struct feas_model *fm, struct cp_error *err)
 	return CP_OK;
 }
 
+/* st += what worker w has counted (checks are counted by the model). */
+static void stats_add(struct feas_stats *st, const struct worker *w)
+{
+	st->lp_solves += w->st.lp_solves;
+	st->exact_solves += w->st.exact_solves;
+	st->borderline += w->st.borderline;
+	st->certificates += w->st.certificates;
+	st->facet_lps += w->st.facet_lps;
+	st->facets_verified += w->st.facets_verified;
+	st->shrink_tests += w->st.shrink_tests;
+	st->prefiltered += w->st.prefiltered;
+	if (w->box && !w->broken)
+		st->iterations += (uint64_t)glp_get_it_cnt(w->box);
+}
+
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st)
 {
 	*st = fm->st;
-	if (fm->own) {
-		st->lp_solves += fm->own->st.lp_solves;
-		st->exact_solves += fm->own->st.exact_solves;
-		st->borderline += fm->own->st.borderline;
-		st->certificates += fm->own->st.certificates;
-		st->facet_lps += fm->own->st.facet_lps;
-		st->facets_verified += fm->own->st.facets_verified;
-		st->shrink_tests += fm->own->st.shrink_tests;
-		st->prefiltered += fm->own->st.prefiltered;
-		if (fm->own->box && !fm->own->broken)
-			st->iterations += (uint64_t)glp_get_it_cnt(fm->own->box);
-	}
+	if (fm->own)
+		stats_add(st, fm->own);
+}
+
+void feas_model_restart(struct feas_model *fm)
+{
+	if (!fm || !fm->own)
+		return;
+	stats_add(&fm->st, fm->own);
+	feas_worker_free(fm->own);
+	fm->own = NULL;
 }
 
