@@ -5,8 +5,9 @@
  * mean, the boxes and the ellipsoid at check's quantiles for 50 intervals:
  * Sidak-corrected t per axis, Hotelling's T^2), then times feas_check
  * on one core, warm-started, over observations that come in runs of
- * similar ones (as datasets list repeated runs of one workload) and over
- * the same observations shuffled; 1 in 10 observations is pushed out of
+ * similar ones (as datasets list repeated runs of one workload), over
+ * the same observations shuffled, and in runs but each from a fresh LP
+ * (feas_model_restart: what a check without warm start costs); 1 in 10 observations is pushed out of
  * the cone (a counter below zero), so about 10% must come out infeasible.  Prints microseconds per observation.  Figures only.
  *
  *   build/bench/check [MODEL] [N_OBSERVATIONS] */
@@ -170,7 +171,7 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 	}
 	feas_result_init(&res);
 	for (sh = FEAS_PCA; sh <= FEAS_ELLIPSOID; sh++)
-		for (shuffled = 0; shuffled < 2; shuffled++)
+		for (shuffled = 0; shuffled < 3; shuffled++)
 			for (explain = 0; explain < 2; explain++) {
 				size_t reps = sh == FEAS_ELLIPSOID ? (n < 500 ? n : 500) : n;
 
@@ -181,7 +182,7 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 				if (getenv("CHECK_BENCH_ONLY") &&
 				    (atoi(getenv("CHECK_BENCH_ONLY")) != sh || shuffled || explain))
 					continue;
-				if (shuffled)
+				if (shuffled == 1)
 					for (i = n - 1; i > 0; i--) {
 						size_t j = next() % (i + 1), tmp = order[i];
 
@@ -197,6 +198,8 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 					struct feas_query q;
 
 					query(&o[order[i]], (enum feas_shape)sh, &q);
+					if (shuffled == 2)
+						feas_model_restart(fm); /* no warm start */
 					if (feas_check(fm, &q, explain ? FEAS_EXPLAIN : 0, &res, &err)) {
 						fprintf(stderr, "bench/check: %s\n", err.msg);
 						exit(1);
@@ -205,7 +208,8 @@ static void run(const char *label, size_t k, size_t m, const uint32_t *S,
 				}
 				t = cpu_now() - t0;
 				printf("  %-16s %-9s %-12s %8.1f us/observation CPU  (%zu of %zu infeasible)\n",
-				       shape_name[sh], shuffled ? "shuffled" : "in runs",
+				       shape_name[sh], shuffled == 1 ? "shuffled" :
+				       shuffled ? "fresh LP" : "in runs",
 				       explain ? "explained" : "verdict", t / (double)reps * 1e6,
 				       infeasible, reps);
 			}

@@ -504,7 +504,10 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	for (i = 0; i < f->n_obs; i++)
 		feas_result_init(&res[i]);
 	prev = explore_phase_enter(f, EXPLORE_PHASE_CHECKS);
-	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN, f->opt.threads, res,
+	/* each observation from a fresh LP: the sweep's observations differ
+	 * from one to the next, and a warm start from a dissimilar one cost
+	 * more than a cold start (docs/checking.md, "Threads") */
+	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN | FEAS_FRESH, f->opt.threads, res,
 			&e->n_inexact, NULL, NULL, err);
 	explore_phase_enter(f, EXPLORE_PHASE_TEXT);
 	f->checks += f->n_obs;

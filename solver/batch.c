@@ -77,6 +77,12 @@ static void *batch_thread(void *arg)
 			rc = feas_worker_new(b->fm, &w, &err);
 		}
 		for (i = lo; i < hi && !rc; i++) {
+			if ((b->flags & FEAS_FRESH) && i != lo) {
+				feas_worker_free(w);
+				w = NULL;
+				if ((rc = feas_worker_new(b->fm, &w, &err)))
+					break;
+			}
 			rc = feas_check_with(w, &b->queries[i], b->flags, &b->results[i], &err);
 			if (rc) {
 				pthread_mutex_lock(&b->lock);

@@ -166,6 +166,7 @@ enum {
 	FEAS_EXPLAIN = 1,     /* list violated constraints of infeasible ones */
 	FEAS_NO_EXACT = 2,    /* do not settle borderline verdicts exactly */
 	FEAS_NO_PREFILTER = 4, /* every box check by the LP (tests, benches) */
+	FEAS_FRESH = 8,       /* every check from a fresh LP, no warm start */
 };
 
 /* Check one region against the model, warm-starting from the previous

@@ -226,6 +226,8 @@ int feas_check(struct feas_model *fm, const struct feas_query *q,
 {
 	int rc;
 
+	if (flags & FEAS_FRESH)
+		feas_model_restart(fm);
 	if (!fm->own) {
 		rc = feas_worker_new(fm, &fm->own, err);
 		if (rc)
