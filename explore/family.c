@@ -579,8 +579,7 @@ static int entry_evaluate(struct explore_family *f, struct entry *e,
 		/* the solver's model, made only for the feature sets checked */
 		enum explore_phase prev = explore_phase_enter(f, EXPLORE_PHASE_MODELS);
 
-		rc = pipe_model_solver(e->pm) ? 0 :
-			cp_error_set(err, CP_ENOMEM, "out of memory");
+		rc = pipe_model_make_solver(e->pm, err);
 		explore_phase_leave(f, prev);
 		if (rc)
 			return rc;
@@ -956,9 +955,9 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	q.mu = mu;
 	q.half = half;
 	feas_result_init(&res);
-	rc = pipe_model_solver(p->pm) ?
-		feas_check(pipe_model_solver(p->pm), &q, 0, &res, err) :
-		cp_error_set(err, CP_ENOMEM, "out of memory");
+	rc = pipe_model_make_solver(p->pm, err);
+	if (!rc)
+		rc = feas_check(pipe_model_solver(p->pm), &q, 0, &res, err);
 	*inside = res.feasible;
 	feas_result_release(&res);
 	cp_free(mu);

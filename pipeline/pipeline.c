@@ -503,7 +503,7 @@ static int solver_constraints(struct pipe_model *pm, struct cp_error *err)
 
 /* The solver's model, made once: the signatures, then the constraints
  * listed so far (later ones join it as they are listed). */
-static int model_solver(struct pipe_model *pm, struct cp_error *err)
+int pipe_model_make_solver(struct pipe_model *pm, struct cp_error *err)
 {
 	int rc;
 
@@ -532,7 +532,7 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 }
 
 /* A model of signatures S (n rows, taken over), with its cone under the
- * budget; the solver's model waits for its first use (model_solver). */
+ * budget; the solver's model waits for its first use (pipe_model_make_solver). */
 static int model_new(udd_features sel, uint32_t *S, size_t n,
 		     const struct pipe_data *pd, const struct pipe_budget *budget,
 		     struct pipe_model **out, struct cp_error *err)
@@ -611,7 +611,7 @@ struct feas_model *pipe_model_solver(struct pipe_model *pm)
 {
 	struct cp_error e;
 
-	return model_solver(pm, &e) ? NULL : pm->fm;
+	return pipe_model_make_solver(pm, &e) ? NULL : pm->fm;
 }
 int pipe_model_has_facets(const struct pipe_model *pm) { return pm->has_facets; }
 size_t pipe_model_n_equalities(const struct pipe_model *pm) { return pm->n_eq; }
@@ -628,7 +628,7 @@ const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
 
 /* ==== checking ==== */
 
-/* One at a time (from a fresh LP every FEAS_CHUNK, as a batch), or after
+/* One at a time (from a fresh LP where feas_fresh_at says, as a batch), or after
  * the batch's CP_ENUMERIC: a borderline verdict
  * whose exact re-check failed keeps the floating-point verdict, counted
  * in *inexact. */
@@ -642,7 +642,7 @@ static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 
 	cp_error_clear(err);
 	for (j = 0; j < n && !rc; j++) {
-		if (j % FEAS_CHUNK == 0)
+		if (feas_fresh_at(j, flags))
 			feas_model_restart(pm->fm); /* as feas_check_batch does */
 		rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
 		if (rc == CP_ENUMERIC) {
@@ -694,7 +694,7 @@ static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
 				    "the data have %zu", pm->k, pd->k);
 	if (!n)
 		return CP_OK;
-	if ((rc = model_solver(pm, err)))
+	if ((rc = pipe_model_make_solver(pm, err)))
 		return rc;
 	q = cp_calloc(n, sizeof *q);
 	r = cp_calloc(n, sizeof *r);

@@ -119,9 +119,10 @@ udd_features pipe_model_features(const struct pipe_model *pm);
 size_t pipe_model_n_signatures(const struct pipe_model *pm);
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
 /* The solver's model of the signatures (and listed constraints), made
- * on first use (the first check, or this call), so that models only
- * compared, never checked, cost no LP.  NULL only when it cannot be made
- * (out of memory). */
+ * on first use (the first check, or these calls), so that models only
+ * compared, never checked, cost no LP.  make_solver says why it could
+ * not be made; pipe_model_solver then returns NULL. */
+int pipe_model_make_solver(struct pipe_model *pm, struct cp_error *err);
 struct feas_model *pipe_model_solver(struct pipe_model *pm);
 /* Free the solver's model and its LPs (their warm starts with them); the
  * signatures and listed constraints stay, and pipe_model_solver makes a

@@ -50,7 +50,7 @@ static void *batch_thread(void *arg)
 	struct worker *w = NULL;
 	struct cp_error err;
 	size_t chunk = part->first;
-	int rc;
+	int rc, used = 0;
 
 	cp_error_clear(&err);
 	rc = feas_worker_new(b->fm, &w, &err);
@@ -70,19 +70,14 @@ static void *batch_thread(void *arg)
 		}
 		pthread_mutex_unlock(&b->lock);
 		hi = lo + BATCH_CHUNK < b->n ? lo + BATCH_CHUNK : b->n;
-		if (chunk != part->first) {
-			/* every chunk from a fresh LP */
-			feas_worker_free(w);
-			w = NULL;
-			rc = feas_worker_new(b->fm, &w, &err);
-		}
 		for (i = lo; i < hi && !rc; i++) {
-			if ((b->flags & FEAS_FRESH) && i != lo) {
+			if (used && feas_fresh_at(i, b->flags)) {
 				feas_worker_free(w);
 				w = NULL;
 				if ((rc = feas_worker_new(b->fm, &w, &err)))
 					break;
 			}
+			used = 1;
 			rc = feas_check_with(w, &b->queries[i], b->flags, &b->results[i], &err);
 			if (rc) {
 				pthread_mutex_lock(&b->lock);
@@ -102,6 +97,11 @@ static void *batch_thread(void *arg)
 	feas_worker_free(w);
 	glp_free_env();
 	return NULL;
+}
+
+int feas_fresh_at(size_t i, unsigned flags)
+{
+	return (flags & FEAS_FRESH) || i % FEAS_CHUNK == 0;
 }
 
 size_t feas_cpu_count(void)

@@ -186,12 +186,14 @@ int feas_check(struct feas_model *fm, const struct feas_query *q,
  * the first one did (its counts stay in feas_model_stats).  From the
  * model's thread. */
 void feas_model_restart(struct feas_model *fm);
-/* feas_check_batch starts every FEAS_CHUNK consecutive queries (0..15,
- * 16..31, ...) from a fresh LP, whatever the thread count, so its
+/* feas_check_batch starts every FEAS_CHUNK consecutive queries (0..255,
+ * 256..511, ...) from a fresh LP, whatever the thread count, so its
  * results, explanations included, do not depend on how many threads ran;
  * a caller that checks in turn with feas_check gets the same results by
- * calling feas_model_restart before queries 0, 16, 32, ... */
+ * calling feas_model_restart before query i when feas_fresh_at(i, flags)
+ * (every query with FEAS_FRESH). */
 #define FEAS_CHUNK 256
+int feas_fresh_at(size_t i, unsigned flags);
 
 /* Check n regions on `threads` threads (0: one per online CPU, capped at
  * n), results[i] for queries[i] (each initialised by the caller).
