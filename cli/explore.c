@@ -3,6 +3,7 @@
  * elimination (or every subset with --exhaustive); the report lists every
  * model tested and ends with a conclusion in plain words. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,7 @@ static const char *const region_names[] = { "pca box", "independent box",
 static void print_phases(const struct explore_family *fam)
 {
 	double cpu[EXPLORE_N_PHASES], total = 0;
+	struct feas_stats st;
 	size_t i;
 
 	explore_family_phases(fam, cpu);
@@ -132,6 +134,13 @@ static void print_phases(const struct explore_family *fam)
 		total += cpu[i];
 	}
 	fprintf(stderr, "; total %.3f\n", total);
+	explore_family_solver_stats(fam, &st);
+	fprintf(stderr, "counterpoint explore: solver: %" PRIu64 " checks, %" PRIu64
+		" decided without an LP, %" PRIu64 " LP solves (%" PRIu64
+		" simplex iterations), %" PRIu64 " exact re-solves, %" PRIu64
+		" shrink tests, %" PRIu64 " facet LPs, %" PRIu64 " facets verified\n",
+		st.checks, st.prefiltered, st.lp_solves, st.iterations,
+		st.exact_solves, st.shrink_tests, st.facet_lps, st.facets_verified);
 }
 
 /* Long only because getopt_long wants one case per option; the work is

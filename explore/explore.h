@@ -409,5 +409,8 @@ enum explore_phase {
 const char *explore_phase_name(enum explore_phase p);
 /* cpu[EXPLORE_N_PHASES]: seconds charged to each phase up to now. */
 void explore_family_phases(const struct explore_family *f, double *cpu);
+/* What the solver did for the models this process checked (-v). */
+void explore_family_solver_stats(const struct explore_family *f,
+				 struct feas_stats *st);
 
 #endif

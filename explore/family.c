@@ -162,6 +162,33 @@ void explore_family_phases(const struct explore_family *f, double *cpu)
 	cpu[f->phase] += cp_cpu_seconds() - f->phase_t0;
 }
 
+void explore_family_solver_stats(const struct explore_family *f,
+				 struct feas_stats *st)
+{
+	*st = f->solver;
+}
+
+/* f->solver += what e's LPs did (before they are freed). */
+static void solver_stats_add(struct explore_family *f, struct entry *e)
+{
+	struct feas_model *fm = pipe_model_solver(e->pm);
+	struct feas_stats st;
+
+	if (!fm)
+		return;
+	feas_model_stats(fm, &st);
+	f->solver.checks += st.checks;
+	f->solver.lp_solves += st.lp_solves;
+	f->solver.exact_solves += st.exact_solves;
+	f->solver.borderline += st.borderline;
+	f->solver.certificates += st.certificates;
+	f->solver.facet_lps += st.facet_lps;
+	f->solver.facets_verified += st.facets_verified;
+	f->solver.iterations += st.iterations;
+	f->solver.shrink_tests += st.shrink_tests;
+	f->solver.prefiltered += st.prefiltered;
+}
+
 size_t explore_family_n_inexact(const struct explore_family *f)
 {
 	size_t i, n = 0;
@@ -591,8 +618,10 @@ static int entry_evaluate(struct explore_family *f, struct entry *e,
 	 * its LPs go (an exhaustive search keeps a thousand models), and a
 	 * later cone test without facets makes them afresh (a verdict only,
 	 * which no warm start changes). */
-	if (!rc && !same)
+	if (!rc && !same) {
+		solver_stats_add(f, e);
 		pipe_model_drop_solver(e->pm);
+	}
 	if (rc) {
 		explore_eval_release(&e->eval);
 		cp_free(e->feasible);

@@ -54,6 +54,8 @@ struct explore_family {
 	/* CPU seconds per phase; the current one runs since phase_t0 */
 	double phase_cpu[EXPLORE_N_PHASES], phase_t0;
 	enum explore_phase phase;
+	/* the LPs of every model checked here, summed before each is freed */
+	struct feas_stats solver;
 	/* evaluations spread elsewhere (explore_family_set_dispatch) */
 	explore_dispatch_fn dispatch;
 	void *dispatch_ctx;

@@ -339,6 +339,113 @@ static void simplify(const struct feas_model *fm, const struct feas_query *q,
 		      still_broken, &sb, a);
 }
 
+/* Step 3 when fm->complete (feas_explain): the listed facets' projections
+ * onto span(S) that the region violates, by decreasing margin, until one
+ * is made exact; then step 4 as usual.  a, fnorm (k), ai, cand (k) and
+ * mask (m) are scratch. */
+/* The exact facet near the float normal fnorm through the signatures of
+ * mask, reported when the whole region breaks it (in its readable form):
+ * 1 when reported (*rc: add_violation's code), else 0.  a (k), ai and
+ * cand (k) are scratch. */
+static int report_facet(struct worker *w, const struct feas_query *q,
+			struct feas_result *res, const double *fnorm,
+			const unsigned char *mask, double *a, int64_t *ai,
+			int64_t *cand, int *rc)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i;
+	double ms, mv;
+	int is_facet;
+
+	if (!exact_facet(fm, fnorm, mask, ai, &is_facet))
+		return 0;
+	for (i = 0; i < k; i++)
+		a[i] = (double)ai[i];
+	if (!(feas_margin_of(q, a, k, 0, &ms) > 0))
+		return 0;
+	if (!is_facet)
+		is_facet = facet_verify(fm, mask, cand);
+	w->st.facets_verified += (uint64_t)(is_facet != 0);
+	simplify(fm, q, ai, 0, a);
+	for (i = 0; i < k; i++)
+		a[i] = (double)ai[i];
+	mv = feas_margin_of(q, a, k, 0, &ms);
+	*rc = add_violation(res, k, ai, 0, is_facet, 1, FEAS_NO_INDEX, mv, ms);
+	return 1;
+}
+
+static void span_projection(const struct feas_model *fm, const int64_t *a,
+			    double *out)
+{
+	size_t k = fm->k, i, j;
+
+	for (i = 0; i < k; i++)
+		out[i] = 0;
+	for (j = 0; j < fm->d; j++) {
+		double t = 0;
+
+		for (i = 0; i < k; i++)
+			t += fm->Q[j * k + i] * (double)a[i];
+		for (i = 0; i < k; i++)
+			out[i] += t * fm->Q[j * k + i];
+	}
+}
+
+static int listed_projections(struct worker *w, const struct feas_query *q,
+			      struct feas_result *res, double *a, double *fnorm,
+			      int64_t *ai, int64_t *cand, unsigned char *mask)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, c, i, j, p, n = 0, *idx = NULL;
+	double *mg = NULL, ms;
+	int rc = CP_OK;
+
+	if (!fm->n_eqb)
+		return CP_OK;   /* each listed facet is its own projection */
+	idx = cp_malloc((fm->n_cons ? fm->n_cons : 1) * sizeof *idx);
+	mg = cp_malloc((fm->n_cons ? fm->n_cons : 1) * sizeof *mg);
+	if (!idx || !mg) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < fm->n_cons; c++) {
+		double m;
+
+		if (fm->cons_eq[c])
+			continue;
+		span_projection(fm, fm->cons + c * k, fnorm);
+		m = feas_margin_of(q, fnorm, k, 0, &ms);
+		if (!(m > 0))
+			continue;
+		/* insertion by decreasing margin (ties: list order) */
+		for (i = n++; i > 0 && mg[i - 1] < m; i--) {
+			mg[i] = mg[i - 1];
+			idx[i] = idx[i - 1];
+		}
+		mg[i] = m;
+		idx[i] = c;
+	}
+	for (j = 0; j < n; j++) {
+		const int64_t *ac = fm->cons + idx[j] * k;
+
+		span_projection(fm, ac, fnorm);
+		/* the facet's signatures, exactly: a.s_p = (P a).s_p */
+		for (p = 0; p < fm->m; p++) {
+			__int128 s = 0;
+
+			for (i = 0; i < k; i++)
+				s += (__int128)ac[i] * fm->Su[p * k + i];
+			mask[p] = s == 0;
+		}
+		if (report_facet(w, q, res, fnorm, mask, a, ai, cand, &rc))
+			break;
+	}
+out:
+	cp_free(idx);
+	cp_free(mg);
+	return rc;
+}
+
 /* Explain an infeasible region.  cert (k) is a separating direction when
  * one is known (a.s >= 0, max_R a.x < 0), NULL otherwise. */
 int feas_explain(struct worker *w, const struct feas_query *q,
@@ -350,8 +457,8 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 	double *proj = cp_malloc(k * sizeof *proj);
 	int64_t *ai = cp_malloc(k * sizeof *ai), *cand = cp_malloc(k * sizeof *cand);
 	unsigned char *mask = cp_malloc(m ? m : 1);
-	int rc = CP_OK, is_facet, attempt;
-	double ms;
+	int rc = CP_OK, attempt;
+	double ms, mv;
 
 	if (!a || !fnorm || !proj || !ai || !cand || !mask) {
 		rc = CP_ENOMEM;
@@ -409,10 +516,25 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 			simplify(fm, q, ai, 1, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];
-			rc = add_violation(res, k, ai, 1, 1, 1, FEAS_NO_INDEX,
-					   feas_margin_of(q, a, k, 1, &ms), ms);
+			mv = feas_margin_of(q, a, k, 1, &ms);
+			rc = add_violation(res, k, ai, 1, 1, 1, FEAS_NO_INDEX, mv, ms);
 			goto out;
 		}
+	}
+
+	/* 3, with the cone's whole H-representation listed: no LP is needed.
+	 * The facet LP's normals lie in span(S), and a facet's normal in
+	 * span(S) is unique up to scale, so every facet the LP could return
+	 * is the projection P a onto span(S) of a listed facet a (a - P a is
+	 * a combination of equalities, zero on every signature, so P a has
+	 * a's zeros).  Step 1 tried the listed forms; with equalities the
+	 * projections can differ from them over a full-dimensional region.
+	 * Each is tried in closed form, the most violated first. */
+	if (fm->complete) {
+		rc = listed_projections(w, q, res, a, fnorm, ai, cand, mask);
+		if (rc || res->n_violations)
+			goto out;
+		goto certificate;
 	}
 
 	/* 3. the facet most violated at a point of the region: first the
@@ -467,23 +589,11 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 		}
 		if (facet_lp(w, w->xstar, fnorm, mask) != 0)
 			continue;
-		if (!exact_facet(fm, fnorm, mask, ai, &is_facet))
-			continue;
-		for (i = 0; i < k; i++)
-			a[i] = (double)ai[i];
-		if (feas_margin_of(q, a, k, 0, &ms) > 0) {
-			if (!is_facet)
-				is_facet = facet_verify(fm, mask, cand);
-			w->st.facets_verified += (uint64_t)(is_facet != 0);
-			simplify(fm, q, ai, 0, a);
-			for (i = 0; i < k; i++)
-				a[i] = (double)ai[i];
-			rc = add_violation(res, k, ai, 0, is_facet, 1, FEAS_NO_INDEX,
-					   feas_margin_of(q, a, k, 0, &ms), ms);
+		if (report_facet(w, q, res, fnorm, mask, a, ai, cand, &rc))
 			goto out;
-		}
 	}
 
+certificate:
 	/* 4. no single facet separates (the region lies beyond a lower-
 	 * dimensional face): report the certificate itself, a valid
 	 * inequality of the model that is not one of its facets */
@@ -492,8 +602,8 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 			simplify(fm, q, ai, 0, a);
 			for (i = 0; i < k; i++)
 				a[i] = (double)ai[i];
-			rc = add_violation(res, k, ai, 0, 0, 1, FEAS_NO_INDEX,
-					   feas_margin_of(q, a, k, 0, &ms), ms);
+			mv = feas_margin_of(q, a, k, 0, &ms);
+			rc = add_violation(res, k, ai, 0, 0, 1, FEAS_NO_INDEX, mv, ms);
 		} else {
 			double amax = 0;
 
@@ -503,8 +613,8 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 				ai[i] = (int64_t)nearbyint(cert[i] / amax * FEAS_CERT_SCALE);
 				a[i] = (double)ai[i];
 			}
-			rc = add_violation(res, k, ai, 0, 0, 0, FEAS_NO_INDEX,
-					   feas_margin_of(q, a, k, 0, &ms), ms);
+			mv = feas_margin_of(q, a, k, 0, &ms);
+			rc = add_violation(res, k, ai, 0, 0, 0, FEAS_NO_INDEX, mv, ms);
 		}
 	}
 out:
