@@ -207,16 +207,39 @@ static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
 
 /* One greedy descent from a along better(., ., by_max): drop terms, or
  * take the best single equality step; t and best are k scratch each. */
+/* Does a without its term c (a positive multiple of it) hold on every
+ * signature, given as[p] = a.s_p?  (a - a_c e_c).s_p = as[p] - a_c s_pc,
+ * exactly: one product per signature instead of k. */
+static int valid_without(const int64_t *a, size_t c, size_t k,
+			 const uint32_t *S, size_t m, const __int128 *as)
+{
+	size_t p;
+
+	for (p = 0; p < m; p++)
+		if (as[p] < (__int128)a[c] * S[p * k + c])
+			return 0;
+	return 1;
+}
+
+/* as: m scratch (NULL: valid_on for each term dropped). */
 static void descend(size_t k, const int64_t *eq, size_t n_eq,
 		    const uint32_t *S, size_t m, int is_equality,
 		    cone_keep_fn keep, void *ctx, int by_max, int64_t *a,
-		    int64_t *t, int64_t *best)
+		    int64_t *t, int64_t *best, __int128 *as)
 {
-	size_t i, c;
+	size_t i, c, p;
 	int improved;
 
 	do {
 		improved = 0;
+		if (S && !is_equality && as)
+			for (p = 0; p < m; p++) {
+				__int128 v = 0;
+
+				for (i = 0; i < k; i++)
+					v += (__int128)a[i] * S[p * k + i];
+				as[p] = v;
+			}
 		/* an inequality drops a positive term while what is left still
 		 * holds on every signature: "x <= y + z" becomes "x <= y" */
 		for (c = 0; S && !is_equality && c < k && !improved; c++) {
@@ -225,7 +248,8 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 			memcpy(t, a, k * sizeof *t);
 			t[c] = 0;
 			cone_vec_primitive(t, k);
-			if (cone_vec_nnz(t, k) && valid_on(t, k, S, m) &&
+			if (cone_vec_nnz(t, k) &&
+			    (as ? valid_without(a, c, k, S, m, as) : valid_on(t, k, S, m)) &&
 			    (!keep || keep(t, ctx))) {
 				memcpy(a, t, k * sizeof *t);
 				improved = 1;
@@ -260,16 +284,20 @@ void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
 		   cone_keep_fn keep, void *ctx, int64_t *a)
 {
 	int64_t *t = cp_malloc(3 * (k + 1) * sizeof *t), *best, *b;
+	__int128 *as = S && !is_equality ? cp_malloc((m + 1) * sizeof *as) : NULL;
 
-	if (!t)
+	if (!t) {
+		cp_free(as);
 		return;   /* a stays a valid (if less readable) form */
+	}
 	best = t + k + 1;
 	b = best + k + 1;
 	cone_vec_primitive(a, k);
 	memcpy(b, a, k * sizeof *b);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best, as);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best, as);
 	if (better(b, a, k, 0))
 		memcpy(a, b, k * sizeof *a);
 	cp_free(t);
+	cp_free(as);
 }

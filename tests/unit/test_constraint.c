@@ -79,11 +79,64 @@ static void test_readable(void)
 	CHECK(d[0] == -1 && d[1] == 1 && d[2] == 1 && d[3] == 1);
 }
 
+/* On random cones: whatever terms the readable form drops, it stays valid
+ * on every signature (a.s >= 0), and it stays one: feeding it back
+ * changes nothing.  Signatures lie on x0 = x1 + x2, so the equality lets
+ * forms move. */
+static void test_readable_valid(void)
+{
+	static const int64_t eq[] = { 1, -1, -1, 0, 0 };
+	uint32_t S[12 * 5];
+	uint64_t r = 12345;
+	size_t t, p, i, dropped = 0;
+
+	for (t = 0; t < 300; t++) {
+		int64_t a[5], b[5];
+		size_t m = 3 + t % 10;
+
+		for (p = 0; p < m; p++) {
+			uint32_t *s = S + p * 5;
+
+			for (i = 1; i < 5; i++) {
+				r = r * 6364136223846793005ull + 1442695040888963407ull;
+				s[i] = (uint32_t)(r >> 61);
+			}
+			s[0] = s[1] + s[2];
+		}
+		/* a valid inequality: a nonnegative combination of x1..x4 plus
+		 * a multiple of the equality */
+		for (i = 0; i < 5; i++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			a[i] = i ? (int64_t)(r >> 62) : 0;
+		}
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		for (i = 0; i < 5; i++)
+			a[i] += ((int64_t)(r >> 62) - 1) * eq[i];
+		if (!cone_vec_nnz(a, 5))
+			continue;
+		memcpy(b, a, sizeof a);
+		cone_readable(5, eq, 1, S, m, 0, NULL, NULL, a);
+		for (p = 0; p < m; p++) {
+			__int128 v = 0;
+
+			for (i = 0; i < 5; i++)
+				v += (__int128)a[i] * S[p * 5 + i];
+			CHECKF(v >= 0, "case %zu: readable form broken on signature %zu", t, p);
+		}
+		dropped += cone_vec_nnz(a, 5) < cone_vec_nnz(b, 5);
+		memcpy(b, a, sizeof a);
+		cone_readable(5, eq, 1, S, m, 0, NULL, NULL, b);
+		CHECK(!memcmp(a, b, sizeof a));
+	}
+	CHECKF(dropped > 0, "no case dropped a term (%zu)", dropped);
+}
+
 int main(void)
 {
 	check_prog = "constraint";
 	RUN(test_equalities);
 	RUN(test_primitive);
 	RUN(test_readable);
+	RUN(test_readable_valid);
 	return check_summary();
 }
