@@ -208,16 +208,26 @@ static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
 /* One greedy descent from a along better(., ., by_max): drop terms, or
  * take the best single equality step; t and best are k scratch each. */
 /* Does a without its term c (a positive multiple of it) hold on every
- * signature, given as[p] = a.s_p?  (a - a_c e_c).s_p = as[p] - a_c s_pc,
- * exactly: one product per signature instead of k. */
+ * signature?  (a - a_c e_c).s_p = a.s_p - a_c s_pc, exactly, with a.s_p
+ * computed on first use and kept in as[p] for the other terms (*known of
+ * them so far: the test stops at the first signature that breaks). */
 static int valid_without(const int64_t *a, size_t c, size_t k,
-			 const uint32_t *S, size_t m, const __int128 *as)
+			 const uint32_t *S, size_t m, __int128 *as, size_t *known)
 {
-	size_t p;
+	size_t p, i;
 
-	for (p = 0; p < m; p++)
+	for (p = 0; p < m; p++) {
+		if (p == *known) {
+			__int128 v = 0;
+
+			for (i = 0; i < k; i++)
+				v += (__int128)a[i] * S[p * k + i];
+			as[p] = v;
+			++*known;
+		}
 		if (as[p] < (__int128)a[c] * S[p * k + c])
 			return 0;
+	}
 	return 1;
 }
 
@@ -227,19 +237,12 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 		    cone_keep_fn keep, void *ctx, int by_max, int64_t *a,
 		    int64_t *t, int64_t *best, __int128 *as)
 {
-	size_t i, c, p;
+	size_t i, c, known;
 	int improved;
 
 	do {
 		improved = 0;
-		if (S && !is_equality && as)
-			for (p = 0; p < m; p++) {
-				__int128 v = 0;
-
-				for (i = 0; i < k; i++)
-					v += (__int128)a[i] * S[p * k + i];
-				as[p] = v;
-			}
+		known = 0;    /* a changed: no a.s_p known */
 		/* an inequality drops a positive term while what is left still
 		 * holds on every signature: "x <= y + z" becomes "x <= y" */
 		for (c = 0; S && !is_equality && c < k && !improved; c++) {
@@ -249,7 +252,7 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 			t[c] = 0;
 			cone_vec_primitive(t, k);
 			if (cone_vec_nnz(t, k) &&
-			    (as ? valid_without(a, c, k, S, m, as) : valid_on(t, k, S, m)) &&
+			    (as ? valid_without(a, c, k, S, m, as, &known) : valid_on(t, k, S, m)) &&
 			    (!keep || keep(t, ctx))) {
 				memcpy(a, t, k * sizeof *t);
 				improved = 1;
