@@ -641,7 +641,7 @@ static int record_uop(struct udd_enum *e, long at, uint32_t u, uint64_t mult)
 }
 
 int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
-		 size_t max_signatures, struct udd_enum **out,
+		 size_t max_signatures, int no_examples, struct udd_enum **out,
 		 struct cp_error *err)
 {
 	struct udd_enum *e = cp_calloc(1, sizeof *e);
@@ -650,6 +650,7 @@ int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
 	*out = NULL;
 	if (!e)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	e->no_examples = no_examples;
 	e->m = m;
 	e->g = g;
 	e->k = k;
@@ -768,11 +769,7 @@ void udd_enum_free(struct udd_enum *e)
 	while (e->tables)
 		udd_tab_free(e, e->tables);
 	if (e->final) {
-		cp_free(e->final->vec);
-		cp_free(e->final->hash);
-		cp_free(e->final->mult);
-		cp_free(e->final->ex);
-		cp_free(e->final->slots);
+		cp_free(e->final->mem);
 		cp_free(e->final);
 	}
 	cp_free(e->final_uop);

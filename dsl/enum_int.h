@@ -10,6 +10,7 @@
 /* A set of distinct signatures with multiplicities and examples. */
 struct sigtab {
 	size_t n, cap;
+	void *mem;                   /* one block: hash, mult, ex, vec, slots */
 	uint32_t *vec;               /* n × k */
 	uint64_t *hash;              /* per entry: udd_sig_hash of its vector */
 	uint64_t *mult;
@@ -28,6 +29,7 @@ struct memo_entry {
 };
 
 struct udd_enum {
+	int no_examples;             /* leave every entry's example NULL */
 	const struct udd_model *m;
 	const struct udd_graph *g;
 	size_t k, n_props, words;

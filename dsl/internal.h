@@ -232,10 +232,10 @@ struct udd_uop_paths {
 };
 struct udd_enum;
 /* Enumerate every uop of g; entries are in no particular order, each
- * with its first uop and an example.  The traces live in the enumerator
- * until udd_enum_take_traces moves them out. */
+ * with its first uop and an example (NULL with no_examples).  The traces
+ * live in the enumerator until udd_enum_take_traces moves them out. */
 int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
-		 size_t max_signatures, struct udd_enum **out,
+		 size_t max_signatures, int no_examples, struct udd_enum **out,
 		 struct cp_error *err);
 size_t udd_enum_size(const struct udd_enum *e);
 const uint32_t *udd_enum_signature(const struct udd_enum *e, size_t j);

@@ -32,25 +32,26 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 }
 
 /* ==== the public signature set ==== */
-struct sort_ctx {
-	const struct udd_enum *e;
-	size_t k;
+
+/* A signature to sort: its uop and counts, read once from the
+ * enumerator, so that a comparison calls nothing. */
+struct sort_item {
+	uint32_t uop;
+	const uint32_t *sig;
+	size_t entry;
 };
 
 /* order: uop of the first example, then ascending counts */
 static int entry_cmp(const void *a, const void *b, void *arg)
 {
-	const struct sort_ctx *c = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b, x;
-	uint32_t ui = udd_enum_uop(c->e, i), uj = udd_enum_uop(c->e, j);
-	const uint32_t *si = udd_enum_signature(c->e, i);
-	const uint32_t *sj = udd_enum_signature(c->e, j);
+	const struct sort_item *x = a, *y = b;
+	size_t k = *(const size_t *)arg, i;
 
-	if (ui != uj)
-		return ui < uj ? -1 : 1;
-	for (x = 0; x < c->k; x++)
-		if (si[x] != sj[x])
-			return si[x] < sj[x] ? -1 : 1;
+	if (x->uop != y->uop)
+		return x->uop < y->uop ? -1 : 1;
+	for (i = 0; i < k; i++)
+		if (x->sig[i] != y->sig[i])
+			return x->sig[i] < y->sig[i] ? -1 : 1;
 	return 0;
 }
 
@@ -61,7 +62,8 @@ int udd_sigset_build(const struct udd_model *m, udd_features sel,
 	struct udd_enum *e = NULL;
 	struct udd_sigset *s;
 	const struct udd_uop_paths *bu;
-	size_t *order = NULL, *rank = NULL, i, n, nbu, k = m->counters.n;
+	struct sort_item *order = NULL;
+	size_t *rank = NULL, i, n, nbu, k = m->counters.n;
 	int rc;
 
 	*out = NULL;
@@ -75,7 +77,7 @@ int udd_sigset_build(const struct udd_model *m, udd_features sel,
 		cp_free(s);
 		return rc;
 	}
-	rc = udd_enum_run(m, &s->g, max_signatures, &e, err);
+	rc = udd_enum_run(m, &s->g, max_signatures, 0, &e, err);
 	if (rc)
 		goto out;
 	n = udd_enum_size(e);
@@ -97,15 +99,14 @@ int udd_sigset_build(const struct udd_model *m, udd_features sel,
 	}
 	for (i = 0; i < s->g.n; i++)
 		s->value_at[i] = -1;
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	{
-		struct sort_ctx sc = { e, k };
-
-		qsort_r(order, n, sizeof *order, entry_cmp, &sc);
-	}
 	for (i = 0; i < n; i++) {
-		size_t o = order[i];
+		order[i].uop = udd_enum_uop(e, i);
+		order[i].sig = udd_enum_signature(e, i);
+		order[i].entry = i;
+	}
+	qsort_r(order, n, sizeof *order, entry_cmp, &k);
+	for (i = 0; i < n; i++) {
+		size_t o = order[i].entry;
 
 		rank[o] = i;
 		memcpy(s->vec + i * k, udd_enum_signature(e, o), k * sizeof *s->vec);
@@ -138,6 +139,37 @@ out:
 	udd_enum_free(e);
 	if (rc)
 		udd_sigset_free(s);
+	return rc;
+}
+
+int udd_signatures_build(const struct udd_model *m, udd_features sel,
+			 size_t max_signatures, uint32_t **out, size_t *n,
+			 struct cp_error *err)
+{
+	struct udd_graph g;
+	struct udd_enum *e = NULL;
+	size_t j, k = m->counters.n;
+	uint32_t *v;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = udd_graph_build(m, sel, &g, err)))
+		return rc;
+	rc = udd_enum_run(m, &g, max_signatures, 1, &e, err);
+	if (!rc) {
+		v = cp_malloc(udd_enum_size(e) * k * sizeof *v + 1);
+		if (!v) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		} else {
+			for (j = 0; j < udd_enum_size(e); j++)
+				memcpy(v + j * k, udd_enum_signature(e, j), k * sizeof *v);
+			*out = v;
+			*n = udd_enum_size(e);
+		}
+	}
+	udd_enum_free(e);
+	udd_graph_release(&g);
 	return rc;
 }
 

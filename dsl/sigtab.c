@@ -72,11 +72,7 @@ void udd_tab_free(struct udd_enum *e, struct sigtab *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	e->used -= t->n < e->used ? t->n : e->used;
-	cp_free(t->vec);
-	cp_free(t->hash);
-	cp_free(t->mult);
-	cp_free(t->ex);
-	cp_free(t->slots);
+	cp_free(t->mem);
 	cp_free(t);
 }
 
@@ -95,37 +91,43 @@ void udd_tab_rehash(struct udd_enum *e, struct sigtab *t)
 	}
 }
 
-/* Room for cap entries (a power of two, above t->cap).  Tables start
- * small: with thousands of counters an entry is large. */
+/* Room for cap entries (a power of two, above t->cap), every array of
+ * the table in one block (one allocation per resize, not five).  Tables
+ * start small: with thousands of counters an entry is large. */
 static int tab_resize(struct udd_enum *e, struct sigtab *t, size_t cap)
 {
-	uint32_t *vec, *slots;
-	uint64_t *mult, *hash;
-	const struct udd_trace **ex;
+	size_t k = e->k, bytes;
+	char *mem;
 
-	if (cap > UINT32_MAX / 2)
+	if (cap > UINT32_MAX / 2 ||
+	    cap > (SIZE_MAX / 4) / (3 * sizeof(uint64_t) + (k + 2) * sizeof(uint32_t)))
 		return udd_enum_nomem(e);
-	vec = cp_reallocarray(t->vec, cap, e->k * sizeof *vec + 1);
-	if (!vec)
+	bytes = cap * (2 * sizeof(uint64_t) + sizeof(void *) +
+		       (k + 2) * sizeof(uint32_t));
+	mem = cp_malloc(bytes);
+	if (!mem)
 		return udd_enum_nomem(e);
-	t->vec = vec;
-	hash = cp_reallocarray(t->hash, cap, sizeof *hash);
-	if (!hash)
-		return udd_enum_nomem(e);
-	t->hash = hash;
-	mult = cp_reallocarray(t->mult, cap, sizeof *mult);
-	if (!mult)
-		return udd_enum_nomem(e);
-	t->mult = mult;
-	ex = cp_reallocarray(t->ex, cap, sizeof *ex);
-	if (!ex)
-		return udd_enum_nomem(e);
-	t->ex = ex;
-	slots = cp_calloc(2 * cap, sizeof *slots);
-	if (!slots)
-		return udd_enum_nomem(e);
-	cp_free(t->slots);
-	t->slots = slots;
+	{
+		uint64_t *hash = (uint64_t *)(void *)mem;
+		uint64_t *mult = hash + cap;
+		const struct udd_trace **ex = (const struct udd_trace **)(void *)(mult + cap);
+		uint32_t *vec = (uint32_t *)(void *)(ex + cap);
+		uint32_t *slots = vec + cap * k;
+
+		if (t->n) {
+			memcpy(hash, t->hash, t->n * sizeof *hash);
+			memcpy(mult, t->mult, t->n * sizeof *mult);
+			memcpy(ex, t->ex, t->n * sizeof *ex);
+			memcpy(vec, t->vec, t->n * k * sizeof *vec);
+		}
+		cp_free(t->mem);
+		t->mem = mem;
+		t->hash = hash;
+		t->mult = mult;
+		t->ex = ex;
+		t->vec = vec;
+		t->slots = slots;
+	}
 	t->nslots = 2 * cap;
 	t->cap = cap;
 	udd_tab_rehash(e, t);
@@ -265,7 +267,7 @@ static int part_in_place(struct udd_enum *e, struct part *pt)
 					       pt->delta_node))
 			return -1;
 		t->mult[i] = udd_sat_mul(t->mult[i], pt->factor);
-		if (pt->node != NO_NODE) {
+		if (pt->node != NO_NODE && !e->no_examples) {
 			t->ex[i] = udd_trace_new(e, pt->node, pt->value, t->ex[i]);
 			if (!t->ex[i])
 				return -1;
@@ -293,7 +295,7 @@ static int part_insert(struct udd_enum *e, struct sigtab *dst,
 				return -1;
 			vec = scratch;
 		}
-		if (pt->node != NO_NODE) {
+		if (pt->node != NO_NODE && !e->no_examples) {
 			ex = udd_trace_new(e, pt->node, pt->value, ex);
 			if (!ex)
 				return -1;

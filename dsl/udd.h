@@ -89,6 +89,13 @@ int udd_sigset_build(const struct udd_model *m, udd_features sel,
 		     size_t max_signatures, struct udd_sigset **out,
 		     struct cp_error *err);
 void udd_sigset_free(struct udd_sigset *s);
+/* The distinct signatures alone, as udd_sigset_build finds them (same
+ * limits and errors) but without examples or multiplicities: *out is n
+ * rows of the model's k counters, in no particular order, freed with
+ * cp_free.  For callers that only need the rows (the solver's models). */
+int udd_signatures_build(const struct udd_model *m, udd_features sel,
+			 size_t max_signatures, uint32_t **out, size_t *n,
+			 struct cp_error *err);
 
 size_t udd_sigset_n_counters(const struct udd_sigset *s);   /* k */
 size_t udd_sigset_size(const struct udd_sigset *s);         /* m */

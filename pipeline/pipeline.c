@@ -372,28 +372,27 @@ int pipe_signatures(const struct udd_model *m, udd_features sel,
 		    const struct pipe_data *pd, uint32_t **out, size_t *out_n,
 		    struct cp_error *err)
 {
-	struct udd_sigset *ss = NULL;
-	size_t k = pd->k, i, j, n = 0, m_sigs;
-	uint32_t *S;
+	size_t k = pd->k, i, j, n = 0, m_sigs, km = udd_model_n_counters(m);
+	uint32_t *S, *all;
 	int rc;
 
 	*out = NULL;
 	*out_n = 0;
-	if ((rc = udd_sigset_build(m, sel, 0, &ss, err)))
+	/* the rows alone: sorted below, so their order does not matter */
+	if ((rc = udd_signatures_build(m, sel, 0, &all, &m_sigs, err)))
 		return rc;
-	m_sigs = udd_sigset_size(ss);
 	S = cp_calloc(m_sigs * k + 1, sizeof *S);
 	if (!S) {
-		udd_sigset_free(ss);
+		cp_free(all);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
 	for (j = 0; j < m_sigs; j++) {
-		const uint32_t *sig = udd_sigset_signature(ss, j);
+		const uint32_t *sig = all + j * km;
 
 		for (i = 0; i < k; i++)
 			S[j * k + i] = sig[pd->cols[i]];
 	}
-	udd_sigset_free(ss);
+	cp_free(all);
 	n = m_sigs;
 	if (m_sigs && k) {
 		qsort_r(S, m_sigs, k * sizeof *S, row_cmp, &k);

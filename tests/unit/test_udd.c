@@ -775,6 +775,62 @@ static void test_random_redecisions_vs_brute_force(void)
 	CHECKF(agree >= 250, "only %d random models compared", agree);
 }
 
+static int row_cmp_k(const void *a, const void *b, void *ctx)
+{
+	return memcmp(a, b, *(const size_t *)ctx * sizeof(uint32_t));
+}
+
+/* udd_signatures_build gives exactly udd_sigset_build's rows (as a set),
+ * for every feature set of the Haswell family, and the same limit. */
+static void test_rows_only(void)
+{
+	struct udd_model *m = NULL;
+	struct cp_error err;
+	udd_features sel;
+	size_t k, nf, checked = 0;
+
+	cp_error_clear(&err);
+	if (udd_model_parse_file("models/haswell/mmu.udd", &m, &err)) {
+		CHECKF(0, "parse: %s", err.msg);
+		return;
+	}
+	k = udd_model_n_counters(m);
+	nf = udd_model_n_features(m);
+	for (sel = 0; sel < ((udd_features)1 << nf); sel += 37) {
+		struct udd_sigset *s = NULL;
+		uint32_t *v = NULL, *w;
+		size_t n = 0, j;
+
+		if (udd_sigset_build(m, sel, 0, &s, &err) ||
+		    udd_signatures_build(m, sel, 0, &v, &n, &err)) {
+			CHECKF(0, "build: %s", err.msg);
+			break;
+		}
+		CHECK(n == udd_sigset_size(s));
+		w = cp_malloc(udd_sigset_size(s) * k * sizeof *w + 1);
+		memcpy(w, udd_sigset_matrix(s), udd_sigset_size(s) * k * sizeof *w);
+		qsort_r(v, n, k * sizeof *v, row_cmp_k, &k);
+		qsort_r(w, udd_sigset_size(s), k * sizeof *w, row_cmp_k, &k);
+		for (j = 0; n == udd_sigset_size(s) && j < n; j++)
+			CHECK(!memcmp(v + j * k, w + j * k, k * sizeof *v));
+		cp_free(v);
+		cp_free(w);
+		udd_sigset_free(s);
+		checked++;
+	}
+	CHECK(checked >= 27);
+	/* the same limit: all features have more than 1,000 signatures */
+	{
+		uint32_t *v = NULL;
+		size_t n;
+
+		sel = ((udd_features)1 << nf) - 1;
+		CHECK(udd_signatures_build(m, sel, 1000, &v, &n, &err) == CP_ELIMIT);
+		CHECK(v == NULL);
+	}
+	udd_model_free(m);
+}
+
 int main(void)
 {
 	check_prog = "udd";
@@ -791,5 +847,6 @@ int main(void)
 	RUN(test_path_count_saturates);
 	RUN(test_signature_shared_by_uops);
 	RUN(test_random_redecisions_vs_brute_force);
+	RUN(test_rows_only);
 	return check_summary();
 }
