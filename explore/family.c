@@ -999,8 +999,8 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 {
 	struct explore_family *f = ctx;
 	struct entry *p, *c;
-	size_t i, j, k = f->k, nv, cm;
-	const uint32_t *cS;
+	size_t i, j, k = f->k, nv, cm, pm, jp = 0;
+	const uint32_t *cS, *pS;
 	int rc, any = 0;
 
 	rc = explore_family_entry(f, parent, &p, err);
@@ -1036,9 +1036,18 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 		return 0;
 	}
 	*grows = 0;
+	pS = pipe_model_signatures(p->pm);
+	pm = pipe_model_n_signatures(p->pm);
 	for (j = 0; j < cm && !*grows; j++) {
-		int inside = 1;
+		int inside = 1, cmp = 1;
 
+		/* The parent's own signatures lie in its cone.  Both lists are
+		 * sorted (pipe_signatures, memcmp order), so one walk finds
+		 * them; only the child's new signatures are tested. */
+		while (jp < pm && (cmp = memcmp(pS + jp * k, cS + j * k, k * sizeof *pS)) < 0)
+			jp++;
+		if (jp < pm && cmp == 0)
+			continue;
 		rc = explore_family_in_cone(f, p, cS + j * k, &inside, err);
 		if (rc)
 			return rc;
