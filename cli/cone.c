@@ -198,7 +198,7 @@ int cli_cone(int argc, char **argv)
 	};
 	const char *with = NULL;
 	int json = 0, opt, rc;
-	struct cone_options copt = { 0, 60 };
+	struct cone_options copt = { 0, 60, 0 };
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
 	struct cone *c = NULL;

@@ -760,7 +760,8 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		rc = cone_facet_limit_error(&b, b.nf, err);
 		goto out;
 	}
-	if ((rc = extreme_rays(&b, c, err)))
+	if ((!opt || !opt->no_extreme || method == CONE_QHULL) &&
+	    (rc = extreme_rays(&b, c, err)))
 		goto out;
 	rc = readable_facets(&b, c, err);
 out:

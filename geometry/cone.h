@@ -27,6 +27,10 @@ struct cone_options {
 			     * facets than this (counted exactly); 0 = 1,000,000 */
 	double max_seconds; /* stop with CP_ELIMIT after this (the clock is
 			     * read in the inner loops); 0 = no limit */
+	int no_extreme;     /* skip the extreme rays (the double description
+			     * only; Qhull's facets are checked against them):
+			     * cone_n_extreme, cone_signature_is_extreme and
+			     * cone_signature_n_facets then give 0 */
 };
 
 /* What a build did, filled by cone_build_method also when it fails (a

@@ -422,6 +422,7 @@ static int model_cone(struct pipe_model *pm, const struct pipe_budget *budget,
 	memset(&co, 0, sizeof co);
 	co.max_facets = budget->max_facets;
 	co.max_seconds = budget->max_seconds;
+	co.no_extreme = 1;   /* checks and reports read facets only */
 	cp_error_clear(&ce);
 	rc = pm->m ? cone_build(k, pm->m, pm->S, &co, &c, &ce)
 		   : cp_error_set(&ce, CP_EINPUT, "the model has no signatures");

@@ -221,7 +221,7 @@ static void test_format(void)
 static void test_limits(void)
 {
 	uint32_t S[8 * 4];
-	struct cone_options opt = { 3, 0 };
+	struct cone_options opt = { 3, 0, 0 };
 	int rc;
 	char *s;
 
@@ -232,6 +232,36 @@ static void test_limits(void)
 	opt.max_facets = 6;
 	describe(4, 8, S, &opt, &rc);
 	CHECK(rc == CP_OK);
+}
+
+/* no_extreme: the same facets and equalities, no extreme rays (the
+ * double description); Qhull's path still computes them, as its check. */
+static void test_no_extreme(void)
+{
+	uint32_t S[8 * 4];
+	struct cone_options all = { 0, 0, 0 }, facets = { 0, 0, 1 };
+	struct cone *a = NULL, *b = NULL, *q = NULL;
+	struct cp_error err;
+	size_t i, j;
+
+	cube(S, 1);
+	cp_error_clear(&err);
+	CHECK(cone_build(4, 8, S, &all, &a, &err) == CP_OK);
+	CHECK(cone_build(4, 8, S, &facets, &b, &err) == CP_OK);
+	CHECK(cone_build_method(4, 8, S, &facets, CONE_QHULL, NULL, &q, &err) == CP_OK);
+	if (!a || !b || !q)
+		goto out;
+	CHECK(cone_n_extreme(a) == 8 && cone_n_extreme(b) == 0 && cone_n_extreme(q) == 8);
+	CHECK(cone_n_facets(a) == cone_n_facets(b) && cone_n_equalities(a) == cone_n_equalities(b));
+	for (i = 0; i < cone_n_facets(a); i++)
+		for (j = 0; j < 4; j++)
+			CHECK(cone_facet(a, i)[j] == cone_facet(b, i)[j]);
+	for (j = 0; j < 8; j++)
+		CHECK(!cone_signature_is_extreme(b, j) && cone_signature_n_facets(b, j) == 0);
+out:
+	cone_free(a);
+	cone_free(b);
+	cone_free(q);
 }
 
 static void test_facet_from_subset(void)
@@ -381,6 +411,7 @@ int main(void)
 	RUN(test_degenerate_inputs);
 	RUN(test_format);
 	RUN(test_limits);
+	RUN(test_no_extreme);
 	RUN(test_facet_from_subset);
 	RUN(test_qhull_fallback);
 	RUN(test_alloc_failures);

@@ -49,7 +49,7 @@ static void test_random_cones(void)
 		size_t k = 5 + trial % 4, m = 8 + tl_next() % 12, p, i, obs, c;
 		uint32_t S[20 * 8];
 		struct cone *cone = NULL;
-		struct cone_options copt = { 100000, 0 };
+		struct cone_options copt = { 100000, 0, 0 };
 		struct feas_model *fm = NULL, *bare = NULL;
 
 		for (p = 0; p < m * k; p++)
@@ -158,7 +158,7 @@ static void test_prefilter(void)
 		size_t k = 4 + trial % 5, m = 6 + tl_next() % 14, p, i, obs, c;
 		uint32_t S[20 * 8];
 		struct cone *cone = NULL;
-		struct cone_options copt = { 100000, 0 };
+		struct cone_options copt = { 100000, 0, 0 };
 		struct feas_model *fm = NULL, *lp = NULL;
 		struct feas_stats st;
 
