@@ -61,6 +61,8 @@ struct worker {
 	/* the pre-filter's scratch (solver/prefilter.c): n_pre equalities */
 	size_t n_pre;
 	double *pre_em, *pre_g, *pre_y;
+	double *pre_b;    /* n_cons x k: each constraint in box coordinates */
+	double *pre_t;    /* k: a point's box coordinates */
 	/* scratch */
 	int *ind;
 	double *val, *vk, *vk2, *rho, *xstar;

@@ -53,6 +53,8 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->pre_em);
 	cp_free(w->pre_g);
 	cp_free(w->pre_y);
+	cp_free(w->pre_b);
+	cp_free(w->pre_t);
 	cp_free(w);
 }
 
@@ -90,7 +92,9 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->pre_em = cp_malloc((w->n_pre * k + 1) * sizeof *w->pre_em);
 	w->pre_g = cp_malloc((w->n_pre * w->n_pre + 1) * sizeof *w->pre_g);
 	w->pre_y = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y);
-	if (!w->pre_em || !w->pre_g || !w->pre_y) {
+	w->pre_b = cp_malloc((fm->n_cons * k + 1) * sizeof *w->pre_b);
+	w->pre_t = cp_malloc((k + 1) * sizeof *w->pre_t);
+	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t) {
 		feas_worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}

@@ -6,7 +6,9 @@
  *     the cone) is broken by the whole box, by a margin far beyond
  *     rounding;
  *   - feasible: the box's central point on the cone's linear hull (the
- *     point of {E x = 0} nearest the centre in the box's own metric) lies
+ *     point of {E x = 0} nearest the centre in the box's own metric),
+ *     moved along the signatures' sum or, when that leaves the box, by a
+ *     few sweeps of alternating projections (facets, box, hull), lies
  *     inside the box and strictly inside every facet.
  * Both tests keep FEAS_TOL_PREFILTER of the magnitudes in hand, 10x
  * GLPK's tolerance, so a verdict decided here is one the LP could not
@@ -65,8 +67,26 @@ static int prefilter_infeasible(const struct feas_model *fm,
 	return 0;
 }
 
-/* Cholesky solve of the ne x ne system G y = b in place (G overwritten);
- * -1 when G is not clearly positive definite. */
+/* y = G^{-1} b in place, with G's Cholesky factor L (lower triangle). */
+static void chol_solve(const double *G, double *b, size_t n)
+{
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {      /* L z = b */
+		for (l = 0; l < i; l++)
+			b[i] -= G[i * n + l] * b[l];
+		b[i] /= G[i * n + i];
+	}
+	for (i = n; i-- > 0;) {        /* L^T y = z */
+		for (l = i + 1; l < n; l++)
+			b[i] -= G[l * n + i] * b[l];
+		b[i] /= G[i * n + i];
+	}
+}
+
+/* Cholesky solve of the ne x ne system G y = b in place (G overwritten
+ * by its factor, which chol_solve reuses); -1 when G is not clearly
+ * positive definite. */
 static int spd_solve(double *G, double *b, size_t n)
 {
 	size_t i, j, l;
@@ -88,21 +108,15 @@ static int spd_solve(double *G, double *b, size_t n)
 			G[i * n + j] = s / d;
 		}
 	}
-	for (i = 0; i < n; i++) {      /* L z = b */
-		for (l = 0; l < i; l++)
-			b[i] -= G[i * n + l] * b[l];
-		b[i] /= G[i * n + i];
-	}
-	for (i = n; i-- > 0;) {        /* L^T y = z */
-		for (l = i + 1; l < n; l++)
-			b[i] -= G[l * n + i] * b[l];
-		b[i] /= G[i * n + i];
-	}
+	chol_solve(G, b, n);
 	return 0;
 }
 
 static int inside_along_u(struct worker *w, const struct feas_query *q,
 			  double *x0, const double *z);
+static int inside_by_projections(struct worker *w, const struct feas_query *q,
+				 size_t ne);
+static int strictly_inside(const struct feas_model *fm, const double *x0);
 
 static int prefilter_feasible(struct worker *w, const struct feas_query *q)
 {
@@ -156,7 +170,9 @@ static int prefilter_feasible(struct worker *w, const struct feas_query *q)
 	 * in the cone's relative interior (so u.c > 0 for every facet c and
 	 * E u = 0 exactly), just far enough to clear every facet, and keep
 	 * it in the box */
-	return inside_along_u(w, q, x0, z);
+	if (inside_along_u(w, q, x0, z))
+		return 1;
+	return inside_by_projections(w, q, ne);
 }
 
 /* Box coordinate i of the vector v (v = sum_i t_i m_i): NAN when v leaves
@@ -217,7 +233,14 @@ static int inside_along_u(struct worker *w, const struct feas_query *q,
 				return 0;
 		}
 	}
-	/* on the hull (up to rounding) and strictly inside every facet */
+	return strictly_inside(fm, x0);
+}
+
+/* x0 on the hull (up to rounding) and strictly inside every facet. */
+static int strictly_inside(const struct feas_model *fm, const double *x0)
+{
+	size_t k = fm->k, c, j;
+
 	for (c = 0; c < fm->n_cons; c++) {
 		const int64_t *ci = fm->cons + c * k;
 		long double dot = 0, mag = 0;
@@ -233,6 +256,118 @@ static int inside_along_u(struct worker *w, const struct feas_query *q,
 			return 0;
 	}
 	return 1;
+}
+
+/* When the ray along u leaves the box first: alternating projections in
+ * the box's coordinates t (x = mu + sum_i t_i m_i), from the hull point
+ * prefilter_feasible found (-z, in w->vk), onto each facet's half-space
+ * kept a margin inside, onto a slightly shrunk box, and back onto the hull
+ * {E x = 0} (the factor of G = EM EM^T is in w->pre_g, EM in w->pre_em),
+ * a few sweeps at most.  A point found is only a candidate: it is made
+ * exactly on the hull again and must pass strictly_inside and the box
+ * test, so a verdict here is as safe as the ray's. */
+#define PROJ_SWEEPS 16
+static int inside_by_projections(struct worker *w, const struct feas_query *q,
+				 size_t ne)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, c, i, j, r, sweep, nc = 0;
+	double *B = w->pre_b, *t = w->pre_t, *x0 = w->vk2, *y = w->pre_y;
+	double *a = w->xstar, lim = 1 - 2 * FEAS_TOL_PREFILTER;
+	const double *EM = w->pre_em, *G = w->pre_g;
+
+	for (i = 0; i < k; i++)
+		t[i] = -w->vk[i];
+	/* each inequality in box coordinates, and its margin target: the
+	 * final test wants c.x > tol * sum_j |c_j x_j|, which
+	 * sum_j |c_j mu_j| + sum_i |B_ci| bounds inside the box */
+	for (c = 0; c < fm->n_cons; c++) {
+		if (fm->cons_eq[c])
+			continue;
+		for (j = 0; j < k; j++)
+			a[j] = (double)fm->cons[c * k + j];
+		for (i = 0; i < k; i++)
+			B[nc * k + i] = box_col_dot(q, k, i, a);
+		nc++;
+	}
+	for (sweep = 0; sweep < PROJ_SWEEPS; sweep++) {
+		int ok = 1;
+
+		for (c = 0, r = 0; c < fm->n_cons; c++) {
+			const int64_t *ci = fm->cons + c * k;
+			const double *b;
+			double f = 0, mag = 0, bb = 0, need;
+
+			if (fm->cons_eq[c])
+				continue;
+			b = B + r++ * k;
+			for (j = 0; j < k; j++) {
+				f += (double)ci[j] * q->mu[j];
+				mag += fabs((double)ci[j] * q->mu[j]);
+			}
+			for (i = 0; i < k; i++) {
+				f += b[i] * t[i];
+				mag += fabs(b[i]);
+				bb += b[i] * b[i];
+			}
+			need = 8 * FEAS_TOL_PREFILTER * mag + FEAS_TINY;
+			if (f >= need)
+				continue;
+			ok = 0;
+			if (!(bb > 0))
+				return 0;   /* a facet the box cannot move */
+			for (i = 0; i < k; i++)
+				t[i] += (2 * need - f) / bb * b[i];
+		}
+		for (i = 0; i < k; i++) {
+			if (t[i] > lim || t[i] < -lim)
+				ok = 0;
+			t[i] = t[i] > lim ? lim : t[i] < -lim ? -lim : t[i];
+		}
+		if (ne) {
+			/* back onto the hull: t -= EM^T G^{-1} (EM t + E mu) */
+			for (r = 0, c = 0; c < fm->n_cons; c++) {
+				if (!fm->cons_eq[c])
+					continue;
+				y[r] = 0;
+				for (j = 0; j < k; j++)
+					y[r] += (double)fm->cons[c * k + j] * q->mu[j];
+				y[r] += feas_dot(EM + r * k, t, k);
+				r++;
+			}
+			chol_solve(G, y, ne);
+			for (i = 0; i < k; i++) {
+				double s = 0;
+
+				for (r = 0; r < ne; r++)
+					s += EM[r * k + i] * y[r];
+				t[i] -= s;
+				if (!(fabs(t[i]) <= 1 - FEAS_TOL_PREFILTER))
+					ok = 0;
+			}
+		}
+		if (!ok && sweep + 1 < PROJ_SWEEPS)
+			continue;
+		if (!ok)
+			return 0;
+		/* a candidate: its point, tested as the ray's is */
+		memcpy(x0, q->mu, k * sizeof *x0);
+		for (i = 0; i < k; i++) {
+			if (!(fabs(t[i]) <= 1 - FEAS_TOL_PREFILTER))
+				return 0;
+			if (q->shape == FEAS_INDEPENDENT) {
+				x0[i] += t[i] * q->half[i];
+			} else {
+				const double *ax = q->axes + i * k;
+				double h = t[i] * q->half[i];
+
+				for (j = 0; j < k; j++)
+					x0[j] += h * ax[j];
+			}
+		}
+		return strictly_inside(fm, x0);
+	}
+	return 0;
 }
 
 int feas_prefilter_box(struct worker *w, const struct feas_query *q)
