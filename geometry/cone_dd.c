@@ -83,6 +83,7 @@ struct dd {
 	uint64_t *since;         /* (nr+1) * words: rays of steps >= t */
 	uint64_t ids;            /* facet ids handed out */
 	int late;                  /* the time limit has passed */
+	int hw_popcount;           /* the CPU has a popcount instruction */
 };
 
 /* Count work (a pair, or a facet scanned, is one unit); 1 once the time
@@ -829,8 +830,6 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 	const struct dd_tag *tp = x->cur.tag + p, *tn = x->cur.tag + n;
 	int adjacent;
 
-	if (dd_work(x, 1))
-		return CONE_LATE;
 	for (w = 0; w < words; w++) {
 		x->common[w] = x->relp[w] & x->cur.inc[n * words + w];
 		cnt += pop64(x->common[w]);
@@ -876,22 +875,101 @@ static int ray_lists(struct dd *x, size_t nn)
 	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
 }
 
+/* Rays shared by a and b (words of each); hw: with the CPU's popcount
+ * instruction (only in functions compiled for it, see pairs_scan). */
+static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
+		const uint64_t *b, size_t words, int hw)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += hw ? (size_t)__builtin_popcountll(a[w] & b[w]) : pop64(a[w] & b[w]);
+	return c;
+}
+
+/* The candidates of positive facet p: the nlist facets of list, or (list
+ * NULL) those in the nsel ray lists x->sel; try_pair for each one
+ * sharing d-2 rays with p.  Most candidates fail that count, so it is
+ * done here, inline (the loop is most of the time on big cones). */
+static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
+		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel,
+		int hw)
+{
+	size_t words = x->words, need = x->d - 2, c, i;
+	const uint64_t *inc = x->cur.inc, *relp = x->relp;
+	int rc;
+
+	if (list) {
+		if (dd_work(x, nlist))
+			return CONE_LATE;
+		for (c = 0; c < nlist; c++)
+			if (shared(relp, inc + list[c] * words, words, hw) >= need &&
+			    (rc = try_pair(x, p, list[c], r)))
+				return rc;
+		return 0;
+	}
+	x->stamp_now++;
+	for (i = 0; i < nsel; i++) {
+		size_t j = x->sel[i], e;
+
+		if (dd_work(x, x->lstart[j + 1] - x->lstart[j]))
+			return CONE_LATE;
+		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
+			size_t n = x->lfacet[e];
+
+			if (x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
+			/* simplicial pairs were matched by their ridges */
+			if (x->simp[p] && x->simp[n])
+				continue;
+			if (shared(relp, inc + n * words, words, hw) >= need &&
+			    (rc = try_pair(x, p, n, r)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same loop with the popcount instruction (the build targets plain
+ * x86-64, where __builtin_popcountll is a library call); chosen at run
+ * time when the CPU has it. */
+__attribute__((target("popcnt"))) static int pairs_scan_hw(struct dd *x,
+		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel)
+{
+	return pairs_body(x, p, r, list, nlist, nsel, 1);
+}
+#define DD_HAVE_HW_POPCOUNT 1
+#endif
+
+static int pairs_scan(struct dd *x, size_t p, size_t r, const size_t *list,
+		      size_t nlist, size_t nsel)
+{
+#ifdef DD_HAVE_HW_POPCOUNT
+	if (x->hw_popcount)
+		return pairs_scan_hw(x, p, r, list, nlist, nsel);
+#endif
+	return pairs_body(x, p, r, list, nlist, nsel, 0);
+}
+
 /* The pairs of positive facet p: a negative facet n sharing d-2 of p's
  * rcount rays misses at most q = rcount - (d-2) of them, so it holds one
  * of any q+1 of them: the union of the q+1 shortest ray lists covers
  * every candidate.  Used when that union is shorter than the list of all
- * (nlist) candidates. */
+ * (nlist) candidates.  (Tried: q+2 or q+3 lists, testing only the facets
+ * in 2 or 3 of them: counting the longer lists cost what the tests
+ * saved.) */
 static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		    const size_t *list, size_t nlist)
 {
-	size_t words = x->words, w, c, i, nsel = 0, est = SIZE_MAX;
-	int rc;
+	size_t words = x->words, w, i, nsel = 0, est = SIZE_MAX, s = q + 1;
 
 	if (!x->use_lists)
 		goto all;
 	est = 0;
-	/* the q+1 rays of relp with the shortest lists (insertion into a
-	 * sorted prefix of at most q+1) */
+	/* the s rays of relp with the shortest lists (insertion into a
+	 * sorted prefix of at most s) */
 	for (w = 0; w < words; w++) {
 		uint64_t bits = x->relp[w];
 
@@ -900,10 +978,10 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 			size_t len = x->lstart[j + 1] - x->lstart[j];
 
 			bits &= bits - 1;
-			if (nsel == q + 1 &&
-			    len >= x->lstart[x->sel[q] + 1] - x->lstart[x->sel[q]])
+			if (nsel == s &&
+			    len >= x->lstart[x->sel[s - 1] + 1] - x->lstart[x->sel[s - 1]])
 				continue;
-			i = nsel < q + 1 ? nsel++ : q;
+			i = nsel < s ? nsel++ : s - 1;
 			while (i > 0 && x->lstart[x->sel[i - 1] + 1] -
 			       x->lstart[x->sel[i - 1]] > len) {
 				x->sel[i] = x->sel[i - 1];
@@ -916,30 +994,9 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
 all:
 	x->b->st->candidates += est < nlist ? est : nlist;
-	if (est >= nlist) {
-		for (c = 0; c < nlist; c++)
-			if ((rc = try_pair(x, p, list[c], r)))
-				return rc;
-		return 0;
-	}
-	x->stamp_now++;
-	for (i = 0; i < nsel; i++) {
-		size_t j = x->sel[i], e;
-
-		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
-			size_t n = x->lfacet[e];
-
-			if (x->stamp[n] == x->stamp_now)
-				continue;
-			x->stamp[n] = x->stamp_now;
-			/* simplicial pairs were matched by their ridges */
-			if (x->simp[p] && x->simp[n])
-				continue;
-			if ((rc = try_pair(x, p, n, r)))
-				return rc;
-		}
-	}
-	return 0;
+	if (est >= nlist)
+		return pairs_scan(x, p, r, list, nlist, 0);
+	return pairs_scan(x, p, r, NULL, 0, nsel);
 }
 
 /* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
@@ -1281,6 +1338,9 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
 	b->st->max_partial = d;
+#ifdef DD_HAVE_HW_POPCOUNT
+	x.hw_popcount = __builtin_cpu_supports("popcnt");
+#endif
 	for (oi = 0; oi < b->nr; oi++) {
 		size_t t;
 
