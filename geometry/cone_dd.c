@@ -17,11 +17,21 @@
  *     ray can be shared by a pair);
  *   - if p or n is simplicial (exactly d-1 rays, independent), C is a
  *     (d-2)-subset of an independent set: adjacent;
- *   - else either the exact rank of C (int64 elimination with gcd
- *     reduction; on overflow the other test) or the combinatorial test (no
- *     third facet holds C), whichever is cheaper: the rank costs about
+ *   - else either the exact rank of C or the combinatorial test (no third
+ *     facet holds C), whichever is cheaper: the rank costs about
  *     d^2 |C|/3, the combinatorial test one subset check per facet
- *     (Normaliz's rule), with the last facet that refuted a pair tried first.
+ *     (Normaliz's rule), with the last facet that refuted a pair tried
+ *     first.  The rank is taken through p's linear dependencies
+ *     (kern_build): with K a basis of the dependencies among the k rays of
+ *     p that can be shared (rank r), rank C = r - m + rank K[:,M] for the m
+ *     rays M of p that n misses; K is built once per positive facet (when
+ *     its first pair needs it), then a pair costs the rank of a few-by-few
+ *     matrix instead of |C| rows of d (int64 elimination with gcd
+ *     reduction, checked; on overflow the direct rank of C, and on its
+ *     overflow the combinatorial test).
+ * The loop over candidate pairs counts the shared rays inline, with the
+ * popcount instruction when the CPU has one (a second copy of the loop
+ * compiled for it, chosen at run time).
  * Rays go in lexicographic order (cdd's "lexmin"), which keeps the
  * intermediate cones small.  Numbers are int64 while they fit; at the first
  * overflow the current facets move to GMP and the insertion of that ray
@@ -299,8 +309,6 @@ static int elim_rank(int64_t *M, size_t rows, size_t cols, size_t need)
 		}
 		rank++;
 		if (rank + (cols - col - 1) < need)
-			return 0;
-		if (rank + (rows - rank) < need)
 			return 0;
 	}
 	return rank >= need;
