@@ -17,11 +17,21 @@
  *     ray can be shared by a pair);
  *   - if p or n is simplicial (exactly d-1 rays, independent), C is a
  *     (d-2)-subset of an independent set: adjacent;
- *   - else either the exact rank of C (int64 elimination with gcd
- *     reduction; on overflow the other test) or the combinatorial test (no
- *     third facet holds C), whichever is cheaper: the rank costs about
+ *   - else either the exact rank of C or the combinatorial test (no third
+ *     facet holds C), whichever is cheaper: the rank costs about
  *     d^2 |C|/3, the combinatorial test one subset check per facet
- *     (Normaliz's rule), with the last facet that refuted a pair tried first.
+ *     (Normaliz's rule), with the last facet that refuted a pair tried
+ *     first.  The rank is taken through p's linear dependencies
+ *     (kern_build): with K a basis of the dependencies among the k rays of
+ *     p that can be shared (rank r), rank C = r - m + rank K[:,M] for the m
+ *     rays M of p that n misses; K is built once per positive facet (when
+ *     its first pair needs it), then a pair costs the rank of a few-by-few
+ *     matrix instead of |C| rows of d (int64 elimination with gcd
+ *     reduction, checked; on overflow the direct rank of C, and on its
+ *     overflow the combinatorial test).
+ * The loop over candidate pairs counts the shared rays inline, with the
+ * popcount instruction when the CPU has one (a second copy of the loop
+ * compiled for it, chosen at run time).
  * Rays go in lexicographic order (cdd's "lexmin"), which keeps the
  * intermediate cones small.  Numbers are int64 while they fit; at the first
  * overflow the current facets move to GMP and the insertion of that ray
@@ -58,6 +68,13 @@ struct dd {
 	size_t *pos, *neg;
 	uint64_t *zp, *zn, *relp, *common;
 	int64_t *rk;             /* rank test scratch: nr * d */
+	int64_t *kt, *ktmp;      /* kern_build: K by columns, [A | I] */
+	size_t kt_cap, kk, kr, ke; /* K's rays, rank of A, dependencies */
+	size_t *kray, *kidx;     /* nr: relp's rays; ray -> its column */
+	size_t *kperm;           /* nr: kern_build's row order */
+	uint64_t *kbas, *knon;   /* relp's rays that were pivots, the others */
+	size_t kern_p;           /* the positive facet K is for (SIZE_MAX: none) */
+	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
 	size_t *negs, *negn;     /* simplicial and other negative facets */
 	uint64_t *rkey;          /* ridges of simplicial negative facets: */
@@ -76,6 +93,7 @@ struct dd {
 	uint64_t *since;         /* (nr+1) * words: rays of steps >= t */
 	uint64_t ids;            /* facet ids handed out */
 	int late;                  /* the time limit has passed */
+	int hw_popcount;           /* the CPU has a popcount instruction */
 };
 
 /* Count work (a pair, or a facet scanned, is one unit); 1 once the time
@@ -228,14 +246,80 @@ static void combine_z(struct dd *x, mpz_t p, mpz_t *xv, mpz_t q, mpz_t *yv,
 	cone_vec_primitive_z(out, d);
 }
 
+/* 1 when the rows x cols matrix M (row-major, overwritten) has rank >=
+ * need, 0 when not, -1 when an int64 would overflow.  Integer elimination:
+ * row_i := a*row_i - c*row_p with a, c the pivot entries divided by their
+ * gcd, then row_i divided by the gcd of its entries when they have grown
+ * (exact, and the numbers stay small). */
+static int elim_rank(int64_t *M, size_t rows, size_t cols, size_t need)
+{
+	size_t rank = 0, col, i, t;
+
+	if (!need)
+		return 1;
+	if (need > rows || need > cols)
+		return 0;
+	for (col = 0; col < cols && rank < need; col++) {
+		int64_t *P;
+
+		for (i = rank; i < rows && !M[i * cols + col]; i++)
+			;
+		if (i == rows) {
+			if (rank + (cols - col - 1) < need)
+				return 0;
+			continue;
+		}
+		if (i != rank)
+			for (t = col; t < cols; t++) {
+				int64_t u = M[i * cols + t];
+
+				M[i * cols + t] = M[rank * cols + t];
+				M[rank * cols + t] = u;
+			}
+		P = M + rank * cols;
+		for (i = rank + 1; i < rows; i++) {
+			int64_t *R = M + i * cols, a = P[col], c = R[col], g, big = 0;
+
+			if (!c)
+				continue;
+			if (a != 1 && c != 1 && a != -1 && c != -1) {
+				g = cp_gcd64(a, c);
+				a /= g;
+				c /= g;
+			}
+			for (t = col; t < cols; t++) {
+				int64_t u, v;
+
+				if (__builtin_mul_overflow(a, R[t], &u) ||
+				    __builtin_mul_overflow(c, P[t], &v) ||
+				    __builtin_sub_overflow(u, v, &R[t]) ||
+				    R[t] == INT64_MIN)
+					return -1;
+				big |= R[t] > (1 << 24) || R[t] < -(1 << 24);
+			}
+			if (big) {
+				g = 0;
+				for (t = col + 1; t < cols; t++)
+					if (R[t])
+						g = cp_gcd64(g, R[t]);
+				if (g > 1)
+					for (t = col + 1; t < cols; t++)
+						R[t] /= g;
+			}
+		}
+		rank++;
+		if (rank + (cols - col - 1) < need)
+			return 0;
+	}
+	return rank >= need;
+}
+
 /* 1 when the rays in set C have rank >= need, 0 when not, -1 when an
- * int64 would overflow.  Integer elimination: row_i := a*row_i - c*row_p
- * with a, c the pivot entries divided by their gcd, then row_i divided by
- * the gcd of its entries (exact, and the numbers stay small). */
+ * int64 would overflow. */
 static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 {
 	const struct cone_build *b = x->b;
-	size_t d = x->d, rows = 0, rank = 0, col, w, i, t;
+	size_t d = x->d, rows = 0, w;
 	int64_t *M = x->rk;
 
 	for (w = 0; w < x->words; w++) {
@@ -249,58 +333,177 @@ static int rank_at_least(struct dd *x, const uint64_t *C, size_t need)
 			rows++;
 		}
 	}
-	for (col = 0; col < d && rank < need; col++) {
+	return elim_rank(M, rows, d, need);
+}
+
+/* The rank test through the positive facet's dependencies.  Let A be the
+ * k rays of relp (p's rays that can be shared), r = rank A, and K an
+ * e x k basis of A's left kernel (e = k - r: the linear dependencies among
+ * them).  For C = relp minus a set M of m rays, the dependencies among C
+ * are those of K vanishing on M, so
+ *     rank C = |C| - (e - rank K[:,M]) = r - m + rank K[:,M],
+ * and C spans a ridge iff rank K[:,M] >= d - 2 - r + m.  K is computed
+ * once per positive facet (exactly, by the elimination of [A | I]), and
+ * then each of its pairs costs the rank of m columns of length e (m is
+ * the number of p's rays the negative facet misses: a few) instead of
+ * the rank of |C| rays of length d.  kern_build: 0, or -1 when an int64
+ * would overflow (the pairs of p then take the direct rank test). */
+static int kern_build(struct dd *x)
+{
+	const struct cone_build *b = x->b;
+	size_t d = x->d, k = 0, cols, w, i, j, c, r, e, *perm = x->kperm;
+	int64_t *T;
+
+	for (w = 0; w < x->words; w++) {
+		uint64_t bits = x->relp[w];
+
+		while (bits) {
+			x->kray[k++] = w * 64 + (size_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+		}
+	}
+	cols = d + k;
+	if (k * cols > x->kt_cap) {
+		size_t cap = 2 * k * cols;
+		int64_t *t = cp_reallocarray(x->kt, cap + 1, sizeof *t);
+
+		if (!t)
+			return -2;
+		x->kt = t;
+		if (!(t = cp_reallocarray(x->ktmp, cap + 1, sizeof *t)))
+			return -2;
+		x->ktmp = t;
+		x->kt_cap = cap;
+	}
+	T = x->ktmp;
+	memset(T, 0, k * cols * sizeof *T);
+	for (i = 0; i < k; i++) {
+		perm[i] = i;
+		memcpy(T + i * cols, b->Y + x->kray[i] * d, d * sizeof *T);
+		T[i * cols + d + i] = 1;
+	}
+	/* eliminate the first d columns, carrying the identity along */
+	r = 0;
+	for (c = 0; c < d && r < k; c++) {
 		int64_t *P;
 
-		for (i = rank; i < rows && !M[i * d + col]; i++)
+		for (i = r; i < k && !T[i * cols + c]; i++)
 			;
-		if (i == rows)
+		if (i == k)
 			continue;
-		if (i != rank)
-			for (t = col; t < d; t++) {
-				int64_t u = M[i * d + t];
+		if (i != r) {
+			size_t o = perm[i];
 
-				M[i * d + t] = M[rank * d + t];
-				M[rank * d + t] = u;
-			}
-		P = M + rank * d;
-		for (i = rank + 1; i < rows; i++) {
-			int64_t *R = M + i * d, a = P[col], c = R[col], g, big = 0;
+			perm[i] = perm[r];
+			perm[r] = o;
+			for (j = 0; j < cols; j++) {
+				int64_t u = T[i * cols + j];
 
-			if (!c)
-				continue;
-			if (a != 1 && c != 1 && a != -1 && c != -1) {
-				g = cp_gcd64(a, c);
-				a /= g;
-				c /= g;
-			}
-			for (t = col; t < d; t++) {
-				int64_t u, v;
-
-				if (__builtin_mul_overflow(a, R[t], &u) ||
-				    __builtin_mul_overflow(c, P[t], &v) ||
-				    __builtin_sub_overflow(u, v, &R[t]) ||
-				    R[t] == INT64_MIN)
-					return -1;
-				big |= R[t] > (1 << 24) || R[t] < -(1 << 24);
-			}
-			/* keep the numbers small: divide by the row's gcd only
-			 * when they have grown (rarely, for signatures) */
-			if (big) {
-				g = 0;
-				for (t = col + 1; t < d; t++)
-					if (R[t])
-						g = cp_gcd64(g, R[t]);
-				if (g > 1)
-					for (t = col + 1; t < d; t++)
-						R[t] /= g;
+				T[i * cols + j] = T[r * cols + j];
+				T[r * cols + j] = u;
 			}
 		}
-		rank++;
-		if (rank + (d - col - 1) < need)
-			return 0;
+		P = T + r * cols;
+		for (i = r + 1; i < k; i++) {
+			int64_t *R = T + i * cols, a = P[c], q = R[c], g, big = 0;
+
+			if (!q)
+				continue;
+			if (a != 1 && q != 1 && a != -1 && q != -1) {
+				g = cp_gcd64(a, q);
+				a /= g;
+				q /= g;
+			}
+			for (j = c; j < cols; j++) {
+				int64_t u, v;
+
+				if (__builtin_mul_overflow(a, R[j], &u) ||
+				    __builtin_mul_overflow(q, P[j], &v) ||
+				    __builtin_sub_overflow(u, v, &R[j]) ||
+				    R[j] == INT64_MIN)
+					return -1;
+				big |= R[j] > (1 << 24) || R[j] < -(1 << 24);
+			}
+			if (big) {
+				g = 0;
+				for (j = c + 1; j < cols; j++)
+					if (R[j])
+						g = cp_gcd64(g, R[j]);
+				if (g > 1)
+					for (j = c + 1; j < cols; j++)
+						R[j] /= g;
+			}
+		}
+		r++;
 	}
-	return rank >= need;
+	/* rows r..k-1 are zero on A: their identity part is K.  Only pivot
+	 * rows were subtracted from them, so row r+j is zero on the other
+	 * non-pivot rays: keep its entries on the r pivot rays, by pivot
+	 * position (x->kt + j*r), and index each ray by its position */
+	e = k - r;
+	memset(x->kbas, 0, x->words * sizeof *x->kbas);
+	memset(x->knon, 0, x->words * sizeof *x->knon);
+	for (i = 0; i < k; i++) {
+		size_t ray = x->kray[perm[i]];
+
+		if (i < r) {
+			x->kbas[ray / 64] |= (uint64_t)1 << (ray % 64);
+			x->kidx[ray] = i;
+		} else {
+			x->knon[ray / 64] |= (uint64_t)1 << (ray % 64);
+			x->kidx[ray] = i - r;
+			for (j = 0; j < r; j++)
+				x->kt[(i - r) * r + j] = T[i * cols + d + perm[j]];
+		}
+	}
+	x->kk = k;
+	x->kr = r;
+	x->ke = e;
+	return 0;
+}
+
+/* 1 when C = relp & inc(n) has rank >= d-2, 0 when not, -1 when an int64
+ * would overflow; by kern_build's K (built for the current p).  K's rows
+ * come from the rays that were not pivots (N), each zero on the other
+ * rays of N: so the missing rays of N contribute their own rank, and
+ *     rank K[:,M] = |M & N| + rank L,
+ * L = K restricted to the rows of N's rays in C and the columns of the
+ * missing basis rays (M & B); C spans a ridge iff rank L >= d-2-r+|M & B|. */
+static int kern_test(struct dd *x, size_t n)
+{
+	size_t words = x->words, r = x->kr, mb = 0, rows = 0, w, need, c;
+	const uint64_t *inc = x->cur.inc + n * words;
+	int64_t *M = x->ktmp; /* free after kern_build: m * e <= k * (d + k) */
+	size_t *bi = x->kray;  /* free too */
+
+	for (w = 0; w < words; w++) {
+		uint64_t bits = x->relp[w] & ~inc[w] & x->kbas[w];
+
+		while (bits) {
+			bi[mb++] = x->kidx[w * 64 + (size_t)__builtin_ctzll(bits)];
+			bits &= bits - 1;
+		}
+	}
+	if (x->d - 2 + mb <= r)
+		return 1;
+	need = x->d - 2 + mb - r;
+	if (need > mb)
+		return 0;
+	for (w = 0; w < words; w++) {
+		uint64_t bits = x->relp[w] & inc[w] & x->knon[w];
+
+		while (bits) {
+			const int64_t *lam = x->kt + x->kidx[w * 64 +
+				(size_t)__builtin_ctzll(bits)] * r;
+			int64_t *R = M + rows * mb, any = 0;
+
+			bits &= bits - 1;
+			for (c = 0; c < mb; c++)
+				any |= R[c] = lam[bi[c]];
+			rows += any != 0; /* zero rows add no rank */
+		}
+	}
+	return elim_rank(M, rows, mb, need);
 }
 
 /* For every ray, the facets (fac[0..nf-1], or 0..nf-1 when fac is NULL)
@@ -635,8 +838,6 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 	const struct dd_tag *tp = x->cur.tag + p, *tn = x->cur.tag + n;
 	int adjacent;
 
-	if (dd_work(x, 1))
-		return CONE_LATE;
 	for (w = 0; w < words; w++) {
 		x->common[w] = x->relp[w] & x->cur.inc[n * words + w];
 		cnt += pop64(x->common[w]);
@@ -654,7 +855,17 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 	} else {
 		adjacent = -1;
 		if (x->cur.n > d * d * cnt / 3) {
-			adjacent = rank_at_least(x, x->common, need);
+			if (x->kern_p != p) {
+				int k = kern_build(x);
+
+				if (k == -2)
+					return CP_ENOMEM;
+				x->kern_p = p;
+				x->kern_ok = !k;
+			}
+			adjacent = x->kern_ok ? kern_test(x, n) : -1;
+			if (adjacent < 0)
+				adjacent = rank_at_least(x, x->common, need);
 			x->b->st->rank_tests += adjacent >= 0;
 		}
 		if (adjacent < 0)
@@ -672,22 +883,101 @@ static int ray_lists(struct dd *x, size_t nn)
 	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
 }
 
+/* Rays shared by a and b (words of each); hw: with the CPU's popcount
+ * instruction (only in functions compiled for it, see pairs_scan). */
+static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
+		const uint64_t *b, size_t words, int hw)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += hw ? (size_t)__builtin_popcountll(a[w] & b[w]) : pop64(a[w] & b[w]);
+	return c;
+}
+
+/* The candidates of positive facet p: the nlist facets of list, or (list
+ * NULL) those in the nsel ray lists x->sel; try_pair for each one
+ * sharing d-2 rays with p.  Most candidates fail that count, so it is
+ * done here, inline (the loop is most of the time on big cones). */
+static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
+		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel,
+		int hw)
+{
+	size_t words = x->words, need = x->d - 2, c, i;
+	const uint64_t *inc = x->cur.inc, *relp = x->relp;
+	int rc;
+
+	if (list) {
+		if (dd_work(x, nlist))
+			return CONE_LATE;
+		for (c = 0; c < nlist; c++)
+			if (shared(relp, inc + list[c] * words, words, hw) >= need &&
+			    (rc = try_pair(x, p, list[c], r)))
+				return rc;
+		return 0;
+	}
+	x->stamp_now++;
+	for (i = 0; i < nsel; i++) {
+		size_t j = x->sel[i], e;
+
+		if (dd_work(x, x->lstart[j + 1] - x->lstart[j]))
+			return CONE_LATE;
+		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
+			size_t n = x->lfacet[e];
+
+			if (x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
+			/* simplicial pairs were matched by their ridges */
+			if (x->simp[p] && x->simp[n])
+				continue;
+			if (shared(relp, inc + n * words, words, hw) >= need &&
+			    (rc = try_pair(x, p, n, r)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same loop with the popcount instruction (the build targets plain
+ * x86-64, where __builtin_popcountll is a library call); chosen at run
+ * time when the CPU has it. */
+__attribute__((target("popcnt"))) static int pairs_scan_hw(struct dd *x,
+		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel)
+{
+	return pairs_body(x, p, r, list, nlist, nsel, 1);
+}
+#define DD_HAVE_HW_POPCOUNT 1
+#endif
+
+static int pairs_scan(struct dd *x, size_t p, size_t r, const size_t *list,
+		      size_t nlist, size_t nsel)
+{
+#ifdef DD_HAVE_HW_POPCOUNT
+	if (x->hw_popcount)
+		return pairs_scan_hw(x, p, r, list, nlist, nsel);
+#endif
+	return pairs_body(x, p, r, list, nlist, nsel, 0);
+}
+
 /* The pairs of positive facet p: a negative facet n sharing d-2 of p's
  * rcount rays misses at most q = rcount - (d-2) of them, so it holds one
  * of any q+1 of them: the union of the q+1 shortest ray lists covers
  * every candidate.  Used when that union is shorter than the list of all
- * (nlist) candidates. */
+ * (nlist) candidates.  (Tried: q+2 or q+3 lists, testing only the facets
+ * in 2 or 3 of them: counting the longer lists cost what the tests
+ * saved.) */
 static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		    const size_t *list, size_t nlist)
 {
-	size_t words = x->words, w, c, i, nsel = 0, est = SIZE_MAX;
-	int rc;
+	size_t words = x->words, w, i, nsel = 0, est = SIZE_MAX, s = q + 1;
 
 	if (!x->use_lists)
 		goto all;
 	est = 0;
-	/* the q+1 rays of relp with the shortest lists (insertion into a
-	 * sorted prefix of at most q+1) */
+	/* the s rays of relp with the shortest lists (insertion into a
+	 * sorted prefix of at most s) */
 	for (w = 0; w < words; w++) {
 		uint64_t bits = x->relp[w];
 
@@ -696,10 +986,10 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 			size_t len = x->lstart[j + 1] - x->lstart[j];
 
 			bits &= bits - 1;
-			if (nsel == q + 1 &&
-			    len >= x->lstart[x->sel[q] + 1] - x->lstart[x->sel[q]])
+			if (nsel == s &&
+			    len >= x->lstart[x->sel[s - 1] + 1] - x->lstart[x->sel[s - 1]])
 				continue;
-			i = nsel < q + 1 ? nsel++ : q;
+			i = nsel < s ? nsel++ : s - 1;
 			while (i > 0 && x->lstart[x->sel[i - 1] + 1] -
 			       x->lstart[x->sel[i - 1]] > len) {
 				x->sel[i] = x->sel[i - 1];
@@ -712,30 +1002,9 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
 all:
 	x->b->st->candidates += est < nlist ? est : nlist;
-	if (est >= nlist) {
-		for (c = 0; c < nlist; c++)
-			if ((rc = try_pair(x, p, list[c], r)))
-				return rc;
-		return 0;
-	}
-	x->stamp_now++;
-	for (i = 0; i < nsel; i++) {
-		size_t j = x->sel[i], e;
-
-		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
-			size_t n = x->lfacet[e];
-
-			if (x->stamp[n] == x->stamp_now)
-				continue;
-			x->stamp[n] = x->stamp_now;
-			/* simplicial pairs were matched by their ridges */
-			if (x->simp[p] && x->simp[n])
-				continue;
-			if ((rc = try_pair(x, p, n, r)))
-				return rc;
-		}
-	}
-	return 0;
+	if (est >= nlist)
+		return pairs_scan(x, p, r, list, nlist, 0);
+	return pairs_scan(x, p, r, NULL, 0, nsel);
 }
 
 /* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
@@ -750,6 +1019,7 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	int big = x->big, rc;
 
 	x->alists = 0;
+	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
 		size_t cap = x->s_cap ? x->s_cap : 64;
@@ -1058,9 +1328,15 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.common = cp_malloc((words + 1) * sizeof *x.common);
 	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
 	x.sel = cp_malloc((b->nr + 1) * sizeof *x.sel);
+	x.kray = cp_malloc((b->nr + 1) * sizeof *x.kray);
+	x.kidx = cp_malloc((b->nr + 1) * sizeof *x.kidx);
+	x.kperm = cp_malloc((b->nr + 1) * sizeof *x.kperm);
+	x.kbas = cp_malloc((words + 1) * sizeof *x.kbas);
+	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
 	x.since = cp_calloc((b->nr + 1) * words + 1, sizeof *x.since);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
-	    !x.sel || !x.since) {
+	    !x.sel || !x.since || !x.kray || !x.kidx ||
+	    !x.kperm || !x.kbas || !x.knon) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -1070,6 +1346,9 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
 	b->st->max_partial = d;
+#ifdef DD_HAVE_HW_POPCOUNT
+	x.hw_popcount = __builtin_cpu_supports("popcnt");
+#endif
 	for (oi = 0; oi < b->nr; oi++) {
 		size_t t;
 
@@ -1126,6 +1405,13 @@ out:
 	cp_free(x.lstart);
 	cp_free(x.lfacet);
 	cp_free(x.sel);
+	cp_free(x.kray);
+	cp_free(x.kidx);
+	cp_free(x.kperm);
+	cp_free(x.kbas);
+	cp_free(x.knon);
+	cp_free(x.kt);
+	cp_free(x.ktmp);
 	cp_free(x.astart);
 	cp_free(x.afacet);
 	cp_free(x.since);
