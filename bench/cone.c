@@ -4,8 +4,10 @@
  *                    [--no-peers] [--no-normaliz] [--no-lrs] [--qhull]
  *                    [MODEL...]
  *
- * Each MODEL (default: the bundled examples) is timed first: parsing,
- * signatures and cone.  Then the fixed-seed signature sets of
+ * Each MODEL (default: the bundled models, and mmu.udd with its slowest
+ * feature selection and with all features) is timed first: parsing,
+ * signatures and cone, then the peers on its signatures; MODEL may be
+ * PATH:FEATURES (a --with list, or all).  Then the fixed-seed signature sets of
  * bench/cone_cases.h (sparse, dense, one embedded in more counters than its
  * dimension); the slow ones only with --all.  When normaliz (Debian
  * package `normaliz`) or lrs (`lrslib`) is installed, each set also goes
@@ -341,30 +343,54 @@ static int ours(size_t k, size_t m, const uint32_t *S, double limit, int method,
 	return rc;
 }
 
-static void bench_model(const char *path, double limit, int repeat)
+static void run_peers(size_t k, size_t m, const uint32_t *S, const struct cone *c,
+		      double t, double cpu, double limit, int peers, const char *dir);
+
+/* A model's cone, path[:FEATURES] (a --with list, or "all"), then the
+ * peers on its signatures. */
+static void bench_model(const char *spec, double limit, int repeat, int peers,
+			const char *dir)
 {
 	struct udd_model *m = NULL;
 	struct udd_sigset *s = NULL;
 	struct cone *c = NULL;
 	struct cone_stats st;
 	struct cp_error err;
+	udd_features sel = 0;
 	double best, cpu, t0, t1;
+	char path[512];
+	const char *with = strchr(spec, ':');
 
+	snprintf(path, sizeof path, "%.*s", with ? (int)(with - spec) : (int)strlen(spec), spec);
+	cp_error_clear(&err);
 	t0 = cp_seconds();
-	if (udd_model_parse_file(path, &m, &err) ||
-	    udd_sigset_build(m, 0, 0, &s, &err)) {
-		printf("%-36s error: %s\n", path, err.msg);
+	if (udd_model_parse_file(path, &m, &err)) {
+		printf("%-36s error: %s\n", spec, err.msg);
+		goto out;
+	}
+	if (with && !strcmp(with + 1, "all"))
+		sel = udd_model_n_features(m) >= 64 ? ~(udd_features)0 :
+		      ((udd_features)1 << udd_model_n_features(m)) - 1;
+	else if (with && udd_model_select(m, with + 1, &sel, &err)) {
+		printf("%-36s error: %s\n", spec, err.msg);
+		goto out;
+	}
+	if (udd_sigset_build(m, sel, 0, &s, &err)) {
+		printf("%-36s error: %s\n", spec, err.msg);
 		goto out;
 	}
 	t1 = cp_seconds();
 	if (ours(udd_sigset_n_counters(s), udd_sigset_size(s), udd_sigset_matrix(s),
 		 limit, CONE_AUTO, repeat, &best, &cpu, &st, &c, &err)) {
-		printf("%-36s %s\n", path, err.msg);
+		printf("%-36s %s\n", spec, err.msg);
 		goto out;
 	}
-	printf("%-36s %-4zu %-5zu %-4zu %-8zu %-10.4f (signatures %.4f s; %s)\n",
-	       path, udd_sigset_n_counters(s), udd_sigset_size(s), cone_dim(c),
-	       cone_n_facets(c), best, t1 - t0, st.method);
+	printf("%-36s %-4zu %-5zu %-4zu %-8zu %-10.4f (cpu %.4f s; signatures %.4f s; %s)\n",
+	       spec, udd_sigset_n_counters(s), udd_sigset_size(s), cone_dim(c),
+	       cone_n_facets(c), best, cpu, t1 - t0, st.method);
+	if (peers)
+		run_peers(udd_sigset_n_counters(s), udd_sigset_size(s),
+			  udd_sigset_matrix(s), c, best, cpu, limit, peers, dir);
 out:
 	cone_free(c);
 	udd_sigset_free(s);
@@ -389,23 +415,52 @@ static void print_peer(const char *name, const struct peer_run *pr, double t,
 	       cpu / pr->cpu, theirs->n, set_compare(mine, theirs));
 }
 
-static void bench_case(const struct cone_case *cc, double limit, int repeat,
-		       int peers, int qhull, const char *dir)
+/* The peers on the same rows, and their facet sets against ours. */
+static void run_peers(size_t k, size_t m, const uint32_t *S, const struct cone *c,
+		      double t, double cpu, double limit, int peers, const char *dir)
 {
-	size_t k = cc->k, m = cc->m, words = (m + 63) / 64, f, i;
-	uint32_t *S = malloc(k * m * sizeof *S);
+	size_t words = (m + 63) / 64, f, i;
 	struct facet_set mine = { 0, 0, words, NULL, 0 }, fn = mine, fl = mine;
-	struct cone *c = NULL;
-	struct cone_stats st;
-	struct cp_error err;
 	struct peer_run pn, pl;
-	double t, cpu = 0;
 	mpz_t *a = malloc(k * sizeof *a), tt;
 
-	case_generate(cc, S);
 	mpz_init(tt);
 	for (i = 0; i < k; i++)
 		mpz_init(a[i]);
+	for (f = 0; f < cone_n_facets(c); f++) {
+		cone_facet_mpz(c, f, a);
+		set_add(&mine, k, m, S, a, tt);
+	}
+	if (peers & 1) {
+		normaliz(dir, k, m, S, limit, &pn, &fn);
+		print_peer("normaliz", &pn, t, cpu, &mine, &fn);
+		fflush(stdout);
+	}
+	if (peers & 2) {
+		lrs(dir, k, m, S, limit, &pl, &fl);
+		print_peer("lrs", &pl, t, cpu, &mine, &fl);
+	}
+	fflush(stdout);
+	for (i = 0; i < k; i++)
+		mpz_clear(a[i]);
+	mpz_clear(tt);
+	free(a);
+	free(mine.inc);
+	free(fn.inc);
+	free(fl.inc);
+}
+
+static void bench_case(const struct cone_case *cc, double limit, int repeat,
+		       int peers, int qhull, const char *dir)
+{
+	size_t k = cc->k, m = cc->m;
+	uint32_t *S = malloc(k * m * sizeof *S);
+	struct cone *c = NULL;
+	struct cone_stats st;
+	struct cp_error err;
+	double t, cpu = 0;
+
+	case_generate(cc, S);
 	if (ours(k, m, S, limit, CONE_AUTO, repeat, &t, &cpu, &st, &c, &err)) {
 		printf("%-20s %-4zu %-4zu  %s (%.1f s)\n", cc->name, k, m, err.msg, t);
 	} else {
@@ -417,10 +472,6 @@ static void bench_case(const struct cone_case *cc, double limit, int repeat,
 		       (unsigned long long)st.adjacency_tests,
 		       (unsigned long long)st.rank_tests, st.max_partial,
 		       st.gmp ? ", GMP" : "");
-		for (f = 0; f < cone_n_facets(c); f++) {
-			cone_facet_mpz(c, f, a);
-			set_add(&mine, k, m, S, a, tt);
-		}
 	}
 	fflush(stdout);
 	if (qhull) {
@@ -434,24 +485,9 @@ static void bench_case(const struct cone_case *cc, double limit, int repeat,
 			       cone_n_facets(q));
 		cone_free(q);
 	}
-	if ((peers & 1) && c) {
-		normaliz(dir, k, m, S, limit, &pn, &fn);
-		print_peer("normaliz", &pn, t, cpu, &mine, &fn);
-		fflush(stdout);
-	}
-	if ((peers & 2) && c) {
-		lrs(dir, k, m, S, limit, &pl, &fl);
-		print_peer("lrs", &pl, t, cpu, &mine, &fl);
-	}
-	fflush(stdout);
+	if (peers && c)
+		run_peers(k, m, S, c, t, cpu, limit, peers, dir);
 	cone_free(c);
-	for (i = 0; i < k; i++)
-		mpz_clear(a[i]);
-	mpz_clear(tt);
-	free(a);
-	free(mine.inc);
-	free(fn.inc);
-	free(fl.inc);
 	free(S);
 }
 
@@ -459,7 +495,10 @@ int main(int argc, char **argv)
 {
 	static const char *const bundled[] = {
 		"models/examples/walk_basic.udd", "models/examples/walk_pde_early.udd",
-		"models/examples/big.udd", "models/haswell/mmu.udd", NULL
+		"models/examples/big.udd", "models/haswell/mmu.udd",
+		/* the slowest selection of the Haswell family, and all ten */
+		"models/haswell/mmu.udd:prefetch,prefetch_dtlb_miss,prefetch_stores,bypass,replay",
+		"models/haswell/mmu.udd:all", NULL
 	};
 	const char *models[64], *only[64];
 	int all = 0, peers = 3, qhull = 0, repeat = 1, a, nmodels = 0, nonly = 0, i;
@@ -517,7 +556,7 @@ int main(int argc, char **argv)
 		printf("%-36s %-4s %-5s %-4s %-8s %-10s\n", "model", "k", "m", "dim",
 		       "facets", "seconds");
 	for (i = 0; i < nmodels; i++)
-		bench_model(models[i], limit, repeat);
+		bench_model(models[i], limit, repeat, peers, dir);
 	printf("\n%-20s %-4s %-4s %-4s %-8s %10s\n", "case", "k", "m", "dim", "facets",
 	       "seconds");
 	for (ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
