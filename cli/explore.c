@@ -96,6 +96,8 @@ static const char usage_text[] =
 	"                      'flows --json' gives them)\n"
 	"  -v, --verbose       on standard error, the CPU time of each phase\n"
 	"                      (regions, signatures, facets, region checks, ...)\n"
+	"                      and what the solver did (checks, pre-filtered,\n"
+	"                      LP solves, facet LPs)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
