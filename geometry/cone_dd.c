@@ -814,12 +814,14 @@ static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
 	return 0;
 }
 
-static int holds_any(const uint64_t *a, const uint64_t *b, size_t words)
+/* Some ray is in all of a, b and c. */
+static int holds_any3(const uint64_t *a, const uint64_t *b,
+		      const uint64_t *c, size_t words)
 {
 	size_t w;
 
 	for (w = 0; w < words; w++)
-		if (a[w] & b[w])
+		if (a[w] & b[w] & c[w])
 			return 1;
 	return 0;
 }
@@ -830,29 +832,27 @@ static int holds_any(const uint64_t *a, const uint64_t *b, size_t words)
  * born on their common ridge, which stays a ridge while both live; and at
  * its birth a facet's only neighbours are its mother and facets through
  * the ray of that step, so an older facet can become its neighbour only
- * through a ray both hold that came at that step or later.  0,
+ * through a ray both hold that came at that step or later.  cnt: the
+ * rays p and n share (at least d-2, counted by the caller's scan).  0,
  * DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
-static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
+static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 {
-	size_t d = x->d, words = x->words, need = d - 2, cnt = 0, w;
+	size_t d = x->d, words = x->words, need = d - 2, w;
 	const struct dd_tag *tp = x->cur.tag + p, *tn = x->cur.tag + n;
+	const uint64_t *relp = x->relp, *in = x->cur.inc + n * words;
 	int adjacent;
 
-	for (w = 0; w < words; w++) {
-		x->common[w] = x->relp[w] & x->cur.inc[n * words + w];
-		cnt += pop64(x->common[w]);
-	}
-	if (cnt < need)
-		return 0;
 	x->b->st->adjacency_tests++;
 	if (x->simp[p] || x->simp[n]) {
 		adjacent = 1; /* d-2 rays of an independent set */
 	} else if (tp->id == tn->mother || tn->id == tp->mother) {
 		adjacent = 1; /* born on their common ridge, which stays one */
-	} else if (!holds_any(x->common, x->since + (tp->born > tn->born ?
+	} else if (!holds_any3(relp, in, x->since + (tp->born > tn->born ?
 		   tp->born : tn->born) * words, words)) {
-		adjacent = 0; /* nothing new on both since the younger was born */
+		return 0; /* nothing new on both since the younger was born */
 	} else {
+		for (w = 0; w < words; w++)
+			x->common[w] = relp[w] & in[w];
 		adjacent = -1;
 		if (x->cur.n > d * d * cnt / 3) {
 			if (x->kern_p != p) {
@@ -872,8 +872,12 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r)
 			adjacent = no_third_facet(x, x->common, p, n);
 		if (adjacent < 0)
 			return CP_ENOMEM;
+		return adjacent ? emit(x, p, n, x->common, r) : 0;
 	}
-	return adjacent ? emit(x, p, n, x->common, r) : 0;
+	/* adjacent by a rule that needs no rays */
+	for (w = 0; w < words; w++)
+		x->common[w] = relp[w] & in[w];
+	return emit(x, p, n, x->common, r);
 }
 
 /* For every ray in zp (the rays of both sides), the negative facets that
@@ -903,7 +907,7 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
 		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel,
 		int hw)
 {
-	size_t words = x->words, need = x->d - 2, c, i;
+	size_t words = x->words, need = x->d - 2, c, i, k;
 	const uint64_t *inc = x->cur.inc, *relp = x->relp;
 	int rc;
 
@@ -911,8 +915,8 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
 		if (dd_work(x, nlist))
 			return CONE_LATE;
 		for (c = 0; c < nlist; c++)
-			if (shared(relp, inc + list[c] * words, words, hw) >= need &&
-			    (rc = try_pair(x, p, list[c], r)))
+			if ((k = shared(relp, inc + list[c] * words, words, hw)) >= need &&
+			    (rc = try_pair(x, p, list[c], r, k)))
 				return rc;
 		return 0;
 	}
@@ -931,8 +935,8 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
 			/* simplicial pairs were matched by their ridges */
 			if (x->simp[p] && x->simp[n])
 				continue;
-			if (shared(relp, inc + n * words, words, hw) >= need &&
-			    (rc = try_pair(x, p, n, r)))
+			if ((k = shared(relp, inc + n * words, words, hw)) >= need &&
+			    (rc = try_pair(x, p, n, r, k)))
 				return rc;
 		}
 	}
