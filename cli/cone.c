@@ -34,44 +34,31 @@ static const char usage_text[] =
 	"exit status: 0 ok, 1 the model has errors, 2 bad usage, unreadable file\n"
 	"or a limit reached, 3 internal error\n";
 
-static void put_vector(struct cp_buf *b, const int64_t *a, size_t k)
+/* The equalities (eq) or the facets as JSON objects {"vector", "text"}:
+ * any size of coefficient, JSON integers are unbounded. */
+static void put_rows_json(struct cp_buf *b, const struct cone *c,
+			  const char *const *names, int eq)
 {
-	size_t i;
-
-	cp_buf_puts(b, "[");
-	for (i = 0; i < k; i++)
-		cp_buf_printf(b, "%s%lld", i ? "," : "", (long long)a[i]);
-	cp_buf_puts(b, "]");
-}
-
-static void put_constraint_json(struct cp_buf *b, const int64_t *a, size_t k,
-				const char *const *names, int eq, int first)
-{
+	size_t i, n = eq ? cone_n_equalities(c) : cone_n_facets(c);
 	struct cp_buf t;
 
-	cp_buf_init(&t);
-	cone_format_constraint(a, k, names, eq, &t);
-	cp_buf_puts(b, first ? "\n  {\"vector\": " : ",\n  {\"vector\": ");
-	put_vector(b, a, k);
-	cp_buf_puts(b, ", \"text\": ");
-	cli_json_string(b, t.data ? t.data : "");
-	cp_buf_puts(b, "}");
-	if (t.failed)
-		b->failed = 1;
-	cp_buf_release(&t);
-}
-
-static void put_facet_text_json(struct cp_buf *b, const struct cone *c,
-				size_t i, const char *const *names)
-{
-	struct cp_buf t;
-
-	cp_buf_init(&t);
-	cone_format_facet(c, i, names, &t);
-	cli_json_string(b, t.data ? t.data : "");
-	if (t.failed)
-		b->failed = 1;
-	cp_buf_release(&t);
+	for (i = 0; i < n; i++) {
+		cp_buf_puts(b, i ? ",\n  {\"vector\": " : "\n  {\"vector\": ");
+		cp_buf_init(&t);
+		if (eq) {
+			cone_format_equality_vector(c, i, b);
+			cone_format_equality(c, i, names, &t);
+		} else {
+			cone_format_facet_vector(c, i, b);
+			cone_format_facet(c, i, names, &t);
+		}
+		cp_buf_puts(b, ", \"text\": ");
+		cli_json_string(b, t.data ? t.data : "");
+		cp_buf_puts(b, "}");
+		if (t.failed)
+			b->failed = 1;
+		cp_buf_release(&t);
+	}
 }
 
 static void print_json(struct cp_buf *b, const struct udd_model *m,
@@ -91,17 +78,9 @@ static void print_json(struct cp_buf *b, const struct udd_model *m,
 	}
 	cp_buf_printf(b, "],\n\"signatures\": %zu,\n\"dimension\": %zu,\n"
 		      "\"equalities\": [", cone_n_signatures(c), cone_dim(c));
-	for (i = 0; i < cone_n_equalities(c); i++)
-		put_constraint_json(b, cone_equality(c, i), k, names, 1, i == 0);
+	put_rows_json(b, c, names, 1);
 	cp_buf_puts(b, "],\n\"facets\": [");
-	for (i = 0; i < cone_n_facets(c); i++) {
-		/* any size of coefficient: JSON integers are unbounded */
-		cp_buf_puts(b, i ? ",\n  {\"vector\": " : "\n  {\"vector\": ");
-		cone_format_facet_vector(c, i, b);
-		cp_buf_puts(b, ", \"text\": ");
-		put_facet_text_json(b, c, i, names);
-		cp_buf_puts(b, "}");
-	}
+	put_rows_json(b, c, names, 0);
 	cp_buf_puts(b, "],\n\"extreme_rays\": [");
 	for (j = 0, n = 0; j < cone_n_signatures(c); j++) {
 		if (!cone_signature_is_extreme(c, j))
@@ -134,7 +113,7 @@ static void print_text(struct cp_buf *b, const struct udd_model *m,
 	cp_buf_printf(b, "\nequalities (%zu):\n", cone_n_equalities(c));
 	for (i = 0; i < cone_n_equalities(c); i++) {
 		cp_buf_puts(b, "  ");
-		cone_format_constraint(cone_equality(c, i), k, names, 1, b);
+		cone_format_equality(c, i, names, b);
 		cp_buf_puts(b, "\n");
 	}
 	cp_buf_printf(b, "\nfacets (%zu):\n", cone_n_facets(c));

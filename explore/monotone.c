@@ -236,6 +236,8 @@ int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
 			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;   /* undecided */
 	}
+	if (!cone_fits_int64(c))
+		goto out;   /* undecided: the exact test below is int64 */
 	*inside = 1;
 	for (i = 0; i < cone_n_equalities(c) && *inside; i++)
 		if (explore_dot_exact(cone_equality(c, i), s, k) != 0) {

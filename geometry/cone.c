@@ -28,7 +28,8 @@
 struct cone {
 	size_t k, m, d;
 	size_t n_eq;
-	int64_t *eq;         /* n_eq * k */
+	int64_t *eq;         /* n_eq * k; rows beyond int64 are zero here */
+	mpz_t *zeq;          /* n_eq * k when a row is beyond int64, else NULL */
 	size_t n_facets;
 	int64_t *facets;     /* n_facets * k; the last n_big rows are zero */
 	size_t n_big;        /* facets beyond int64, last, in zf */
@@ -151,7 +152,7 @@ static int cone_span_step(struct cone_build *b, struct cone *c,
 	b->d = c->d = span.rank;
 	for (i = 0; i < span.rank; i++)
 		b->P[i] = span.piv[i];
-	rc = cone_ech_complement(&span, &c->n_eq, &c->eq, err);
+	rc = cone_ech_complement_z(&span, &c->n_eq, &c->eq, &c->zeq, err);
 	cone_ech_release(&span);
 	return rc;
 }
@@ -779,6 +780,7 @@ void cone_free(struct cone *c)
 	if (!c)
 		return;
 	cp_free(c->eq);
+	cone_free_zeq(c->zeq, c->n_eq * c->k);
 	cp_free(c->facets);
 	if (c->zf) {
 		size_t i;
@@ -799,9 +801,40 @@ size_t cone_n_facets(const struct cone *c) { return c->n_facets; }
 size_t cone_n_signatures(const struct cone *c) { return c->m; }
 size_t cone_n_extreme(const struct cone *c) { return c->n_extreme; }
 
+static int eq_is_big(const struct cone *c, size_t i)
+{
+	size_t j;
+
+	if (!c->zeq)
+		return 0;
+	for (j = 0; j < c->k; j++)
+		if (c->eq[i * c->k + j])
+			return 0;
+	return 1;
+}
+
 const int64_t *cone_equality(const struct cone *c, size_t i)
 {
-	return i < c->n_eq ? c->eq + i * c->k : NULL;
+	return i < c->n_eq && !eq_is_big(c, i) ? c->eq + i * c->k : NULL;
+}
+
+void cone_equality_mpz(const struct cone *c, size_t i, mpz_t *a)
+{
+	size_t j;
+
+	for (j = 0; j < c->k; j++) {
+		if (i >= c->n_eq)
+			mpz_set_ui(a[j], 0);
+		else if (c->zeq)
+			mpz_set(a[j], c->zeq[i * c->k + j]);
+		else
+			mpz_set_si(a[j], (long)c->eq[i * c->k + j]);
+	}
+}
+
+int cone_fits_int64(const struct cone *c)
+{
+	return c->n_big == 0 && !c->zeq;
 }
 
 const int64_t *cone_facet(const struct cone *c, size_t i)
@@ -828,8 +861,10 @@ void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a)
 	}
 }
 
-void cone_format_facet(const struct cone *c, size_t i,
-		       const char *const *names, struct cp_buf *out)
+typedef void (*row_fn)(const struct cone *, size_t, mpz_t *);
+
+static void format_row(const struct cone *c, size_t i, row_fn row, int is_eq,
+		       const char *const *names, int vector, struct cp_buf *out)
 {
 	mpz_t *a = cp_malloc((c->k + 1) * sizeof *a);
 	size_t j;
@@ -840,37 +875,49 @@ void cone_format_facet(const struct cone *c, size_t i,
 	}
 	for (j = 0; j < c->k; j++)
 		mpz_init(a[j]);
-	cone_facet_mpz(c, i, a);
-	cone_format_constraint_z(a, c->k, names, 0, out);
+	row(c, i, a);
+	if (!vector)
+		cone_format_constraint_z(a, c->k, names, is_eq, out);
+	else {
+		cp_buf_puts(out, "[");
+		for (j = 0; j < c->k; j++) {
+			char *t = mpz_get_str(NULL, 10, a[j]);
+
+			if (!t) {
+				out->failed = 1;
+				break;
+			}
+			cp_buf_printf(out, "%s%s", j ? "," : "", t);
+			free(t);
+		}
+		cp_buf_puts(out, "]");
+	}
 	for (j = 0; j < c->k; j++)
 		mpz_clear(a[j]);
 	cp_free(a);
 }
 
+void cone_format_facet(const struct cone *c, size_t i,
+		       const char *const *names, struct cp_buf *out)
+{
+	format_row(c, i, cone_facet_mpz, 0, names, 0, out);
+}
+
 void cone_format_facet_vector(const struct cone *c, size_t i, struct cp_buf *out)
 {
-	mpz_t a;
-	size_t j, n_small = c->n_facets - c->n_big;
+	format_row(c, i, cone_facet_mpz, 0, NULL, 1, out);
+}
 
-	cp_buf_puts(out, "[");
-	mpz_init(a);
-	for (j = 0; j < c->k; j++) {
-		char *t;
+void cone_format_equality(const struct cone *c, size_t i,
+			  const char *const *names, struct cp_buf *out)
+{
+	format_row(c, i, cone_equality_mpz, 1, names, 0, out);
+}
 
-		if (i < n_small)
-			mpz_set_si(a, (long)c->facets[i * c->k + j]);
-		else
-			mpz_set(a, c->zf[(i - n_small) * c->k + j]);
-		t = mpz_get_str(NULL, 10, a);
-		if (!t) {
-			out->failed = 1;
-			break;
-		}
-		cp_buf_printf(out, "%s%s", j ? "," : "", t);
-		free(t);
-	}
-	mpz_clear(a);
-	cp_buf_puts(out, "]");
+void cone_format_equality_vector(const struct cone *c, size_t i,
+				 struct cp_buf *out)
+{
+	format_row(c, i, cone_equality_mpz, 1, NULL, 1, out);
 }
 
 int cone_signature_is_extreme(const struct cone *c, size_t j)

@@ -78,7 +78,10 @@ size_t cone_dim(const struct cone *c);          /* d = dim span(S) */
  * coefficient positive; the leading counter of row i appears in no other
  * row), sorted by leading counter. */
 size_t cone_n_equalities(const struct cone *c);
+/* Equality i as int64, or NULL when a coefficient does not fit int64 (then
+ * only cone_equality_mpz gives it; a[0..k-1], initialised by the caller). */
 const int64_t *cone_equality(const struct cone *c, size_t i);
+void cone_equality_mpz(const struct cone *c, size_t i, mpz_t *a);
 /* Facets a.x >= 0, one per facet of C, each primitive.  A facet normal is
  * only defined modulo the equalities; this is the representative with the
  * fewest counters (starting from the one supported on the pivot counters of
@@ -92,6 +95,8 @@ size_t cone_n_facets(const struct cone *c);
  * need int64 (the solver) check cone_facets_fit_int64 first. */
 const int64_t *cone_facet(const struct cone *c, size_t i);
 int cone_facets_fit_int64(const struct cone *c);
+/* Every facet and every equality fits int64 (what the solver needs). */
+int cone_fits_int64(const struct cone *c);
 /* Facet i exactly: a[0..k-1], initialised by the caller. */
 void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a);
 /* Facet i printed as cone_format_constraint does, or as a JSON integer
@@ -100,6 +105,10 @@ void cone_format_facet(const struct cone *c, size_t i,
 		       const char *const *names, struct cp_buf *out);
 void cone_format_facet_vector(const struct cone *c, size_t i,
 			      struct cp_buf *out);
+void cone_format_equality(const struct cone *c, size_t i,
+			  const char *const *names, struct cp_buf *out);
+void cone_format_equality_vector(const struct cone *c, size_t i,
+				 struct cp_buf *out);
 /* ---- the signatures ---- */
 size_t cone_n_signatures(const struct cone *c); /* input m */
 /* 1 if input signature j spans an extreme ray of C.  For repeats (and

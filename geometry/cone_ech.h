@@ -55,5 +55,12 @@ int cone_mpz_to_i64(const mpz_t z, int64_t *out);
 struct cp_error;
 int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
 			int64_t **eq, struct cp_error *err);
+/* The same for any size of coefficient: rows that fit int64 in eq, the
+ * others zero there; when any row does not fit, *zeq holds every row
+ * (n_eq * k, freed with cone_free_zeq(*zeq, n_eq * k)), else NULL.  A
+ * zero row of eq (an equality is never zero) marks one beyond int64. */
+int cone_ech_complement_z(const struct cone_ech *span, size_t *n_eq,
+			  int64_t **eq, mpz_t **zeq, struct cp_error *err);
+void cone_free_zeq(mpz_t *zeq, size_t n);
 
 #endif

@@ -32,17 +32,18 @@ size_t cone_vec_nnz(const int64_t *a, size_t k)
 	return n;
 }
 
-int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
-			int64_t **eq, struct cp_error *err)
+int cone_ech_complement_z(const struct cone_ech *span, size_t *n_eq,
+			  int64_t **eq, mpz_t **zeq, struct cp_error *err)
 {
 	struct cone_ech comp;
 	size_t k = span->n, i, j, f;
 	unsigned char *is_piv = NULL;
 	mpz_t *v = NULL;
-	int rc;
+	int rc, big = 0;
 
 	*n_eq = 0;
 	*eq = NULL;
+	*zeq = NULL;
 	if ((rc = cone_ech_init(&comp, k)))
 		return cp_error_set(err, rc, "out of memory while computing equalities");
 	rc = CP_ENOMEM;
@@ -66,20 +67,32 @@ int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
 	if (comp.rank && !(*eq = cp_calloc(comp.rank * k, sizeof **eq)))
 		goto nomem;
 	for (i = 0; i < comp.rank; i++) {
+		int64_t *row = *eq + i * k;
+
 		cone_ech_row_z(&comp, i, v);
-		for (j = 0; j < k; j++)
-			if (cone_mpz_to_i64(v[j], &(*eq)[i * k + j])) {
-				rc = cp_error_set(err, CP_ELIMIT,
-					"equality %zu has a coefficient beyond 64 bits", i + 1);
-				cp_free(*eq);
-				*eq = NULL;
-				goto out;
-			}
+		for (j = 0; j < k && !cone_mpz_to_i64(v[j], &row[j]); j++)
+			;
+		if (j < k) {
+			/* beyond int64: a zero row here, every row in zeq */
+			memset(row, 0, k * sizeof *row);
+			big = 1;
+		}
+	}
+	if (big) {
+		if (!(*zeq = cp_malloc(comp.rank * k * sizeof **zeq)))
+			goto nomem;
+		for (i = 0; i < comp.rank; i++) {
+			cone_ech_row_z(&comp, i, v);
+			for (j = 0; j < k; j++)
+				mpz_init_set((*zeq)[i * k + j], v[j]);
+		}
 	}
 	*n_eq = comp.rank;
 	rc = CP_OK;
 	goto out;
 nomem:
+	cp_free(*eq);
+	*eq = NULL;
 	rc = cp_error_set(err, CP_ENOMEM, "out of memory while computing equalities");
 out:
 	if (v) {
@@ -90,6 +103,40 @@ out:
 	cp_free(is_piv);
 	cone_ech_release(&comp);
 	return rc;
+}
+
+void cone_free_zeq(mpz_t *zeq, size_t n)
+{
+	size_t i;
+
+	if (!zeq)
+		return;
+	for (i = 0; i < n; i++)
+		mpz_clear(zeq[i]);
+	cp_free(zeq);
+}
+
+int cone_ech_complement(const struct cone_ech *span, size_t *n_eq,
+			int64_t **eq, struct cp_error *err)
+{
+	mpz_t *zeq;
+	size_t i, j, k = span->n;
+	int rc = cone_ech_complement_z(span, n_eq, eq, &zeq, err);
+
+	if (rc || !zeq)
+		return rc;
+	for (i = 0; i < *n_eq; i++) {
+		for (j = 0; j < k && !(*eq)[i * k + j]; j++)
+			;
+		if (j == k)
+			break;
+	}
+	cone_free_zeq(zeq, *n_eq * k);
+	cp_free(*eq);
+	*eq = NULL;
+	*n_eq = 0;
+	return cp_error_set(err, CP_ELIMIT, "equality %zu has a coefficient beyond "
+			    "64 bits, which the solver cannot take", i + 1);
 }
 
 int cone_equalities(size_t k, size_t m, const uint32_t *S, size_t *n_eq,

@@ -435,11 +435,12 @@ static int model_cone(struct pipe_model *pm, const struct pipe_budget *budget,
 		pm->no_facets = cp_strdup(ce.msg);
 		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
-	if (!cone_facets_fit_int64(c)) {
+	if (!cone_fits_int64(c)) {
 		/* the solver works in int64: its certificates explain instead */
+		pm->no_facets = cp_strdup(cone_facets_fit_int64(c)
+			? "an equality has a coefficient beyond 64 bits, which the solver cannot take"
+			: "a facet normal has a coefficient beyond 64 bits, which the solver cannot take");
 		cone_free(c);
-		pm->no_facets = cp_strdup("a facet normal has a coefficient beyond "
-					  "64 bits, which the solver cannot take");
 		return pm->no_facets ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
 	pm->n_eq = cone_n_equalities(c);

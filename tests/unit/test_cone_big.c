@@ -82,6 +82,29 @@ static void test_limit_messages(void)
 
 /* ==== normals beyond 64 bits ==== */
 
+/* a_c = (-1)^c det(M without column c), for the 3x4 matrix M; s scratch */
+static void cofactors(mpz_t M[3][4], mpz_t *a, mpz_t s)
+{
+	size_t t, col[3], u, v;
+
+	for (t = 0; t < 4; t++) {
+		for (v = 0, u = 0; v < 4; v++)
+			if (v != t)
+				col[u++] = v;
+		mpz_mul(s, M[1][col[1]], M[2][col[2]]);
+		mpz_submul(s, M[1][col[2]], M[2][col[1]]);
+		mpz_mul(a[t], M[0][col[0]], s);
+		mpz_mul(s, M[1][col[0]], M[2][col[2]]);
+		mpz_submul(s, M[1][col[2]], M[2][col[0]]);
+		mpz_submul(a[t], M[0][col[1]], s);
+		mpz_mul(s, M[1][col[0]], M[2][col[1]]);
+		mpz_submul(s, M[1][col[1]], M[2][col[0]]);
+		mpz_addmul(a[t], M[0][col[2]], s);
+		if (t & 1)
+			mpz_neg(a[t], a[t]);
+	}
+}
+
 /* Brute-force facets of the full-dimensional cone over m rays in R^4:
  * every triple's normal by cofactors, primitive, oriented, kept when no
  * ray is on the negative side; as sorted decimal strings "a,b,c,d". */
@@ -108,28 +131,10 @@ static size_t oracle(size_t m, const uint32_t *S, char **out)
 				for (q = 0; q < 3; q++)
 					for (t = 0; t < 4; t++)
 						mpz_set_ui(M[q][t], S[rows[q] * 4 + t]);
-				/* a_c = (-1)^c det(M without column c) */
-				for (t = 0; t < 4; t++) {
-					size_t c[3], u = 0, v;
-
-					for (v = 0; v < 4; v++)
-						if (v != t)
-							c[u++] = v;
-					mpz_set_ui(a[t], 0);
-					mpz_mul(s, M[1][c[1]], M[2][c[2]]);
-					mpz_submul(s, M[1][c[2]], M[2][c[1]]);
-					mpz_addmul(a[t], M[0][c[0]], s);
-					mpz_mul(s, M[1][c[0]], M[2][c[2]]);
-					mpz_submul(s, M[1][c[2]], M[2][c[0]]);
-					mpz_submul(a[t], M[0][c[1]], s);
-					mpz_mul(s, M[1][c[0]], M[2][c[1]]);
-					mpz_submul(s, M[1][c[1]], M[2][c[0]]);
-					mpz_addmul(a[t], M[0][c[2]], s);
-					if (t & 1)
-						mpz_neg(a[t], a[t]);
+				cofactors(M, a, s);
+				for (t = 0; t < 4; t++)
 					if (mpz_sgn(a[t]))
 						zero = 0;
-				}
 				if (zero)
 					continue;
 				mpz_set_ui(g, 0);
@@ -269,10 +274,129 @@ static void test_big_normals(void)
 	big_case(16, 6, 3, CONE_DD, 0, 0);
 }
 
+/* Equalities beyond 64 bits: three 31-bit rays in R^4 (and a fourth, the
+ * sum of the first two) span a 3-space whose one equality is their
+ * cofactor vector, near 2^95: kept exactly, never refused. */
+static void big_equality_case(int method, uint64_t seed, size_t m)
+{
+	uint32_t S[4 * 4];
+	mpz_t M[3][4], a[4], want[4], s, g;
+	struct cone *c = NULL;
+	struct cp_error err;
+	uint64_t state = seed;
+	size_t i, t, q, r;
+	int rc, lead = 0, fits = 1;
+
+	for (i = 0; i < 12; i++) {
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		S[i] = (uint32_t)(state >> 34) | 1;   /* 30 bits: sums fit */
+	}
+	for (t = 0; t < 4; t++)
+		S[12 + t] = S[t] + S[4 + t];
+	mpz_init(s);
+	mpz_init(g);
+	for (t = 0; t < 4; t++) {
+		mpz_init(a[t]);
+		mpz_init(want[t]);
+	}
+	for (q = 0; q < 3; q++)
+		for (t = 0; t < 4; t++)
+			mpz_init_set_ui(M[q][t], S[q * 4 + t]);
+	/* the oracle: the cofactor vector, primitive, its first non-zero
+	 * entry positive */
+	cofactors(M, want, s);
+	for (t = 0; t < 4; t++) {
+		mpz_gcd(g, g, want[t]);
+		if (!lead)
+			lead = mpz_sgn(want[t]);
+	}
+	for (t = 0; t < 4; t++) {
+		mpz_divexact(want[t], want[t], g);
+		if (lead < 0)
+			mpz_neg(want[t], want[t]);
+		fits &= mpz_fits_slong_p(want[t]) != 0;
+	}
+	CHECK(!fits);   /* the case is what it says */
+	cp_error_clear(&err);
+	rc = cone_build_method(4, m, S, NULL, method, NULL, &c, &err);
+	CHECKF(rc == CP_OK, "%s", err.msg);
+	if (rc)
+		goto out;
+	CHECK(cone_dim(c) == 3);
+	CHECK(cone_n_equalities(c) == 1);
+	CHECK(cone_equality(c, 0) == NULL);
+	CHECK(!cone_fits_int64(c));
+	CHECK(cone_n_facets(c) == 3);
+	cone_equality_mpz(c, 0, a);
+	for (t = 0; t < 4; t++)
+		CHECKF(!mpz_cmp(a[t], want[t]), "coefficient %zu: %s", t,
+		       mpz_get_str(NULL, 10, a[t]));
+	/* and it holds exactly on every signature */
+	for (r = 0; r < m; r++) {
+		mpz_set_ui(s, 0);
+		for (t = 0; t < 4; t++)
+			mpz_addmul_ui(s, a[t], S[r * 4 + t]);
+		CHECK(mpz_sgn(s) == 0);
+	}
+	{
+		struct cp_buf b;
+		char *d = mpz_get_str(NULL, 10, want[0]);
+
+		cp_buf_init(&b);
+		cone_format_equality(c, 0, NULL, &b);
+		cp_buf_puts(&b, " ");
+		cone_format_equality_vector(c, 0, &b);
+		CHECKF(b.data && strstr(b.data, " = ") && strstr(b.data, d) &&
+		       strchr(b.data, '['), "%s", b.data ? b.data : "");
+		free(d);
+		cp_buf_release(&b);
+	}
+out:
+	cone_free(c);
+	for (q = 0; q < 3; q++)
+		for (t = 0; t < 4; t++)
+			mpz_clear(M[q][t]);
+	for (t = 0; t < 4; t++) {
+		mpz_clear(a[t]);
+		mpz_clear(want[t]);
+	}
+	mpz_clear(s);
+	mpz_clear(g);
+}
+
+static void test_big_equalities(void)
+{
+	struct cp_error err;
+	size_t ne;
+	int64_t *eq;
+	uint32_t S[12];
+	uint64_t state = 7;
+	size_t i;
+
+	big_equality_case(CONE_DD, 7, 3);
+	big_equality_case(CONE_DD, 9, 4);
+	big_equality_case(CONE_QHULL, 9, 4);
+	big_equality_case(CONE_AUTO, 13, 4);
+	/* the int64 interface the solver uses refuses, and says so */
+	for (i = 0; i < 12; i++) {
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		S[i] = (uint32_t)(state >> 34) | 1;
+	}
+	cp_error_clear(&err);
+	CHECK(cone_equalities(4, 3, S, &ne, &eq, &err) == CP_ELIMIT);
+	CHECKF(strstr(err.msg, "beyond 64 bits") != NULL, "%s", err.msg);
+	CHECK(eq == NULL && ne == 0);
+}
+
 int main(void)
 {
 	check_prog = "test_cone_big";
 	RUN(test_limit_messages);
 	RUN(test_big_normals);
+	RUN(test_big_equalities);
 	return check_summary();
 }
