@@ -705,13 +705,51 @@ static int find_duplicates(struct ctx *c, size_t a, size_t b)
 	return CP_OK;
 }
 
+/* Groups in (observation, interval, line) order.  They were made in line
+ * order, so a stable counting sort by observation leaves each
+ * observation's groups in line order, which is interval order unless its
+ * intervals came out of order; only then is its run sorted by comparison.
+ * Interleaved observations (two processes recorded at once) cost a pass,
+ * not a comparison sort of every group. */
+static int sort_groups(struct stats_dataset *d)
+{
+	size_t *at = cp_calloc(d->obs.n + 1, sizeof *at), i, o;
+	struct group *t = cp_malloc((d->n_g + 1) * sizeof *t);
+
+	if (!at || !t) {
+		cp_free(at);
+		cp_free(t);
+		return CP_ENOMEM;
+	}
+	for (i = 0; i < d->n_g; i++)
+		at[d->g[i].obs + 1]++;
+	for (o = 0; o < d->obs.n; o++)
+		at[o + 1] += at[o];
+	for (i = 0; i < d->n_g; i++)
+		t[at[d->g[i].obs]++] = d->g[i];
+	cp_free(d->g);
+	d->g = t;
+	d->cap_g = d->n_g + 1;
+	/* at[o] is now the end of observation o's run */
+	for (o = 0, i = 0; o < d->obs.n; i = at[o++]) {
+		size_t j;
+
+		for (j = i + 1; j < at[o] && group_cmp(&t[j - 1], &t[j]) < 0; j++)
+			;
+		if (j < at[o])
+			qsort(t + i, at[o] - i, sizeof *t, group_cmp);
+	}
+	cp_free(at);
+	return CP_OK;
+}
+
 static int index_groups(struct ctx *c)
 {
 	struct stats_dataset *d = c->d;
 	size_t i, j, o;
 
-	if (c->unsorted)
-		qsort(d->g, d->n_g, sizeof *d->g, group_cmp);
+	if (c->unsorted && sort_groups(d))
+		return CP_ENOMEM;
 	if (c->unsorted || c->dup)
 		for (i = 0; i < d->n_g; i = j) {
 			int dup = d->g[i].dup != 0;

@@ -95,52 +95,137 @@ size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 
 /* ==== rates ==== */
 
-/* Event ids of the k names; error naming the first one the dataset lacks
- * or that observation obs never counted. */
-static int resolve_events(const struct stats_dataset *d, size_t obs,
-			  const char *const *events, size_t k, size_t *id,
-			  struct cp_error *err)
-{
-	size_t c;
+/* The k events of a query as columns: each sample's event is looked up
+ * once in a small open-addressing table (event id -> first column with
+ * it), so a pass over an observation's samples is linear in them, not k
+ * times them.  first[c] is the first column asking for the same event as
+ * column c (c itself when none before it does). */
+struct columns {
+	size_t *id;          /* k event ids */
+	size_t *first;       /* k */
+	uint32_t *key, *col; /* mask + 1 slots; key UINT32_MAX: empty */
+	size_t mask;
+};
 
+static void columns_release(struct columns *m)
+{
+	cp_free(m->id);
+	cp_free(m->first);
+	cp_free(m->key);
+	cp_free(m->col);
+}
+
+static size_t columns_slot(const struct columns *m, uint32_t ev)
+{
+	size_t h = (size_t)(ev * 0x9e3779b1u) & m->mask;
+
+	while (m->key[h] != UINT32_MAX && m->key[h] != ev)
+		h = (h + 1) & m->mask;
+	return h;
+}
+
+/* The column of event ev, or SIZE_MAX when no column asks for it. */
+static size_t columns_find(const struct columns *m, uint32_t ev)
+{
+	size_t h = columns_slot(m, ev);
+
+	return m->key[h] == ev ? m->col[h] : SIZE_MAX;
+}
+
+/* Event ids of the k names, and the table; error naming the first one
+ * the dataset lacks or that observation obs never counted. */
+static int resolve_events(const struct stats_dataset *d, size_t obs,
+			  const char *const *events, size_t k,
+			  struct columns *m, struct cp_error *err)
+{
+	size_t c, g, i, slots = 4, *cnt = NULL;
+	int rc = CP_OK;
+
+	memset(m, 0, sizeof *m);
 	if (obs >= d->obs.n)
 		return cp_error_set(err, CP_EINPUT, "%s: no observation #%zu",
 				    d->path, obs);
-	for (c = 0; c < k; c++) {
-		id[c] = stats_dataset_find_event(d, events[c]);
-		if (id[c] == (size_t)-1)
-			return cp_error_set(err, CP_EINPUT,
-					    "%s: dataset has no event '%s'",
-					    d->path, events[c]);
-		if (!stats_dataset_n_counted(d, obs, id[c]))
-			return stats_observation_error(d, obs, CP_EINPUT, err,
-						       "event '%s' was never "
-						       "counted", events[c]);
-	}
-	return CP_OK;
-}
-
-int stats_observation_rates(const struct stats_dataset *d, size_t obs,
-			    const char *const *events, size_t k,
-			    double **rates, size_t *n, struct cp_error *err)
-{
-	size_t *id = NULL, i, c, g, row, nint;
-	double *r = NULL;
-	int rc;
-
-	*rates = NULL;
-	*n = 0;
-	if (!(id = cp_calloc(k ? k : 1, sizeof *id)))
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if ((rc = resolve_events(d, obs, events, k, id, err)))
-		goto out;
-	nint = d->obs_nint[obs];
-	if (!(r = cp_malloc((nint * k + 1) * sizeof *r))) {
+	while (slots < 2 * k)
+		slots *= 2;
+	m->mask = slots - 1;
+	m->id = cp_calloc(k + 1, sizeof *m->id);
+	m->first = cp_calloc(k + 1, sizeof *m->first);
+	m->key = cp_malloc(slots * sizeof *m->key);
+	m->col = cp_malloc(slots * sizeof *m->col);
+	cnt = cp_calloc(k + 1, sizeof *cnt);
+	if (!m->id || !m->first || !m->key || !m->col || !cnt) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < nint * k; i++)
-		r[i] = NAN;
+	memset(m->key, 0xff, slots * sizeof *m->key);
+	for (c = 0; c < k; c++) {
+		m->id[c] = stats_dataset_find_event(d, events[c]);
+		m->first[c] = c;
+		if (m->id[c] == (size_t)-1)
+			continue;
+		i = columns_slot(m, (uint32_t)m->id[c]);
+		if (m->key[i] == UINT32_MAX) {
+			m->key[i] = (uint32_t)m->id[c];
+			m->col[i] = (uint32_t)c;
+		} else
+			m->first[c] = m->col[i];
+	}
+	/* how often each column's event was counted, in one pass */
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
+		for (i = d->g[g].start; i < d->g[g].start + d->g[g].n; i++)
+			if (S_RUNNING(d, i) > 0 &&
+			    (c = columns_find(m, S_EV(d, i))) != SIZE_MAX)
+				cnt[c]++;
+	for (c = 0; c < k; c++) {
+		if (m->id[c] == (size_t)-1) {
+			rc = cp_error_set(err, CP_EINPUT, "%s: dataset has no event '%s'",
+					  d->path, events[c]);
+			goto out;
+		}
+		if (!cnt[m->first[c]]) {
+			rc = stats_observation_error(d, obs, CP_EINPUT, err,
+						     "event '%s' was never "
+						     "counted", events[c]);
+			goto out;
+		}
+	}
+out:
+	cp_free(cnt);
+	if (rc)
+		columns_release(m);
+	return rc;
+}
+
+/* One pass over observation obs's samples: the per-interval rates (when
+ * rates is not NULL) and the resolutions (when res is not NULL). */
+int stats_observation_read(const struct stats_dataset *d, size_t obs,
+			   const char *const *events, size_t k,
+			   double **rates, size_t *n, double *res,
+			   struct cp_error *err)
+{
+	struct columns m;
+	size_t i, c, g, row, nint, *cnt = NULL;
+	double *r = NULL;
+	int rc;
+
+	if (rates) {
+		*rates = NULL;
+		*n = 0;
+	}
+	if ((rc = resolve_events(d, obs, events, k, &m, err)))
+		return rc;
+	nint = d->obs_nint[obs];
+	if ((rates && !(r = cp_malloc((nint * k + 1) * sizeof *r))) ||
+	    (res && !(cnt = cp_calloc(k + 1, sizeof *cnt)))) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (r)
+		for (i = 0; i < nint * k; i++)
+			r[i] = NAN;
+	if (res)
+		for (c = 0; c < k; c++)
+			res[c] = 0;
 	row = 0;
 	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
 		const struct group *gr = &d->g[g];
@@ -148,61 +233,53 @@ int stats_observation_rates(const struct stats_dataset *d, size_t obs,
 		if (g > d->obs_g[obs] && gr->interval != gr[-1].interval)
 			row++;
 		for (i = gr->start; i < gr->start + gr->n; i++) {
-			if (!S_RUNNING(d, i))
+			double step;
+
+			if (!S_RUNNING(d, i) || (c = columns_find(&m, S_EV(d, i))) == SIZE_MAX)
 				continue;
 			/* the rate: the scaled count value*enabled/running
-			 * over the enabled time in seconds = value*1e9/running */
-			for (c = 0; c < k; c++)
-				if (id[c] == S_EV(d, i))
-					r[row * k + c] = S_VALUE(d, i) * 1e9 /
-							 (double)S_RUNNING(d, i);
+			 * over the enabled time in seconds = value*1e9/running;
+			 * one count is a rate step of 1e9/running */
+			step = 1e9 / (double)S_RUNNING(d, i);
+			if (r)
+				r[row * k + c] = S_VALUE(d, i) * 1e9 / (double)S_RUNNING(d, i);
+			if (res) {
+				res[c] += step * step;
+				cnt[c]++;
+			}
 		}
 	}
-	*rates = r;
-	*n = nint;
-	r = NULL;
+	for (c = 0; c < k; c++) {
+		if (r && m.first[c] != c)
+			for (i = 0; i < nint; i++)
+				r[i * k + c] = r[i * k + m.first[c]];
+		/* the root mean square over the counted intervals */
+		if (res)
+			res[c] = m.first[c] == c ? sqrt(res[c] / (double)cnt[c])
+						 : res[m.first[c]];
+	}
+	if (rates) {
+		*rates = r;
+		*n = nint;
+		r = NULL;
+	}
 out:
 	cp_free(r);
-	cp_free(id);
+	cp_free(cnt);
+	columns_release(&m);
 	return rc;
 }
 
-/* One count in an interval is a rate step of 1e9/running per second; the
- * root mean square over the counted intervals summarises it. */
+int stats_observation_rates(const struct stats_dataset *d, size_t obs,
+			    const char *const *events, size_t k,
+			    double **rates, size_t *n, struct cp_error *err)
+{
+	return stats_observation_read(d, obs, events, k, rates, n, NULL, err);
+}
+
 int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 				 const char *const *events, size_t k,
 				 double *res, struct cp_error *err)
 {
-	size_t *id, i, c, g, *cnt;
-	int rc;
-
-	id = cp_calloc(k ? k : 1, sizeof *id);
-	cnt = cp_calloc(k ? k : 1, sizeof *cnt);
-	if (!id || !cnt) {
-		cp_free(id);
-		cp_free(cnt);
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	}
-	if ((rc = resolve_events(d, obs, events, k, id, err)))
-		goto out;
-	for (c = 0; c < k; c++)
-		res[c] = 0;
-	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
-		for (i = d->g[g].start; i < d->g[g].start + d->g[g].n; i++) {
-			if (!S_RUNNING(d, i))
-				continue;
-			for (c = 0; c < k; c++)
-				if (id[c] == S_EV(d, i)) {
-					double step = 1e9 / (double)S_RUNNING(d, i);
-
-					res[c] += step * step;
-					cnt[c]++;
-				}
-		}
-	for (c = 0; c < k; c++)
-		res[c] = sqrt(res[c] / (double)cnt[c]);
-out:
-	cp_free(id);
-	cp_free(cnt);
-	return rc;
+	return stats_observation_read(d, obs, events, k, NULL, NULL, res, err);
 }

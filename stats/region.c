@@ -564,17 +564,12 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 	memset(&o, 0, sizeof o);
 	if (opt)
 		o = *opt;
-	if ((rc = stats_observation_rates(d, obs, events, k, &rates, &n, err)))
-		return rc;
-	if (!o.resolution) {
-		if (!(res = cp_calloc(k ? k : 1, sizeof *res))) {
-			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = stats_observation_resolution(d, obs, events, k, res, err)))
-			goto out;
+	if (!o.resolution && !(res = cp_calloc(k ? k : 1, sizeof *res)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if ((rc = stats_observation_read(d, obs, events, k, &rates, &n, res, err)))
+		goto out;
+	if (res)
 		o.resolution = res;
-	}
 	if (!o.names)
 		o.names = events;
 	if ((rc = region_build(rates, n, k, &o, out, err)) && err &&

@@ -58,4 +58,12 @@ int stats_csv_u64(const char *p, size_t len, uint64_t *out);
  * correctly rounded (exactly for integers). */
 int stats_csv_count(const char *p, size_t len, double *out);
 
+/* stats/observation.c: stats_observation_rates (rates not NULL) and
+ * stats_observation_resolution (res not NULL) in one pass. */
+struct stats_dataset;
+int stats_observation_read(const struct stats_dataset *d, size_t obs,
+			   const char *const *events, size_t k,
+			   double **rates, size_t *n, double *res,
+			   struct cp_error *err);
+
 #endif

@@ -297,6 +297,47 @@ static void test_same_rows_any_spelling(void)
 }
 
 /* Duplicates wherever their rows are: the first row named. */
+/* Observations interleaved row by row (their intervals in order within
+ * each), and a query that names one event twice: the same rates and
+ * resolutions as the observation alone, the repeated column a copy. */
+static void test_interleaved_and_repeated(void)
+{
+	static const char *const texts[] = {
+		HEADER "o1,0,a,1,10,10\no1,0,b,2,10,5\no1,1,a,3,10,10\no1,1,b,4,10,4\n",
+		HEADER "o2,0,a,9,10,10\no1,0,a,1,10,10\no2,0,b,9,10,10\no1,0,b,2,10,5\n"
+		"o2,1,a,9,10,10\no1,1,a,3,10,10\no2,1,b,9,10,10\no1,1,b,4,10,4\n",
+	};
+	const char *ev[] = { "b", "a", "b" };
+	size_t t;
+
+	for (t = 0; t < 2; t++) {
+		struct stats_dataset *d = NULL;
+		struct cp_error err;
+		double *r = NULL, res[3];
+		size_t n = 0, o;
+
+		CHECK(parse(texts[t], &d, NULL, &err) == 0);
+		if (!d)
+			continue;
+		o = stats_dataset_find_observation(d, "o1");
+		CHECK(stats_dataset_n_intervals(d, o) == 2);
+		CHECK(stats_observation_rates(d, o, ev, 3, &r, &n, &err) == 0);
+		CHECK(n == 2);
+		if (r && n == 2) {
+			CHECK(r[0] == 4e8 && r[1] == 1e8 && r[2] == 4e8);
+			CHECK(r[3] == 1e9 && r[4] == 3e8 && r[5] == 1e9);
+		}
+		CHECK(stats_observation_resolution(d, o, ev, 3, res, &err) == 0);
+		/* steps 1e9/5 and 1e9/4 for b, 1e8 twice for a */
+		CHECK(fabs(res[0] - sqrt((4e16 + 6.25e16) / 2)) < 1);
+		CHECK(res[1] == 1e8 && res[2] == res[0]);
+		if (t == 1)
+			CHECK(stats_dataset_n_intervals(d, stats_dataset_find_observation(d, "o2")) == 2);
+		cp_free(r);
+		stats_dataset_free(d);
+	}
+}
+
 static void test_duplicates_anywhere(void)
 {
 	struct stats_dataset *d = NULL;
@@ -544,6 +585,7 @@ int main(void)
 	RUN(test_validation_errors);
 	RUN(test_numbers);
 	RUN(test_same_rows_any_spelling);
+	RUN(test_interleaved_and_repeated);
 	RUN(test_duplicates_anywhere);
 	RUN(test_file_blocks);
 	RUN(test_nul_byte);
