@@ -468,6 +468,7 @@ int cli_check(int argc, char **argv)
 	cp_buf_init(&b);
 
 	po.threads = threads ? threads : feas_cpu_count();   /* regions too */
+	po.shape_only = !html;   /* the browser report draws every shape */
 	if (cli_mpi_rank() > 0)
 		return cli_mpi_check_worker(rep.model_path, with, &po, &budget);
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);

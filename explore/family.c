@@ -59,6 +59,7 @@ int explore_family_new(const struct udd_model *m,
 	po.per_interval = f->opt.per_interval;
 	po.shape = (enum feas_shape)f->opt.region;
 	po.counters = f->opt.counters;
+	po.shape_only = 1;   /* no report of explore draws a region */
 	rc = pipe_data_new(m, d, &po, &f->pd, err);
 	explore_phase_enter(f, EXPLORE_PHASE_SEARCH);
 	if (rc)

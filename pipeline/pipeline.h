@@ -58,6 +58,11 @@ struct pipe_options {
 	size_t threads;          /* threads building the regions (0 or 1: the
 				  * calling thread only); the regions are the
 				  * same for every count */
+	int shape_only;          /* the caller reads only shape's region: with
+				  * shape independent or ellipsoid the
+				  * split-half PCA box is not built
+				  * (region_options.no_pca_box; a report that
+				  * draws every shape needs 0) */
 };
 
 /* ---- the data side ---- */

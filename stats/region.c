@@ -153,6 +153,26 @@ static const char *counter_name(const struct region_options *opt, size_t j,
  * 300 lines) because every step reads the intermediate arrays of the ones
  * before it (counts per counter and pair, floors, prewhitening rho);
  * the pieces that stand alone live in longrun.c and quantile.c. */
+/* The per-counter (independent) box as box_axes/half_pca, in variance
+ * order: where the split-half PCA box cannot be built or is not wanted. */
+static void independent_as_box(struct region *r)
+{
+	size_t k = r->k, i, j, l;
+
+	for (i = 0; i < k * k; i++)
+		r->box_axes[i] = 0;
+	for (j = 0; j < k; j++) {
+		size_t rank = 0;
+
+		for (l = 0; l < k; l++)
+			if (r->cov[l * k + l] < r->cov[j * k + j] ||
+			    (r->cov[l * k + l] == r->cov[j * k + j] && l < j))
+				rank++;
+		r->box_axes[rank * k + j] = 1;
+		r->half_pca[rank] = r->half_ind[j];
+	}
+}
+
 int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
@@ -450,11 +470,16 @@ int region_build(const double *rates, size_t n, size_t k,
 		r->half_pca[i] = sqrt(r->q1 * r->lambda[i]);
 	}
 	memcpy(r->box_axes, r->axes, k * k * sizeof *r->axes);
+	r->pca_box = 1;
+	if (opt && opt->no_pca_box) {
+		r->pca_box = 0;
+		independent_as_box(r);
+	}
 	/* The split-half PCA box needs no full-covariance quantile: each axis
 	 * is a t interval of its own, so it stands under the diagonal rule
 	 * too (with n_B - 1 < k the second half is singular, but the axes,
 	 * from the first half, fall in its null space with probability 0). */
-	if (k > 1) {
+	if (k > 1 && r->pca_box) {
 		rc = rho ? stats_split_pca_box(r, resid, n - 1, k, bandwidth, rho, njl_all,
 					 floor_, per_interval, conf, err)
 			 : stats_split_pca_box(r, x, m, k, 0, NULL, njl_all, floor_,
@@ -470,18 +495,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		} else if (rc < 0) {
 			/* halves too short for the split: the per-counter
 			 * (independent) box, in variance order */
-			for (i = 0; i < k * k; i++)
-				r->box_axes[i] = 0;
-			for (j = 0; j < k; j++) {
-				size_t rank = 0;
-
-				for (l = 0; l < k; l++)
-					if (r->cov[l * k + l] < r->cov[j * k + j] ||
-					    (r->cov[l * k + l] == r->cov[j * k + j] && l < j))
-						rank++;
-				r->box_axes[rank * k + j] = 1;
-				r->half_pca[rank] = r->half_ind[j];
-			}
+			independent_as_box(r);
 		}
 		rc = CP_OK;
 	}

@@ -155,6 +155,11 @@ struct region_options {
 	const double *resolution;
 	/* k counter names for messages; NULL => "counter j" */
 	const char *const *names;
+	/* The caller reads only the independent box and the ellipsoid: the
+	 * split-half PCA box (most of a region's time) is not built, and
+	 * box_axes/half_pca hold the independent box in variance order
+	 * instead (pca_box 0). */
+	int no_pca_box;
 };
 
 struct region {           /* public, read by the solver */
@@ -195,6 +200,9 @@ struct region {           /* public, read by the solver */
 			       * may be too small */
 	double lag1;          /* largest |lag-1 autocorrelation| over the
 			       * counters of the samples used (NAN if unknown) */
+	int pca_box;          /* box_axes/half_pca are the PCA box (1), or the
+			       * independent box because the caller asked for
+			       * none (region_options.no_pca_box: 0) */
 };
 
 /* rates: n x k row-major, NAN = not counted.  opt may be NULL. */

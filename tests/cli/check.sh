@@ -153,6 +153,22 @@ assert rank(E + [a]) == re + 1, "not a facet: lies in the equalities' span"
 assert any(rank(E + [f, a]) == re + 1 for f in F), "not a listed facet modulo equalities"
 PY
 
+# without --html, check builds only what the chosen shape reads (no
+# split-half PCA box for the independent box or the ellipsoid); --html
+# builds every shape to draw them: the report is the same either way, on
+# the bundled sweep too
+for region in independent ellipsoid pca; do
+	for md in "models/examples/walk_basic.udd $tmp/data.csv" \
+		  "models/haswell/mmu.udd datasets/sim-sweep-all.csv"; do
+		set -- $md
+		"$CP" check "$1" "$2" --region $region --json >"$tmp/only.json" 2>/dev/null
+		"$CP" check "$1" "$2" --region $region --json --html "$tmp/r.html" \
+			>"$tmp/all.json" 2>/dev/null
+		[ -s "$tmp/only.json" ] && cmp -s "$tmp/only.json" "$tmp/all.json" ||
+			fail "$region on $2: the report depends on --html"
+	done
+done
+
 # usage and input errors exit 2
 "$CP" check models/examples/walk_basic.udd >/dev/null 2>&1; [ $? = 2 ] || fail "one argument"
 "$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --region cube >/dev/null 2>&1

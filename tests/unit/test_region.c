@@ -1,6 +1,7 @@
 /* tests/unit/test_region.c: known answers for the quantiles (tabulated
  * chi^2, F and t values), the eigen-decomposition, a small region worked
  * by hand, and the degenerate-case rule. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -209,6 +210,52 @@ static void test_rank_deficient(void)
 	region_free(r);
 }
 
+/* no_pca_box: the same region but for the box, which is the independent
+ * one (pca_box 0); by default the split-half PCA box (pca_box 1), which
+ * on correlated counters is not the independent box. */
+static void test_no_pca_box(void)
+{
+	double x[40 * 4], res[4] = { 1, 1, 1, 1 }, p[4];
+	struct region_options o = { .resolution = res };
+	struct region *a = NULL, *b = NULL;
+	struct cp_error err;
+	size_t i, j, differ = 0, k = 4;
+	uint64_t s = 12345;
+
+	for (i = 0; i < 40; i++) {
+		double u = (double)((i * 7) % 13) - 6, v = (double)((i * 5) % 11) - 5;
+
+		x[i * 4] = 100 + u;
+		x[i * 4 + 1] = 200 + 2 * u + 0.1 * v;
+		x[i * 4 + 2] = 50 + v;
+		x[i * 4 + 3] = 80 + u - v;
+	}
+	CHECK(region_build(x, 40, 4, &o, &a, &err) == 0);
+	o.no_pca_box = 1;
+	CHECK(region_build(x, 40, 4, &o, &b, &err) == 0);
+	if (!a || !b)
+		goto out;
+	CHECK(a->pca_box == 1 && b->pca_box == 0);
+	CHECK(!memcmp(a->mu, b->mu, k * sizeof *a->mu));
+	CHECK(!memcmp(a->cov, b->cov, k * k * sizeof *a->cov));
+	CHECK(!memcmp(a->axes, b->axes, k * k * sizeof *a->axes));
+	CHECK(!memcmp(a->half_ind, b->half_ind, k * sizeof *a->half_ind));
+	CHECK(a->q == b->q && a->q1 == b->q1 && a->n == b->n);
+	/* b's box is the independent box, a's is not */
+	for (i = 0; i < 2000; i++) {
+		for (j = 0; j < k; j++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			p[j] = a->mu[j] + 3 * a->half_ind[j] * ((double)(s >> 11) / 9007199254740992.0 - 0.5);
+		}
+		CHECK(region_contains(b, REGION_PCA, p) == region_contains(b, REGION_INDEPENDENT, p));
+		differ += region_contains(a, REGION_PCA, p) != region_contains(a, REGION_INDEPENDENT, p);
+	}
+	CHECK(differ > 100);
+out:
+	region_free(a);
+	region_free(b);
+}
+
 /* n <= k: the diagonal rule.  Off-diagonal covariance is dropped, axes
  * are the counters ordered by variance, q = k q1. */
 static void test_too_few_intervals(void)
@@ -349,6 +396,7 @@ int main(void)
 	RUN(test_region_by_hand);
 	RUN(test_default_floor);
 	RUN(test_rank_deficient);
+	RUN(test_no_pca_box);
 	RUN(test_too_few_intervals);
 	RUN(test_build_errors);
 	RUN(test_batch_means);
