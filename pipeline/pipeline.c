@@ -288,6 +288,7 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 	ro.per_interval = pd->opt.per_interval;
 	ro.names = pd->names;
 	ro.no_pca_box = pd->opt.shape_only && pd->opt.shape != FEAS_PCA;
+	ro.lean = pd->opt.shape_only;
 	/* threads beyond the calling one (1: none) */
 	if ((rc = data_regions(pd, &ro, pd->opt.threads ? pd->opt.threads - 1 : 0, err)))
 		goto fail;

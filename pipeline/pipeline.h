@@ -61,8 +61,11 @@ struct pipe_options {
 	int shape_only;          /* the caller reads only shape's region: with
 				  * shape independent or ellipsoid the
 				  * split-half PCA box is not built
-				  * (region_options.no_pca_box; a report that
-				  * draws every shape needs 0) */
+				  * (region_options.no_pca_box), and regions
+				  * keep only what the solver reads
+				  * (region_options.lean: no sigma, no
+				  * axes); a report that draws every shape
+				  * or a region's correlations needs 0 */
 };
 
 /* ---- the data side ---- */

@@ -499,6 +499,16 @@ int region_build(const double *rates, size_t n, size_t k,
 		}
 		rc = CP_OK;
 	}
+	if (opt && opt->lean) {
+		cp_free(r->sigma);
+		cp_free(r->axes);
+		r->sigma = r->axes = NULL;
+		if (!r->pca_box) {
+			cp_free(r->box_axes);
+			cp_free(r->half_pca);
+			r->box_axes = r->half_pca = NULL;
+		}
+	}
 	*out = r;
 	r = NULL;
 	goto out;
@@ -544,8 +554,12 @@ int region_contains(const struct region *r, enum region_kind kind,
 
 	switch (kind) {
 	case REGION_ELLIPSOID:
+		if (!r->axes)
+			return -1;   /* a lean region (region_options.lean) */
 		return region_mahalanobis2(r, x) <= r->q;
 	case REGION_PCA:
+		if (!r->box_axes)
+			return -1;
 		for (i = 0; i < k; i++) {
 			double p = 0;
 

@@ -251,6 +251,34 @@ static void test_no_pca_box(void)
 		differ += region_contains(a, REGION_PCA, p) != region_contains(a, REGION_INDEPENDENT, p);
 	}
 	CHECK(differ > 100);
+	/* lean: what the solver reads, the same; the rest gone */
+	{
+		struct region *c = NULL;
+
+		o.no_pca_box = 0;
+		o.lean = 1;
+		CHECK(region_build(x, 40, 4, &o, &c, &err) == 0);
+		if (c) {
+			CHECK(c->sigma == NULL && c->axes == NULL && c->pca_box == 1);
+			CHECK(!memcmp(a->cov, c->cov, k * k * sizeof *a->cov));
+			CHECK(!memcmp(a->lambda, c->lambda, k * sizeof *a->lambda));
+			CHECK(!memcmp(a->box_axes, c->box_axes, k * k * sizeof *a->box_axes));
+			CHECK(!memcmp(a->half_pca, c->half_pca, k * sizeof *a->half_pca));
+			CHECK(a->q == c->q);
+			CHECK(region_contains(c, REGION_ELLIPSOID, a->mu) == -1);
+			CHECK(region_contains(c, REGION_PCA, a->mu) == 1);
+			region_free(c);
+		}
+		o.no_pca_box = 1;
+		CHECK(region_build(x, 40, 4, &o, &c, &err) == 0);
+		if (c) {
+			CHECK(c->box_axes == NULL && c->half_pca == NULL && c->pca_box == 0);
+			CHECK(!memcmp(a->half_ind, c->half_ind, k * sizeof *a->half_ind));
+			CHECK(region_contains(c, REGION_PCA, a->mu) == -1);
+			CHECK(region_contains(c, REGION_INDEPENDENT, a->mu) == 1);
+			region_free(c);
+		}
+	}
 out:
 	region_free(a);
 	region_free(b);
