@@ -165,7 +165,7 @@ void feas_result_release(struct feas_result *res);
 enum {
 	FEAS_EXPLAIN = 1,     /* list violated constraints of infeasible ones */
 	FEAS_NO_EXACT = 2,    /* do not settle borderline verdicts exactly */
-	FEAS_NO_PREFILTER = 4, /* every box check by the LP (tests, benches) */
+	FEAS_NO_PREFILTER = 4, /* every check by the LP or the NNLS (tests, benches) */
 	FEAS_FRESH = 8,       /* every check from a fresh LP, no warm start */
 };
 
@@ -217,7 +217,8 @@ void feas_thread_end(void);
 struct feas_stats {
 	uint64_t checks, lp_solves, exact_solves, borderline, certificates,
 		facet_lps, facets_verified, iterations, shrink_tests;
-	uint64_t prefiltered;   /* box checks decided without an LP */
+	uint64_t prefiltered;   /* checks decided in closed form: boxes
+				 * without an LP, ellipsoids without the NNLS */
 };
 void feas_model_stats(const struct feas_model *fm, struct feas_stats *st);
 

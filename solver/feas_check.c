@@ -42,9 +42,21 @@ static int check_ellipsoid(struct worker *w, const struct feas_query *q,
 	size_t k = fm->k, m = fm->nr, i;
 	double *L = cp_malloc(k * k * sizeof *L), *f = cp_malloc((m ? m : 1) * sizeof *f);
 	double *r = cp_malloc(k * sizeof *r);
-	double kkt = 0, d2;
+	double kkt = 0, d2, d2_hi;
 	int rc = CP_OK;
 
+	if (!(flags & FEAS_NO_PREFILTER) && feas_prefilter_ellipsoid(w, q, &d2, &d2_hi) &&
+	    d2_hi <= q->q * (1 - FEAS_TOL_PREFILTER)) {
+		/* inside, rounding allowed for, by a margin the NNLS could not
+		 * call borderline */
+		w->st.prefiltered++;
+		res->d2 = d2;
+		res->kkt = 0;
+		res->p_value = chisq_pvalue(d2, k, q->n);
+		res->feasible = 1;
+		res->borderline = 0;
+		goto out;
+	}
 	if (!L || !f || !r) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory in the ellipsoid test");
 		goto out;

@@ -63,6 +63,15 @@ struct worker {
 	double *pre_em, *pre_g, *pre_y;
 	double *pre_b;    /* n_cons x k: each constraint in box coordinates */
 	double *pre_t;    /* k: a point's box coordinates */
+	/* the ellipsoid's closed form (feas_prefilter_ellipsoid): at most k
+	 * active rows (equalities, then tight facets) */
+	double *ell_b;    /* k x k: A cov */
+	double *ell_g;    /* 2 k x k: A cov A^T, then its factor */
+	double *ell_y;    /* 3k: A mu, each entry's rounding bound, and the
+			   * scale of each coordinate's rounding in x */
+	double *ell_w;    /* k: its solve */
+	size_t *ell_rows; /* k: the rows' constraint indices */
+	unsigned char *ell_active;   /* n_cons: facet in the active set */
 	/* scratch */
 	int *ind;
 	double *val, *vk, *vk2, *rho, *xstar;
@@ -166,6 +175,11 @@ enum { SOLVE_NEW_BOX, SOLVE_AGAIN, SOLVE_EXACT };
 /* solver/prefilter.c: a box verdict in closed form, or undecided */
 enum { FEAS_PRE_UNDECIDED, FEAS_PRE_FEASIBLE, FEAS_PRE_INFEASIBLE };
 int feas_prefilter_box(struct worker *w, const struct feas_query *q);
+/* The ellipsoid's d2 in closed form (an active-set solve over the cone's
+ * facets, taken only when its KKT conditions hold): 1, *d2 and an upper
+ * bound *d2_hi on it allowing for the rounding of A mu; else 0. */
+int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
+			     double *d2, double *d2_hi);
 
 /* solver/support.c */
 double feas_dot(const double *a, const double *b, size_t k);

@@ -55,6 +55,12 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->pre_y);
 	cp_free(w->pre_b);
 	cp_free(w->pre_t);
+	cp_free(w->ell_b);
+	cp_free(w->ell_g);
+	cp_free(w->ell_y);
+	cp_free(w->ell_w);
+	cp_free(w->ell_rows);
+	cp_free(w->ell_active);
 	cp_free(w);
 }
 
@@ -94,7 +100,15 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->pre_y = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y);
 	w->pre_b = cp_malloc((fm->n_cons * k + 1) * sizeof *w->pre_b);
 	w->pre_t = cp_malloc((k + 1) * sizeof *w->pre_t);
-	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t) {
+	w->ell_b = cp_malloc((k * k + 1) * sizeof *w->ell_b);
+	w->ell_g = cp_malloc((2 * k * k + 1) * sizeof *w->ell_g);
+	w->ell_y = cp_malloc((3 * k + 1) * sizeof *w->ell_y);
+	w->ell_w = cp_malloc((k + 1) * sizeof *w->ell_w);
+	w->ell_rows = cp_malloc((k + 1) * sizeof *w->ell_rows);
+	w->ell_active = cp_calloc(fm->n_cons + 1, 1);
+	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t ||
+	    !w->ell_b || !w->ell_g || !w->ell_y || !w->ell_w || !w->ell_rows ||
+	    !w->ell_active) {
 		feas_worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}

@@ -13,6 +13,7 @@
  * Both tests keep FEAS_TOL_PREFILTER of the magnitudes in hand, 10x
  * GLPK's tolerance, so a verdict decided here is one the LP could not
  * call borderline; everything closer goes to the LP as before. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -381,4 +382,210 @@ int feas_prefilter_box(struct worker *w, const struct feas_query *q)
 	if (prefilter_feasible(w, q))
 		return FEAS_PRE_FEASIBLE;
 	return FEAS_PRE_UNDECIDED;
+}
+
+/* The ellipsoid: d2 = min over the cone of (x - mu)^T cov^-1 (x - mu),
+ * a convex QP over {E x = 0, F x >= 0} (equalities E, facets F).  For an
+ * active set A (the equalities and some facets), the minimum over
+ * {A x = 0} is at x = mu - cov A^T w with (A cov A^T) w = A mu, where
+ * d2 = (A mu).w, and cov^-1 (x - mu) = -A^T w.  It is the minimum over
+ * the cone exactly when x satisfies every facet (primal) and every active
+ * facet's multiplier -w_t is >= 0 (dual): the KKT conditions.  Active-set
+ * steps (add the most broken facet, drop the most negative multiplier)
+ * reach it from A = E in most observations; the answer is the one the
+ * NNLS would reach, found without it, and is only taken when those
+ * conditions hold with margins: every facet outside A strictly inside
+ * (FEAS_TOL_PREFILTER of its magnitude, as the box tests keep), and A mu
+ * computed with a rounding error below 1e-8 of its standard deviation
+ * (large counts, where it is not, go to the NNLS and its exact
+ * re-check).  Returns 1 and d2 then, else 0 (the NNLS decides). */
+#define ELL_STEPS(k) (2 * (k) + 4)
+
+/* Row r of the active set: B_r = a cov, y_r = a.mu, G's row and column
+ * r against rows 0..r (G is na x na in a k x k array). */
+static int ell_add_row(struct worker *w, const struct feas_query *q,
+		       size_t r, size_t c)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i, j, t;
+	const int64_t *a = fm->cons + c * k;
+	double *B = w->ell_b, *G = w->ell_g;
+	long double s, mag = 0;
+
+	for (j = 0; j < k; j++) {
+		double v = 0;
+
+		for (i = 0; i < k; i++)
+			v += (double)a[i] * q->cov[i * k + j];
+		B[r * k + j] = v;
+	}
+	for (s = 0, i = 0; i < k; i++) {
+		s += (long double)a[i] * q->mu[i];
+		mag += fabsl((long double)a[i] * q->mu[i]);
+	}
+	w->ell_y[r] = (double)s;
+	/* its rounding: k products and sums in long double, then to double */
+	w->ell_y[k + r] = 4 * DBL_EPSILON * (double)mag;
+	w->ell_rows[r] = c;
+	for (t = 0; t <= r; t++) {
+		const int64_t *at = fm->cons + w->ell_rows[t] * k;
+		double v = 0;
+
+		for (j = 0; j < k; j++)
+			v += B[r * k + j] * (double)at[j];
+		G[r * k + t] = G[t * k + r] = v;
+	}
+	return G[r * k + r] > 0;
+}
+
+int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
+			     double *d2, double *d2_hi)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, na = 0, c, i, j, r, step, worst, drop;
+	double *B = w->ell_b, *G = w->ell_g, *F = w->ell_g + k * k, *y = w->ell_y;   /* y: 3k */
+	double *z = w->ell_w, *x = w->vk2, *xs = w->ell_y + 2 * k, s, wmax;
+	size_t *rows = w->ell_rows;
+	unsigned char *active = w->ell_active;   /* 1 in A, 2 left out as dependent */
+	int ok = 0, added = 0;
+
+	if (!fm->complete || fm->n_cons == 0)
+		return 0;
+	for (c = 0; c < fm->n_cons; c++)
+		active[c] = 0;
+	for (c = 0; c < fm->n_cons; c++)
+		if (fm->cons_eq[c] && (na == k || !ell_add_row(w, q, na++, c)))
+			goto out;
+	for (step = 0; step < ELL_STEPS(k); step++) {
+		/* x = mu - B^T G^-1 y on the active set */
+		for (r = 0; r < na; r++)
+			for (j = 0; j <= r; j++)
+				F[r * na + j] = F[j * na + r] = G[r * k + j];
+		memcpy(z, y, na * sizeof *z);
+		if (na && spd_solve(F, z, na)) {
+			/* the facet just added depends on the active rows: it
+			 * is zero on their plane already, so it holds there
+			 * with a zero multiplier; it is left out (marked 2)
+			 * until a row leaves */
+			if (!added)
+				break;
+			active[rows[--na]] = 2;
+			added = 0;
+			continue;
+		}
+		added = 0;
+		for (j = 0; j < k; j++) {
+			double t = q->mu[j], u = fabs(q->mu[j]);
+
+			for (r = 0; r < na; r++) {
+				t -= B[r * k + j] * z[r];
+				u += fabs(B[r * k + j] * z[r]);
+			}
+			x[j] = t;
+			xs[j] = u;   /* the scale of x_j's rounding */
+		}
+		/* dual: an active facet's multiplier -z_r must be >= 0; in
+		 * units of its row's standard deviation, a pull below 1e-9 is
+		 * rounding */
+		for (drop = SIZE_MAX, wmax = 1e-9, r = 0; r < na; r++) {
+			double pull = z[r] * sqrt(G[r * k + r]);
+
+			if (!fm->cons_eq[rows[r]] && pull > wmax) {
+				wmax = pull;
+				drop = r;
+			}
+		}
+		/* primal: on the hull and the active facets, strictly inside
+		 * the others */
+		worst = SIZE_MAX;
+		{
+			long double most = 0;
+
+			for (c = 0; c < fm->n_cons; c++) {
+				const int64_t *ci = fm->cons + c * k;
+				long double dot = 0, mag = 0;
+
+				long double rmag = 0;
+
+				for (j = 0; j < k; j++) {
+					dot += (long double)ci[j] * x[j];
+					mag += fabsl((long double)ci[j] * x[j]);
+					rmag += fabsl((long double)ci[j]) * xs[j];
+				}
+				if (active[c] == 2) {
+					/* dependent: on the plane, or inside */
+					if (!(dot >= -1e-12L * rmag - FEAS_TINY))
+						goto out;
+					continue;
+				}
+				if (fm->cons_eq[c] || active[c]) {
+					/* on its plane, up to x's rounding */
+					if (!(fabsl(dot) <= 1e-12L * rmag + FEAS_TINY))
+						goto out;
+					continue;
+				}
+				if (!(mag > 0))
+					mag = 1;
+				if (dot > FEAS_TOL_PREFILTER * mag)
+					continue;
+				if (worst == SIZE_MAX || dot / mag < most) {
+					most = dot / mag;
+					worst = c;
+				}
+			}
+		}
+		if (worst == SIZE_MAX && drop == SIZE_MAX) {
+			/* d2 = |L^-1 y|^2 (F = L L^T); y's rounding dy moves
+			 * |L^-1 y| by at most sum_r dy_r |L^-1 e_r| */
+			double e = 0;
+
+			s = feas_dot(y, z, na);
+			for (r = 0; r < na; r++) {
+				double *v = w->vk, nv = 0;
+
+				for (i = r; i < na; i++) {
+					double t = i == r ? 1 : 0;
+
+					for (j = r; j < i; j++)
+						t -= F[i * na + j] * v[j];
+					v[i] = t / F[i * na + i];
+					nv += v[i] * v[i];
+				}
+				e += y[k + r] * sqrt(nv);
+			}
+			if (s >= 0 && isfinite(s) && isfinite(e)) {
+				*d2 = s;
+				*d2_hi = (sqrt(s) + e) * (sqrt(s) + e);
+				ok = 1;
+			}
+			break;
+		}
+		if (drop != SIZE_MAX) {
+			/* it pulls the wrong way: out, the last row in its place;
+			 * the facets left out as dependent are looked at again */
+			for (c = 0; c < fm->n_cons; c++)
+				active[c] &= 1;
+			active[rows[drop]] = 0;
+			na--;
+			if (drop != na) {
+				rows[drop] = rows[na];
+				y[drop] = y[na];
+				memcpy(B + drop * k, B + na * k, k * sizeof *B);
+				for (i = 0; i < na; i++)
+					G[drop * k + i] = G[i * k + drop] = G[na * k + (i == drop ? na : i)];
+				G[drop * k + drop] = G[na * k + na];
+			}
+		} else {
+			if (na == k)
+				break;
+			active[worst] = 1;
+			added = 1;
+			if (!ell_add_row(w, q, na++, worst))
+				break;
+		}
+	}
+out:
+	for (c = 0; c < fm->n_cons; c++)
+		active[c] = 0;
+	return ok;
 }

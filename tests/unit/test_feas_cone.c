@@ -142,12 +142,14 @@ static void test_random_cones(void)
 	feas_result_release(&res2);
 }
 
-/* The closed-form pre-filter (solver/prefilter.c) against the LP on the
- * same boxes: the same verdict, the same listed constraints broken, and
- * it decides a good share of them itself (or it is not running). */
-static void test_prefilter(void)
+/* The closed-form pre-filters (solver/prefilter.c) against the LP on the
+ * same boxes, and against the NNLS on the same ellipsoids: the same
+ * verdict, the same listed constraints broken, for the ellipsoid the same
+ * d2 and p-value, and they decide a good share themselves (or they are
+ * not running). */
+static void prefilter_trials(int ellipsoid)
 {
-	size_t trial, boxes = 0, decided = 0, infeasible = 0;
+	size_t trial, boxes = 0, decided = 0, infeasible = 0, on_face = 0;
 	struct cp_error err;
 	struct feas_result res, res2;
 
@@ -198,13 +200,20 @@ static void test_prefilter(void)
 				r.mu[i] += (obs % 5 == 0 ? 0.01 : 1.5) * tl_normal();
 			tl_random_cov(&r, 0.05 + 0.3 * tl_unif(), 0.9);
 			tl_region_finish(&r, obs % 2 ? 15.0 : 2.0);
-			tl_query(&r, (enum feas_shape)(obs % 2), &q);
+			tl_query(&r, ellipsoid ? FEAS_ELLIPSOID : (enum feas_shape)(obs % 2), &q);
 			CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
 			CHECK(feas_check(lp, &q, FEAS_EXPLAIN | FEAS_NO_PREFILTER, &res2, &err) == CP_OK);
 			boxes++;
 			CHECKF(res.feasible == res2.feasible, "trial %zu obs %zu: prefilter %d, LP %d",
 			       trial, obs, res.feasible, res2.feasible);
 			infeasible += !res2.feasible;
+			if (ellipsoid) {
+				CHECKF(fabs(res.d2 - res2.d2) <= 1e-9 * fmax(1, res2.d2),
+				       "trial %zu obs %zu: d2 %.17g, NNLS %.17g", trial, obs,
+				       res.d2, res2.d2);
+				CHECK(fabs(res.p_value - res2.p_value) <= 1e-9);
+				on_face += res2.feasible && res2.d2 > 1e-6;
+			}
 			if (res.feasible != res2.feasible || res.borderline || res2.borderline)
 				continue;
 			CHECK(res.n_violations == res2.n_violations);
@@ -219,12 +228,24 @@ static void test_prefilter(void)
 		feas_model_free(lp);
 		cone_free(cone);
 	}
-	printf("  pre-filter: %zu boxes (%zu infeasible), %zu decided without an LP\n",
-	       boxes, infeasible, decided);
+	printf("  pre-filter: %zu %s (%zu infeasible, %zu feasible off the cone's "
+	       "hull or on a face), %zu decided in closed form\n", boxes,
+	       ellipsoid ? "ellipsoids" : "boxes", infeasible, on_face, decided);
 	CHECK(infeasible > boxes / 10 && infeasible < boxes * 9 / 10);
 	CHECK(decided > boxes / 3);
+	CHECK(!ellipsoid || on_face > boxes / 10);
 	feas_result_release(&res);
 	feas_result_release(&res2);
+}
+
+static void test_prefilter(void)
+{
+	prefilter_trials(0);
+}
+
+static void test_prefilter_ellipsoid(void)
+{
+	prefilter_trials(1);
 }
 
 
@@ -233,6 +254,7 @@ int main(void)
 	check_prog = "test_feas_cone";
 	RUN(test_random_cones);
 	RUN(test_prefilter);
+	RUN(test_prefilter_ellipsoid);
 	feas_thread_end();
 	return check_summary();
 }
