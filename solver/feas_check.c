@@ -134,6 +134,12 @@ static int check_box(struct worker *w, const struct feas_query *q,
 	if (!(flags & FEAS_NO_PREFILTER)) {
 		int pre = feas_prefilter_box(w, q);
 
+		/* from a fresh LP, no warm start is lost by deciding more
+		 * here (with warm starts, the LPs left cost more than the
+		 * closed form saves: docs/checking.md) */
+		if (pre == FEAS_PRE_UNDECIDED && (flags & FEAS_FRESH))
+			pre = feas_prefilter_box_face(w, q);
+
 		if (pre != FEAS_PRE_UNDECIDED) {
 			w->st.prefiltered++;
 			res->feasible = pre == FEAS_PRE_FEASIBLE;

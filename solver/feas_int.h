@@ -72,6 +72,7 @@ struct worker {
 	double *ell_w;    /* k: its solve */
 	size_t *ell_rows; /* k: the rows' constraint indices */
 	unsigned char *ell_active;   /* n_cons: facet in the active set */
+	double *ell_cov;  /* k x k: a box's own metric */
 	/* scratch */
 	int *ind;
 	double *val, *vk, *vk2, *rho, *xstar;
@@ -180,6 +181,9 @@ int feas_prefilter_box(struct worker *w, const struct feas_query *q);
  * bound *d2_hi on it allowing for the rounding of A mu; else 0. */
 int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 			     double *d2, double *d2_hi);
+/* A box feasible in closed form by the cone's point nearest its centre in
+ * its own metric (FEAS_PRE_FEASIBLE), or FEAS_PRE_UNDECIDED. */
+int feas_prefilter_box_face(struct worker *w, const struct feas_query *q);
 
 /* solver/support.c */
 double feas_dot(const double *a, const double *b, size_t k);

@@ -61,6 +61,7 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->ell_w);
 	cp_free(w->ell_rows);
 	cp_free(w->ell_active);
+	cp_free(w->ell_cov);
 	cp_free(w);
 }
 
@@ -106,9 +107,10 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->ell_w = cp_malloc((k + 1) * sizeof *w->ell_w);
 	w->ell_rows = cp_malloc((k + 1) * sizeof *w->ell_rows);
 	w->ell_active = cp_calloc(fm->n_cons + 1, 1);
+	w->ell_cov = cp_malloc((k * k + 1) * sizeof *w->ell_cov);
 	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t ||
 	    !w->ell_b || !w->ell_g || !w->ell_y || !w->ell_w || !w->ell_rows ||
-	    !w->ell_active) {
+	    !w->ell_active || !w->ell_cov) {
 		feas_worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}

@@ -589,3 +589,54 @@ out:
 		active[c] = 0;
 	return ok;
 }
+
+/* A box the ray and the projections of feas_prefilter_box leave
+ * undecided (typically a centre on a face of the cone: counters that
+ * count nothing): the point of the cone nearest the centre in the box's
+ * own metric (cov_box = sum_i half_i^2 m_i m_i^T, the box's axes m_i),
+ * by the ellipsoid's active-set solve, is a witness when it lies inside
+ * the box by FEAS_TOL_PREFILTER.  Only feasible verdicts come from here. */
+int feas_prefilter_box_face(struct worker *w, const struct feas_query *q)
+{
+	const struct feas_model *fm = w->fm;
+	size_t k = fm->k, i, j, l;
+	double *C = w->ell_cov, *x = w->vk2, d2, d2_hi;
+	struct feas_query qq = *q;
+
+	if (!fm->complete || fm->n_cons == 0)
+		return FEAS_PRE_UNDECIDED;
+	if (q->shape == FEAS_INDEPENDENT) {
+		memset(C, 0, k * k * sizeof *C);
+		for (i = 0; i < k; i++)
+			C[i * k + i] = q->half[i] * q->half[i];
+	} else {
+		for (j = 0; j < k; j++)
+			for (l = 0; l <= j; l++) {
+				double v = 0;
+
+				for (i = 0; i < k; i++)
+					v += q->half[i] * q->half[i] * q->axes[i * k + j] *
+					     q->axes[i * k + l];
+				C[j * k + l] = C[l * k + j] = v;
+			}
+	}
+	qq.cov = C;
+	if (!feas_prefilter_ellipsoid(w, &qq, &d2, &d2_hi))
+		return FEAS_PRE_UNDECIDED;
+	/* x (in w->vk2) is in the cone; is it inside the box? */
+	for (i = 0; i < k; i++) {
+		double t;
+
+		if (q->shape == FEAS_INDEPENDENT)
+			t = (x[i] - q->mu[i]) / q->half[i];
+		else {
+			t = 0;
+			for (j = 0; j < k; j++)
+				t += q->axes[i * k + j] * (x[j] - q->mu[j]);
+			t /= q->half[i];
+		}
+		if (!(fabs(t) <= 1 - FEAS_TOL_PREFILTER))
+			return FEAS_PRE_UNDECIDED;
+	}
+	return FEAS_PRE_FEASIBLE;
+}

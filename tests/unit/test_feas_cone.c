@@ -87,7 +87,10 @@ static void test_random_cones(void)
 			tl_random_cov(&r, 0.1 + 0.3 * tl_unif(), 0.9);
 			tl_region_finish(&r, 15.0);
 			tl_query(&r, (enum feas_shape)(obs % 3), &q);
-			CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+			/* every third from a fresh LP: boxes then also try the
+			 * cone's nearest point as a witness */
+			CHECK(feas_check(fm, &q, FEAS_EXPLAIN | (obs % 3 ? 0 : FEAS_FRESH), &res,
+					 &err) == CP_OK);
 			CHECK(feas_check(bare, &q, FEAS_EXPLAIN, &res2, &err) == CP_OK);
 			boxes++;
 			CHECK(res.feasible == res2.feasible);
@@ -201,7 +204,10 @@ static void prefilter_trials(int ellipsoid)
 			tl_random_cov(&r, 0.05 + 0.3 * tl_unif(), 0.9);
 			tl_region_finish(&r, obs % 2 ? 15.0 : 2.0);
 			tl_query(&r, ellipsoid ? FEAS_ELLIPSOID : (enum feas_shape)(obs % 2), &q);
-			CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+			/* every third from a fresh LP: boxes then also try the
+			 * cone's nearest point as a witness */
+			CHECK(feas_check(fm, &q, FEAS_EXPLAIN | (obs % 3 ? 0 : FEAS_FRESH), &res,
+					 &err) == CP_OK);
 			CHECK(feas_check(lp, &q, FEAS_EXPLAIN | FEAS_NO_PREFILTER, &res2, &err) == CP_OK);
 			boxes++;
 			CHECKF(res.feasible == res2.feasible, "trial %zu obs %zu: prefilter %d, LP %d",
