@@ -446,7 +446,8 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	double *B = w->ell_b, *G = w->ell_g, *F = w->ell_g + k * k, *y = w->ell_y;   /* y: 3k */
 	double *z = w->ell_w, *x = w->vk2, *xs = w->ell_y + 2 * k, s, wmax;
 	size_t *rows = w->ell_rows;
-	unsigned char *active = w->ell_active;   /* 1 in A, 2 left out as dependent */
+	unsigned char *active = w->ell_active;   /* 1 in A, 2 left out as dependent,
+						 * 3 dropped from A */
 	int ok = 0, added = 0;
 
 	if (!fm->complete || fm->n_cons == 0)
@@ -518,7 +519,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 						goto out;
 					continue;
 				}
-				if (fm->cons_eq[c] || active[c]) {
+				if (fm->cons_eq[c] || active[c] == 1) {
 					/* on its plane, up to x's rounding */
 					if (!(fabsl(dot) <= 1e-12L * rmag + FEAS_TINY))
 						goto out;
@@ -527,6 +528,11 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 				if (!(mag > 0))
 					mag = 1;
 				if (dot > FEAS_TOL_PREFILTER * mag)
+					continue;
+				/* a facet that left the set for pulling the wrong way
+				 * is near its plane but not held by it: inside up to
+				 * rounding is enough (else add and drop would cycle) */
+				if (active[c] == 3 && dot >= -64 * DBL_EPSILON * rmag)
 					continue;
 				if (worst == SIZE_MAX || dot / mag < most) {
 					most = dot / mag;
@@ -564,8 +570,9 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 			/* it pulls the wrong way: out, the last row in its place;
 			 * the facets left out as dependent are looked at again */
 			for (c = 0; c < fm->n_cons; c++)
-				active[c] &= 1;
-			active[rows[drop]] = 0;
+				if (active[c] == 2)
+					active[c] = 0;
+			active[rows[drop]] = 3;
 			na--;
 			if (drop != na) {
 				rows[drop] = rows[na];
