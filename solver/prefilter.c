@@ -448,7 +448,8 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	size_t *rows = w->ell_rows;
 	unsigned char *active = w->ell_active;   /* 1 in A, 2 left out as dependent,
 						 * 3 dropped from A */
-	int ok = 0, added = 0;
+	int ok = 0, added = 0, zeros = 0;
+	size_t ne;
 
 	if (!fm->complete || fm->n_cons == 0)
 		return 0;
@@ -457,6 +458,30 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	for (c = 0; c < fm->n_cons; c++)
 		if (fm->cons_eq[c] && (na == k || !ell_add_row(w, q, na++, c)))
 			goto out;
+	ne = na;
+	/* a counter that counts nothing puts the centre on the face of its
+	 * facet x_j >= 0: start with those facets held (a step saved each;
+	 * a wrong one is dropped by the dual test, and if they depend on
+	 * each other or on the equalities the solve restarts from the
+	 * equalities alone) */
+	for (c = 0; c < fm->n_cons; c++) {
+		const int64_t *ci = fm->cons + c * k;
+		size_t nz = 0, at = 0;
+
+		if (fm->cons_eq[c])
+			continue;
+		for (j = 0; j < k && nz < 2; j++)
+			if (ci[j]) {
+				nz++;
+				at = j;
+			}
+		if (nz == 1 && ci[at] > 0 && q->mu[at] == 0 && na < k) {
+			active[c] = 1;
+			if (!ell_add_row(w, q, na++, c))
+				goto out;
+			zeros = 1;
+		}
+	}
 	for (step = 0; step < ELL_STEPS(k); step++) {
 		/* x = mu - B^T G^-1 y on the active set */
 		for (r = 0; r < na; r++)
@@ -464,6 +489,13 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 				F[r * na + j] = F[j * na + r] = G[r * k + j];
 		memcpy(z, y, na * sizeof *z);
 		if (na && spd_solve(F, z, na)) {
+			if (zeros) {
+				for (r = ne; r < na; r++)
+					active[rows[r]] = 0;
+				na = ne;
+				zeros = 0;
+				continue;
+			}
 			/* the facet just added depends on the active rows: it
 			 * is zero on their plane already, so it holds there
 			 * with a zero multiplier; it is left out (marked 2)
@@ -474,7 +506,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 			added = 0;
 			continue;
 		}
-		added = 0;
+		added = zeros = 0;
 		for (j = 0; j < k; j++) {
 			double t = q->mu[j], u = fabs(q->mu[j]);
 
