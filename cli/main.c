@@ -112,8 +112,6 @@ static int run(int argc, char **argv)
 	return sc->run(argc - 1, argv + 1);
 }
 
-/* Under mpirun every process starts here: check and explore run on all
- * of them (cli/mpi.c), any other command on rank 0 alone. */
 /* A command is one short process that builds and frees thousands of
  * blocks of 100 KB to a few MB (signature tables, cones, LPs, regions).
  * glibc hands such blocks back to the system when they are freed (mmap,
@@ -129,6 +127,8 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* Under mpirun every process starts here: check and explore run on all
+ * of them (cli/mpi.c), any other command on rank 0 alone. */
 int main(int argc, char **argv)
 {
 	int rc;

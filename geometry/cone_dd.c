@@ -843,16 +843,16 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 	int adjacent;
 
 	x->b->st->adjacency_tests++;
-	if (x->simp[p] || x->simp[n]) {
-		adjacent = 1; /* d-2 rays of an independent set */
-	} else if (tp->id == tn->mother || tn->id == tp->mother) {
-		adjacent = 1; /* born on their common ridge, which stays one */
-	} else if (!holds_any3(relp, in, x->since + (tp->born > tn->born ?
-		   tp->born : tn->born) * words, words)) {
+	/* adjacent by a rule that needs no rays: d-2 rays of an independent
+	 * set, or born on their common ridge, which stays one */
+	adjacent = x->simp[p] || x->simp[n] || tp->id == tn->mother ||
+		   tn->id == tp->mother;
+	if (!adjacent && !holds_any3(relp, in, x->since + (tp->born > tn->born ?
+				     tp->born : tn->born) * words, words))
 		return 0; /* nothing new on both since the younger was born */
-	} else {
-		for (w = 0; w < words; w++)
-			x->common[w] = relp[w] & in[w];
+	for (w = 0; w < words; w++)
+		x->common[w] = relp[w] & in[w];
+	if (!adjacent) {
 		adjacent = -1;
 		if (x->cur.n > d * d * cnt / 3) {
 			if (x->kern_p != p) {
@@ -872,12 +872,8 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 			adjacent = no_third_facet(x, x->common, p, n);
 		if (adjacent < 0)
 			return CP_ENOMEM;
-		return adjacent ? emit(x, p, n, x->common, r) : 0;
 	}
-	/* adjacent by a rule that needs no rays */
-	for (w = 0; w < words; w++)
-		x->common[w] = relp[w] & in[w];
-	return emit(x, p, n, x->common, r);
+	return adjacent ? emit(x, p, n, x->common, r) : 0;
 }
 
 /* For every ray in zp (the rays of both sides), the negative facets that

@@ -392,14 +392,20 @@ int feas_prefilter_box(struct worker *w, const struct feas_query *q)
  * the cone exactly when x satisfies every facet (primal) and every active
  * facet's multiplier -w_t is >= 0 (dual): the KKT conditions.  Active-set
  * steps (add the most broken facet, drop the most negative multiplier)
- * reach it from A = E in most observations; the answer is the one the
- * NNLS would reach, found without it, and is only taken when those
- * conditions hold with margins: every facet outside A strictly inside
- * (FEAS_TOL_PREFILTER of its magnitude, as the box tests keep), and A mu
- * computed with a rounding error below 1e-8 of its standard deviation
- * (large counts, where it is not, go to the NNLS and its exact
- * re-check).  Returns 1 and d2 then, else 0 (the NNLS decides). */
+ * reach it from A = E plus the facets of counters that count nothing;
+ * the answer is the one the NNLS would reach, found without it, and is
+ * only taken when those conditions hold with margins: every facet outside
+ * A strictly inside (FEAS_TOL_PREFILTER of its magnitude, as the box
+ * tests keep) unless it left A for pulling the wrong way (then up to
+ * rounding), the rows of A held up to x's rounding, and the rounding of
+ * A mu carried into an upper bound d2_hi (large counts, where it is wide,
+ * go to the NNLS and its exact re-check).  Returns 1, d2 and d2_hi then,
+ * else 0 (the NNLS decides). */
 #define ELL_STEPS(k) (2 * (k) + 4)
+/* ell_active: a facet outside A, in A, left out of A because its row
+ * depends on A's (it holds on A's plane with a zero multiplier), or
+ * dropped from A; zero outside feas_prefilter_ellipsoid */
+enum { ELL_OUT, ELL_IN, ELL_DEPENDENT, ELL_DROPPED };
 
 /* Row r of the active set: B_r = a cov, y_r = a.mu, G's row and column
  * r against rows 0..r (G is na x na in a k x k array). */
@@ -446,15 +452,12 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	double *B = w->ell_b, *G = w->ell_g, *F = w->ell_g + k * k, *y = w->ell_y;   /* y: 3k */
 	double *z = w->ell_w, *x = w->vk2, *xs = w->ell_y + 2 * k, s, wmax;
 	size_t *rows = w->ell_rows;
-	unsigned char *active = w->ell_active;   /* 1 in A, 2 left out as dependent,
-						 * 3 dropped from A */
+	unsigned char *active = w->ell_active;   /* ELL_*, all ELL_OUT here */
 	int ok = 0, added = 0, zeros = 0;
 	size_t ne;
 
 	if (!fm->complete || fm->n_cons == 0)
 		return 0;
-	for (c = 0; c < fm->n_cons; c++)
-		active[c] = 0;
 	for (c = 0; c < fm->n_cons; c++)
 		if (fm->cons_eq[c] && (na == k || !ell_add_row(w, q, na++, c)))
 			goto out;
@@ -476,7 +479,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 				at = j;
 			}
 		if (nz == 1 && ci[at] > 0 && q->mu[at] == 0 && na < k) {
-			active[c] = 1;
+			active[c] = ELL_IN;
 			if (!ell_add_row(w, q, na++, c))
 				goto out;
 			zeros = 1;
@@ -491,18 +494,18 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 		if (na && spd_solve(F, z, na)) {
 			if (zeros) {
 				for (r = ne; r < na; r++)
-					active[rows[r]] = 0;
+					active[rows[r]] = ELL_OUT;
 				na = ne;
 				zeros = 0;
 				continue;
 			}
 			/* the facet just added depends on the active rows: it
 			 * is zero on their plane already, so it holds there
-			 * with a zero multiplier; it is left out (marked 2)
-			 * until a row leaves */
+			 * with a zero multiplier; it is left out until a row
+			 * leaves */
 			if (!added)
 				break;
-			active[rows[--na]] = 2;
+			active[rows[--na]] = ELL_DEPENDENT;
 			added = 0;
 			continue;
 		}
@@ -536,22 +539,20 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 
 			for (c = 0; c < fm->n_cons; c++) {
 				const int64_t *ci = fm->cons + c * k;
-				long double dot = 0, mag = 0;
-
-				long double rmag = 0;
+				long double dot = 0, mag = 0, rmag = 0;
 
 				for (j = 0; j < k; j++) {
 					dot += (long double)ci[j] * x[j];
 					mag += fabsl((long double)ci[j] * x[j]);
 					rmag += fabsl((long double)ci[j]) * xs[j];
 				}
-				if (active[c] == 2) {
-					/* dependent: on the plane, or inside */
+				if (active[c] == ELL_DEPENDENT) {
+					/* on the plane, or inside */
 					if (!(dot >= -1e-12L * rmag - FEAS_TINY))
 						goto out;
 					continue;
 				}
-				if (fm->cons_eq[c] || active[c] == 1) {
+				if (fm->cons_eq[c] || active[c] == ELL_IN) {
 					/* on its plane, up to x's rounding */
 					if (!(fabsl(dot) <= 1e-12L * rmag + FEAS_TINY))
 						goto out;
@@ -564,7 +565,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 				/* a facet that left the set for pulling the wrong way
 				 * is near its plane but not held by it: inside up to
 				 * rounding is enough (else add and drop would cycle) */
-				if (active[c] == 3 && dot >= -64 * DBL_EPSILON * rmag)
+				if (active[c] == ELL_DROPPED && dot >= -64 * DBL_EPSILON * rmag)
 					continue;
 				if (worst == SIZE_MAX || dot / mag < most) {
 					most = dot / mag;
@@ -602,9 +603,9 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 			/* it pulls the wrong way: out, the last row in its place;
 			 * the facets left out as dependent are looked at again */
 			for (c = 0; c < fm->n_cons; c++)
-				if (active[c] == 2)
-					active[c] = 0;
-			active[rows[drop]] = 3;
+				if (active[c] == ELL_DEPENDENT)
+					active[c] = ELL_OUT;
+			active[rows[drop]] = ELL_DROPPED;
 			na--;
 			if (drop != na) {
 				rows[drop] = rows[na];
@@ -617,7 +618,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 		} else {
 			if (na == k)
 				break;
-			active[worst] = 1;
+			active[worst] = ELL_IN;
 			added = 1;
 			if (!ell_add_row(w, q, na++, worst))
 				break;
@@ -625,7 +626,7 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	}
 out:
 	for (c = 0; c < fm->n_cons; c++)
-		active[c] = 0;
+		active[c] = ELL_OUT;
 	return ok;
 }
 
@@ -639,7 +640,7 @@ int feas_prefilter_box_face(struct worker *w, const struct feas_query *q)
 {
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, i, j, l;
-	double *C = w->ell_cov, *x = w->vk2, d2, d2_hi;
+	double *C = w->ell_cov, *x = w->vk2, *dx = w->vk, d2, d2_hi;
 	struct feas_query qq = *q;
 
 	if (!fm->complete || fm->n_cons == 0)
@@ -663,19 +664,10 @@ int feas_prefilter_box_face(struct worker *w, const struct feas_query *q)
 	if (!feas_prefilter_ellipsoid(w, &qq, &d2, &d2_hi))
 		return FEAS_PRE_UNDECIDED;
 	/* x (in w->vk2) is in the cone; is it inside the box? */
-	for (i = 0; i < k; i++) {
-		double t;
-
-		if (q->shape == FEAS_INDEPENDENT)
-			t = (x[i] - q->mu[i]) / q->half[i];
-		else {
-			t = 0;
-			for (j = 0; j < k; j++)
-				t += q->axes[i * k + j] * (x[j] - q->mu[j]);
-			t /= q->half[i];
-		}
-		if (!(fabs(t) <= 1 - FEAS_TOL_PREFILTER))
+	for (j = 0; j < k; j++)
+		dx[j] = x[j] - q->mu[j];
+	for (i = 0; i < k; i++)
+		if (!(fabs(box_coord(q, k, i, dx)) <= 1 - FEAS_TOL_PREFILTER))
 			return FEAS_PRE_UNDECIDED;
-	}
 	return FEAS_PRE_FEASIBLE;
 }

@@ -145,14 +145,6 @@ static const char *counter_name(const struct region_options *opt, size_t j,
 	return buf;
 }
 
-/* Largest |lag-1 autocorrelation| over the k columns (NAN if none). */
-/* One function, in the order docs/statistics.md derives the region:
- * validate, prewhiten or batch, means, (long-run) covariance of the mean,
- * the counting-resolution floor, the rule (full covariance or diagonal)
- * and its eigen-decomposition, quantiles, boxes.  It stays whole (about
- * 300 lines) because every step reads the intermediate arrays of the ones
- * before it (counts per counter and pair, floors, prewhitening rho);
- * the pieces that stand alone live in longrun.c and quantile.c. */
 /* The per-counter (independent) box as box_axes/half_pca, in variance
  * order: where the split-half PCA box cannot be built or is not wanted. */
 static void independent_as_box(struct region *r)
@@ -173,6 +165,13 @@ static void independent_as_box(struct region *r)
 	}
 }
 
+/* One function, in the order docs/statistics.md derives the region:
+ * validate, prewhiten or batch, means, (long-run) covariance of the mean,
+ * the counting-resolution floor, the rule (full covariance or diagonal)
+ * and its eigen-decomposition, quantiles, boxes.  It stays whole (about
+ * 300 lines) because every step reads the intermediate arrays of the ones
+ * before it (counts per counter and pair, floors, prewhitening rho);
+ * the pieces that stand alone live in longrun.c and quantile.c. */
 int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
@@ -473,7 +472,8 @@ int region_build(const double *rates, size_t n, size_t k,
 	r->pca_box = 1;
 	if (opt && opt->no_pca_box) {
 		r->pca_box = 0;
-		independent_as_box(r);
+		if (!opt->lean)   /* lean frees the box fields below */
+			independent_as_box(r);
 	}
 	/* The split-half PCA box needs no full-covariance quantile: each axis
 	 * is a t interval of its own, so it stands under the diagonal rule

@@ -274,7 +274,7 @@ static void test_big_normals(void)
 	big_case(16, 6, 3, CONE_DD, 0, 0);
 }
 
-/* Equalities beyond 64 bits: three 31-bit rays in R^4 (and a fourth, the
+/* Equalities beyond 64 bits: three 30-bit rays in R^4 (and a fourth, the
  * sum of the first two) span a 3-space whose one equality is their
  * cofactor vector, near 2^95: kept exactly, never refused. */
 static void big_equality_case(int method, uint64_t seed, size_t m)

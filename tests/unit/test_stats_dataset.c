@@ -296,7 +296,6 @@ static void test_same_rows_any_spelling(void)
 	}
 }
 
-/* Duplicates wherever their rows are: the first row named. */
 /* Observations interleaved row by row (their intervals in order within
  * each), and a query that names one event twice: the same rates and
  * resolutions as the observation alone, the repeated column a copy. */
@@ -338,6 +337,7 @@ static void test_interleaved_and_repeated(void)
 	}
 }
 
+/* Duplicates wherever their rows are: the first row named. */
 static void test_duplicates_anywhere(void)
 {
 	struct stats_dataset *d = NULL;
