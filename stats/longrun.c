@@ -271,15 +271,27 @@ static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
  * stored by ascending half-width.  When a half has no more samples than
  * counters, the first half's correlations are shrunk towards 0
  * (Schafer-Strimmer) before its eigenvectors are taken: better axes, and
- * no change to the widths' law.  Returns 0; -1 when a half is too
- * short, -2 when samples are missing (the caller chooses another box). */
+ * no change to the widths' law.  With independent samples (no long-run
+ * covariance) the second half's covariance also takes the contrast of
+ * the halves' means, sqrt(n_A n_B / n) (mean_A - mean_B): it is N(0,
+ * Sigma) and independent of the full mean and of both halves' spreads,
+ * so the widths get n_B degrees of freedom, not n_B - 1 (Helmert's
+ * decomposition of the n - 1 residual degrees of freedom).  When the
+ * halves are so short that the per-axis quantile exceeds
+ * SPLIT_MAX_PENALTY^2 times the full sample's, the box would be wider
+ * than the independent box along every counter by more than the
+ * correlations typically win back, and the caller takes the independent
+ * box (a rule on k and the degrees of freedom, never on the data's
+ * values).  Returns 0; -1 when a half is too short, -2 when samples are
+ * missing (the caller chooses another box). */
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
 			 const double *floor_, int per_interval, double conf,
 			 struct cp_error *err)
 {
 	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
-	double *mu = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL, *h = NULL;
+	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
+	       *h = NULL;
 	double *VT = NULL, *uw, *us, *sv, *fv, *pv, *nuj;
 	double nu, q1b;
 	int rc = -1;
@@ -294,6 +306,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		if (isnan(x[i]))
 			return -2;
 	mu = cp_malloc(k * sizeof *mu);
+	mb = cp_malloc(k * sizeof *mb);
 	SA = cp_malloc(k * k * sizeof *SA);
 	SB = cp_malloc(k * k * sizeof *SB);
 	w = cp_malloc(k * sizeof *w);
@@ -301,12 +314,24 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	h = cp_malloc(k * sizeof *h);
 	ord = cp_malloc(k * sizeof *ord);
 	VT = cp_malloc((k * k + 6 * k) * sizeof *VT);
-	if (!mu || !SA || !SB || !w || !V || !h || !ord || !VT) {
+	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
 	stats_block_cov(x, 0, na, k, L, mu, SA);
-	stats_block_cov(x, na, m, k, L, mu, SB);
+	stats_block_cov(x, na, m, k, L, mb, SB);
+	if (!L && !rho) {
+		/* the halves' contrast: one more degree of freedom for B
+		 * (time series keep n_B - 1: their halves' means are not
+		 * independent of each other) */
+		double c = (double)na * (double)nb / (double)m;
+
+		for (j = 0; j < k; j++)
+			for (l = 0; l < k; l++)
+				SB[j * k + l] = ((double)(nb - 1) * SB[j * k + l] +
+						 c * (mu[j] - mb[j]) * (mu[l] - mb[l])) /
+						(double)nb;
+	}
 	if (rho)   /* prewhitened residuals: back to the rates' scale */
 		for (j = 0; j < k; j++)
 			for (l = 0; l < k; l++) {
@@ -347,11 +372,13 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		}
 		if (fewest < 3)
 			goto out;   /* rc = -1: too few */
-		nu = L ? stats_hac_dof(fewest, L) : (double)fewest - 1;
+		nu = L ? stats_hac_dof(fewest, L) : rho ? (double)fewest - 1 :
+			 (double)fewest;
 		nb = fewest;
 	}
 	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
-	if (!isfinite(q1b)) {
+	if (!isfinite(q1b) ||
+	    q1b > SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * r->q1) {
 		rc = -1;
 		goto out;
 	}
@@ -441,6 +468,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	rc = 0;
 out:
 	cp_free(mu);
+	cp_free(mb);
 	cp_free(SA);
 	cp_free(SB);
 	cp_free(w);

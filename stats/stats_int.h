@@ -10,6 +10,11 @@
 
 /* The floor of the long-run quantiles' degrees of freedom (longrun.c). */
 #define HAC_MIN_DOF 7.0
+/* The split-half PCA box is used when its per-axis half-width quantile
+ * is at most this factor above the full sample's (stats/longrun.c);
+ * measured on simulator sweeps (docs/statistics.md, section 8): at 1.25
+ * the box never refutes less than the independent box, in any setting. */
+#define SPLIT_MAX_PENALTY 1.25
 
 int stats_conf_ok(double c);
 double stats_quantile_for(double confidence, size_t k, size_t n,

@@ -1,6 +1,7 @@
 /* tests/unit/test_region.c: known answers for the quantiles (tabulated
  * chi^2, F and t values), the eigen-decomposition, a small region worked
  * by hand, and the degenerate-case rule. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -328,6 +329,119 @@ static void test_too_few_intervals(void)
 	region_free(r);
 }
 
+/* The split-half PCA box by hand, k = 2, n = 12 plain intervals: the
+ * axes are the eigenvectors of the first six samples' covariance (closed
+ * form for 2 x 2), the widths come from the last six samples' covariance
+ * with the halves' contrast added, sqrt(6 * 6 / 12) (mean_A - mean_B),
+ * so n_B = 6 degrees of freedom: half_i = sqrt(q1(df 6) v_i' S_B' v_i / n)
+ * (the floor is negligible at resolution 1e-9).  Fails if the contrast
+ * or its degree of freedom is dropped, or the halves are taken other
+ * than first and last. */
+static void test_split_box_by_hand(void)
+{
+	double x[12 * 2], res[2] = { 1e-9, 1e-9 }, sa[3] = { 0, 0, 0 }, sb[3] = { 0, 0, 0 };
+	double ma[2] = { 0, 0 }, mb[2] = { 0, 0 }, v[2][2], half[2], th, c, q1;
+	struct region_options o = { .resolution = res, .batches = 1 };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t i, a;
+
+	for (i = 0; i < 12; i++) {
+		double u = (double)((i * 7) % 12) - 5.5, e = (double)((i * 5) % 7) - 3;
+
+		x[i * 2] = 1000 + 10 * u + e;
+		x[i * 2 + 1] = 3000 + 20 * u - 2 * e + (i >= 6 ? 4 : 0);
+	}
+	for (i = 0; i < 12; i++) {
+		ma[0] += i < 6 ? x[i * 2] / 6 : 0;
+		ma[1] += i < 6 ? x[i * 2 + 1] / 6 : 0;
+		mb[0] += i >= 6 ? x[i * 2] / 6 : 0;
+		mb[1] += i >= 6 ? x[i * 2 + 1] / 6 : 0;
+	}
+	for (i = 0; i < 12; i++) {
+		double *s = i < 6 ? sa : sb, *m = i < 6 ? ma : mb;
+		double d0 = x[i * 2] - m[0], d1 = x[i * 2 + 1] - m[1];
+
+		s[0] += d0 * d0 / 5;
+		s[1] += d0 * d1 / 5;
+		s[2] += d1 * d1 / 5;
+	}
+	/* B's covariance with the contrast: (5 S_B + 3 d d') / 6 */
+	c = 6.0 * 6.0 / 12.0;
+	sb[0] = (5 * sb[0] + c * (ma[0] - mb[0]) * (ma[0] - mb[0])) / 6;
+	sb[1] = (5 * sb[1] + c * (ma[0] - mb[0]) * (ma[1] - mb[1])) / 6;
+	sb[2] = (5 * sb[2] + c * (ma[1] - mb[1]) * (ma[1] - mb[1])) / 6;
+	th = 0.5 * atan2(2 * sa[1], sa[0] - sa[2]);
+	v[0][0] = cos(th);
+	v[0][1] = sin(th);
+	v[1][0] = -sin(th);
+	v[1][1] = cos(th);
+	q1 = region_quantile1(0.99, 2, 7);   /* 6 degrees of freedom */
+	for (a = 0; a < 2; a++)
+		half[a] = sqrt(q1 * (v[a][0] * v[a][0] * sb[0] + 2 * v[a][0] * v[a][1] * sb[1] +
+				     v[a][1] * v[a][1] * sb[2]) / 12);
+	CHECK(region_build(x, 12, 2, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->pca_box == 1 && r->rule == REGION_RULE_HOTELLING);
+	for (i = 0; i < 2; i++) {
+		/* stored by ascending half-width: match the axis up to sign */
+		const double *b = r->box_axes + i * 2;
+
+		a = fabs(b[0] * v[0][0] + b[1] * v[0][1]) > 0.5 ? 0 : 1;
+		CHECK_NEAR(fabs(b[0] * v[a][0] + b[1] * v[a][1]), 1, 1e-9);
+		CHECK_NEAR(r->half_pca[i], half[a], 1e-9 * half[a]);
+	}
+	CHECK(r->half_pca[0] <= r->half_pca[1]);
+	region_free(r);
+}
+
+/* The split's penalty rule: k = 5 counters, n = 10 plain intervals
+ * leave halves of 5 samples, whose per-axis quantile (t with 5 degrees
+ * of freedom, Sidak for 5 axes) is more than SPLIT_MAX_PENALTY = 1.25
+ * times the full sample's (t with 9): the PCA box is the independent box,
+ * its axes the counters, even on strongly correlated counters; at n = 40
+ * the split box is used. */
+static void test_split_penalty(void)
+{
+	double x[40 * 5], res[5] = { 1, 1, 1, 1, 1 };
+	struct region_options o = { .resolution = res, .batches = 1 };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t i, j, l, n;
+
+	for (i = 0; i < 40; i++) {
+		double u = (double)((i * 7) % 13) - 6;
+
+		for (j = 0; j < 5; j++)
+			x[i * 5 + j] = 1000 * (double)(j + 1) + 30 * u * (double)(j + 1) +
+				       (double)((i * (j + 3)) % 5) - 2;
+	}
+	CHECK(sqrt(region_quantile1(0.99, 5, 6) / region_quantile1(0.99, 5, 10)) > 1.25);
+	CHECK(sqrt(region_quantile1(0.99, 5, 21) / region_quantile1(0.99, 5, 40)) < 1.25);
+	for (n = 10; n <= 40; n += 30) {
+		size_t on_counters = 0;
+
+		CHECK(region_build(x, n, 5, &o, &r, &err) == 0);
+		if (!r)
+			return;
+		for (i = 0; i < 5; i++)
+			for (l = 0; l < 5; l++)
+				on_counters += fabs(r->box_axes[i * 5 + l]) == 1;
+		if (n == 10) {
+			CHECK(on_counters == 5);
+			for (i = 0; i < 5; i++)
+				for (l = 0; l < 5; l++)
+					if (r->box_axes[i * 5 + l] == 1)
+						CHECK(r->half_pca[i] == r->half_ind[l]);
+		} else {
+			CHECK(on_counters == 0);
+		}
+		region_free(r);
+		r = NULL;
+	}
+}
+
 static void expect_build_error(const double *x, size_t n, size_t k,
 			       const struct region_options *o, const char *msg)
 {
@@ -426,6 +540,8 @@ int main(void)
 	RUN(test_rank_deficient);
 	RUN(test_no_pca_box);
 	RUN(test_too_few_intervals);
+	RUN(test_split_box_by_hand);
+	RUN(test_split_penalty);
 	RUN(test_build_errors);
 	RUN(test_batch_means);
 	RUN(test_lag1);
