@@ -305,6 +305,14 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	for (i = 0; i < m * k; i++)
 		if (isnan(x[i]))
 			return -2;
+	/* the widths' degrees of freedom, and the rule on them, before any
+	 * work: n_B (n_B - 1 for time series, whose halves' means are not
+	 * independent) or the long-run estimate's */
+	nu = L ? stats_hac_dof(nb, L) : rho ? (double)nb - 1 : (double)nb;
+	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
+	if (!isfinite(q1b) ||
+	    q1b > SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * r->q1)
+		return -1;
 	mu = cp_malloc(k * sizeof *mu);
 	mb = cp_malloc(k * sizeof *mb);
 	SA = cp_malloc(k * k * sizeof *SA);
@@ -321,9 +329,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	stats_block_cov(x, 0, na, k, L, mu, SA);
 	stats_block_cov(x, na, m, k, L, mb, SB);
 	if (!L && !rho) {
-		/* the halves' contrast: one more degree of freedom for B
-		 * (time series keep n_B - 1: their halves' means are not
-		 * independent of each other) */
+		/* the halves' contrast: one more degree of freedom for B */
 		double c = (double)na * (double)nb / (double)m;
 
 		for (j = 0; j < k; j++)
@@ -358,30 +364,6 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	}
 	if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
 		goto out;
-	{
-		/* a combination of counters is only as certain as the rows
-		 * of the second half where all of them were counted (with
-		 * pairwise deletion, fewer would overstate the degrees of
-		 * freedom: measured, 969 of 1000 at 15% missing) */
-		size_t fewest = 0;
-
-		for (i = na; i < m; i++) {
-			for (j = 0; j < k && !isnan(x[i * k + j]); j++)
-				;
-			fewest += j == k;
-		}
-		if (fewest < 3)
-			goto out;   /* rc = -1: too few */
-		nu = L ? stats_hac_dof(fewest, L) : rho ? (double)fewest - 1 :
-			 (double)fewest;
-		nb = fewest;
-	}
-	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
-	if (!isfinite(q1b) ||
-	    q1b > SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * r->q1) {
-		rc = -1;
-		goto out;
-	}
 	uw = VT + k * k;
 	us = uw + k;
 	sv = us + k;
