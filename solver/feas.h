@@ -102,7 +102,9 @@ struct feas_query {
 double feas_margin(const struct feas_query *q, const double *a, size_t k,
 		   int is_equality, double *mean_sd);
 
-/* Fill q from a stats region (pointers into r; no allocation). */
+/* Fill q from a stats region (pointers into r; no allocation).  A PCA
+ * box that is the independent box (region.pca_on_counters) is given as
+ * the independent box: the same set, the cheaper shape. */
 void feas_query_from_region(const struct region *r, enum feas_shape shape,
 			    struct feas_query *q);
 

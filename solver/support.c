@@ -146,6 +146,13 @@ void feas_query_from_region(const struct region *r, enum feas_shape shape,
 	q->q = r->q;
 	switch (shape) {
 	case FEAS_PCA:
+		if (r->pca_on_counters) {
+			/* the same box, along the counters: the solver's
+			 * cheaper independent-box paths (no k x k rotation) */
+			q->shape = FEAS_INDEPENDENT;
+			q->half = r->half_ind;
+			break;
+		}
 		q->axes = r->box_axes;
 		q->half = r->half_pca;
 		break;

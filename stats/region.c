@@ -163,6 +163,7 @@ static void independent_as_box(struct region *r)
 		r->box_axes[rank * k + j] = 1;
 		r->half_pca[rank] = r->half_ind[j];
 	}
+	r->pca_on_counters = 1;
 }
 
 /* One function, in the order docs/statistics.md derives the region:

@@ -209,6 +209,10 @@ struct region {           /* public, read by the solver */
 	int pca_box;          /* box_axes/half_pca are the PCA box (1), or the
 			       * independent box because the caller asked for
 			       * none (region_options.no_pca_box: 0) */
+	int pca_on_counters;  /* box_axes are the counters and half_pca the
+			       * independent box's widths (in variance
+			       * order): the PCA box is the independent box
+			       * (its halves too short, or none built) */
 };
 
 /* rates: n x k row-major, NAN = not counted.  opt may be NULL. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/cp.h"
+#include "solver/feas.h"
 #include "stats/region.h"
 #include "check.h"
 
@@ -429,13 +430,18 @@ static void test_split_penalty(void)
 			for (l = 0; l < 5; l++)
 				on_counters += fabs(r->box_axes[i * 5 + l]) == 1;
 		if (n == 10) {
-			CHECK(on_counters == 5);
+			struct feas_query q;
+
+			CHECK(on_counters == 5 && r->pca_on_counters);
+			/* the solver is given the same box along the counters */
+			feas_query_from_region(r, FEAS_PCA, &q);
+			CHECK(q.shape == FEAS_INDEPENDENT && q.half == r->half_ind && !q.axes);
 			for (i = 0; i < 5; i++)
 				for (l = 0; l < 5; l++)
 					if (r->box_axes[i * 5 + l] == 1)
 						CHECK(r->half_pca[i] == r->half_ind[l]);
 		} else {
-			CHECK(on_counters == 0);
+			CHECK(on_counters == 0 && !r->pca_on_counters);
 		}
 		region_free(r);
 		r = NULL;
