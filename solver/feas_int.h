@@ -63,6 +63,9 @@ struct worker {
 	double *pre_em, *pre_g, *pre_y;
 	double *pre_b;    /* n_cons x k: each constraint in box coordinates */
 	double *pre_t;    /* k: a point's box coordinates */
+	double *pre_y0;   /* n_pre: each equality at the box's centre, E mu */
+	double *pre_c;    /* 3 n_cons: each inequality at the centre (c.mu),
+			   * the margin the projections aim for, |B_c|^2 */
 	/* the ellipsoid's closed form (feas_prefilter_ellipsoid): at most k
 	 * active rows (equalities, then tight facets) */
 	double *ell_b;    /* k x k: A cov */
@@ -102,6 +105,11 @@ struct feas_model {
 	int64_t *cons;      /* n_cons x k */
 	unsigned char *cons_eq;
 	int complete;       /* cons is the cone's whole H-representation */
+	/* cons's non-zero positions, ascending (feas_model_set_complete):
+	 * constraint c's are cons_idx[cons_start[c] .. cons_start[c + 1]);
+	 * iota is 0 .. k-1, the positions of a dense row */
+	size_t *cons_start;
+	uint32_t *cons_idx, *iota;
 	double *pre_u;      /* k: sum of the signatures (relative interior) */
 	struct worker *own; /* feas_check's LP, bound to its thread */
 	struct feas_stats st;

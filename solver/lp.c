@@ -55,6 +55,8 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->pre_y);
 	cp_free(w->pre_b);
 	cp_free(w->pre_t);
+	cp_free(w->pre_y0);
+	cp_free(w->pre_c);
 	cp_free(w->ell_b);
 	cp_free(w->ell_g);
 	cp_free(w->ell_y);
@@ -101,6 +103,8 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->pre_y = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y);
 	w->pre_b = cp_malloc((fm->n_cons * k + 1) * sizeof *w->pre_b);
 	w->pre_t = cp_malloc((k + 1) * sizeof *w->pre_t);
+	w->pre_y0 = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y0);
+	w->pre_c = cp_malloc((3 * fm->n_cons + 1) * sizeof *w->pre_c);
 	w->ell_b = cp_malloc((k * k + 1) * sizeof *w->ell_b);
 	w->ell_g = cp_malloc((2 * k * k + 1) * sizeof *w->ell_g);
 	w->ell_y = cp_malloc((3 * k + 1) * sizeof *w->ell_y);
@@ -109,6 +113,7 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->ell_active = cp_calloc(fm->n_cons + 1, 1);
 	w->ell_cov = cp_malloc((k * k + 1) * sizeof *w->ell_cov);
 	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t ||
+	    !w->pre_y0 || !w->pre_c ||
 	    !w->ell_b || !w->ell_g || !w->ell_y || !w->ell_w || !w->ell_rows ||
 	    !w->ell_active || !w->ell_cov) {
 		feas_worker_free(w);

@@ -202,6 +202,9 @@ void feas_model_free(struct feas_model *fm)
 	cp_free(fm->eqb);
 	cp_free(fm->cons);
 	cp_free(fm->cons_eq);
+	cp_free(fm->cons_start);
+	cp_free(fm->cons_idx);
+	cp_free(fm->iota);
 	cp_free(fm->pre_u);
 	cp_free(fm);
 }
@@ -209,6 +212,38 @@ void feas_model_free(struct feas_model *fm)
 size_t feas_model_n_signatures(const struct feas_model *fm) { return fm->m; }
 size_t feas_model_dim(const struct feas_model *fm) { return fm->d; }
 size_t feas_model_n_constraints(const struct feas_model *fm) { return fm->n_cons; }
+
+/* cons's non-zero positions (struct feas_model): most facets read a few
+ * counters, and the pre-filter's loops over an independent box need only
+ * those.  Returns -1 out of memory. */
+static int cons_index(struct feas_model *fm)
+{
+	size_t p, i, nz;
+
+	cp_free(fm->cons_start);
+	cp_free(fm->cons_idx);
+	cp_free(fm->iota);
+	fm->cons_idx = NULL;
+	fm->iota = NULL;
+	if (!(fm->cons_start = cp_malloc((fm->n_cons + 1) * sizeof *fm->cons_start)))
+		return -1;
+	for (p = 0, nz = 0; p < fm->n_cons * fm->k; p++)
+		nz += fm->cons[p] != 0;
+	fm->cons_idx = cp_malloc((nz + 1) * sizeof *fm->cons_idx);
+	fm->iota = cp_malloc((fm->k + 1) * sizeof *fm->iota);
+	if (!fm->cons_idx || !fm->iota)
+		return -1;
+	for (i = 0; i < fm->k; i++)
+		fm->iota[i] = (uint32_t)i;
+	for (p = 0, nz = 0; p < fm->n_cons; p++) {
+		fm->cons_start[p] = nz;
+		for (i = 0; i < fm->k; i++)
+			if (fm->cons[p * fm->k + i])
+				fm->cons_idx[nz++] = (uint32_t)i;
+	}
+	fm->cons_start[fm->n_cons] = nz;
+	return 0;
+}
 
 int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
 			      int is_equality, struct cp_error *err)
@@ -229,6 +264,8 @@ int feas_model_add_constraint(struct feas_model *fm, const int64_t *a,
 	fm->cons_eq = e;
 	memcpy(c + fm->n_cons * fm->k, a, fm->k * sizeof *c);
 	e[fm->n_cons++] = is_equality ? 1 : 0;
+	if (fm->cons_start && cons_index(fm))   /* added after set_complete */
+		return cp_error_set(err, CP_ENOMEM, "out of memory adding a constraint");
 	return CP_OK;
 }
 
@@ -243,6 +280,8 @@ int feas_model_set_complete(struct feas_model *fm, struct cp_error *err)
 	for (p = 0; p < fm->m; p++)
 		for (i = 0; i < fm->k; i++)
 			fm->pre_u[i] += fm->S[p * fm->k + i];
+	if (cons_index(fm))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	fm->complete = fm->m > 0;
 	return CP_OK;
 }

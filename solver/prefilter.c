@@ -21,43 +21,92 @@
 #include "solver/feas_int.h"
 
 /* The box as k columns m_i (x = mu + sum_i t_i m_i, |t_i| <= 1): PCA,
- * half_i times axis i; independent, half_j times e_j.  Returns m_i.x. */
-static double box_col_dot(const struct feas_query *q, size_t k, size_t i,
-			  const double *x)
+ * half_i times axis i; independent, half_j times e_j. */
+
+/* The non-zero positions of constraint c, ascending.  Skipping a zero
+ * term of a sum leaves it bit for bit what it was (the terms are finite,
+ * and adding +-0 changes no sum), so the sparse loops below compute the
+ * dense formulas' very numbers. */
+static size_t cons_nz(const struct feas_model *fm, size_t c, const uint32_t **ix)
+{
+	*ix = fm->cons_idx + fm->cons_start[c];
+	return fm->cons_start[c + 1] - fm->cons_start[c];
+}
+
+/* Where row c of B (constraint c in box coordinates, B_ci = m_i.c) can be
+ * non-zero: the constraint's own counters for an independent box, every
+ * axis for a PCA box. */
+static size_t brow_nz(const struct feas_model *fm, const struct feas_query *q,
+		      size_t c, const uint32_t **ix)
 {
 	if (q->shape == FEAS_INDEPENDENT)
-		return q->half[i] * x[i];
-	return q->half[i] * feas_dot(q->axes + i * k, x, k);
+		return cons_nz(fm, c, ix);
+	*ix = fm->iota;
+	return fm->k;
 }
 
-/* max over the box of a.x - a.mu, in long double (the same formula as
- * feas_spread) */
-static long double box_spread(const struct feas_query *q, size_t k,
-			      const double *a)
+/* B = every constraint in box coordinates, n_cons x k (zero where
+ * brow_nz does not reach): B_ci = half_i (axis_i . c), or half_i c_i. */
+static void box_rows(const struct feas_model *fm, const struct feas_query *q,
+		     double *B)
 {
-	long double s = 0;
-	size_t i;
+	size_t k = fm->k, c, i, p, n;
+	const uint32_t *ix;
 
-	for (i = 0; i < k; i++)
-		s += fabsl((long double)box_col_dot(q, k, i, a));
-	return s;
-}
-
-static int prefilter_infeasible(const struct feas_model *fm,
-				const struct feas_query *q, double *a)
-{
-	size_t k = fm->k, c, j;
-
+	if (q->shape == FEAS_INDEPENDENT)
+		memset(B, 0, fm->n_cons * k * sizeof *B);
 	for (c = 0; c < fm->n_cons; c++) {
 		const int64_t *ci = fm->cons + c * k;
-		long double dot = 0, mag = 0, h;
+		double *b = B + c * k;
 
-		for (j = 0; j < k; j++) {
-			a[j] = (double)ci[j];
-			dot += (long double)ci[j] * q->mu[j];
-			mag += fabsl((long double)ci[j] * q->mu[j]);
+		n = cons_nz(fm, c, &ix);
+		if (q->shape == FEAS_INDEPENDENT) {
+			for (p = 0; p < n; p++)
+				b[ix[p]] = q->half[ix[p]] * (double)ci[ix[p]];
+			continue;
 		}
-		h = box_spread(q, k, a);
+		for (i = 0; i < k; i++) {
+			const double *ax = q->axes + i * k;
+			double d = 0;
+
+			for (p = 0; p < n; p++)
+				d += (double)ci[ix[p]] * ax[ix[p]];
+			b[i] = q->half[i] * d;
+		}
+	}
+}
+
+/* c.x and sum_j |c_j x_j| in long double, over c's non-zeros. */
+static long double cons_dot(const struct feas_model *fm, size_t c,
+			    const double *x, long double *mag)
+{
+	const int64_t *ci = fm->cons + c * fm->k;
+	const uint32_t *ix;
+	size_t n = cons_nz(fm, c, &ix), p;
+	long double dot = 0, m = 0;
+
+	for (p = 0; p < n; p++) {
+		dot += (long double)ci[ix[p]] * x[ix[p]];
+		m += fabsl((long double)ci[ix[p]] * x[ix[p]]);
+	}
+	*mag = m;
+	return dot;
+}
+
+/* Infeasible when one listed constraint is broken by the whole box:
+ * max over the box of c.(x - mu) is sum_i |B_ci| (as feas_spread). */
+static int prefilter_infeasible(const struct feas_model *fm,
+				const struct feas_query *q, const double *B)
+{
+	size_t c, p, n;
+	const uint32_t *ix;
+
+	for (c = 0; c < fm->n_cons; c++) {
+		long double mag, dot = cons_dot(fm, c, q->mu, &mag), h = 0;
+
+		n = brow_nz(fm, q, c, &ix);
+		for (p = 0; p < n; p++)
+			h += fabsl((long double)B[c * fm->k + ix[p]]);
 		mag += h;
 		if (!(mag > 0))
 			continue;
@@ -113,6 +162,19 @@ static int spd_solve(double *G, double *b, size_t n)
 	return 0;
 }
 
+/* c.x over c's non-zeros, in double (as feas_dot over the dense row). */
+static double cons_dot_d(const struct feas_model *fm, size_t c, const double *x)
+{
+	const int64_t *ci = fm->cons + c * fm->k;
+	const uint32_t *ix;
+	size_t n = cons_nz(fm, c, &ix), p;
+	double s = 0;
+
+	for (p = 0; p < n; p++)
+		s += (double)ci[ix[p]] * x[ix[p]];
+	return s;
+}
+
 static int inside_along_u(struct worker *w, const struct feas_query *q,
 			  double *x0, const double *z);
 static int inside_by_projections(struct worker *w, const struct feas_query *q,
@@ -122,19 +184,18 @@ static int strictly_inside(const struct feas_model *fm, const double *x0);
 static int prefilter_feasible(struct worker *w, const struct feas_query *q)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, ne = 0, c, i, j, r;
+	size_t k = fm->k, ne = 0, c, i, r;
 	double *EM = w->pre_em, *G = w->pre_g, *y = w->pre_y, *z = w->vk;
-	double *x0 = w->vk2, *a = w->xstar;
+	double *x0 = w->vk2;
 
-	/* EM = E M (ne x k), G = EM EM^T, y = G^{-1} E mu */
+	/* EM = E M (ne x k, the equality rows of B), G = EM EM^T,
+	 * y = G^{-1} E mu */
 	for (c = 0; c < fm->n_cons; c++) {
 		if (!fm->cons_eq[c])
 			continue;
-		for (j = 0; j < k; j++)
-			a[j] = (double)fm->cons[c * k + j];
-		for (i = 0; i < k; i++)
-			EM[ne * k + i] = box_col_dot(q, k, i, a);
-		y[ne++] = feas_dot(a, q->mu, k);
+		memcpy(EM + ne * k, w->pre_b + c * k, k * sizeof *EM);
+		w->pre_y0[ne] = y[ne] = cons_dot_d(fm, c, q->mu);
+		ne++;
 	}
 	for (r = 0; r < ne; r++)
 		for (c = 0; c <= r; c++)
@@ -161,6 +222,7 @@ static int prefilter_feasible(struct worker *w, const struct feas_query *q)
 		} else {
 			const double *ax = q->axes + i * k;
 			double t = z[i] * q->half[i];
+			size_t j;
 
 			for (j = 0; j < k; j++)
 				x0[j] -= t * ax[j];
@@ -199,23 +261,24 @@ static int inside_along_u(struct worker *w, const struct feas_query *q,
 
 	for (c = 0; c < fm->n_cons; c++) {
 		const int64_t *ci = fm->cons + c * k;
-		long double dot = 0, mag = 0, cu = 0;
+		const uint32_t *ix;
+		size_t n, p;
+		long double mag, dot, cu = 0;
 
 		if (fm->cons_eq[c])
 			continue;
-		for (j = 0; j < k; j++) {
-			dot += (long double)ci[j] * x0[j];
-			mag += fabsl((long double)ci[j] * x0[j]);
-			cu += (long double)ci[j] * u[j];
-		}
+		dot = cons_dot(fm, c, x0, &mag);
+		n = cons_nz(fm, c, &ix);
+		for (p = 0; p < n; p++)
+			cu += (long double)ci[ix[p]] * u[ix[p]];
 		if (!(cu > 0))
 			return 0;   /* not a facet of this cone: leave it to the LP */
 		if (dot <= 2 * FEAS_TOL_PREFILTER * mag + FEAS_TINY) {
 			/* c.(x0 + t u) >= 2 tol (mag + t |c||u|) suffices */
 			long double cau = 0, need;
 
-			for (j = 0; j < k; j++)
-				cau += fabsl((long double)ci[j] * u[j]);
+			for (p = 0; p < n; p++)
+				cau += fabsl((long double)ci[ix[p]] * u[ix[p]]);
 			need = cu - 4 * FEAS_TOL_PREFILTER * cau;
 			if (!(need > 0))
 				return 0;
@@ -240,16 +303,11 @@ static int inside_along_u(struct worker *w, const struct feas_query *q,
 /* x0 on the hull (up to rounding) and strictly inside every facet. */
 static int strictly_inside(const struct feas_model *fm, const double *x0)
 {
-	size_t k = fm->k, c, j;
+	size_t c;
 
 	for (c = 0; c < fm->n_cons; c++) {
-		const int64_t *ci = fm->cons + c * k;
-		long double dot = 0, mag = 0;
+		long double mag, dot = cons_dot(fm, c, x0, &mag);
 
-		for (j = 0; j < k; j++) {
-			dot += (long double)ci[j] * x0[j];
-			mag += fabsl((long double)ci[j] * x0[j]);
-		}
 		if (!(mag > 0))
 			mag = 1;
 		if (fm->cons_eq[c] ? !(fabsl(dot) <= 1e-12L * mag)
@@ -266,59 +324,67 @@ static int strictly_inside(const struct feas_model *fm, const double *x0)
  * {E x = 0} (the factor of G = EM EM^T is in w->pre_g, EM in w->pre_em),
  * a few sweeps at most.  A point found is only a candidate: it is made
  * exactly on the hull again and must pass strictly_inside and the box
- * test, so a verdict here is as safe as the ray's. */
+ * test, so a verdict here is as safe as the ray's.  What does not change
+ * from sweep to sweep (each facet at the centre, its margin target, |B_c|,
+ * E mu) is computed once. */
 #define PROJ_SWEEPS 16
 static int inside_by_projections(struct worker *w, const struct feas_query *q,
 				 size_t ne)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, c, i, j, r, sweep, nc = 0;
+	size_t k = fm->k, nc = fm->n_cons, c, i, j, r, sweep, p, n;
 	double *B = w->pre_b, *t = w->pre_t, *x0 = w->vk2, *y = w->pre_y;
-	double *a = w->xstar, lim = 1 - 2 * FEAS_TOL_PREFILTER;
+	double *fmu = w->pre_c, *need = fmu + nc, *bb = need + nc;
+	double lim = 1 - 2 * FEAS_TOL_PREFILTER;
 	const double *EM = w->pre_em, *G = w->pre_g;
+	const uint32_t *ix;
 
 	for (i = 0; i < k; i++)
 		t[i] = -w->vk[i];
-	/* each inequality in box coordinates, and its margin target: the
-	 * final test wants c.x > tol * sum_j |c_j x_j|, which
-	 * sum_j |c_j mu_j| + sum_i |B_ci| bounds inside the box */
-	for (c = 0; c < fm->n_cons; c++) {
+	/* each inequality at the centre, and its margin target: the final
+	 * test wants c.x > tol * sum_j |c_j x_j|, which sum_j |c_j mu_j| +
+	 * sum_i |B_ci| bounds inside the box */
+	for (c = 0; c < nc; c++) {
+		const int64_t *ci = fm->cons + c * k;
+		const double *b = B + c * k;
+		double f = 0, mag = 0, s = 0;
+
 		if (fm->cons_eq[c])
 			continue;
-		for (j = 0; j < k; j++)
-			a[j] = (double)fm->cons[c * k + j];
-		for (i = 0; i < k; i++)
-			B[nc * k + i] = box_col_dot(q, k, i, a);
-		nc++;
+		n = cons_nz(fm, c, &ix);
+		for (p = 0; p < n; p++) {
+			f += (double)ci[ix[p]] * q->mu[ix[p]];
+			mag += fabs((double)ci[ix[p]] * q->mu[ix[p]]);
+		}
+		n = brow_nz(fm, q, c, &ix);
+		for (p = 0; p < n; p++) {
+			mag += fabs(b[ix[p]]);
+			s += b[ix[p]] * b[ix[p]];
+		}
+		fmu[c] = f;
+		need[c] = 8 * FEAS_TOL_PREFILTER * mag + FEAS_TINY;
+		bb[c] = s;
 	}
 	for (sweep = 0; sweep < PROJ_SWEEPS; sweep++) {
 		int ok = 1;
 
-		for (c = 0, r = 0; c < fm->n_cons; c++) {
-			const int64_t *ci = fm->cons + c * k;
-			const double *b;
-			double f = 0, mag = 0, bb = 0, need;
+		for (c = 0; c < nc; c++) {
+			const double *b = B + c * k;
+			double f = fmu[c], step;
 
 			if (fm->cons_eq[c])
 				continue;
-			b = B + r++ * k;
-			for (j = 0; j < k; j++) {
-				f += (double)ci[j] * q->mu[j];
-				mag += fabs((double)ci[j] * q->mu[j]);
-			}
-			for (i = 0; i < k; i++) {
-				f += b[i] * t[i];
-				mag += fabs(b[i]);
-				bb += b[i] * b[i];
-			}
-			need = 8 * FEAS_TOL_PREFILTER * mag + FEAS_TINY;
-			if (f >= need)
+			n = brow_nz(fm, q, c, &ix);
+			for (p = 0; p < n; p++)
+				f += b[ix[p]] * t[ix[p]];
+			if (f >= need[c])
 				continue;
 			ok = 0;
-			if (!(bb > 0))
+			if (!(bb[c] > 0))
 				return 0;   /* a facet the box cannot move */
-			for (i = 0; i < k; i++)
-				t[i] += (2 * need - f) / bb * b[i];
+			step = (2 * need[c] - f) / bb[c];
+			for (p = 0; p < n; p++)
+				t[ix[p]] += step * b[ix[p]];
 		}
 		for (i = 0; i < k; i++) {
 			if (t[i] > lim || t[i] < -lim)
@@ -327,15 +393,8 @@ static int inside_by_projections(struct worker *w, const struct feas_query *q,
 		}
 		if (ne) {
 			/* back onto the hull: t -= EM^T G^{-1} (EM t + E mu) */
-			for (r = 0, c = 0; c < fm->n_cons; c++) {
-				if (!fm->cons_eq[c])
-					continue;
-				y[r] = 0;
-				for (j = 0; j < k; j++)
-					y[r] += (double)fm->cons[c * k + j] * q->mu[j];
-				y[r] += feas_dot(EM + r * k, t, k);
-				r++;
-			}
+			for (r = 0; r < ne; r++)
+				y[r] = w->pre_y0[r] + feas_dot(EM + r * k, t, k);
 			chol_solve(G, y, ne);
 			for (i = 0; i < k; i++) {
 				double s = 0;
@@ -375,9 +434,10 @@ int feas_prefilter_box(struct worker *w, const struct feas_query *q)
 {
 	const struct feas_model *fm = w->fm;
 
-	if (!fm->complete || fm->n_cons == 0)
+	if (!fm->complete || fm->n_cons == 0 || !fm->cons_idx || !fm->iota)
 		return FEAS_PRE_UNDECIDED;
-	if (prefilter_infeasible(fm, q, w->xstar))
+	box_rows(fm, q, w->pre_b);
+	if (prefilter_infeasible(fm, q, w->pre_b))
 		return FEAS_PRE_INFEASIBLE;
 	if (prefilter_feasible(w, q))
 		return FEAS_PRE_FEASIBLE;
