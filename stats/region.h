@@ -162,8 +162,8 @@ struct region_options {
 	int no_pca_box;
 	/* Keep only what the solver reads (mu, cov, lambda, the boxes, q):
 	 * sigma and axes, which reports and region_contains(REGION_ELLIPSOID)
-	 * read, are freed (NULL), and with no_pca_box so are box_axes and
-	 * half_pca.  A region of 26 counters then holds 6 KB to 11 KB
+	 * read, are freed (NULL), and with no_pca_box, or a PCA box along
+	 * the counters (pca_on_counters), so are box_axes and half_pca.  A region of 26 counters then holds 6 KB to 11 KB
 	 * instead of 22 KB, which 10^5 observations feel. */
 	int lean;
 };

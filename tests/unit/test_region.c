@@ -446,6 +446,18 @@ static void test_split_penalty(void)
 		region_free(r);
 		r = NULL;
 	}
+	/* lean: the PCA box along the counters keeps no copy of its own,
+	 * and the solver is still given the independent box */
+	o.lean = 1;
+	CHECK(region_build(x, 10, 5, &o, &r, &err) == 0);
+	if (r) {
+		struct feas_query q;
+
+		CHECK(r->pca_on_counters && r->box_axes == NULL && r->half_pca == NULL);
+		feas_query_from_region(r, FEAS_PCA, &q);
+		CHECK(q.shape == FEAS_INDEPENDENT && q.half == r->half_ind);
+		region_free(r);
+	}
 }
 
 static void expect_build_error(const double *x, size_t n, size_t k,
