@@ -162,6 +162,53 @@ static int spd_solve(double *G, double *b, size_t n)
 	return 0;
 }
 
+/* The rows *valid .. n-1 of the Cholesky factor F of G (both n x n in
+ * arrays of row length ld), given its rows 0 .. *valid-1: each entry by
+ * spd_solve's formula and order of summation, so the factor is the one
+ * spd_solve would make.  -1 when row *valid is not clearly positive
+ * definite (*valid stops there). */
+static int chol_extend(const double *G, double *F, size_t *valid, size_t n,
+		       size_t ld)
+{
+	size_t i, j, l;
+
+	for (j = *valid; j < n; j++) {
+		double d = G[j * ld + j];
+
+		for (i = 0; i < j; i++) {
+			double s = G[j * ld + i];
+
+			for (l = 0; l < i; l++)
+				s -= F[j * ld + l] * F[i * ld + l];
+			F[j * ld + i] = s / F[i * ld + i];
+		}
+		for (l = 0; l < j; l++)
+			d -= F[j * ld + l] * F[j * ld + l];
+		if (!(d > 1e-12 * fabs(G[j * ld + j])) || !(d > 0))
+			return -1;
+		F[j * ld + j] = sqrt(d);
+		*valid = j + 1;
+	}
+	return 0;
+}
+
+/* chol_solve for a factor stored with row length ld. */
+static void chol_solve_ld(const double *F, double *b, size_t n, size_t ld)
+{
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {      /* L z = b */
+		for (l = 0; l < i; l++)
+			b[i] -= F[i * ld + l] * b[l];
+		b[i] /= F[i * ld + i];
+	}
+	for (i = n; i-- > 0;) {        /* L^T y = z */
+		for (l = i + 1; l < n; l++)
+			b[i] -= F[l * ld + i] * b[l];
+		b[i] /= F[i * ld + i];
+	}
+}
+
 /* c.x over c's non-zeros, in double (as feas_dot over the dense row). */
 static double cons_dot_d(const struct feas_model *fm, size_t c, const double *x)
 {
@@ -473,22 +520,22 @@ static int ell_add_row(struct worker *w, const struct feas_query *q,
 		       size_t r, size_t c)
 {
 	const struct feas_model *fm = w->fm;
-	size_t k = fm->k, i, j, t;
+	size_t k = fm->k, j, t;
 	const int64_t *a = fm->cons + c * k;
 	double *B = w->ell_b, *G = w->ell_g;
-	long double s, mag = 0;
+	const uint32_t *ix;
+	size_t n = cons_nz(fm, c, &ix), p;
+	long double s, mag;
 
+	/* over the constraints' non-zeros (the dense sums' very numbers) */
 	for (j = 0; j < k; j++) {
 		double v = 0;
 
-		for (i = 0; i < k; i++)
-			v += (double)a[i] * q->cov[i * k + j];
+		for (p = 0; p < n; p++)
+			v += (double)a[ix[p]] * q->cov[ix[p] * k + j];
 		B[r * k + j] = v;
 	}
-	for (s = 0, i = 0; i < k; i++) {
-		s += (long double)a[i] * q->mu[i];
-		mag += fabsl((long double)a[i] * q->mu[i]);
-	}
+	s = cons_dot(fm, c, q->mu, &mag);
 	w->ell_y[r] = (double)s;
 	/* its rounding: k products and sums in long double, then to double */
 	w->ell_y[k + r] = 4 * DBL_EPSILON * (double)mag;
@@ -497,8 +544,9 @@ static int ell_add_row(struct worker *w, const struct feas_query *q,
 		const int64_t *at = fm->cons + w->ell_rows[t] * k;
 		double v = 0;
 
-		for (j = 0; j < k; j++)
-			v += B[r * k + j] * (double)at[j];
+		n = cons_nz(fm, w->ell_rows[t], &ix);
+		for (p = 0; p < n; p++)
+			v += B[r * k + ix[p]] * (double)at[ix[p]];
 		G[r * k + t] = G[t * k + r] = v;
 	}
 	return G[r * k + r] > 0;
@@ -514,9 +562,9 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	size_t *rows = w->ell_rows;
 	unsigned char *active = w->ell_active;   /* ELL_*, all ELL_OUT here */
 	int ok = 0, added = 0, zeros = 0;
-	size_t ne;
+	size_t ne, valid = 0;   /* F's rows 0..valid-1: the factor of G's */
 
-	if (!fm->complete || fm->n_cons == 0)
+	if (!fm->complete || fm->n_cons == 0 || !fm->cons_idx)
 		return 0;
 	for (c = 0; c < fm->n_cons; c++)
 		if (fm->cons_eq[c] && (na == k || !ell_add_row(w, q, na++, c)))
@@ -529,15 +577,11 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 	 * equalities alone) */
 	for (c = 0; c < fm->n_cons; c++) {
 		const int64_t *ci = fm->cons + c * k;
-		size_t nz = 0, at = 0;
+		const uint32_t *ix;
+		size_t nz = cons_nz(fm, c, &ix), at = nz ? ix[0] : 0;
 
 		if (fm->cons_eq[c])
 			continue;
-		for (j = 0; j < k && nz < 2; j++)
-			if (ci[j]) {
-				nz++;
-				at = j;
-			}
 		if (nz == 1 && ci[at] > 0 && q->mu[at] == 0 && na < k) {
 			active[c] = ELL_IN;
 			if (!ell_add_row(w, q, na++, c))
@@ -546,16 +590,16 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 		}
 	}
 	for (step = 0; step < ELL_STEPS(k); step++) {
-		/* x = mu - B^T G^-1 y on the active set */
-		for (r = 0; r < na; r++)
-			for (j = 0; j <= r; j++)
-				F[r * na + j] = F[j * na + r] = G[r * k + j];
-		memcpy(z, y, na * sizeof *z);
-		if (na && spd_solve(F, z, na)) {
+		/* x = mu - B^T G^-1 y on the active set; G's Cholesky factor
+		 * is kept from step to step and only its rows from the first
+		 * changed one on are made again */
+		if (chol_extend(G, F, &valid, na, k)) {
 			if (zeros) {
 				for (r = ne; r < na; r++)
 					active[rows[r]] = ELL_OUT;
 				na = ne;
+				if (valid > na)
+					valid = na;
 				zeros = 0;
 				continue;
 			}
@@ -569,6 +613,8 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 			added = 0;
 			continue;
 		}
+		memcpy(z, y, na * sizeof *z);
+		chol_solve_ld(F, z, na, k);
 		added = zeros = 0;
 		for (j = 0; j < k; j++) {
 			double t = q->mu[j], u = fabs(q->mu[j]);
@@ -599,9 +645,12 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 
 			for (c = 0; c < fm->n_cons; c++) {
 				const int64_t *ci = fm->cons + c * k;
+				const uint32_t *ix;
+				size_t n = cons_nz(fm, c, &ix), p;
 				long double dot = 0, mag = 0, rmag = 0;
 
-				for (j = 0; j < k; j++) {
+				for (p = 0; p < n; p++) {
+					j = ix[p];
 					dot += (long double)ci[j] * x[j];
 					mag += fabsl((long double)ci[j] * x[j]);
 					rmag += fabsl((long double)ci[j]) * xs[j];
@@ -646,8 +695,8 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 					double t = i == r ? 1 : 0;
 
 					for (j = r; j < i; j++)
-						t -= F[i * na + j] * v[j];
-					v[i] = t / F[i * na + i];
+						t -= F[i * k + j] * v[j];
+					v[i] = t / F[i * k + i];
 					nv += v[i] * v[i];
 				}
 				e += y[k + r] * sqrt(nv);
@@ -667,6 +716,8 @@ int feas_prefilter_ellipsoid(struct worker *w, const struct feas_query *q,
 					active[c] = ELL_OUT;
 			active[rows[drop]] = ELL_DROPPED;
 			na--;
+			if (valid > drop)
+				valid = drop;
 			if (drop != na) {
 				rows[drop] = rows[na];
 				y[drop] = y[na];
