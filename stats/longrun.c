@@ -259,6 +259,46 @@ static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
 	return num >= den ? 1 : num / den;
 }
 
+/* The axes by blocks: counters whose correlations in S (the first half's
+ * covariance) reach SPLIT_BLOCK_CORR, directly or through others, form a
+ * block, and S's covariances between blocks are set to 0, so that each
+ * block gets principal axes of its own.  Rates span orders of magnitude
+ * (STLB hits at 10^8/s beside walk starts at 10^6/s), and an axis of a
+ * large counter that leans on a small one it barely correlates with by a
+ * few per cent of its length adds more to the small counter's width than
+ * the small counter's own spread; within a block the correlations are
+ * strong enough to pay for it.  A function of the first half only, so
+ * the widths' law is unchanged.  root: k scratch. */
+static void split_blocks(double *S, size_t k, size_t *root)
+{
+	size_t j, l, a, b;
+
+	for (j = 0; j < k; j++)
+		root[j] = j;
+	for (j = 0; j < k; j++)
+		for (l = j + 1; l < k; l++) {
+			double d = S[j * k + j] * S[l * k + l];
+
+			if (!(d > 0) || !(fabs(S[j * k + l]) >= SPLIT_BLOCK_CORR * sqrt(d)))
+				continue;
+			for (a = j; root[a] != a; a = root[a])
+				;
+			for (b = l; root[b] != b; b = root[b])
+				;
+			if (a != b)
+				root[a > b ? a : b] = a < b ? a : b;
+		}
+	for (j = 0; j < k; j++) {
+		for (a = j; root[a] != a; a = root[a])
+			;
+		root[j] = a;   /* roots are found before their members */
+	}
+	for (j = 0; j < k; j++)
+		for (l = 0; l < k; l++)
+			if (root[j] != root[l])
+				S[j * k + l] = 0;
+}
+
 /* The PCA box, in the principal frame with its axes and widths from
  * independent halves.  The smallest eigenvalues of a sample covariance
  * underestimate the variance along their own eigenvectors (at k = 20,
@@ -270,8 +310,9 @@ static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
  * axis gets an exact t interval, Sidak-corrected for k axes.  Axes are
  * stored by ascending half-width.  When a half has no more samples than
  * counters, the first half's correlations are shrunk towards 0
- * (Schafer-Strimmer) before its eigenvectors are taken: better axes, and
- * no change to the widths' law.  With independent samples (no long-run
+ * (Schafer-Strimmer) before its eigenvectors are taken, and when it has
+ * more than k/2 the axes are taken block by block (split_blocks): better
+ * axes, and no change to the widths' law.  With independent samples (no long-run
  * covariance) the second half's covariance also takes the contrast of
  * the halves' means, sqrt(n_A n_B / n) (mean_A - mean_B): it is N(0,
  * Sigma) and independent of the full mean and of both halves' spreads,
@@ -362,6 +403,8 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 				if (j != l)
 					SA[j * k + l] *= 1 - lambda;
 	}
+	if (2 * na > k)
+		split_blocks(SA, k, ord);
 	if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
 		goto out;
 	uw = VT + k * k;

@@ -15,6 +15,11 @@
  * measured on simulator sweeps (docs/statistics.md, section 8): at 1.25
  * the box never refutes less than the independent box, in any setting. */
 #define SPLIT_MAX_PENALTY 1.25
+/* The split box's axes are found in blocks of counters correlated at
+ * least this much (stats/longrun.c, split_blocks), when a half has more
+ * samples than k/2; measured on simulator sweeps (docs/statistics.md,
+ * section 8): 0.6 beat 0.3, 0.8 and no blocks at 100 and 200 intervals. */
+#define SPLIT_BLOCK_CORR 0.6
 
 int stats_conf_ok(double c);
 double stats_quantile_for(double confidence, size_t k, size_t n,

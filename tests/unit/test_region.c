@@ -460,6 +460,42 @@ static void test_split_penalty(void)
 	}
 }
 
+/* The split box's axes by blocks: counters 0 and 1 move together at
+ * 10^8 (correlation near 1); counter 2, at 10^3, follows them weakly
+ * (correlation about 0.3 in the first half, below SPLIT_BLOCK_CORR): its
+ * axis is its own, e_2, and the block's two axes do not touch it, so
+ * none of the large spread leaks into its width.  Fails if the blocks go. */
+static void test_split_blocks(void)
+{
+	double x[40 * 3], res[3] = { 1, 1, 1 };
+	struct region_options o = { .resolution = res, .batches = 1 };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t i, e2 = 0;
+
+	for (i = 0; i < 40; i++) {
+		double u = (double)((i * 7) % 13) - 6, v = (double)((i * 5) % 11) - 5;
+
+		x[i * 3] = 1e8 + 1e6 * u;
+		x[i * 3 + 1] = 2e8 + 2e6 * u + 1e3 * v;
+		x[i * 3 + 2] = 1e3 + 3 * u + 10 * v;
+	}
+	CHECK(region_build(x, 40, 3, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->pca_box && !r->pca_on_counters);
+	for (i = 0; i < 3; i++) {
+		const double *a = r->box_axes + i * 3;
+
+		if (fabs(a[2]) == 1)
+			e2++;
+		else
+			CHECK(a[2] == 0);
+	}
+	CHECK(e2 == 1);
+	region_free(r);
+}
+
 static void expect_build_error(const double *x, size_t n, size_t k,
 			       const struct region_options *o, const char *msg)
 {
@@ -560,6 +596,7 @@ int main(void)
 	RUN(test_too_few_intervals);
 	RUN(test_split_box_by_hand);
 	RUN(test_split_penalty);
+	RUN(test_split_blocks);
 	RUN(test_build_errors);
 	RUN(test_batch_means);
 	RUN(test_lag1);
