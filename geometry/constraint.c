@@ -239,16 +239,31 @@ static int eliminate(const int64_t *a, const int64_t *e, size_t c, size_t k,
  * entries 64-bit, k terms of 96 bits fit __int128 for k < 2^31)? */
 static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
 {
-	size_t p, i;
+	size_t p, i, nz = 0;
+	uint32_t *ix = cp_malloc((k + 1) * sizeof *ix);
 
+	/* readable forms are sparse: the sums over a's non-zeros only */
+	if (ix) {
+		for (i = 0; i < k; i++)
+			if (a[i])
+				ix[nz++] = (uint32_t)i;
+	}
 	for (p = 0; p < m; p++) {
 		__int128 s = 0;
 
-		for (i = 0; i < k; i++)
-			s += (__int128)a[i] * S[p * k + i];
-		if (s < 0)
+		if (ix) {
+			for (i = 0; i < nz; i++)
+				s += (__int128)a[ix[i]] * S[p * k + ix[i]];
+		} else {
+			for (i = 0; i < k; i++)
+				s += (__int128)a[i] * S[p * k + i];
+		}
+		if (s < 0) {
+			cp_free(ix);
 			return 0;
+		}
 	}
+	cp_free(ix);
 	return 1;
 }
 
@@ -259,7 +274,8 @@ static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
  * computed on first use and kept in as[p] for the other terms (*known of
  * them so far: the test stops at the first signature that breaks). */
 static int valid_without(const int64_t *a, size_t c, size_t k,
-			 const uint32_t *S, size_t m, __int128 *as, size_t *known)
+			 const uint32_t *S, size_t m, __int128 *as, size_t *known,
+			 const uint32_t *ix, size_t nz)
 {
 	size_t p, i;
 
@@ -267,8 +283,9 @@ static int valid_without(const int64_t *a, size_t c, size_t k,
 		if (p == *known) {
 			__int128 v = 0;
 
-			for (i = 0; i < k; i++)
-				v += (__int128)a[i] * S[p * k + i];
+			/* over a's non-zeros ix[0..nz) */
+			for (i = 0; i < nz; i++)
+				v += (__int128)a[ix[i]] * S[p * k + ix[i]];
 			as[p] = v;
 			++*known;
 		}
@@ -282,14 +299,17 @@ static int valid_without(const int64_t *a, size_t c, size_t k,
 static void descend(size_t k, const int64_t *eq, size_t n_eq,
 		    const uint32_t *S, size_t m, int is_equality,
 		    cone_keep_fn keep, void *ctx, int by_max, int64_t *a,
-		    int64_t *t, int64_t *best, __int128 *as)
+		    int64_t *t, int64_t *best, __int128 *as, uint32_t *ix)
 {
-	size_t i, c, known;
+	size_t i, c, known, nz;
 	int improved;
 
 	do {
 		improved = 0;
 		known = 0;    /* a changed: no a.s_p known */
+		for (i = 0, nz = 0; i < k; i++)
+			if (a[i])
+				ix[nz++] = (uint32_t)i;
 		/* an inequality drops a positive term while what is left still
 		 * holds on every signature: "x <= y + z" becomes "x <= y" */
 		for (c = 0; S && !is_equality && c < k && !improved; c++) {
@@ -299,7 +319,8 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 			t[c] = 0;
 			cone_vec_primitive(t, k);
 			if (cone_vec_nnz(t, k) &&
-			    (as ? valid_without(a, c, k, S, m, as, &known) : valid_on(t, k, S, m)) &&
+			    (as ? valid_without(a, c, k, S, m, as, &known, ix, nz) :
+				  valid_on(t, k, S, m)) &&
 			    (!keep || keep(t, ctx))) {
 				memcpy(a, t, k * sizeof *t);
 				improved = 1;
@@ -335,19 +356,23 @@ void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
 {
 	int64_t *t = cp_malloc(3 * (k + 1) * sizeof *t), *best, *b;
 	__int128 *as = S && !is_equality ? cp_malloc((m + 1) * sizeof *as) : NULL;
+	uint32_t *ix = cp_malloc((k + 1) * sizeof *ix);
 
-	if (!t) {
+	if (!t || !ix) {
+		cp_free(t);
 		cp_free(as);
+		cp_free(ix);
 		return;   /* a stays a valid (if less readable) form */
 	}
 	best = t + k + 1;
 	b = best + k + 1;
 	cone_vec_primitive(a, k);
 	memcpy(b, a, k * sizeof *b);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best, as);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best, as);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best, as, ix);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best, as, ix);
 	if (better(b, a, k, 0))
 		memcpy(a, b, k * sizeof *a);
 	cp_free(t);
 	cp_free(as);
+	cp_free(ix);
 }
