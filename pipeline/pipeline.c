@@ -34,6 +34,7 @@ struct pipe_model {
 	char *no_facets;
 	size_t n_span_eq;
 	int64_t *span_eq;
+	int span_eq_canonical;   /* span_eq is cone_equalities(S), exactly */
 };
 
 /* ==== data ==== */
@@ -471,9 +472,11 @@ static int model_span_equalities(struct pipe_model *pm, struct cp_error *err)
 		cp_free(pm->span_eq);
 	pm->span_eq = NULL;
 	pm->n_span_eq = 0;
+	pm->span_eq_canonical = 0;
 	if (pm->has_facets) {
 		pm->n_span_eq = pm->n_eq;
 		pm->span_eq = pm->n_eq ? pm->cons : NULL;
+		pm->span_eq_canonical = pm->m > 0;
 		return CP_OK;
 	}
 	if (!pm->m)
@@ -485,6 +488,8 @@ static int model_span_equalities(struct pipe_model *pm, struct cp_error *err)
 	if (rc) {   /* beyond 64 bits: constraints print unsimplified */
 		pm->n_span_eq = 0;
 		pm->span_eq = NULL;
+	} else {
+		pm->span_eq_canonical = 1;
 	}
 	return CP_OK;
 }
@@ -508,11 +513,18 @@ static int solver_constraints(struct pipe_model *pm, struct cp_error *err)
  * listed so far (later ones join it as they are listed). */
 int pipe_model_make_solver(struct pipe_model *pm, struct cp_error *err)
 {
+	struct feas_model_options fo;
 	int rc;
 
 	if (pm->fm)
 		return CP_OK;
-	if ((rc = feas_model_new(pm->k, pm->m, pm->S, NULL, &pm->fm, err)))
+	/* the span's equalities are known (pipe_model_list_facets made
+	 * them): the solver takes them rather than deriving them again */
+	memset(&fo, 0, sizeof fo);
+	fo.equalities_given = pm->span_eq_canonical;
+	fo.n_equalities = pm->n_span_eq;
+	fo.equalities = pm->span_eq;
+	if ((rc = feas_model_new(pm->k, pm->m, pm->S, &fo, &pm->fm, err)))
 		return rc;
 	return solver_constraints(pm, err);
 }

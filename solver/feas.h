@@ -35,6 +35,13 @@ struct region;  /* stats/region.h */
 
 struct feas_model_options {
 	int reserved;  /* 0; more fields may follow (zero them all) */
+	/* The equalities of span(S) in geometry's canonical form
+	 * (cone_equalities: n x k, reduced echelon, rows primitive), when
+	 * the caller has them already: the model copies them instead of
+	 * deriving them again.  Ignored unless equalities_given. */
+	int equalities_given;
+	size_t n_equalities;
+	const int64_t *equalities;
 };
 
 /* Build a model from m signatures of k counters, row-major (signature j

@@ -115,13 +115,28 @@ int feas_glpk_quiet_hook(void *info, const char *s)
  * combination with load.walk_done = load.causes_walk).  A basis with a
  * coefficient beyond 64 bits is left out: constraints are then printed as
  * derived, still exact. */
-static int model_equalities(struct feas_model *fm, struct cp_error *err)
+static int model_equalities(struct feas_model *fm,
+			    const struct feas_model_options *opt,
+			    struct cp_error *err)
 {
 	struct cp_error e;
 	int rc;
 
 	if (fm->k == 0)
 		return CP_OK;
+	if (opt && opt->equalities_given) {
+		/* the caller's, already canonical: the same rows this would
+		 * derive */
+		fm->n_eqb = opt->n_equalities;
+		fm->eqb = NULL;
+		if (!fm->n_eqb)
+			return CP_OK;
+		fm->eqb = cp_malloc(fm->n_eqb * fm->k * sizeof *fm->eqb);
+		if (!fm->eqb)
+			return cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
+		memcpy(fm->eqb, opt->equalities, fm->n_eqb * fm->k * sizeof *fm->eqb);
+		return CP_OK;
+	}
 	cp_error_clear(&e);
 	rc = cone_equalities(fm->k, fm->m, fm->Su, &fm->n_eqb, &fm->eqb, &e);
 	if (rc == CP_ENOMEM)
@@ -141,7 +156,6 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 	size_t p, i, kept = 0;
 	int rc;
 
-	(void)opt;
 	*out = NULL;
 	if (k == 0 || k > 100000 || m > 100000000 / k)
 		return cp_error_set(err, CP_EINPUT,
@@ -176,7 +190,7 @@ int feas_model_new(size_t k, size_t m, const uint32_t *S,
 	rc = span_basis(fm, err);
 	if (rc)
 		goto fail;
-	rc = model_equalities(fm, err);
+	rc = model_equalities(fm, opt, err);
 	if (rc)
 		goto fail;
 	*out = fm;

@@ -152,6 +152,60 @@ static void test_equality_violation(void)
 	feas_model_free(fm);
 }
 
+/* The span's equalities given by the caller (feas_model_options) are the
+ * model's: given the canonical row, the violation is the one the model
+ * finds when it derives them; given the same equality written the other
+ * way round, it reports that row as given (so the option is read, not
+ * ignored). */
+static void test_given_equalities(void)
+{
+	static const uint32_t S[] = { 1, 1, 0, 1, 0, 1 };
+	struct feas_model_options fo;
+	struct feas_model *fm = NULL;
+	struct feas_result res;
+	struct feas_query q;
+	struct tl_region r;
+	struct cp_error err;
+	int64_t derived[3] = { 0, 0, 0 }, flipped[3];
+	int given, j;
+
+	feas_result_init(&res);
+	memset(&r, 0, sizeof r);
+	r.k = 3;
+	r.mu[0] = 1000;
+	r.mu[1] = 500;
+	r.mu[2] = 300;
+	r.cov[0] = r.cov[4] = r.cov[8] = 4;
+	tl_region_finish(&r, 11.34);
+	tl_query(&r, FEAS_INDEPENDENT, &q);
+	for (given = 0; given < 3; given++) {
+		memset(&fo, 0, sizeof fo);
+		fo.equalities_given = 1;
+		fo.n_equalities = 1;
+		fo.equalities = given == 1 ? derived : flipped;
+		CHECK(feas_model_new(3, 2, S, given ? &fo : NULL, &fm, &err) == CP_OK);
+		CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+		CHECK(!res.feasible && res.n_violations == 1);
+		if (res.n_violations == 1) {
+			const int64_t *a = res.violations[0].a;
+
+			CHECK(res.violations[0].is_equality);
+			for (j = 0; j < 3; j++) {
+				if (given == 0) {
+					derived[j] = a[j];
+					flipped[j] = -a[j];
+				} else {
+					CHECK(a[j] == (given == 1 ? derived[j] : flipped[j]));
+				}
+			}
+		}
+		feas_model_free(fm);
+		fm = NULL;
+	}
+	CHECK(derived[0] != 0);
+	feas_result_release(&res);
+}
+
 /* The whole walk_basic model (causes_walk, pde_miss, walk_done, retired):
  * a TLB hit (0,0,0,1), a walk with a PDE hit (1,0,1,1) and with a miss
  * (1,1,1,1); walk_done = causes_walk on every path.  Without a facet list
@@ -917,6 +971,7 @@ int main(void)
 	RUN(test_walk_basic_violation);
 	RUN(test_listed_constraints);
 	RUN(test_equality_violation);
+	RUN(test_given_equalities);
 	RUN(test_sparsest_form);
 	RUN(test_zero_cone);
 	RUN(test_bad_queries);
