@@ -17,6 +17,20 @@
 #define DFILLS 8                  /* pending DTLB fills from STLB hits */
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
+/* The default machine's shape of each structure (ways, wide tags) and its
+ * walkers.  hw/sim/machine.c compiles the μop path twice: once with these
+ * as constants, which a machine of exactly this shape runs (m->fast), and
+ * once reading them from the structures, for any other configuration. */
+#define DTLB_SHAPE 4, 0           /* each of the three L1 DTLBs */
+#define STLB_SHAPE 8, 0
+#define PDE_SHAPE 4, 0
+#define PDPTE_SHAPE 4, 0
+#define PML4_SHAPE 2, 0
+#define L1_SHAPE 8, 1             /* 64 sets: line tags need 36 bits */
+#define L2_SHAPE 8, 1             /* 512 sets: 33 bits */
+#define L3_SHAPE 16, 0
+#define FAST_WALKERS 2
+
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
  * nodes (levels 3..1), 32-bit entries holding the child's index + 1 (0 =
@@ -50,6 +64,7 @@ struct replay {
 struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
+	int fast;                     /* the default shapes: see DTLB_SHAPE */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */
@@ -71,6 +86,7 @@ struct mmu_machine {
 
 	uint64_t now;                 /* cycles */
 	uint64_t *ring;               /* retire times of the last window μops */
+	size_t slot;                  /* n_correct % window: the next μop's */
 	uint64_t last_retire;
 	uint64_t n_correct, n_uops;
 
@@ -85,6 +101,11 @@ struct mmu_machine {
 	/* L1 DTLB fills of STLB hits, due STLB_CYCLES after the lookup */
 	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];
 	unsigned n_dfill;
+
+	/* A request waiting for a walker watches the fills made meanwhile
+	 * (translate()): of its page (TLBs) and of its PDE-cache entry */
+	uint64_t watch_key, watch_pde;
+	unsigned watch_seen;          /* SEEN_TLB | SEEN_PDE */
 
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
 	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */

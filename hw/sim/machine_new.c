@@ -87,6 +87,15 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->next_clear = m->clear_cycles ? m->clear_cycles : NONE;
 	m->next_end = NONE;
 	m->pf_prev_line = NONE;
+	m->watch_key = NONE;
+	m->watch_pde = NONE;
+	m->fast = sa_is(&m->dtlb[MMU_PAGE_4K], DTLB_SHAPE) &&
+		  sa_is(&m->dtlb[MMU_PAGE_2M], DTLB_SHAPE) &&
+		  sa_is(&m->dtlb[MMU_PAGE_1G], DTLB_SHAPE) &&
+		  sa_is(&m->stlb, STLB_SHAPE) && sa_is(&m->pde, PDE_SHAPE) &&
+		  sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
+		  sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
+		  sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS;
 	return m;
 nomem:
 	mmu_machine_free(m);

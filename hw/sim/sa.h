@@ -27,18 +27,11 @@ struct sa {
 	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
 	uint64_t *order;              /* per set: nibble k = way of rank k */
 	uint64_t mask;                /* sets - 1 */
-	uint64_t omask;               /* the nibbles of an order word in use */
 	unsigned ways, shift;         /* shift = log2(sets) */
-	unsigned last;                /* bit offset of the least recent nibble */
 	int wide;                     /* tags need more than 32 bits */
-	int (*lookup)(struct sa *, uint64_t);
-	int (*access)(struct sa *, uint64_t);
-	int (*probe)(const struct sa *, uint64_t);
 };
 
 #define NIBBLES 0x1111111111111111ull
-
-static inline void sa_bind(struct sa *s);
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
 static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
@@ -53,8 +46,6 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	for (s->shift = 0; (1u << s->shift) < sets; s->shift++)
 		;
 	s->wide = key_bits > s->shift + 31;
-	s->last = 4 * (ways - 1);
-	s->omask = ways == 16 ? ~0ull : (1ull << (4 * ways)) - 1;
 	s->tag = cp_calloc(entries, sizeof *s->tag);
 	s->hi = s->wide ? cp_calloc(entries, sizeof *s->hi) : NULL;
 	s->order = cp_calloc(sets, sizeof *s->order);
@@ -64,7 +55,6 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 		order = order << 4 | w;
 	for (k = 0; k < sets; k++)
 		s->order[k] = order;
-	sa_bind(s);
 	return CP_OK;
 }
 
@@ -75,10 +65,23 @@ static inline void sa_release(struct sa *s)
 	cp_free(s->order);
 }
 
-/* Bit w set where way w of the set holds tag (at most one): the scan for
- * a way count known at compile time (inlined and unrolled below), with
- * SSE2 where the host has it.  Wide tags: the low halves are compared,
- * then the high half of a matching way. */
+/* Whether s has the shape (ways, tag width) that code compiled for
+ * (ways, wide) assumes. */
+static inline int sa_is(const struct sa *s, unsigned ways, int wide)
+{
+	return s->ways == ways && s->wide == wide;
+}
+
+/* ---- the operations, for a shape (ways, wide) ----
+ * Every operation takes the structure's ways and tag width as arguments:
+ * the μop path passes constants (the default machine's shape of that
+ * structure, checked once by sa_is() when the machine is built), so each
+ * call inlines to a short straight line with its scan unrolled; sa_lookup()
+ * and the others below pass the structure's own, for any shape. */
+
+/* Bit w set where way w of the set holds tag (at most one), with SSE2
+ * where the host has it.  Wide tags: the low halves are compared, then
+ * the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
 match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
@@ -116,7 +119,8 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 
 /* Make way w (a hit) the most recent of its set: the nibbles before its
  * rank move back one place. */
-static inline void sa_touch(struct sa *s, size_t set, unsigned w)
+static inline __attribute__((always_inline)) void
+sa_touch(struct sa *s, size_t set, unsigned w)
 {
 	uint64_t o = s->order[set], x = o ^ (NIBBLES * w), below, upto;
 	unsigned rank;
@@ -131,125 +135,71 @@ static inline void sa_touch(struct sa *s, size_t set, unsigned w)
 }
 
 /* Put key in the least recent way of its set, now the most recent. */
-static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
+static inline __attribute__((always_inline)) void
+sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
 	uint64_t o = s->order[set];
-	unsigned v = (unsigned)(o >> s->last) & 15;
-	uint64_t tag = (key >> s->shift) + 1;
+	unsigned v = (unsigned)(o >> (4 * (ways - 1))) & 15;
 
-	s->tag[set * s->ways + v] = (uint32_t)tag;
-	if (s->wide)
-		s->hi[set * s->ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = (o << 4 | v) & s->omask;
+	s->tag[set * ways + v] = (uint32_t)tag;
+	if (wide)
+		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
+	s->order[set] = ways == 16 ? o << 4 | v :
+			(o << 4 | v) & ((1ull << (4 * ways)) - 1);
 }
 
-/* The operations, one set of functions per (ways, tag width) so that
- * each is a short straight line for its structure, and a general one:
- * lookup (a hit becomes most recent; a miss changes nothing), access
- * (a miss is inserted as most recent, evicting the least recent) and
- * probe (presence, recency untouched). */
-#define SA_OPS(NAME, WAYS, WIDE)                                          \
-static inline __attribute__((always_inline)) int                        \
-NAME##_lookup_in(struct sa *s, uint64_t key)                             \
-{                                                                        \
-	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
-                                                                         \
-	if (!m)                                                          \
-		return 0;                                                \
-	sa_touch(s, set, (unsigned)__builtin_ctz(m));                    \
-	return 1;                                                        \
-}                                                                        \
-static inline __attribute__((always_inline)) int                        \
-NAME##_access_in(struct sa *s, uint64_t key)                             \
-{                                                                        \
-	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
-                                                                         \
-	if (m) {                                                         \
-		sa_touch(s, set, (unsigned)__builtin_ctz(m));            \
-		return 1;                                                \
-	}                                                                \
-	sa_insert(s, set, key);                                          \
-	return 0;                                                        \
-}                                                                        \
-static int NAME##_lookup(struct sa *s, uint64_t key)                     \
-{                                                                        \
-	return NAME##_lookup_in(s, key);                                 \
-}                                                                        \
-static int NAME##_access(struct sa *s, uint64_t key)                     \
-{                                                                        \
-	return NAME##_access_in(s, key);                                 \
-}                                                                        \
-static int NAME##_probe(const struct sa *s, uint64_t key)                \
-{                                                                        \
-	return match_n(s, (size_t)(key & s->mask), (key >> s->shift) + 1,     \
-		       WAYS, WIDE) != 0;                                 \
-}
-SA_OPS(sa_n2, 2, 0)
-SA_OPS(sa_n4, 4, 0)
-SA_OPS(sa_n8, 8, 0)
-SA_OPS(sa_n16, 16, 0)
-SA_OPS(sa_w8, 8, 1)
-SA_OPS(sa_w16, 16, 1)
-SA_OPS(sa_any_n, s->ways, 0)
-SA_OPS(sa_any_w, s->ways, 1)
-#undef SA_OPS
-
-/* At the hottest call sites: the operation of the shape the default
- * machine gives that structure, inlined, else the structure's own. */
-#define SA_LOOKUP_AS(s, key, NAME) ((s)->lookup == NAME##_lookup ? \
-	NAME##_lookup_in(s, key) : (s)->lookup(s, key))
-#define SA_ACCESS_AS(s, key, NAME) ((s)->access == NAME##_access ? \
-	NAME##_access_in(s, key) : (s)->access(s, key))
-
-static inline void sa_bind(struct sa *s)
+/* Lookup: a hit becomes most recent; a miss changes nothing. */
+static inline __attribute__((always_inline)) int
+sa_lookup_as(struct sa *s, uint64_t key, unsigned ways, int wide)
 {
-	static const struct {
-		unsigned ways;
-		int wide;
-		int (*lookup)(struct sa *, uint64_t);
-		int (*access)(struct sa *, uint64_t);
-		int (*probe)(const struct sa *, uint64_t);
-	} ops[] = {
-		{ 2, 0, sa_n2_lookup, sa_n2_access, sa_n2_probe },
-		{ 4, 0, sa_n4_lookup, sa_n4_access, sa_n4_probe },
-		{ 8, 0, sa_n8_lookup, sa_n8_access, sa_n8_probe },
-		{ 16, 0, sa_n16_lookup, sa_n16_access, sa_n16_probe },
-		{ 8, 1, sa_w8_lookup, sa_w8_access, sa_w8_probe },
-		{ 16, 1, sa_w16_lookup, sa_w16_access, sa_w16_probe },
-	};
-	size_t i;
+	size_t set = (size_t)(key & s->mask);
+	unsigned m = match_n(s, set, (key >> s->shift) + 1, ways, wide);
 
-	s->lookup = s->wide ? sa_any_w_lookup : sa_any_n_lookup;
-	s->access = s->wide ? sa_any_w_access : sa_any_n_access;
-	s->probe = s->wide ? sa_any_w_probe : sa_any_n_probe;
-	for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (ops[i].ways == s->ways && ops[i].wide == s->wide) {
-			s->lookup = ops[i].lookup;
-			s->access = ops[i].access;
-			s->probe = ops[i].probe;
-		}
+	if (!m)
+		return 0;
+	sa_touch(s, set, (unsigned)__builtin_ctz(m));
+	return 1;
 }
 
+/* Access: a lookup, and a miss is inserted as most recent, evicting the
+ * least recent.  Returns whether it hit. */
+static inline __attribute__((always_inline)) int
+sa_access_as(struct sa *s, uint64_t key, unsigned ways, int wide)
+{
+	size_t set = (size_t)(key & s->mask);
+	uint64_t tag = (key >> s->shift) + 1;
+	unsigned m = match_n(s, set, tag, ways, wide);
+
+	if (m) {
+		sa_touch(s, set, (unsigned)__builtin_ctz(m));
+		return 1;
+	}
+	sa_insert(s, set, tag, ways, wide);
+	return 0;
+}
+
+/* Probe: presence, recency untouched. */
+static inline __attribute__((always_inline)) int
+sa_probe_as(const struct sa *s, uint64_t key, unsigned ways, int wide)
+{
+	return match_n(s, (size_t)(key & s->mask), (key >> s->shift) + 1,
+		       ways, wide) != 0;
+}
+
+/* The same for a structure of any shape (its own ways and width). */
 static inline int sa_lookup(struct sa *s, uint64_t key)
 {
-	return s->lookup(s, key);
-}
-
-static inline int sa_probe(const struct sa *s, uint64_t key)
-{
-	return s->probe(s, key);
+	return sa_lookup_as(s, key, s->ways, s->wide);
 }
 
 static inline int sa_access(struct sa *s, uint64_t key)
 {
-	return s->access(s, key);
+	return sa_access_as(s, key, s->ways, s->wide);
 }
 
-static inline void sa_fill(struct sa *s, uint64_t key)
+static inline int sa_probe(const struct sa *s, uint64_t key)
 {
-	(void)sa_access(s, key);
+	return sa_probe_as(s, key, s->ways, s->wide);
 }
 
 #endif
