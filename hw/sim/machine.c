@@ -23,10 +23,9 @@
 #define HOT static inline __attribute__((always_inline))
 
 /* Operation OP (lookup, access, probe) on structure s: at the default
- * machine's SHAPE when fast, else at the structure's own. */
-#define SA(OP, s, key, fast, SHAPE) SA_(OP, s, key, fast, SHAPE)
-#define SA_(OP, s, key, fast, WAYS, WIDE) \
-	((fast) ? sa_##OP##_as(s, key, WAYS, WIDE) : sa_##OP(s, key))
+ * machine's shape sh when fast, else at the structure's own. */
+#define SA(OP, s, key, fast, sh) \
+	((fast) ? sa_##OP##_as(s, key, sh) : sa_##OP(s, key))
 
 /* What a waiting request watches (m->watch_seen). */
 #define SEEN_TLB 1u               /* a fill of its page: DTLB or STLB */
@@ -135,7 +134,8 @@ HOT void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size,
 {
 	if (key == m->watch_key)
 		m->watch_seen |= SEEN_TLB;
-	(void)SA(access, &m->dtlb[size], va >> page_shift[size], fast, DTLB_SHAPE);
+	(void)SA(access, &m->dtlb[size], va >> page_shift[size], fast,
+		 DTLB_SHAPE(&m->dtlb[size]));
 	if (size != MMU_PAGE_1G) {
 		(void)SA(access, &m->stlb, key, fast, STLB_SHAPE);
 		(void)SA(access, &m->pdpte, va >> 30, fast, PDPTE_SHAPE);
@@ -169,16 +169,29 @@ HOT int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
 
 /* bypass: is the paging-structure line in the walker's fill buffer at
  * cycle t (fetched, by this or another walk, less than bypass_cycles ago,
- * or still arriving)? */
+ * or still arriving)?  The low halves of the lines are compared first. */
 HOT int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
 		    uint64_t t)
 {
-	unsigned i;
+	unsigned i, match = 0;
 
+#ifdef __SSE2__
+	__m128i k = _mm_set1_epi32((int)(uint32_t)line);
+
+	match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+		_mm_load_si128((const __m128i *)(const void *)m->fb_low), k))) |
+		(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+		_mm_load_si128((const __m128i *)(const void *)(m->fb_low + 4)), k))) << 4;
+#else
 	for (i = 0; i < 8; i++)
+		match |= (unsigned)(m->fb_low[i] == (uint32_t)line) << i;
+#endif
+	for (; match; match &= match - 1) {
+		i = (unsigned)__builtin_ctz(match);
 		if (m->fb_line[i] == line && m->fb_ready[i] &&
 		    t < m->fb_ready[i] + m->cfg.bypass_cycles)
 			return 1;
+	}
 	return 0;
 }
 
@@ -239,6 +252,7 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 			t += m->lat[lvl];
 			if (bypass) {
 				m->fb_line[m->fb_next] = pa >> 6;
+				m->fb_low[m->fb_next] = (uint32_t)(pa >> 6);
 				m->fb_ready[m->fb_next] = t;
 				m->fb_next = (m->fb_next + 1) % 8;
 			}
@@ -293,10 +307,11 @@ static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force, int fast)
 
 	for (i = 0; i < m->n_dfill; i++) {
 		if (force || m->dfill[i].t <= t) {
+			struct sa *d = &m->dtlb[m->dfill[i].size];
+
 			if (vpn_key(m->dfill[i].vpn, m->dfill[i].size) == m->watch_key)
 				m->watch_seen |= SEEN_TLB;
-			(void)SA(access, &m->dtlb[m->dfill[i].size], m->dfill[i].vpn,
-				 fast, DTLB_SHAPE);
+			(void)SA(access, d, m->dfill[i].vpn, fast, DTLB_SHAPE(d));
 		} else {
 			m->dfill[k++] = m->dfill[i];
 		}
@@ -402,7 +417,8 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 		return;
 	}
 	size = page_of(m, target);
-	if (SA(probe, &m->dtlb[size], target >> page_shift[size], fast, DTLB_SHAPE) ||
+	if (SA(probe, &m->dtlb[size], target >> page_shift[size], fast,
+	       DTLB_SHAPE(&m->dtlb[size])) ||
 	    (size != MMU_PAGE_1G &&
 	     SA(probe, &m->stlb, page_key(target, size), fast, STLB_SHAPE)) ||
 	    mshr_find(m, page_key(target, size), fast) ||
@@ -521,7 +537,8 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			tlbs_missed = !(m->watch_seen & SEEN_TLB);
 			pde_missed &= !(m->watch_seen & SEEN_PDE);
 		}
-		if (!tlbs_missed && SA(lookup, &m->dtlb[size], vpn, fast, DTLB_SHAPE)) {
+		if (!tlbs_missed && SA(lookup, &m->dtlb[size], vpn, fast,
+				       DTLB_SHAPE(&m->dtlb[size]))) {
 			*ready = m->now;
 			*at = AT_DTLB;
 			return waited ? MMU_P_WAITED : MMU_P_DTLB_HIT;
@@ -782,24 +799,41 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
  * few μops ahead so that the host's cache misses overlap instead of
- * queueing behind each other.  Changes nothing simulated. */
-static inline void sa_hint(const struct sa *s, uint64_t key)
+ * queueing behind each other.  Changes nothing simulated.  sa_hint() is
+ * inlined early on purpose: GCC 12 (its mod/ref analysis) takes a
+ * function made only of prefetches for one without effects and drops
+ * the calls, prefetches and all. */
+HOT void sa_hint(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & s->mask);
+	size_t set = (size_t)(key & sh.mask);
 
-	__builtin_prefetch(s->tag + set * s->ways, 0, 3);
+	__builtin_prefetch(s->tag + set * sh.ways, 0, 3);
+	if (sh.wide)
+		__builtin_prefetch(s->hi + set * sh.ways, 0, 3);
 	__builtin_prefetch(s->order + set, 0, 3);
 }
 
-void mmu_hint(struct mmu_machine *m, uint64_t va)
+/* The sets of line in the L2 and L3 caches (the L1 is small enough to
+ * stay in the host's caches). */
+HOT void line_hint(const struct mmu_machine *m, uint64_t line, int fast)
+{
+	if (fast) {
+		sa_hint(&m->l2, line, L2_SHAPE);
+		sa_hint(&m->l3, line, L3_SHAPE);
+	} else {
+		sa_hint(&m->l2, line, m->l2.sh);
+		sa_hint(&m->l3, line, m->l3.sh);
+	}
+}
+
+HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint32_t node = 0, ent = 0;
 	unsigned level, leaf;
 	uint64_t line;
 
 	va &= (1ull << 47) - 1;
-	sa_hint(&m->l2, va >> 6);
-	sa_hint(&m->l3, va >> 6);
+	line_hint(m, va >> 6, fast);
 	if (va >> 12 == m->hint_page)
 		return;         /* its page's entry was hinted just before */
 	m->hint_page = va >> 12;
@@ -820,8 +854,15 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 		line = (PT_BASE + ((uint64_t)m->pt.num[node] << 12) +
 			((va >> 12) & 511) * 8) >> 6;
 	}
-	sa_hint(&m->l2, line);
-	sa_hint(&m->l3, line);
+	line_hint(m, line, fast);
+}
+
+void mmu_hint(struct mmu_machine *m, uint64_t va)
+{
+	if (m->fast)
+		hint(m, va, 1);
+	else
+		hint(m, va, 0);
 }
 
 void mmu_drain(struct mmu_machine *m)

@@ -17,18 +17,22 @@
 #define DFILLS 8                  /* pending DTLB fills from STLB hits */
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
-/* The default machine's shape of each structure (ways, wide tags) and its
- * walkers.  hw/sim/machine.c compiles the μop path twice: once with these
- * as constants, which a machine of exactly this shape runs (m->fast), and
- * once reading them from the structures, for any other configuration. */
-#define DTLB_SHAPE 4, 0           /* each of the three L1 DTLBs */
-#define STLB_SHAPE 8, 0
-#define PDE_SHAPE 4, 0
-#define PDPTE_SHAPE 4, 0
-#define PML4_SHAPE 2, 0
-#define L1_SHAPE 8, 1             /* 64 sets: line tags need 36 bits */
-#define L2_SHAPE 8, 1             /* 512 sets: 33 bits */
-#define L3_SHAPE 16, 0
+/* The default machine's shape of each structure (sets - 1, log2(sets),
+ * ways, wide tags) and its walkers.  hw/sim/machine.c compiles the μop
+ * path twice: once with these as constants, which a machine of exactly
+ * this shape runs (m->fast), and once reading them from the structures,
+ * for any other configuration.  The three L1 DTLBs share one copy of the
+ * code, so only their ways are constants. */
+#define SHAPE(sets, shift, ways, wide, mru) \
+	((struct sa_shape){ (sets) - 1, (shift), (ways), (wide), (mru) })
+#define DTLB_SHAPE(s) SHAPE((s)->sh.mask + 1, (s)->sh.shift, 4, 0, 0)
+#define STLB_SHAPE SHAPE(128, 7, 8, 0, 0)
+#define PDE_SHAPE SHAPE(8, 3, 4, 0, 1)
+#define PDPTE_SHAPE SHAPE(1, 0, 4, 0, 1)  /* one entry per 1G of the footprint */
+#define PML4_SHAPE SHAPE(1, 0, 2, 0, 1)
+#define L1_SHAPE SHAPE(64, 6, 8, 1, 0)    /* line tags need 42 - 6 bits */
+#define L2_SHAPE SHAPE(512, 9, 8, 1, 0)   /* 33 bits */
+#define L3_SHAPE SHAPE(8192, 13, 16, 0, 0)
 #define FAST_WALKERS 2
 
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
@@ -111,8 +115,10 @@ struct mmu_machine {
 	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
-	 * fetched and when each arrived */
+	 * fetched and when each arrived (0: empty); fb_low: the low halves
+	 * of the lines, compared first, four at a time */
 	uint64_t fb_line[8], fb_ready[8];
+	uint32_t fb_low[8] __attribute__((aligned(16)));
 	unsigned fb_next;
 
 	uint64_t count[MMU_N_EVENTS];

@@ -23,15 +23,33 @@
  * hit moves one nibble to the front and a miss replaces the way in the
  * last nibble: constant work, no shifting of tags.  The tags of a set
  * are compared with SSE2 where the host has it.  At most 16 ways. */
+/* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
+struct sa_shape {
+	uint64_t mask;                /* sets - 1 */
+	unsigned shift;               /* log2(sets) */
+	unsigned ways;
+	int wide;                     /* tags need more than 32 bits */
+	int mru;                      /* most hits are on the most recent
+				       * way: test that one first */
+};
+
 struct sa {
 	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
+	void *tag_mem, *hi_mem;       /* their allocations (tag, hi: aligned) */
 	uint64_t *order;              /* per set: nibble k = way of rank k */
-	uint64_t mask;                /* sets - 1 */
-	unsigned ways, shift;         /* shift = log2(sets) */
-	int wide;                     /* tags need more than 32 bits */
+	struct sa_shape sh;
 };
 
 #define NIBBLES 0x1111111111111111ull
+
+/* n 32-bit tags, zeroed, the array 64-byte aligned (a set of 16 ways is
+ * one host cache line, and the scan's loads are aligned) in *mem. */
+static inline uint32_t *sa_tags_new(size_t n, void **mem)
+{
+	char *p = *mem = cp_calloc(n * sizeof(uint32_t) + 63, 1);
+
+	return p ? (uint32_t *)(void *)(p + (-(uintptr_t)p & 63)) : NULL;
+}
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
 static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
@@ -41,15 +59,19 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	uint64_t order = 0;
 	size_t k;
 
-	s->ways = ways;
-	s->mask = sets - 1;
-	for (s->shift = 0; (1u << s->shift) < sets; s->shift++)
+	s->sh.ways = ways;
+	s->sh.mask = sets - 1;
+	for (s->sh.shift = 0; (1u << s->sh.shift) < sets; s->sh.shift++)
 		;
-	s->wide = key_bits > s->shift + 31;
-	s->tag = cp_calloc(entries, sizeof *s->tag);
-	s->hi = s->wide ? cp_calloc(entries, sizeof *s->hi) : NULL;
+	s->sh.wide = key_bits > s->sh.shift + 31;
+	s->sh.mru = 0;
+	s->tag = sa_tags_new(entries, &s->tag_mem);
+	s->hi = NULL;
+	s->hi_mem = NULL;
+	if (s->sh.wide)
+		s->hi = sa_tags_new(entries, &s->hi_mem);
 	s->order = cp_calloc(sets, sizeof *s->order);
-	if (!s->tag || !s->order || (s->wide && !s->hi))
+	if (!s->tag || !s->order || (s->sh.wide && !s->hi))
 		return CP_ENOMEM;
 	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
 		order = order << 4 | w;
@@ -60,24 +82,25 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 
 static inline void sa_release(struct sa *s)
 {
-	cp_free(s->tag);
-	cp_free(s->hi);
+	cp_free(s->tag_mem);
+	cp_free(s->hi_mem);
 	cp_free(s->order);
 }
 
-/* Whether s has the shape (ways, tag width) that code compiled for
- * (ways, wide) assumes. */
-static inline int sa_is(const struct sa *s, unsigned ways, int wide)
+/* Whether s has shape sh. */
+static inline int sa_is(const struct sa *s, struct sa_shape sh)
 {
-	return s->ways == ways && s->wide == wide;
+	return s->sh.mask == sh.mask && s->sh.shift == sh.shift &&
+	       s->sh.ways == sh.ways && s->sh.wide == sh.wide;   /* any mru */
 }
 
-/* ---- the operations, for a shape (ways, wide) ----
- * Every operation takes the structure's ways and tag width as arguments:
- * the μop path passes constants (the default machine's shape of that
- * structure, checked once by sa_is() when the machine is built), so each
- * call inlines to a short straight line with its scan unrolled; sa_lookup()
- * and the others below pass the structure's own, for any shape. */
+/* ---- the operations, for a shape ----
+ * Every operation takes the structure's shape as an argument: the μop
+ * path passes constants (the default machine's shape of that structure,
+ * checked once by sa_is() when the machine is built), so each call
+ * inlines to a short straight line, its scan unrolled and its set and
+ * tag computed with immediates; sa_lookup() and the others below pass
+ * the structure's own, for any shape. */
 
 /* Bit w set where way w of the set holds tag (at most one), with SSE2
  * where the host has it.  Wide tags: the low halves are compared, then
@@ -95,7 +118,7 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 #pragma GCC unroll 4
 		for (w = 0; w < ways; w += 4)
 			m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
-				_mm_cmpeq_epi32(_mm_loadu_si128(
+				_mm_cmpeq_epi32(_mm_load_si128(
 					(const __m128i *)(const void *)(t + w)), k))) << w;
 	} else
 #endif
@@ -117,21 +140,35 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	return m;
 }
 
+/* Whether the most recent way of the set holds tag (a hit that changes
+ * no recency). */
+static inline __attribute__((always_inline)) int
+sa_is_mru(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
+{
+	size_t w = set * ways + (s->order[set] & 15);
+
+	return s->tag[w] == (uint32_t)tag &&
+	       (!wide || s->hi[w] == (uint32_t)(tag >> 32));
+}
+
 /* Make way w (a hit) the most recent of its set: the nibbles before its
- * rank move back one place. */
+ * rank move back one place.  Most hits are on the most recent way
+ * already (a walk's paging-structure entries, a line read twice), so
+ * that case is tested before anything is computed. */
 static inline __attribute__((always_inline)) void
 sa_touch(struct sa *s, size_t set, unsigned w)
 {
-	uint64_t o = s->order[set], x = o ^ (NIBBLES * w), below, upto;
-	unsigned rank;
+	uint64_t o = s->order[set], x, low, upto;
 
 	if ((o & 15) == w)
 		return;
-	/* the rank holding w: the lowest zero nibble of x */
-	rank = (unsigned)__builtin_ctzll((x - NIBBLES) & ~x & (NIBBLES << 3)) >> 2;
-	below = (1ull << (4 * rank)) - 1;
-	upto = rank == 15 ? ~0ull : (1ull << (4 * rank + 4)) - 1;
-	s->order[set] = (o & ~upto) | (o & below) << 4 | w;
+	/* the rank holding w: the lowest zero nibble of x, whose top bit
+	 * is the lowest bit of this (higher bits may be false) */
+	x = o ^ (NIBBLES * w);
+	low = (x - NIBBLES) & ~x & (NIBBLES << 3);
+	low &= -low;
+	upto = (low << 1) - 1;        /* nibbles 0..rank (all when rank 15) */
+	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
 }
 
 /* Put key in the least recent way of its set, now the most recent. */
@@ -150,11 +187,14 @@ sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
 static inline __attribute__((always_inline)) int
-sa_lookup_as(struct sa *s, uint64_t key, unsigned ways, int wide)
+sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & s->mask);
-	unsigned m = match_n(s, set, (key >> s->shift) + 1, ways, wide);
+	size_t set = (size_t)(key & sh.mask);
+	unsigned m;
 
+	if (sh.mru && sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
+		return 1;
+	m = match_n(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide);
 	if (!m)
 		return 0;
 	sa_touch(s, set, (unsigned)__builtin_ctz(m));
@@ -164,42 +204,45 @@ sa_lookup_as(struct sa *s, uint64_t key, unsigned ways, int wide)
 /* Access: a lookup, and a miss is inserted as most recent, evicting the
  * least recent.  Returns whether it hit. */
 static inline __attribute__((always_inline)) int
-sa_access_as(struct sa *s, uint64_t key, unsigned ways, int wide)
+sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & s->mask);
-	uint64_t tag = (key >> s->shift) + 1;
-	unsigned m = match_n(s, set, tag, ways, wide);
+	size_t set = (size_t)(key & sh.mask);
+	uint64_t tag = (key >> sh.shift) + 1;
+	unsigned m;
 
+	if (sh.mru && sa_is_mru(s, set, tag, sh.ways, sh.wide))
+		return 1;
+	m = match_n(s, set, tag, sh.ways, sh.wide);
 	if (m) {
 		sa_touch(s, set, (unsigned)__builtin_ctz(m));
 		return 1;
 	}
-	sa_insert(s, set, tag, ways, wide);
+	sa_insert(s, set, tag, sh.ways, sh.wide);
 	return 0;
 }
 
 /* Probe: presence, recency untouched. */
 static inline __attribute__((always_inline)) int
-sa_probe_as(const struct sa *s, uint64_t key, unsigned ways, int wide)
+sa_probe_as(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	return match_n(s, (size_t)(key & s->mask), (key >> s->shift) + 1,
-		       ways, wide) != 0;
+	return match_n(s, (size_t)(key & sh.mask), (key >> sh.shift) + 1,
+		       sh.ways, sh.wide) != 0;
 }
 
 /* The same for a structure of any shape (its own ways and width). */
 static inline int sa_lookup(struct sa *s, uint64_t key)
 {
-	return sa_lookup_as(s, key, s->ways, s->wide);
+	return sa_lookup_as(s, key, s->sh);
 }
 
 static inline int sa_access(struct sa *s, uint64_t key)
 {
-	return sa_access_as(s, key, s->ways, s->wide);
+	return sa_access_as(s, key, s->sh);
 }
 
 static inline int sa_probe(const struct sa *s, uint64_t key)
 {
-	return sa_probe_as(s, key, s->ways, s->wide);
+	return sa_probe_as(s, key, s->sh);
 }
 
 #endif
