@@ -79,8 +79,8 @@ static void os_age(struct mmu_machine *m)
 			if (((uint8_t *)m->pt.ent)[i])
 				((uint8_t *)m->pt.ent)[i] = STATE_OLD;
 		for (i = 0; i < m->dir.n * 512; i++)
-			if (((uint32_t *)m->dir.ent)[i] & E_LEAF)
-				((uint32_t *)m->dir.ent)[i] = E_LEAF | STATE_OLD;
+			if (((uint64_t *)m->dir.ent)[i] & E_LEAF)
+				((uint64_t *)m->dir.ent)[i] = E_LEAF | STATE_OLD;
 		m->epoch = 1;
 	}
 }
@@ -209,6 +209,7 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	unsigned leaf = size;               /* 4K: 0, 2M: 1, 1G: 2 */
 	unsigned first = 3, level;
 	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
+	uint64_t frame = 0;       /* node's: the root's is 0 */
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
@@ -227,18 +228,20 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
 	out->first = first;
-	for (level = 3; level > first; level--)   /* cached levels: no refs */
-		node = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511) - 1;
+	for (level = 3; level > first; level--) { /* cached levels: no refs */
+		uint64_t ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+
+		node = ent_node(ent);
+		frame = ent_frame(ent);
+	}
 	for (level = first;; level--) {
 		unsigned e = (unsigned)(va >> (12 + 9 * level)) & 511;
 		unsigned lvl, state;
-		uint64_t pa;
-		uint32_t ent;
+		uint64_t pa, ent;
 
 		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
-		pa = PT_BASE + ((uint64_t)(level ? m->dir.num[node] : m->pt.num[node]) << 12) +
-		     e * 8u;
+		pa = PT_BASE + (frame << 12) + e * 8u;
 		out->refs++;
 		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
@@ -260,22 +263,23 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		if (level > leaf) {
 			/* a directory entry on the way down */
 			ent = *dir_entry(m, node, e);
-			if (!ent) {
-				uint32_t c;
+			if (!(uint32_t)ent) {
+				uint32_t c, f;
 
 				if (kind == W_PREFETCH)
 					goto aborted;   /* absent */
 				/* the OS maps on first touch */
-				c = node_new(m, level == 1 ? &m->pt : &m->dir);
+				c = node_new(m, level == 1 ? &m->pt : &m->dir, &f);
 				if (!c)
 					goto aborted;   /* out of memory: m->nomem */
-				ent = *dir_entry(m, node, e) = c;
+				ent = *dir_entry(m, node, e) = (uint64_t)f << 32 | c;
 			}
-			node = ent - 1;
+			node = ent_node(ent);
+			frame = ent_frame(ent);
 			continue;
 		}
 		/* the leaf */
-		state = level ? *dir_entry(m, node, e) & 255u :
+		state = level ? (unsigned)*dir_entry(m, node, e) & 255u :
 			((uint8_t *)m->pt.ent)[(size_t)node * 512 + e];
 		if (kind == W_PREFETCH) {
 			if (state != m->epoch) {
@@ -828,9 +832,9 @@ HOT void line_hint(const struct mmu_machine *m, uint64_t line, int fast)
 
 HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 {
-	uint32_t node = 0, ent = 0;
-	unsigned level, leaf;
-	uint64_t line;
+	uint32_t node = 0;
+	uint64_t frame = 0, ent;
+	unsigned level, leaf, e;
 
 	va &= (1ull << 47) - 1;
 	line_hint(m, va >> 6, fast);
@@ -840,21 +844,17 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 	leaf = page_of(m, va);
 	for (level = 3; level > leaf; level--) {
 		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
-		if (!ent)
+		if (!(uint32_t)ent)
 			return;
-		node = ent - 1;
+		node = ent_node(ent);
+		frame = ent_frame(ent);
 	}
-	if (leaf) {
-		__builtin_prefetch(dir_entry(m, node, (unsigned)(va >> (12 + 9 * leaf)) & 511), 0, 3);
-		line = (PT_BASE + ((uint64_t)m->dir.num[node] << 12) +
-			((va >> (12 + 9 * leaf)) & 511) * 8) >> 6;
-	} else {
-		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 +
-				   ((va >> 12) & 511), 1, 3);
-		line = (PT_BASE + ((uint64_t)m->pt.num[node] << 12) +
-			((va >> 12) & 511) * 8) >> 6;
-	}
-	line_hint(m, line, fast);
+	e = (unsigned)(va >> (12 + 9 * leaf)) & 511;
+	if (leaf)
+		__builtin_prefetch(dir_entry(m, node, e), 0, 3);
+	else
+		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 + e, 1, 3);
+	line_hint(m, (PT_BASE + (frame << 12) + e * 8) >> 6, fast);
 }
 
 void mmu_hint(struct mmu_machine *m, uint64_t va)

@@ -37,14 +37,15 @@
 
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
- * nodes (levels 3..1), 32-bit entries holding the child's index + 1 (0 =
- * absent) or, for a large page, E_LEAF | its state; and page tables
- * (level 0), one byte per entry holding its state (0 = absent).  Each
- * node also has a number in creation order, which places it in physical
- * memory (PT_BASE + number · 4K). */
+ * nodes (levels 3..1), 64-bit entries holding in the low half the
+ * child's index + 1 (0 = absent) or, for a large page, E_LEAF | its
+ * state, and in the high half the child's frame; and page tables (level
+ * 0), one byte per entry holding its state (0 = absent).  A node's frame
+ * is its number in creation order (the root's is 0), which places it in
+ * physical memory (PT_BASE + frame · 4K); its parent's entry holds it,
+ * so a walk finds where an entry lives as it goes down. */
 struct ptpool {
 	void *ent;             /* 512 entries per node */
-	uint32_t *num;         /* creation number of each node */
 	size_t n, cap, esize;
 };
 
@@ -141,36 +142,42 @@ static inline uint64_t rng_next(uint64_t *s)
 }
 
 /* A new empty node in pool p; returns its index + 1, 0 when out of
- * memory (m->nomem set).  May move the pool. */
-static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p)
+ * memory (m->nomem set), and its frame in *frame.  May move the pool. */
+static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
+				uint32_t *frame)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
 		void *e = cp_reallocarray(p->ent, cap, 512 * p->esize);
-		uint32_t *num;
 
 		if (!e) {
 			m->nomem = 1;
 			return 0;
 		}
 		p->ent = e;
-		num = cp_reallocarray(p->num, cap, sizeof *num);
-		if (!num) {
-			m->nomem = 1;
-			return 0;
-		}
-		p->num = num;
 		p->cap = cap;
 	}
 	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
-	p->num[p->n] = m->n_nodes++;
+	*frame = m->n_nodes++;
 	return (uint32_t)++p->n;
 }
 
-static inline uint32_t *dir_entry(const struct mmu_machine *m, uint32_t node,
+/* Directory entry e of directory node (an index, not + 1). */
+static inline uint64_t *dir_entry(const struct mmu_machine *m, uint32_t node,
 				  unsigned e)
 {
-	return (uint32_t *)m->dir.ent + (size_t)node * 512 + e;
+	return (uint64_t *)m->dir.ent + (size_t)node * 512 + e;
+}
+
+/* What a directory entry points to: the child's index and frame. */
+static inline uint32_t ent_node(uint64_t ent)
+{
+	return (uint32_t)ent - 1;
+}
+
+static inline uint64_t ent_frame(uint64_t ent)
+{
+	return ent >> 32;
 }
 
 #endif

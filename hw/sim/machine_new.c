@@ -22,9 +22,7 @@ void mmu_machine_free(struct mmu_machine *m)
 	sa_release(&m->l2);
 	sa_release(&m->l3);
 	cp_free(m->dir.ent);
-	cp_free(m->dir.num);
 	cp_free(m->pt.ent);
-	cp_free(m->pt.num);
 	cp_free(m->mshr);
 	cp_free(m->ring);
 	cp_free(m->rq);
@@ -37,6 +35,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 				    uint64_t seed, struct cp_error *err)
 {
 	struct mmu_machine *m;
+	uint32_t root_frame;
 	int rc;
 
 	if (mmu_config_check(cfg, err))
@@ -77,9 +76,9 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->hold = cp_calloc(cfg->window, sizeof *m->hold);
 	if (rc || !m->mshr || !m->ring || !m->rq || !m->hold)
 		goto nomem;
-	m->dir.esize = 4;
+	m->dir.esize = 8;
 	m->pt.esize = 1;
-	node_new(m, &m->dir);   /* the root (PML4) is directory 0 */
+	node_new(m, &m->dir, &root_frame);   /* the root (PML4): directory 0, frame 0 */
 	if (m->nomem)
 		goto nomem;
 	m->epoch = 1;
