@@ -13,19 +13,37 @@
 #include <string.h>
 
 #include "hw/sim/machine_int.h"
+#include "hw/sim/sim_int.h"
 
-/* The μop path is compiled twice (see DTLB_SHAPE): its functions take
- * `fast`, a constant in each of the two copies that mmu_access() and the
- * others choose between, and are inlined into both (HOT), so that every
- * set-associative operation on it is a straight line for its structure's
- * shape.  Rare steps (page aging, prefetches, building nodes) take `fast`
- * as a plain argument. */
+/* The μop path is compiled five times (see DTLB4K_SHAPE): its functions
+ * take `fast`, a constant in each copy (FAST_NONE, the general one, or
+ * FAST_4K ... FAST_MIX) that mmu_access() and the others choose between,
+ * and are inlined into every copy (HOT), so that each set-associative
+ * operation on it is a straight line for its structure's shape, and
+ * outside a mix the page size is a constant.  Rare steps (page aging,
+ * prefetches, building nodes) take `fast` as a plain argument. */
 #define HOT static inline __attribute__((always_inline))
 
 /* Operation OP (lookup, access, probe) on structure s: at the default
  * machine's shape sh when fast, else at the structure's own. */
 #define SA(OP, s, key, fast, sh) \
 	((fast) ? sa_##OP##_as(s, key, sh) : sa_##OP(s, key))
+
+/* Operation OP on the L1 DTLB of page size `size` (each has its shape). */
+#define DTLB(OP, m, size, vpn, fast) \
+	(!(fast) ? sa_##OP(&(m)->dtlb[size], vpn) : \
+	 (size) == MMU_PAGE_4K ? \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_4K], vpn, DTLB4K_SHAPE) : \
+	 (size) == MMU_PAGE_2M ? \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_2M], vpn, DTLB2M_SHAPE) : \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_1G], vpn, DTLB1G_SHAPE))
+
+/* A page size read from the machine's state (an MSHR, a replay): the
+ * constant it must be in a copy for one page size. */
+HOT unsigned size_in(unsigned size, int fast)
+{
+	return fast && fast != FAST_MIX ? (unsigned)(fast - FAST_4K) : size;
+}
 
 /* What a waiting request watches (m->watch_seen). */
 #define SEEN_TLB 1u               /* a fill of its page: DTLB or STLB */
@@ -34,11 +52,13 @@
 /* The page size of va: the run's, or with --pages mix the size the OS
  * gave va's 2M region (a seeded hash against mix_2m_share: transparent
  * huge pages where the kernel found a free 2M frame). */
-static inline unsigned page_of(const struct mmu_machine *m, uint64_t va)
+HOT unsigned page_of(const struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint64_t h;
 
-	if (m->mode != MMU_PAGE_MIX)
+	if (fast && fast != FAST_MIX)
+		return (unsigned)(fast - FAST_4K);
+	if (fast != FAST_MIX && m->mode != MMU_PAGE_MIX)
 		return (unsigned)m->mode;
 	h = ((va >> 21) ^ m->mix_salt) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
@@ -134,8 +154,7 @@ HOT void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size,
 {
 	if (key == m->watch_key)
 		m->watch_seen |= SEEN_TLB;
-	(void)SA(access, &m->dtlb[size], va >> page_shift[size], fast,
-		 DTLB_SHAPE(&m->dtlb[size]));
+	(void)DTLB(access, m, size, va >> page_shift[size], fast);
 	if (size != MMU_PAGE_1G) {
 		(void)SA(access, &m->stlb, key, fast, STLB_SHAPE);
 		(void)SA(access, &m->pdpte, va >> 30, fast, PDPTE_SHAPE);
@@ -206,8 +225,8 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	      enum walk_kind kind, uint64_t start, uint64_t squash_at,
 	      int pde_hit, struct walk_out *out, int fast)
 {
-	unsigned leaf = size;               /* 4K: 0, 2M: 1, 1G: 2 */
-	unsigned first = 3, level;
+	int leaf = (int)size;               /* 4K: 0, 2M: 1, 1G: 2 */
+	int first = 3, level;
 	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
 	uint64_t frame = 0;       /* node's: the root's is 0 */
 	uint64_t t = start + m->cfg.walk_setup;
@@ -227,18 +246,21 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	else if ((m->features & MMU_F_PML4_CACHE) &&
 		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
-	out->first = first;
-	for (level = 3; level > first; level--) { /* cached levels: no refs */
-		uint64_t ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
-
-		node = ent_node(ent);
-		frame = ent_frame(ent);
-	}
-	for (level = first;; level--) {
+	out->first = (unsigned)first;
+	/* Top down (unrolled: each level's shifts are constants), the
+	 * levels above first without a reference (the PSC had them). */
+#pragma GCC unroll 4
+	for (level = 3; level >= leaf; level--) {
 		unsigned e = (unsigned)(va >> (12 + 9 * level)) & 511;
 		unsigned lvl, state;
 		uint64_t pa, ent;
 
+		if (level > first) {
+			ent = *dir_entry(m, node, e);
+			node = ent_node(ent);
+			frame = ent_frame(ent);
+			continue;
+		}
 		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
 		pa = PT_BASE + (frame << 12) + e * 8u;
@@ -311,11 +333,11 @@ static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force, int fast)
 
 	for (i = 0; i < m->n_dfill; i++) {
 		if (force || m->dfill[i].t <= t) {
-			struct sa *d = &m->dtlb[m->dfill[i].size];
+			unsigned size = size_in(m->dfill[i].size, fast);
 
-			if (vpn_key(m->dfill[i].vpn, m->dfill[i].size) == m->watch_key)
+			if (vpn_key(m->dfill[i].vpn, size) == m->watch_key)
 				m->watch_seen |= SEEN_TLB;
-			(void)SA(access, d, m->dfill[i].vpn, fast, DTLB_SHAPE(d));
+			(void)DTLB(access, m, size, m->dfill[i].vpn, fast);
 		} else {
 			m->dfill[k++] = m->dfill[i];
 		}
@@ -346,7 +368,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 			continue;
 		if (w->end <= t) {
 			if (w->fill)
-				walk_fill(m, w->va, w->size, w->key, fast);
+				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
 			w->busy = 0;
 		} else if (w->end < next) {
 			next = w->end;
@@ -420,9 +442,8 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 		truth(m, cls, MMU_P_PF_DROPPED);
 		return;
 	}
-	size = page_of(m, target);
-	if (SA(probe, &m->dtlb[size], target >> page_shift[size], fast,
-	       DTLB_SHAPE(&m->dtlb[size])) ||
+	size = page_of(m, target, fast);
+	if (DTLB(probe, m, size, target >> page_shift[size], fast) ||
 	    (size != MMU_PAGE_1G &&
 	     SA(probe, &m->stlb, page_key(target, size), fast, STLB_SHAPE)) ||
 	    mshr_find(m, page_key(target, size), fast) ||
@@ -519,7 +540,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			    uint64_t squash_at, uint64_t *ready, int *at,
 			    unsigned *size_out, int fast)
 {
-	unsigned size = page_of(m, va);
+	unsigned size = page_of(m, va, fast);
 	uint64_t vpn = va >> page_shift[size], key = vpn_key(vpn, size);
 	int early = (m->features & MMU_F_PDE_EARLY) != 0;
 	int abort = (m->features & MMU_F_ABORT) && squash_at != NONE;
@@ -541,8 +562,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			tlbs_missed = !(m->watch_seen & SEEN_TLB);
 			pde_missed &= !(m->watch_seen & SEEN_PDE);
 		}
-		if (!tlbs_missed && SA(lookup, &m->dtlb[size], vpn, fast,
-				       DTLB_SHAPE(&m->dtlb[size]))) {
+		if (!tlbs_missed && DTLB(lookup, m, size, vpn, fast)) {
 			*ready = m->now;
 			*at = AT_DTLB;
 			return waited ? MMU_P_WAITED : MMU_P_DTLB_HIT;
@@ -653,6 +673,7 @@ static inline size_t ring_add(size_t i, size_t k, size_t n)
 HOT void replay_run(struct mmu_machine *m, int fast)
 {
 	struct replay *r = &m->rq[m->rq_head];
+	unsigned size = size_in(r->size, fast);
 	struct mshr *w;
 	struct walk_out o;
 	size_t n = m->cfg.window;
@@ -663,14 +684,14 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 			break;
 		m->now = m->next_end;
 	}
-	walk(m, r->va, r->size, W_REPLAY, m->now, NONE,
-	     pde_lookup(m, r->va, r->size, fast), &o, fast);
-	count_done(m, r->cls, r->size);
+	walk(m, r->va, size, W_REPLAY, m->now, NONE,
+	     pde_lookup(m, r->va, size, fast), &o, fast);
+	count_done(m, r->cls, size);
 	m->count[MMU_LOAD_WALK_DURATION + (r->cls ? MMU_STORE_OFFSET : 0)] +=
 		o.end - m->now;
 	truth(m, r->cls, MMU_P_REPLAYED);
 	m->truth[r->cls * MMU_N_PATHS + MMU_P_REPLAY_REFS] += o.refs;
-	mshr_take(m, w, r->va, r->size, W_REPLAY, &o, fast);
+	mshr_take(m, w, r->va, size, W_REPLAY, &o, fast);
 	/* a step of the retirement floor, unless an older one covers it */
 	if (o.end > m->hold_t && (!m->hold_n ||
 	    o.end > m->hold[ring_add(m->hold_head, m->hold_n - 1, n)].t)) {
@@ -757,10 +778,13 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
-	if (m->fast)
-		access_correct(m, va, is_store, 1);
-	else
-		access_correct(m, va, is_store, 0);
+	switch (m->fast) {
+	case FAST_4K: access_correct(m, va, is_store, FAST_4K); break;
+	case FAST_2M: access_correct(m, va, is_store, FAST_2M); break;
+	case FAST_1G: access_correct(m, va, is_store, FAST_1G); break;
+	case FAST_MIX: access_correct(m, va, is_store, FAST_MIX); break;
+	default: access_correct(m, va, is_store, FAST_NONE); break;
+	}
 }
 
 /* A wrong-path μop (mmu_access_wrong()). */
@@ -794,10 +818,13 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
  * feature abort), never retired, never in the window. */
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 {
-	if (m->fast)
-		access_wrong(m, va, is_store, 1);
-	else
-		access_wrong(m, va, is_store, 0);
+	switch (m->fast) {
+	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
+	case FAST_2M: access_wrong(m, va, is_store, FAST_2M); break;
+	case FAST_1G: access_wrong(m, va, is_store, FAST_1G); break;
+	case FAST_MIX: access_wrong(m, va, is_store, FAST_MIX); break;
+	default: access_wrong(m, va, is_store, FAST_NONE); break;
+	}
 }
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
@@ -841,7 +868,8 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 	if (va >> 12 == m->hint_page)
 		return;         /* its page's entry was hinted just before */
 	m->hint_page = va >> 12;
-	leaf = page_of(m, va);
+	leaf = page_of(m, va, fast);
+#pragma GCC unroll 3
 	for (level = 3; level > leaf; level--) {
 		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
 		if (!(uint32_t)ent)
@@ -859,10 +887,41 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
-	if (m->fast)
-		hint(m, va, 1);
-	else
-		hint(m, va, 0);
+	switch (m->fast) {
+	case FAST_4K: hint(m, va, FAST_4K); break;
+	case FAST_2M: hint(m, va, FAST_2M); break;
+	case FAST_1G: hint(m, va, FAST_1G); break;
+	case FAST_MIX: hint(m, va, FAST_MIX); break;
+	default: hint(m, va, FAST_NONE); break;
+	}
+}
+
+uint64_t mmu_step(struct mmu_machine *m, uint64_t va, int is_store,
+		  uint64_t hint_va)
+{
+	switch (m->fast) {
+	case FAST_4K:
+		hint(m, hint_va, FAST_4K);
+		access_correct(m, va, is_store, FAST_4K);
+		break;
+	case FAST_2M:
+		hint(m, hint_va, FAST_2M);
+		access_correct(m, va, is_store, FAST_2M);
+		break;
+	case FAST_1G:
+		hint(m, hint_va, FAST_1G);
+		access_correct(m, va, is_store, FAST_1G);
+		break;
+	case FAST_MIX:
+		hint(m, hint_va, FAST_MIX);
+		access_correct(m, va, is_store, FAST_MIX);
+		break;
+	default:
+		hint(m, hint_va, FAST_NONE);
+		access_correct(m, va, is_store, FAST_NONE);
+		break;
+	}
+	return m->now;
 }
 
 void mmu_drain(struct mmu_machine *m)

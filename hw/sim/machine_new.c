@@ -88,13 +88,14 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->pf_prev_line = NONE;
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
-	m->fast = sa_is(&m->dtlb[MMU_PAGE_4K], DTLB_SHAPE(&m->dtlb[MMU_PAGE_4K])) &&
-		  sa_is(&m->dtlb[MMU_PAGE_2M], DTLB_SHAPE(&m->dtlb[MMU_PAGE_2M])) &&
-		  sa_is(&m->dtlb[MMU_PAGE_1G], DTLB_SHAPE(&m->dtlb[MMU_PAGE_1G])) &&
-		  sa_is(&m->stlb, STLB_SHAPE) && sa_is(&m->pde, PDE_SHAPE) &&
-		  sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
-		  sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
-		  sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS;
+	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
+	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&
+	    sa_is(&m->dtlb[MMU_PAGE_1G], DTLB1G_SHAPE) &&
+	    sa_is(&m->stlb, STLB_SHAPE) && sa_is(&m->pde, PDE_SHAPE) &&
+	    sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
+	    sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
+	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
+		m->fast = FAST_4K + (int)page;
 	return m;
 nomem:
 	mmu_machine_free(m);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hw/sim/mmu.h"
-#include "hw/sim/workload_int.h"
+#include "hw/sim/sim_int.h"
 
 #define SPEC_AHEAD 32  /* a wrong path touches a μop 1..SPEC_AHEAD ahead */
 #ifndef HINT_AHEAD
@@ -114,7 +114,9 @@ struct stream {
 	uint64_t rng, spec_cut;
 };
 
-static void stream_step(struct stream *s, struct mmu_machine *m)
+/* One correct-path μop, after the wrong-path μop that may come first;
+ * returns the machine's cycles. */
+static uint64_t stream_step(struct stream *s, struct mmu_machine *m)
 {
 	uint64_t va;
 	int st;
@@ -127,13 +129,12 @@ static void stream_step(struct stream *s, struct mmu_machine *m)
 	va = s->va[s->next % RING];
 	st = s->st[s->next % RING];
 	s->next++;
-	mmu_hint(m, s->va[(s->next + HINT_AHEAD) % RING]);
 	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
 		uint64_t k = s->next + rng_next(&s->rng) % SPEC_AHEAD;
 
 		mmu_access_wrong(m, s->va[k % RING], s->st[k % RING]);
 	}
-	mmu_access(m, va, st);
+	return mmu_step(m, va, st, s->va[(s->next + HINT_AHEAD) % RING]);
 }
 
 /* Multiplexing state of one observation. */
@@ -234,9 +235,8 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		memset(x.value, 0, sizeof x.value);
 		memset(x.running, 0, sizeof x.running);
 		for (k = 0; k < o->interval_uops; k++) {
-			stream_step(&s, m);
 			/* Compare cycles, not ns: no division per μop. */
-			if (mmu_cycles(m) >= edge) {
+			if (stream_step(&s, m) >= edge) {
 				mux_advance(&x, count, mmu_ns(m));
 				edge = edge_cycles(cfg, x.next_slice);
 			}

@@ -112,7 +112,17 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	unsigned w, m = 0;
 
 #ifdef __SSE2__
-	if (!(ways & 3)) {
+	if (ways == 16) {
+		/* the four compares packed to one byte per way, one mask */
+		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
+		const __m128i *v = (const __m128i *)(const void *)t;
+
+		m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(
+			_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), k),
+					_mm_cmpeq_epi32(_mm_load_si128(v + 1), k)),
+			_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), k),
+					_mm_cmpeq_epi32(_mm_load_si128(v + 3), k))));
+	} else if (!(ways & 3)) {
 		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
 
 #pragma GCC unroll 4

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "hw/sim/mmu.h"
-#include "hw/sim/workload_int.h"
+#include "hw/sim/sim_int.h"
 
 #define BASE_VA (1ull << 40)     /* 1G-aligned, so every page size fits */
 #define STORE_BIT (1ull << 63)
