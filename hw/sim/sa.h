@@ -23,6 +23,7 @@
  * hit moves one nibble to the front and a miss replaces the way in the
  * last nibble: constant work, no shifting of tags.  The tags of a set
  * are compared with SSE2 where the host has it.  At most 16 ways. */
+
 /* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
 struct sa_shape {
 	uint64_t mask;                /* sets - 1 */
