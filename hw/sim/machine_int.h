@@ -6,6 +6,8 @@
 #define COUNTERPOINT_HW_SIM_MACHINE_INT_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "hw/sim/mmu.h"
 #include "hw/sim/sa.h"
@@ -50,6 +52,7 @@ enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
  * so a walk finds where an entry lives as it goes down. */
 struct ptpool {
 	void *ent;             /* 512 entries per node */
+	void *mem;             /* the allocation holding ent (aligned in it) */
 	size_t n, cap, esize;
 };
 
@@ -145,21 +148,47 @@ static inline uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Pools from this size on are 2 MB aligned and, where the system has
+ * transparent huge pages, advised to use them: a walk reads a random byte
+ * of megabytes of page tables (random 16G: 4 MB), and the host's TLB
+ * misses on them cost more than the walk's own work. */
+#define POOL_HUGE (2u << 20)
+
+/* Move pool p to a block of cap nodes (uninitialised past its nodes). */
+static inline int pool_grow(struct ptpool *p, size_t cap)
+{
+	size_t node = 512 * p->esize, bytes, align;
+	char *mem, *ent;
+
+	if (cap > (SIZE_MAX - POOL_HUGE) / node)
+		return CP_ENOMEM;
+	bytes = cap * node;
+	align = bytes >= POOL_HUGE ? POOL_HUGE : 64;
+	mem = cp_malloc(bytes + align - 1);
+	if (!mem)
+		return CP_ENOMEM;
+	ent = mem + (-(uintptr_t)mem & (align - 1));
+#ifdef MADV_HUGEPAGE
+	if (align == POOL_HUGE)
+		(void)madvise(ent, bytes, MADV_HUGEPAGE);   /* a hint: failure is fine */
+#endif
+	if (p->n)
+		memcpy(ent, p->ent, p->n * node);
+	cp_free(p->mem);
+	p->mem = mem;
+	p->ent = ent;
+	p->cap = cap;
+	return CP_OK;
+}
+
 /* A new empty node in pool p; returns its index + 1, 0 when out of
  * memory (m->nomem set), and its frame in *frame.  May move the pool. */
 static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
 				uint32_t *frame)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		void *e = cp_reallocarray(p->ent, cap, 512 * p->esize);
-
-		if (!e) {
-			m->nomem = 1;
-			return 0;
-		}
-		p->ent = e;
-		p->cap = cap;
+	if (p->n == p->cap && pool_grow(p, p->cap ? 2 * p->cap : 16)) {
+		m->nomem = 1;
+		return 0;
 	}
 	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
 	*frame = m->n_nodes++;

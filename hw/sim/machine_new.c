@@ -21,8 +21,8 @@ void mmu_machine_free(struct mmu_machine *m)
 	sa_release(&m->l1);
 	sa_release(&m->l2);
 	sa_release(&m->l3);
-	cp_free(m->dir.ent);
-	cp_free(m->pt.ent);
+	cp_free(m->dir.mem);
+	cp_free(m->pt.mem);
 	cp_free(m->mshr);
 	cp_free(m->ring);
 	cp_free(m->rq);
