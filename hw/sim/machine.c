@@ -13,17 +13,52 @@
 #include <string.h>
 
 #include "hw/sim/machine_int.h"
+#include "hw/sim/sim_int.h"
 
+/* The μop path is compiled five times (see DTLB4K_SHAPE): its functions
+ * take `fast`, a constant in each copy (FAST_NONE, the general one, or
+ * FAST_4K ... FAST_MIX) that mmu_access() and the others choose between,
+ * and are inlined into every copy (HOT), so that each set-associative
+ * operation on it is a straight line for its structure's shape, and
+ * outside a mix the page size is a constant.  Rare steps (page aging,
+ * prefetches, building nodes) take `fast` as a plain argument. */
+#define HOT static inline __attribute__((always_inline))
 
+/* Operation OP (lookup, access, probe) on structure s: at the default
+ * machine's shape sh when fast, else at the structure's own. */
+#define SA(OP, s, key, fast, sh) \
+	((fast) ? sa_##OP##_as(s, key, sh) : sa_##OP(s, key))
+
+/* Operation OP on the L1 DTLB of page size `size` (each has its shape). */
+#define DTLB(OP, m, size, vpn, fast) \
+	(!(fast) ? sa_##OP(&(m)->dtlb[size], vpn) : \
+	 (size) == MMU_PAGE_4K ? \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_4K], vpn, DTLB4K_SHAPE) : \
+	 (size) == MMU_PAGE_2M ? \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_2M], vpn, DTLB2M_SHAPE) : \
+		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_1G], vpn, DTLB1G_SHAPE))
+
+/* A page size read from the machine's state (an MSHR, a replay): the
+ * constant it must be in a copy for one page size. */
+HOT unsigned size_in(unsigned size, int fast)
+{
+	return fast && fast != FAST_MIX ? (unsigned)(fast - FAST_4K) : size;
+}
+
+/* What a waiting request watches (m->watch_seen). */
+#define SEEN_TLB 1u               /* a fill of its page: DTLB or STLB */
+#define SEEN_PDE 2u               /* a fill of its PDE-cache entry */
 
 /* The page size of va: the run's, or with --pages mix the size the OS
  * gave va's 2M region (a seeded hash against mix_2m_share: transparent
  * huge pages where the kernel found a free 2M frame). */
-static inline unsigned page_of(const struct mmu_machine *m, uint64_t va)
+HOT unsigned page_of(const struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint64_t h;
 
-	if (m->mode != MMU_PAGE_MIX)
+	if (fast && fast != FAST_MIX)
+		return (unsigned)(fast - FAST_4K);
+	if (fast != FAST_MIX && m->mode != MMU_PAGE_MIX)
 		return (unsigned)m->mode;
 	h = ((va >> 21) ^ m->mix_salt) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
@@ -33,10 +68,15 @@ static inline unsigned page_of(const struct mmu_machine *m, uint64_t va)
 }
 
 /* One key per translation, unique across page sizes (MSHRs, STLB). */
+static inline uint64_t vpn_key(uint64_t vpn, unsigned size)
+{
+	return vpn | (uint64_t)(size != MMU_PAGE_4K) << 35 |
+	       (uint64_t)(size == MMU_PAGE_1G) << 34;
+}
+
 static inline uint64_t page_key(uint64_t va, unsigned size)
 {
-	return (va >> page_shift[size]) | (uint64_t)(size != MMU_PAGE_4K) << 35 |
-	       (uint64_t)(size == MMU_PAGE_1G) << 34;
+	return vpn_key(va >> page_shift[size], size);
 }
 
 /* ---- the OS: page aging ---- */
@@ -59,22 +99,22 @@ static void os_age(struct mmu_machine *m)
 			if (((uint8_t *)m->pt.ent)[i])
 				((uint8_t *)m->pt.ent)[i] = STATE_OLD;
 		for (i = 0; i < m->dir.n * 512; i++)
-			if (((uint32_t *)m->dir.ent)[i] & E_LEAF)
-				((uint32_t *)m->dir.ent)[i] = E_LEAF | STATE_OLD;
+			if (((uint64_t *)m->dir.ent)[i] & E_LEAF)
+				((uint64_t *)m->dir.ent)[i] = E_LEAF | STATE_OLD;
 		m->epoch = 1;
 	}
 }
 
 /* ---- the cache hierarchy: returns the level that served pa (0..3) ---- */
-static inline unsigned cache_access(struct mmu_machine *m, uint64_t pa)
+HOT unsigned cache_access(struct mmu_machine *m, uint64_t pa, int fast)
 {
 	uint64_t line = pa >> 6;
 
-	if (SA_ACCESS_AS(&m->l1, line, sa_w8))
+	if (SA(access, &m->l1, line, fast, L1_SHAPE))
 		return 0;
-	if (SA_ACCESS_AS(&m->l2, line, sa_w8))
+	if (SA(access, &m->l2, line, fast, L2_SHAPE))
 		return 1;
-	if (SA_ACCESS_AS(&m->l3, line, sa_n16))
+	if (SA(access, &m->l3, line, fast, L3_SHAPE))
 		return 2;
 	return 3;
 }
@@ -107,32 +147,39 @@ struct walk_out {
 	uint64_t end;
 };
 
-/* The fills of a completed walk, at its end time. */
-static void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size)
+/* The fills of a completed walk of page key, at its end time, watched
+ * by a waiting request (translate()). */
+HOT void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size,
+		   uint64_t key, int fast)
 {
-	sa_fill(&m->dtlb[size], va >> page_shift[size]);
+	if (key == m->watch_key)
+		m->watch_seen |= SEEN_TLB;
+	(void)DTLB(access, m, size, va >> page_shift[size], fast);
 	if (size != MMU_PAGE_1G) {
-		sa_fill(&m->stlb, page_key(va, size));
-		sa_fill(&m->pdpte, va >> 30);
+		(void)SA(access, &m->stlb, key, fast, STLB_SHAPE);
+		(void)SA(access, &m->pdpte, va >> 30, fast, PDPTE_SHAPE);
 	}
-	if (size == MMU_PAGE_4K)
-		sa_fill(&m->pde, va >> 21);
+	if (size == MMU_PAGE_4K) {
+		if (va >> 21 == m->watch_pde)
+			m->watch_seen |= SEEN_PDE;
+		(void)SA(access, &m->pde, va >> 21, fast, PDE_SHAPE);
+	}
 	if (m->features & MMU_F_PML4_CACHE)
-		sa_fill(&m->pml4, va >> 39);
+		(void)SA(access, &m->pml4, va >> 39, fast, PML4_SHAPE);
 }
 
 /* The PDE-cache lookup every walk makes (once per request): only 4K
  * translations are cached there, so 2M and 1G walks always miss it. */
-static int pde_lookup(struct mmu_machine *m, uint64_t va, unsigned size)
+HOT int pde_lookup(struct mmu_machine *m, uint64_t va, unsigned size, int fast)
 {
-	return size == MMU_PAGE_4K && SA_LOOKUP_AS(&m->pde, va >> 21, sa_n4);
+	return size == MMU_PAGE_4K && SA(lookup, &m->pde, va >> 21, fast, PDE_SHAPE);
 }
 
 /* A counted PDE-cache lookup of a request of class cls. */
-static int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
-		       int cls)
+HOT int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
+		    int cls, int fast)
 {
-	int hit = pde_lookup(m, va, size);
+	int hit = pde_lookup(m, va, size, fast);
 
 	if (!hit)
 		count(m, MMU_LOAD_PDE_MISS, cls);
@@ -141,16 +188,29 @@ static int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
 
 /* bypass: is the paging-structure line in the walker's fill buffer at
  * cycle t (fetched, by this or another walk, less than bypass_cycles ago,
- * or still arriving)? */
-static int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
-			   uint64_t t)
+ * or still arriving)?  The low halves of the lines are compared first. */
+HOT int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
+		    uint64_t t)
 {
-	unsigned i;
+	unsigned i, match = 0;
 
+#ifdef __SSE2__
+	__m128i k = _mm_set1_epi32((int)(uint32_t)line);
+
+	match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+		_mm_load_si128((const __m128i *)(const void *)m->fb_low), k))) |
+		(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+		_mm_load_si128((const __m128i *)(const void *)(m->fb_low + 4)), k))) << 4;
+#else
 	for (i = 0; i < 8; i++)
+		match |= (unsigned)(m->fb_low[i] == (uint32_t)line) << i;
+#endif
+	for (; match; match &= match - 1) {
+		i = (unsigned)__builtin_ctz(match);
 		if (m->fb_line[i] == line && m->fb_ready[i] &&
 		    t < m->fb_ready[i] + m->cfg.bypass_cycles)
 			return 1;
+	}
 	return 0;
 }
 
@@ -161,13 +221,14 @@ static int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
  * bits; a prefetch walk stops after reading an entry that is absent or not
  * accessed.  Demand and prefetch walks count their references
  * (PAGE_WALKER_LOADS); a replay's go through the caches uncounted. */
-static void walk(struct mmu_machine *m, uint64_t va, unsigned size,
-		 enum walk_kind kind, uint64_t start, uint64_t squash_at,
-		 int pde_hit, struct walk_out *out)
+HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
+	      enum walk_kind kind, uint64_t start, uint64_t squash_at,
+	      int pde_hit, struct walk_out *out, int fast)
 {
-	unsigned leaf = size;               /* 4K: 0, 2M: 1, 1G: 2 */
-	unsigned first = 3, level;
+	int leaf = (int)size;               /* 4K: 0, 2M: 1, 1G: 2 */
+	int first = 3, level;
 	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
+	uint64_t frame = 0;       /* node's: the root's is 0 */
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
@@ -179,24 +240,30 @@ static void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	out->abit = 0;
 	if (pde_hit)
 		first = 0;
-	else if (size != MMU_PAGE_1G && sa_lookup(&m->pdpte, va >> 30))
+	else if (size != MMU_PAGE_1G &&
+		 SA(lookup, &m->pdpte, va >> 30, fast, PDPTE_SHAPE))
 		first = 1;
 	else if ((m->features & MMU_F_PML4_CACHE) &&
-		 sa_lookup(&m->pml4, va >> 39))
+		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
-	out->first = first;
-	for (level = 3; level > first; level--)   /* cached levels: no refs */
-		node = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511) - 1;
-	for (level = first;; level--) {
+	out->first = (unsigned)first;
+	/* Top down (unrolled: each level's shifts are constants), the
+	 * levels above first without a reference (the PSC had them). */
+#pragma GCC unroll 4
+	for (level = 3; level >= leaf; level--) {
 		unsigned e = (unsigned)(va >> (12 + 9 * level)) & 511;
 		unsigned lvl, state;
-		uint64_t pa;
-		uint32_t ent;
+		uint64_t pa, ent;
 
+		if (level > first) {
+			ent = *dir_entry(m, node, e);
+			node = ent_node(ent);
+			frame = ent_frame(ent);
+			continue;
+		}
 		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
-		pa = PT_BASE + ((uint64_t)(level ? m->dir.num[node] : m->pt.num[node]) << 12) +
-		     e * 8u;
+		pa = PT_BASE + (frame << 12) + e * 8u;
 		out->refs++;
 		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
@@ -204,12 +271,13 @@ static void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 			out->bypassed++;
 			t += m->lat[0];
 		} else {
-			lvl = cache_access(m, pa);
+			lvl = cache_access(m, pa, fast);
 			if (kind != W_REPLAY)
 				m->count[MMU_WALK_REF_L1 + lvl]++;
 			t += m->lat[lvl];
 			if (bypass) {
 				m->fb_line[m->fb_next] = pa >> 6;
+				m->fb_low[m->fb_next] = (uint32_t)(pa >> 6);
 				m->fb_ready[m->fb_next] = t;
 				m->fb_next = (m->fb_next + 1) % 8;
 			}
@@ -217,22 +285,23 @@ static void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		if (level > leaf) {
 			/* a directory entry on the way down */
 			ent = *dir_entry(m, node, e);
-			if (!ent) {
-				uint32_t c;
+			if (!(uint32_t)ent) {
+				uint32_t c, f;
 
 				if (kind == W_PREFETCH)
 					goto aborted;   /* absent */
 				/* the OS maps on first touch */
-				c = node_new(m, level == 1 ? &m->pt : &m->dir);
+				c = node_new(m, level == 1 ? &m->pt : &m->dir, &f);
 				if (!c)
 					goto aborted;   /* out of memory: m->nomem */
-				ent = *dir_entry(m, node, e) = c;
+				ent = *dir_entry(m, node, e) = (uint64_t)f << 32 | c;
 			}
-			node = ent - 1;
+			node = ent_node(ent);
+			frame = ent_frame(ent);
 			continue;
 		}
 		/* the leaf */
-		state = level ? *dir_entry(m, node, e) & 255u :
+		state = level ? (unsigned)*dir_entry(m, node, e) & 255u :
 			((uint8_t *)m->pt.ent)[(size_t)node * 512 + e];
 		if (kind == W_PREFETCH) {
 			if (state != m->epoch) {
@@ -257,38 +326,49 @@ aborted:
 }
 
 /* Apply the DTLB fills of STLB hits due by cycle t (in order of their
- * lookups); with force, all of them. */
-static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force)
+ * lookups); with force, all of them.  Watched like walk_fill(). */
+static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force, int fast)
 {
 	unsigned i, k = 0;
 
 	for (i = 0; i < m->n_dfill; i++) {
-		if (force || m->dfill[i].t <= t)
-			sa_fill(&m->dtlb[m->dfill[i].size], m->dfill[i].vpn);
-		else
+		if (force || m->dfill[i].t <= t) {
+			unsigned size = size_in(m->dfill[i].size, fast);
+
+			if (vpn_key(m->dfill[i].vpn, size) == m->watch_key)
+				m->watch_seen |= SEEN_TLB;
+			(void)DTLB(access, m, size, m->dfill[i].vpn, fast);
+		} else {
 			m->dfill[k++] = m->dfill[i];
+		}
 	}
 	m->n_dfill = k;
 }
 
-/* Apply the fills of walks that ended by cycle t and free their MSHRs. */
-static void retire_walks_due(struct mmu_machine *m, uint64_t t)
+/* The walk MSHRs: FAST_WALKERS on the fast path (loops unrolled). */
+HOT unsigned walkers(const struct mmu_machine *m, int fast)
 {
-	unsigned i;
+	return fast ? FAST_WALKERS : m->cfg.walkers;
+}
+
+/* Apply the fills of walks that ended by cycle t and free their MSHRs. */
+HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
+{
+	unsigned i, n = walkers(m, fast);
 	uint64_t next = NONE;
 
 	if (m->n_dfill)
-		dtlb_fills(m, t, 0);
+		dtlb_fills(m, t, 0, fast);
 	if (t < m->next_end)
 		return;
-	for (i = 0; i < m->cfg.walkers; i++) {
+	for (i = 0; i < n; i++) {
 		struct mshr *w = &m->mshr[i];
 
 		if (!w->busy)
 			continue;
 		if (w->end <= t) {
 			if (w->fill)
-				walk_fill(m, w->va, w->size);
+				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
 			w->busy = 0;
 		} else if (w->end < next) {
 			next = w->end;
@@ -297,38 +377,38 @@ static void retire_walks_due(struct mmu_machine *m, uint64_t t)
 	m->next_end = next;
 }
 
-static inline void retire_walks(struct mmu_machine *m, uint64_t t)
+HOT void retire_walks(struct mmu_machine *m, uint64_t t, int fast)
 {
 	if (t >= m->next_end || m->n_dfill)
-		retire_walks_due(m, t);
+		retire_walks_due(m, t, fast);
 }
 
-static struct mshr *mshr_free(struct mmu_machine *m)
+HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 {
-	unsigned i;
+	unsigned i, n = walkers(m, fast);
 
-	for (i = 0; i < m->cfg.walkers; i++)
+	for (i = 0; i < n; i++)
 		if (!m->mshr[i].busy)
 			return &m->mshr[i];
 	return NULL;
 }
 
 /* The busy MSHR walking key, or NULL. */
-static struct mshr *mshr_find(struct mmu_machine *m, uint64_t key)
+HOT struct mshr *mshr_find(struct mmu_machine *m, uint64_t key, int fast)
 {
-	unsigned i;
+	unsigned i, n = walkers(m, fast);
 
-	for (i = 0; i < m->cfg.walkers; i++)
+	for (i = 0; i < n; i++)
 		if (m->mshr[i].busy && m->mshr[i].key == key)
 			return &m->mshr[i];
 	return NULL;
 }
 
-static void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
-		      unsigned size, enum walk_kind kind,
-		      const struct walk_out *o)
+HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
+		   unsigned size, enum walk_kind kind,
+		   const struct walk_out *o, int fast)
 {
-	unsigned i;
+	unsigned i, n = walkers(m, fast);
 	int moved = w->busy;      /* a walk taken over: its end moves later */
 
 	w->key = page_key(va, size);
@@ -343,7 +423,7 @@ static void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 			m->next_end = o->end;
 	} else {
 		m->next_end = NONE;
-		for (i = 0; i < m->cfg.walkers; i++)
+		for (i = 0; i < n; i++)
 			if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
 				m->next_end = m->mshr[i].end;
 	}
@@ -352,7 +432,7 @@ static void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 }
 
 /* ---- the LSQ-side TLB prefetcher ---- */
-static void prefetch(struct mmu_machine *m, uint64_t target, int cls)
+static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 {
 	unsigned size;
 	struct mshr *w;
@@ -362,16 +442,18 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls)
 		truth(m, cls, MMU_P_PF_DROPPED);
 		return;
 	}
-	size = page_of(m, target);
-	if (sa_probe(&m->dtlb[size], target >> page_shift[size]) ||
-	    (size != MMU_PAGE_1G && sa_probe(&m->stlb, page_key(target, size))) ||
-	    mshr_find(m, page_key(target, size)) || !(w = mshr_free(m))) {
+	size = page_of(m, target, fast);
+	if (DTLB(probe, m, size, target >> page_shift[size], fast) ||
+	    (size != MMU_PAGE_1G &&
+	     SA(probe, &m->stlb, page_key(target, size), fast, STLB_SHAPE)) ||
+	    mshr_find(m, page_key(target, size), fast) ||
+	    !(w = mshr_free(m, fast))) {
 		truth(m, cls, MMU_P_PF_DROPPED);
 		return;
 	}
 	/* Uncounted PDE lookup: DTLB_LOAD_MISSES.* count demand requests. */
 	walk(m, target, size, W_PREFETCH, m->now, NONE,
-	     pde_lookup(m, target, size), &o);
+	     pde_lookup(m, target, size, fast), &o, fast);
 	m->count[MMU_LOAD_WALK_DURATION] += o.end - m->now;
 	if (o.completed) {
 		/* a load-side walk, whichever μop triggered it */
@@ -380,7 +462,7 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls)
 	} else {
 		truth(m, cls, o.abit ? MMU_P_PF_ABIT : MMU_P_PF_ABSENT);
 	}
-	mshr_take(m, w, target, size, W_PREFETCH, &o);
+	mshr_take(m, w, target, size, W_PREFETCH, &o, fast);
 }
 
 /* Where a μop's translation came from: the point of the pipeline a
@@ -393,8 +475,8 @@ enum { AT_DTLB, AT_STLB, AT_WALK };
  * stores with prefetch_stores; with prefetch_dtlb_miss (prefetch_stlb_miss)
  * the request is made only when the triggering μop missed the DTLB (the
  * STLB). */
-static void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
-			     int at)
+HOT void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
+			  int at, int fast)
 {
 	uint64_t line = va >> 6, prev = m->pf_prev_line;
 
@@ -408,17 +490,17 @@ static void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
 		return;
 	if ((prev & 63) == m->cfg.pf_up_from && (line & 63) == m->cfg.pf_up_to &&
 	    line == prev + 1)
-		prefetch(m, (va & ~4095ull) + 4096, cls);
+		prefetch(m, (va & ~4095ull) + 4096, cls, fast);
 	else if ((prev & 63) == m->cfg.pf_down_from &&
 		 (line & 63) == m->cfg.pf_down_to && line + 1 == prev &&
 		 (va & ~4095ull) >= 4096)
-		prefetch(m, (va & ~4095ull) - 4096, cls);
+		prefetch(m, (va & ~4095ull) - 4096, cls, fast);
 }
 
 /* ---- one memory μop ---- */
 
 /* The path of a completed own walk. */
-static enum mmu_path walk_path(const struct walk_out *o)
+HOT enum mmu_path walk_path(const struct walk_out *o)
 {
 	if (o->bypassed)
 		return MMU_P_WALK_BYPASSED;
@@ -427,59 +509,72 @@ static enum mmu_path walk_path(const struct walk_out *o)
 
 /* A demand walk of class cls taking MSHR w at cycle start: counted as a
  * walk start (and its PDE lookup unless pde_early counted it already). */
-static void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
-			unsigned size, int cls, uint64_t start,
-			uint64_t squash_at, int early, int pde_hit,
-			struct walk_out *o)
+HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
+		     unsigned size, int cls, uint64_t start,
+		     uint64_t squash_at, int early, int pde_hit,
+		     struct walk_out *o, int fast)
 {
 	static const enum mmu_path psc[4] = {
 		MMU_P_PSC_PDE, MMU_P_PSC_PDPTE, MMU_P_PSC_PML4, MMU_P_PSC_NONE
 	};
 
 	if (!early)
-		pde_hit = pde_counted(m, va, size, cls);
+		pde_hit = pde_counted(m, va, size, cls, fast);
 	count(m, MMU_LOAD_CAUSES_WALK, cls);
 	walk(m, va, size, W_DEMAND, start,
-	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o);
+	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
 	m->count[MMU_LOAD_WALK_DURATION + (cls ? MMU_STORE_OFFSET : 0)] +=
 		o->end - start;
 	truth(m, cls, psc[o->first]);
 	m->truth[cls * MMU_N_PATHS + MMU_P_REFS_BYPASSED] += o->bypassed;
-	mshr_take(m, w, va, size, W_DEMAND, o);
+	mshr_take(m, w, va, size, W_DEMAND, o, fast);
 	if (o->completed)
 		count_done(m, cls, size);
 }
 
 /* Translate va for one μop (wrong-path when squash_at != NONE).  Returns
  * the path taken; *ready is when the translation is available, *at where
- * it came from (AT_WALK: the μop missed the STLB: own walk or merged). */
-static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
-			       uint64_t squash_at, uint64_t *ready, int *at)
+ * it came from (AT_WALK: the μop missed the STLB: own walk or merged),
+ * *size the page size of va. */
+HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
+			    uint64_t squash_at, uint64_t *ready, int *at,
+			    unsigned *size_out, int fast)
 {
-	unsigned size = page_of(m, va);
-	uint64_t vpn = va >> page_shift[size], key = page_key(va, size);
+	unsigned size = page_of(m, va, fast);
+	uint64_t vpn = va >> page_shift[size], key = vpn_key(vpn, size);
 	int early = (m->features & MMU_F_PDE_EARLY) != 0;
 	int abort = (m->features & MMU_F_ABORT) && squash_at != NONE;
 	int waited = 0;
+	/* After a wait: whether the lookups of the attempt before (TLBs, and
+	 * with pde_early the PDE cache) missed and no fill since (walk_fill(),
+	 * dtlb_fills(), watched) can have changed that.  A lookup that misses
+	 * changes nothing, so one known to miss again is not made again. */
+	int tlbs_missed = 0, pde_missed = 0;
 
+	*size_out = size;
 	for (;;) {
 		struct mshr *w;
 		struct walk_out o;
 		int pde_hit = 0;
 
-		retire_walks(m, m->now);
-		if (SA_LOOKUP_AS(&m->dtlb[size], vpn, sa_n4)) {
+		retire_walks(m, m->now, fast);
+		if (waited) {
+			tlbs_missed = !(m->watch_seen & SEEN_TLB);
+			pde_missed &= !(m->watch_seen & SEEN_PDE);
+		}
+		if (!tlbs_missed && DTLB(lookup, m, size, vpn, fast)) {
 			*ready = m->now;
 			*at = AT_DTLB;
 			return waited ? MMU_P_WAITED : MMU_P_DTLB_HIT;
 		}
-		if (size != MMU_PAGE_1G && SA_LOOKUP_AS(&m->stlb, key, sa_n8)) {
+		if (!tlbs_missed && size != MMU_PAGE_1G &&
+		    SA(lookup, &m->stlb, key, fast, STLB_SHAPE)) {
 			count(m, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size), cls);
 			count(m, MMU_LOAD_STLB_HIT, cls);
 			/* the L1 DTLB has it when the STLB lookup ends: μops
 			 * to the page until then miss it too */
 			if (m->n_dfill == DFILLS)
-				dtlb_fills(m, 0, 1);
+				dtlb_fills(m, 0, 1, fast);
 			m->dfill[m->n_dfill].vpn = vpn;
 			m->dfill[m->n_dfill].size = size;
 			m->dfill[m->n_dfill++].t = m->now + STLB_CYCLES;
@@ -490,9 +585,11 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		*at = AT_WALK;
 		/* STLB miss.  pde_early: the PDE cache is looked up (and
 		 * counted) before the MSHRs are searched. */
-		if (early)
-			pde_hit = pde_counted(m, va, size, cls);
-		w = (m->features & MMU_F_MERGE) ? mshr_find(m, key) : NULL;
+		if (early && pde_missed)
+			count(m, MMU_LOAD_PDE_MISS, cls);
+		else if (early)
+			pde_hit = pde_counted(m, va, size, cls, fast);
+		w = (m->features & MMU_F_MERGE) ? mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
 			if (early) {
@@ -520,13 +617,13 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 				return MMU_P_SQUASHED;  /* gone before that */
 			truth(m, cls, MMU_P_MERGE_REWALK);
 			if (early)
-				pde_hit = pde_counted(m, va, size, cls);
+				pde_hit = pde_counted(m, va, size, cls, fast);
 			demand_walk(m, w, va, size, cls, t, squash_at, early,
-				    pde_hit, &o);
+				    pde_hit, &o, fast);
 			*ready = o.end;
 			return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
 		}
-		w = mshr_free(m);
+		w = mshr_free(m, fast);
 		if (!w) {
 			/* No free walker: stall until the first walk ends,
 			 * then look the TLBs up again; a squashed requester
@@ -540,10 +637,15 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 				return MMU_P_ABORTED_QUEUED;
 			m->now = m->next_end;
 			waited = 1;
+			tlbs_missed = 1;
+			pde_missed = early && !pde_hit;
+			m->watch_key = key;
+			m->watch_pde = size == MMU_PAGE_4K ? va >> 21 : NONE;
+			m->watch_seen = 0;
 			continue;
 		}
 		demand_walk(m, w, va, size, cls, m->now, squash_at, early,
-			    pde_hit, &o);
+			    pde_hit, &o, fast);
 		*ready = o.end;
 		return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
 	}
@@ -551,51 +653,68 @@ static enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 
 /* ---- replays: a re-walk at retirement ---- */
 
+/* i + 1 in a ring of n places. */
+static inline size_t ring_next(size_t i, size_t n)
+{
+	return i + 1 == n ? 0 : i + 1;
+}
+
+/* Place k after i in a ring of n places (i, k < n). */
+static inline size_t ring_add(size_t i, size_t k, size_t n)
+{
+	return i + k >= n ? i + k - n : i + k;
+}
+
 /* Run the oldest pending replay: its μop has reached retirement.  It
  * takes a free walker (the machine stalls until one is free), walks like
  * a demand walk through the paging-structure caches and the data caches
  * (PDE lookup and references uncounted), completes a walk, and holds its
  * μop's retirement, and so every younger μop's, until it ends. */
-static void replay_run(struct mmu_machine *m)
+HOT void replay_run(struct mmu_machine *m, int fast)
 {
 	struct replay *r = &m->rq[m->rq_head];
+	unsigned size = size_in(r->size, fast);
 	struct mshr *w;
 	struct walk_out o;
+	size_t n = m->cfg.window;
 
 	for (;;) {
-		retire_walks(m, m->now);
-		if ((w = mshr_free(m)) != NULL)
+		retire_walks(m, m->now, fast);
+		if ((w = mshr_free(m, fast)) != NULL)
 			break;
 		m->now = m->next_end;
 	}
-	walk(m, r->va, r->size, W_REPLAY, m->now, NONE,
-	     pde_lookup(m, r->va, r->size), &o);
-	count_done(m, r->cls, r->size);
+	walk(m, r->va, size, W_REPLAY, m->now, NONE,
+	     pde_lookup(m, r->va, size, fast), &o, fast);
+	count_done(m, r->cls, size);
 	m->count[MMU_LOAD_WALK_DURATION + (r->cls ? MMU_STORE_OFFSET : 0)] +=
 		o.end - m->now;
 	truth(m, r->cls, MMU_P_REPLAYED);
 	m->truth[r->cls * MMU_N_PATHS + MMU_P_REPLAY_REFS] += o.refs;
-	mshr_take(m, w, r->va, r->size, W_REPLAY, &o);
+	mshr_take(m, w, r->va, size, W_REPLAY, &o, fast);
 	/* a step of the retirement floor, unless an older one covers it */
 	if (o.end > m->hold_t && (!m->hold_n ||
-	    o.end > m->hold[(m->hold_head + m->hold_n - 1) % m->cfg.window].t)) {
-		struct hold *h = &m->hold[(m->hold_head + m->hold_n++) % m->cfg.window];
+	    o.end > m->hold[ring_add(m->hold_head, m->hold_n - 1, n)].t)) {
+		struct hold *h = &m->hold[ring_add(m->hold_head, m->hold_n++, n)];
 
 		h->seq = r->seq;
 		h->t = o.end;
 	}
 	if (m->last_retire < o.end)
 		m->last_retire = o.end;
-	m->rq_head = (m->rq_head + 1) % m->cfg.window;
+	m->rq_head = ring_next(m->rq_head, n);
 	m->rq_n--;
 }
 
-void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
+/* One correct-path μop (mmu_access()). */
+HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
+			int fast)
 {
 	int cls = is_store ? MMU_C_STORE : MMU_C_LOAD;
-	size_t slot = (size_t)(m->n_correct % m->cfg.window);
+	size_t slot = m->slot, n = m->cfg.window;
 	uint64_t ready, done, prev_max;
 	enum mmu_path path;
+	unsigned size;
 	int at;
 
 	va &= (1ull << 47) - 1;
@@ -606,13 +725,13 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 	for (;;) {
 		uint64_t need = m->ring[slot];
 
-		if (m->n_correct >= m->cfg.window) {
-			uint64_t q = m->n_correct - m->cfg.window;
+		if (m->n_correct >= n) {
+			uint64_t q = m->n_correct - n;
 
 			while (m->hold_n && m->hold[m->hold_head].seq <= q) {
 				if (m->hold_t < m->hold[m->hold_head].t)
 					m->hold_t = m->hold[m->hold_head].t;
-				m->hold_head = (m->hold_head + 1) % m->cfg.window;
+				m->hold_head = ring_next(m->hold_head, n);
 				m->hold_n--;
 			}
 			if (need < m->hold_t)
@@ -622,16 +741,17 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 			m->now = need;
 		if (!m->rq_n || m->rq[m->rq_head].t > m->now)
 			break;
-		replay_run(m);
+		replay_run(m, fast);
 	}
 	prev_max = m->max_end;
-	path = translate(m, va, cls, NONE, &ready, &at);
+	path = translate(m, va, cls, NONE, &ready, &at, &size, fast);
 	truth(m, cls, path);
-	done = ready + m->lat[cache_access(m, va)];
+	done = ready + m->lat[cache_access(m, va, fast)];
 	if (done < m->last_retire)
 		done = m->last_retire;
 	m->last_retire = done;
 	m->ring[slot] = done;
+	m->slot = ring_next(slot, n);
 	m->count[MMU_RETIRED_LOADS + cls]++;
 	if (at == AT_WALK) {
 		m->count[MMU_RETIRED_STLB_MISS_LOADS + cls]++;
@@ -639,37 +759,49 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 		 * started before this μop (merged into one, or completed out
 		 * of order) was speculative; retirement re-walks it. */
 		if ((m->features & MMU_F_REPLAY) && ready <= prev_max) {
-			struct replay *r = &m->rq[(m->rq_head + m->rq_n) % m->cfg.window];
+			struct replay *r = &m->rq[ring_add(m->rq_head, m->rq_n, n)];
 
 			r->t = done;
 			r->va = va;
 			r->seq = m->n_correct;
 			r->cls = (uint8_t)cls;
-			r->size = (uint8_t)page_of(m, va);
+			r->size = (uint8_t)size;
 			m->rq_n++;
 		}
 	}
 	if (m->features & MMU_F_PREFETCH)
-		prefetch_trigger(m, va, cls, at);
+		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_correct++;
 	m->n_uops++;
 }
 
-/* A wrong-path μop: translated (its walk aborted at its squash with
- * feature abort), never retired, never in the window. */
-void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
+void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
+{
+	switch (m->fast) {
+	case FAST_4K: access_correct(m, va, is_store, FAST_4K); break;
+	case FAST_2M: access_correct(m, va, is_store, FAST_2M); break;
+	case FAST_1G: access_correct(m, va, is_store, FAST_1G); break;
+	case FAST_MIX: access_correct(m, va, is_store, FAST_MIX); break;
+	default: access_correct(m, va, is_store, FAST_NONE); break;
+	}
+}
+
+/* A wrong-path μop (mmu_access_wrong()). */
+HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
+		      int fast)
 {
 	int cls = is_store ? MMU_C_STORE : MMU_C_LOAD;
 	uint64_t ready, squash_at;
 	enum mmu_path path;
+	unsigned size;
 	int at;
 
 	va &= (1ull << 47) - 1;
 	if (m->now >= m->next_clear)
 		os_age(m);
 	squash_at = m->now + rng_next(&m->rng) % (2ull * m->cfg.squash_cycles + 1);
-	path = translate(m, va, cls, squash_at, &ready, &at);
+	path = translate(m, va, cls, squash_at, &ready, &at, &size, fast);
 	if ((path >= MMU_P_WALK_1REF && path <= MMU_P_WALK_4REF) ||
 	    path == MMU_P_WALK_BYPASSED)
 		path = MMU_P_SQUASHED_WALK;     /* its own walk completed */
@@ -677,54 +809,117 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 		path = MMU_P_SQUASHED;
 	truth(m, cls, path);
 	if (m->features & MMU_F_PREFETCH)
-		prefetch_trigger(m, va, cls, at);
+		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_uops++;
+}
+
+/* A wrong-path μop: translated (its walk aborted at its squash with
+ * feature abort), never retired, never in the window. */
+void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
+{
+	switch (m->fast) {
+	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
+	case FAST_2M: access_wrong(m, va, is_store, FAST_2M); break;
+	case FAST_1G: access_wrong(m, va, is_store, FAST_1G); break;
+	case FAST_MIX: access_wrong(m, va, is_store, FAST_MIX); break;
+	default: access_wrong(m, va, is_store, FAST_NONE); break;
+	}
 }
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
  * few μops ahead so that the host's cache misses overlap instead of
- * queueing behind each other.  Changes nothing simulated. */
-static inline void sa_hint(const struct sa *s, uint64_t key)
+ * queueing behind each other.  Changes nothing simulated.  sa_hint() is
+ * inlined early on purpose: GCC 12 (its mod/ref analysis) takes a
+ * function made only of prefetches for one without effects and drops
+ * the calls, prefetches and all. */
+HOT void sa_hint(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & s->mask);
+	size_t set = (size_t)(key & sh.mask);
 
-	__builtin_prefetch(s->tag + set * s->ways, 0, 3);
+	__builtin_prefetch(s->tag + set * sh.ways, 0, 3);
+	if (sh.wide)
+		__builtin_prefetch(s->hi + set * sh.ways, 0, 3);
 	__builtin_prefetch(s->order + set, 0, 3);
+}
+
+/* The set of line in the L3 cache: 0.5 MB of tags, where the host's
+ * cache misses are (the L1 and L2 models, 40 KB together, mostly stay in
+ * the host's caches; prefetching their sets as well measured slower). */
+HOT void line_hint(const struct mmu_machine *m, uint64_t line, int fast)
+{
+	if (fast)
+		sa_hint(&m->l3, line, L3_SHAPE);
+	else
+		sa_hint(&m->l3, line, m->l3.sh);
+}
+
+HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
+{
+	uint32_t node = 0;
+	uint64_t frame = 0, ent;
+	unsigned level, leaf, e;
+
+	va &= (1ull << 47) - 1;
+	line_hint(m, va >> 6, fast);
+	if (va >> 12 == m->hint_page)
+		return;         /* its page's entry was hinted just before */
+	m->hint_page = va >> 12;
+	leaf = page_of(m, va, fast);
+#pragma GCC unroll 3
+	for (level = 3; level > leaf; level--) {
+		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+		if (!(uint32_t)ent)
+			return;
+		node = ent_node(ent);
+		frame = ent_frame(ent);
+	}
+	e = (unsigned)(va >> (12 + 9 * leaf)) & 511;
+	if (leaf)
+		__builtin_prefetch(dir_entry(m, node, e), 0, 3);
+	else
+		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 + e, 1, 3);
+	line_hint(m, (PT_BASE + (frame << 12) + e * 8) >> 6, fast);
 }
 
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
-	uint32_t node = 0, ent = 0;
-	unsigned level, leaf;
-	uint64_t line;
+	switch (m->fast) {
+	case FAST_4K: hint(m, va, FAST_4K); break;
+	case FAST_2M: hint(m, va, FAST_2M); break;
+	case FAST_1G: hint(m, va, FAST_1G); break;
+	case FAST_MIX: hint(m, va, FAST_MIX); break;
+	default: hint(m, va, FAST_NONE); break;
+	}
+}
 
-	va &= (1ull << 47) - 1;
-	sa_hint(&m->l2, va >> 6);
-	sa_hint(&m->l3, va >> 6);
-	if (va >> 12 == m->hint_page)
-		return;         /* its page's entry was hinted just before */
-	m->hint_page = va >> 12;
-	leaf = page_of(m, va);
-	for (level = 3; level > leaf; level--) {
-		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
-		if (!ent)
-			return;
-		node = ent - 1;
+uint64_t mmu_step(struct mmu_machine *m, uint64_t va, int is_store,
+		  uint64_t hint_va)
+{
+	switch (m->fast) {
+	case FAST_4K:
+		hint(m, hint_va, FAST_4K);
+		access_correct(m, va, is_store, FAST_4K);
+		break;
+	case FAST_2M:
+		hint(m, hint_va, FAST_2M);
+		access_correct(m, va, is_store, FAST_2M);
+		break;
+	case FAST_1G:
+		hint(m, hint_va, FAST_1G);
+		access_correct(m, va, is_store, FAST_1G);
+		break;
+	case FAST_MIX:
+		hint(m, hint_va, FAST_MIX);
+		access_correct(m, va, is_store, FAST_MIX);
+		break;
+	default:
+		hint(m, hint_va, FAST_NONE);
+		access_correct(m, va, is_store, FAST_NONE);
+		break;
 	}
-	if (leaf) {
-		__builtin_prefetch(dir_entry(m, node, (unsigned)(va >> (12 + 9 * leaf)) & 511), 0, 3);
-		line = (PT_BASE + ((uint64_t)m->dir.num[node] << 12) +
-			((va >> (12 + 9 * leaf)) & 511) * 8) >> 6;
-	} else {
-		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 +
-				   ((va >> 12) & 511), 1, 3);
-		line = (PT_BASE + ((uint64_t)m->pt.num[node] << 12) +
-			((va >> 12) & 511) * 8) >> 6;
-	}
-	sa_hint(&m->l2, line);
-	sa_hint(&m->l3, line);
+	return m->now;
 }
 
 void mmu_drain(struct mmu_machine *m)
@@ -734,15 +929,15 @@ void mmu_drain(struct mmu_machine *m)
 	while (m->rq_n) {
 		if (m->rq[m->rq_head].t > m->now)
 			m->now = m->rq[m->rq_head].t;
-		replay_run(m);
+		replay_run(m, m->fast);
 	}
 	for (i = 0; i < m->cfg.walkers; i++)
 		if (m->mshr[i].busy && m->mshr[i].end > m->now)
 			m->now = m->mshr[i].end;
 	if (m->last_retire > m->now)
 		m->now = m->last_retire;
-	retire_walks(m, NONE);
-	dtlb_fills(m, 0, 1);
+	retire_walks(m, NONE, m->fast);
+	dtlb_fills(m, 0, 1, m->fast);
 }
 
 

@@ -6,6 +6,8 @@
 #define COUNTERPOINT_HW_SIM_MACHINE_INT_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "hw/sim/mmu.h"
 #include "hw/sim/sa.h"
@@ -17,16 +19,40 @@
 #define DFILLS 8                  /* pending DTLB fills from STLB hits */
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
+/* The default machine's shape of each structure (sets - 1, log2(sets),
+ * ways, wide tags, most recent way first) and its walkers.
+ * hw/sim/machine.c compiles the μop path once for each page mode with
+ * these as constants (and the page size too, but with --pages mix),
+ * which a machine of exactly this shape runs (m->fast: FAST_4K ...), and
+ * once reading them from the structures (0), for any other machine. */
+#define SHAPE(sets, shift, ways, wide, mru) \
+	((struct sa_shape){ (sets) - 1, (shift), (ways), (wide), (mru) })
+#define DTLB4K_SHAPE SHAPE(16, 4, 4, 0, 0)
+#define DTLB2M_SHAPE SHAPE(8, 3, 4, 0, 0)
+#define DTLB1G_SHAPE SHAPE(1, 0, 4, 0, 0)
+#define STLB_SHAPE SHAPE(128, 7, 8, 0, 0)
+#define PDE_SHAPE SHAPE(8, 3, 4, 0, 0)
+#define PDPTE_SHAPE SHAPE(1, 0, 4, 0, 1)  /* one entry per 1G of the footprint */
+#define PML4_SHAPE SHAPE(1, 0, 2, 0, 1)
+#define L1_SHAPE SHAPE(64, 6, 8, 1, 0)    /* line tags need 42 - 6 bits */
+#define L2_SHAPE SHAPE(512, 9, 8, 1, 0)   /* 33 bits */
+#define L3_SHAPE SHAPE(8192, 13, 16, 0, 0)
+/* m->fast: 1 + the page mode (enum mmu_page) of the copy a machine runs */
+enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
+#define FAST_WALKERS 2
+
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
- * nodes (levels 3..1), 32-bit entries holding the child's index + 1 (0 =
- * absent) or, for a large page, E_LEAF | its state; and page tables
- * (level 0), one byte per entry holding its state (0 = absent).  Each
- * node also has a number in creation order, which places it in physical
- * memory (PT_BASE + number · 4K). */
+ * nodes (levels 3..1), 64-bit entries holding in the low half the
+ * child's index + 1 (0 = absent) or, for a large page, E_LEAF | its
+ * state, and in the high half the child's frame; and page tables (level
+ * 0), one byte per entry holding its state (0 = absent).  A node's frame
+ * is its number in creation order (the root's is 0), which places it in
+ * physical memory (PT_BASE + frame · 4K); its parent's entry holds it,
+ * so a walk finds where an entry lives as it goes down. */
 struct ptpool {
 	void *ent;             /* 512 entries per node */
-	uint32_t *num;         /* creation number of each node */
+	void *mem;             /* the allocation holding ent (aligned in it) */
 	size_t n, cap, esize;
 };
 
@@ -50,6 +76,7 @@ struct replay {
 struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
+	int fast;                     /* the copy of the μop path: FAST_4K ... */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */
@@ -71,6 +98,7 @@ struct mmu_machine {
 
 	uint64_t now;                 /* cycles */
 	uint64_t *ring;               /* retire times of the last window μops */
+	size_t slot;                  /* n_correct % window: the next μop's */
 	uint64_t last_retire;
 	uint64_t n_correct, n_uops;
 
@@ -86,12 +114,19 @@ struct mmu_machine {
 	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];
 	unsigned n_dfill;
 
+	/* A request waiting for a walker watches the fills made meanwhile
+	 * (translate()): of its page (TLBs) and of its PDE-cache entry */
+	uint64_t watch_key, watch_pde;
+	unsigned watch_seen;          /* SEEN_TLB | SEEN_PDE */
+
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
 	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
-	 * fetched and when each arrived */
+	 * fetched and when each arrived (0: empty); fb_low: the low halves
+	 * of the lines, compared first, four at a time */
 	uint64_t fb_line[8], fb_ready[8];
+	uint32_t fb_low[8] __attribute__((aligned(16)));
 	unsigned fb_next;
 
 	uint64_t count[MMU_N_EVENTS];
@@ -113,37 +148,69 @@ static inline uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* A new empty node in pool p; returns its index + 1, 0 when out of
- * memory (m->nomem set).  May move the pool. */
-static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		void *e = cp_reallocarray(p->ent, cap, 512 * p->esize);
-		uint32_t *num;
+/* Pools from this size on are 2 MB aligned and, where the system has
+ * transparent huge pages, advised to use them: a walk reads a random byte
+ * of megabytes of page tables (random 16G: 4 MB), and the host's TLB
+ * misses on them cost more than the walk's own work. */
+#define POOL_HUGE (2u << 20)
 
-		if (!e) {
-			m->nomem = 1;
-			return 0;
-		}
-		p->ent = e;
-		num = cp_reallocarray(p->num, cap, sizeof *num);
-		if (!num) {
-			m->nomem = 1;
-			return 0;
-		}
-		p->num = num;
-		p->cap = cap;
+/* Move pool p to a block of cap nodes (uninitialised past its nodes). */
+static inline int pool_grow(struct ptpool *p, size_t cap)
+{
+	size_t node = 512 * p->esize, bytes, align;
+	char *mem, *ent;
+
+	if (cap > (SIZE_MAX - POOL_HUGE) / node)
+		return CP_ENOMEM;
+	bytes = cap * node;
+	align = bytes >= POOL_HUGE ? POOL_HUGE : 64;
+	mem = cp_malloc(bytes + align - 1);
+	if (!mem)
+		return CP_ENOMEM;
+	ent = mem + (-(uintptr_t)mem & (align - 1));
+#ifdef MADV_HUGEPAGE
+	if (align == POOL_HUGE)
+		(void)madvise(ent, bytes, MADV_HUGEPAGE);   /* a hint: failure is fine */
+#endif
+	if (p->n)
+		memcpy(ent, p->ent, p->n * node);
+	cp_free(p->mem);
+	p->mem = mem;
+	p->ent = ent;
+	p->cap = cap;
+	return CP_OK;
+}
+
+/* A new empty node in pool p; returns its index + 1, 0 when out of
+ * memory (m->nomem set), and its frame in *frame.  May move the pool. */
+static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
+				uint32_t *frame)
+{
+	if (p->n == p->cap && pool_grow(p, p->cap ? 2 * p->cap : 16)) {
+		m->nomem = 1;
+		return 0;
 	}
 	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
-	p->num[p->n] = m->n_nodes++;
+	*frame = m->n_nodes++;
 	return (uint32_t)++p->n;
 }
 
-static inline uint32_t *dir_entry(const struct mmu_machine *m, uint32_t node,
+/* Directory entry e of directory node (an index, not + 1). */
+static inline uint64_t *dir_entry(const struct mmu_machine *m, uint32_t node,
 				  unsigned e)
 {
-	return (uint32_t *)m->dir.ent + (size_t)node * 512 + e;
+	return (uint64_t *)m->dir.ent + (size_t)node * 512 + e;
+}
+
+/* What a directory entry points to: the child's index and frame. */
+static inline uint32_t ent_node(uint64_t ent)
+{
+	return (uint32_t)ent - 1;
+}
+
+static inline uint64_t ent_frame(uint64_t ent)
+{
+	return ent >> 32;
 }
 
 #endif

@@ -21,10 +21,8 @@ void mmu_machine_free(struct mmu_machine *m)
 	sa_release(&m->l1);
 	sa_release(&m->l2);
 	sa_release(&m->l3);
-	cp_free(m->dir.ent);
-	cp_free(m->dir.num);
-	cp_free(m->pt.ent);
-	cp_free(m->pt.num);
+	cp_free(m->dir.mem);
+	cp_free(m->pt.mem);
 	cp_free(m->mshr);
 	cp_free(m->ring);
 	cp_free(m->rq);
@@ -37,6 +35,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 				    uint64_t seed, struct cp_error *err)
 {
 	struct mmu_machine *m;
+	uint32_t root_frame;
 	int rc;
 
 	if (mmu_config_check(cfg, err))
@@ -77,9 +76,9 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->hold = cp_calloc(cfg->window, sizeof *m->hold);
 	if (rc || !m->mshr || !m->ring || !m->rq || !m->hold)
 		goto nomem;
-	m->dir.esize = 4;
+	m->dir.esize = 8;
 	m->pt.esize = 1;
-	node_new(m, &m->dir);   /* the root (PML4) is directory 0 */
+	node_new(m, &m->dir, &root_frame);   /* the root (PML4): directory 0, frame 0 */
 	if (m->nomem)
 		goto nomem;
 	m->epoch = 1;
@@ -87,6 +86,16 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->next_clear = m->clear_cycles ? m->clear_cycles : NONE;
 	m->next_end = NONE;
 	m->pf_prev_line = NONE;
+	m->watch_key = NONE;
+	m->watch_pde = NONE;
+	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
+	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&
+	    sa_is(&m->dtlb[MMU_PAGE_1G], DTLB1G_SHAPE) &&
+	    sa_is(&m->stlb, STLB_SHAPE) && sa_is(&m->pde, PDE_SHAPE) &&
+	    sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
+	    sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
+	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
+		m->fast = FAST_4K + (int)page;
 	return m;
 nomem:
 	mmu_machine_free(m);

@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "hw/sim/mmu.h"
+#include "hw/sim/sim_int.h"
 
-#define LOOKAHEAD 64   /* future μops a wrong path may touch */
+#define SPEC_AHEAD 32  /* a wrong path touches a μop 1..SPEC_AHEAD ahead */
 #ifndef HINT_AHEAD
 #define HINT_AHEAD 8   /* μops ahead whose host memory is prefetched */
 #endif
+#define BATCH 64       /* μops the workload makes at a time */
+#define RING 128       /* the μops made and not yet run: 2 batches */
 
 static const char *const sweep[] = {
 	"linear:footprint=32M,stride=64,dir=up,stores=0.2",
@@ -99,30 +102,39 @@ static uint64_t rng_next(uint64_t *s)
 
 /* The μop stream with a window on its future: wrong-path μops touch an
  * address 1..32 μops ahead (a mispredicted path runs ahead on the same
- * data), so they stay inside the workload's footprint. */
+ * data), so they stay inside the workload's footprint.  The workload
+ * makes the μops BATCH at a time, at least BATCH ahead of the one
+ * running (the same μops as one at a time: it draws on its own random
+ * numbers only). */
 struct stream {
 	struct mmu_workload *w;
-	uint64_t va[LOOKAHEAD];
-	uint8_t st[LOOKAHEAD];
-	unsigned head;
+	uint64_t va[RING];
+	uint8_t st[RING];
+	uint64_t next, made;     /* μops run, μops made (a multiple of BATCH) */
 	uint64_t rng, spec_cut;
 };
 
-static void stream_step(struct stream *s, struct mmu_machine *m)
+/* One correct-path μop, after the wrong-path μop that may come first;
+ * returns the machine's cycles. */
+static uint64_t stream_step(struct stream *s, struct mmu_machine *m)
 {
-	uint64_t va = s->va[s->head];
-	int st = s->st[s->head], nst;
+	uint64_t va;
+	int st;
 
-	mmu_workload_next(s->w, &s->va[s->head], &nst);
-	s->st[s->head] = (uint8_t)nst;
-	s->head = (s->head + 1) % LOOKAHEAD;
-	mmu_hint(m, s->va[(s->head + HINT_AHEAD) % LOOKAHEAD]);
-	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
-		unsigned k = (s->head + (unsigned)(rng_next(&s->rng) % 32)) % LOOKAHEAD;
-
-		mmu_access_wrong(m, s->va[k], s->st[k]);
+	if (s->made - s->next <= BATCH) {
+		mmu_workload_fill(s->w, s->va + s->made % RING,
+				  s->st + s->made % RING, BATCH);
+		s->made += BATCH;
 	}
-	mmu_access(m, va, st);
+	va = s->va[s->next % RING];
+	st = s->st[s->next % RING];
+	s->next++;
+	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
+		uint64_t k = s->next + rng_next(&s->rng) % SPEC_AHEAD;
+
+		mmu_access_wrong(m, s->va[k % RING], s->st[k % RING]);
+	}
+	return mmu_step(m, va, st, s->va[(s->next + HINT_AHEAD) % RING]);
 }
 
 /* Multiplexing state of one observation. */
@@ -202,12 +214,6 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	s.rng = o->seed * 0x2545f4914f6cdd1dull + 7;
 	s.spec_cut = cfg->spec_share >= 1 ? UINT64_MAX :
 		     (uint64_t)(cfg->spec_share * 18446744073709551616.0);
-	for (k = 0; k < LOOKAHEAD; k++) {
-		int st;
-
-		mmu_workload_next(s.w, &s.va[k], &st);
-		s.st[k] = (uint8_t)st;
-	}
 	for (k = 0; k < MMU_N_EVENTS; k++)
 		if (events & (1u << k))
 			x.ev[x.n++] = (int)k;
@@ -229,9 +235,8 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		memset(x.value, 0, sizeof x.value);
 		memset(x.running, 0, sizeof x.running);
 		for (k = 0; k < o->interval_uops; k++) {
-			stream_step(&s, m);
 			/* Compare cycles, not ns: no division per μop. */
-			if (mmu_cycles(m) >= edge) {
+			if (stream_step(&s, m) >= edge) {
 				mux_advance(&x, count, mmu_ns(m));
 				edge = edge_cycles(cfg, x.next_slice);
 			}

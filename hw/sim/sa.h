@@ -23,22 +23,34 @@
  * hit moves one nibble to the front and a miss replaces the way in the
  * last nibble: constant work, no shifting of tags.  The tags of a set
  * are compared with SSE2 where the host has it.  At most 16 ways. */
+
+/* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
+struct sa_shape {
+	uint64_t mask;                /* sets - 1 */
+	unsigned shift;               /* log2(sets) */
+	unsigned ways;
+	int wide;                     /* tags need more than 32 bits */
+	int mru;                      /* most hits are on the most recent
+				       * way: test that one first */
+};
+
 struct sa {
 	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
+	void *tag_mem, *hi_mem;       /* their allocations (tag, hi: aligned) */
 	uint64_t *order;              /* per set: nibble k = way of rank k */
-	uint64_t mask;                /* sets - 1 */
-	uint64_t omask;               /* the nibbles of an order word in use */
-	unsigned ways, shift;         /* shift = log2(sets) */
-	unsigned last;                /* bit offset of the least recent nibble */
-	int wide;                     /* tags need more than 32 bits */
-	int (*lookup)(struct sa *, uint64_t);
-	int (*access)(struct sa *, uint64_t);
-	int (*probe)(const struct sa *, uint64_t);
+	struct sa_shape sh;
 };
 
 #define NIBBLES 0x1111111111111111ull
 
-static inline void sa_bind(struct sa *s);
+/* n 32-bit tags, zeroed, the array 64-byte aligned (a set of 16 ways is
+ * one host cache line, and the scan's loads are aligned) in *mem. */
+static inline uint32_t *sa_tags_new(size_t n, void **mem)
+{
+	char *p = *mem = cp_calloc(n * sizeof(uint32_t) + 63, 1);
+
+	return p ? (uint32_t *)(void *)(p + (-(uintptr_t)p & 63)) : NULL;
+}
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
 static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
@@ -48,37 +60,52 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	uint64_t order = 0;
 	size_t k;
 
-	s->ways = ways;
-	s->mask = sets - 1;
-	for (s->shift = 0; (1u << s->shift) < sets; s->shift++)
+	s->sh.ways = ways;
+	s->sh.mask = sets - 1;
+	for (s->sh.shift = 0; (1u << s->sh.shift) < sets; s->sh.shift++)
 		;
-	s->wide = key_bits > s->shift + 31;
-	s->last = 4 * (ways - 1);
-	s->omask = ways == 16 ? ~0ull : (1ull << (4 * ways)) - 1;
-	s->tag = cp_calloc(entries, sizeof *s->tag);
-	s->hi = s->wide ? cp_calloc(entries, sizeof *s->hi) : NULL;
+	s->sh.wide = key_bits > s->sh.shift + 31;
+	s->sh.mru = 0;
+	s->tag = sa_tags_new(entries, &s->tag_mem);
+	s->hi = NULL;
+	s->hi_mem = NULL;
+	if (s->sh.wide)
+		s->hi = sa_tags_new(entries, &s->hi_mem);
 	s->order = cp_calloc(sets, sizeof *s->order);
-	if (!s->tag || !s->order || (s->wide && !s->hi))
+	if (!s->tag || !s->order || (s->sh.wide && !s->hi))
 		return CP_ENOMEM;
 	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
 		order = order << 4 | w;
 	for (k = 0; k < sets; k++)
 		s->order[k] = order;
-	sa_bind(s);
 	return CP_OK;
 }
 
 static inline void sa_release(struct sa *s)
 {
-	cp_free(s->tag);
-	cp_free(s->hi);
+	cp_free(s->tag_mem);
+	cp_free(s->hi_mem);
 	cp_free(s->order);
 }
 
-/* Bit w set where way w of the set holds tag (at most one): the scan for
- * a way count known at compile time (inlined and unrolled below), with
- * SSE2 where the host has it.  Wide tags: the low halves are compared,
- * then the high half of a matching way. */
+/* Whether s has shape sh. */
+static inline int sa_is(const struct sa *s, struct sa_shape sh)
+{
+	return s->sh.mask == sh.mask && s->sh.shift == sh.shift &&
+	       s->sh.ways == sh.ways && s->sh.wide == sh.wide;   /* any mru */
+}
+
+/* ---- the operations, for a shape ----
+ * Every operation takes the structure's shape as an argument: the μop
+ * path passes constants (the default machine's shape of that structure,
+ * checked once by sa_is() when the machine is built), so each call
+ * inlines to a short straight line, its scan unrolled and its set and
+ * tag computed with immediates; sa_lookup() and the others below pass
+ * the structure's own, for any shape. */
+
+/* Bit w set where way w of the set holds tag (at most one), with SSE2
+ * where the host has it.  Wide tags: the low halves are compared, then
+ * the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
 match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
@@ -86,13 +113,23 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	unsigned w, m = 0;
 
 #ifdef __SSE2__
-	if (!(ways & 3)) {
+	if (ways == 16) {
+		/* the four compares packed to one byte per way, one mask */
+		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
+		const __m128i *v = (const __m128i *)(const void *)t;
+
+		m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(
+			_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v), k),
+					_mm_cmpeq_epi32(_mm_load_si128(v + 1), k)),
+			_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(v + 2), k),
+					_mm_cmpeq_epi32(_mm_load_si128(v + 3), k))));
+	} else if (!(ways & 3)) {
 		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
 
 #pragma GCC unroll 4
 		for (w = 0; w < ways; w += 4)
 			m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
-				_mm_cmpeq_epi32(_mm_loadu_si128(
+				_mm_cmpeq_epi32(_mm_load_si128(
 					(const __m128i *)(const void *)(t + w)), k))) << w;
 	} else
 #endif
@@ -114,142 +151,109 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	return m;
 }
 
-/* Make way w (a hit) the most recent of its set: the nibbles before its
- * rank move back one place. */
-static inline void sa_touch(struct sa *s, size_t set, unsigned w)
+/* Whether the most recent way of the set holds tag (a hit that changes
+ * no recency). */
+static inline __attribute__((always_inline)) int
+sa_is_mru(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
-	uint64_t o = s->order[set], x = o ^ (NIBBLES * w), below, upto;
-	unsigned rank;
+	size_t w = set * ways + (s->order[set] & 15);
+
+	return s->tag[w] == (uint32_t)tag &&
+	       (!wide || s->hi[w] == (uint32_t)(tag >> 32));
+}
+
+/* Make way w (a hit) the most recent of its set: the nibbles before its
+ * rank move back one place.  Most hits are on the most recent way
+ * already (a walk's paging-structure entries, a line read twice), so
+ * that case is tested before anything is computed. */
+static inline __attribute__((always_inline)) void
+sa_touch(struct sa *s, size_t set, unsigned w)
+{
+	uint64_t o = s->order[set], x, low, upto;
 
 	if ((o & 15) == w)
 		return;
-	/* the rank holding w: the lowest zero nibble of x */
-	rank = (unsigned)__builtin_ctzll((x - NIBBLES) & ~x & (NIBBLES << 3)) >> 2;
-	below = (1ull << (4 * rank)) - 1;
-	upto = rank == 15 ? ~0ull : (1ull << (4 * rank + 4)) - 1;
-	s->order[set] = (o & ~upto) | (o & below) << 4 | w;
+	/* the rank holding w: the lowest zero nibble of x, whose top bit
+	 * is the lowest bit of this (higher bits may be false) */
+	x = o ^ (NIBBLES * w);
+	low = (x - NIBBLES) & ~x & (NIBBLES << 3);
+	low &= -low;
+	upto = (low << 1) - 1;        /* nibbles 0..rank (all when rank 15) */
+	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
 }
 
 /* Put key in the least recent way of its set, now the most recent. */
-static inline void sa_insert(struct sa *s, size_t set, uint64_t key)
+static inline __attribute__((always_inline)) void
+sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
 	uint64_t o = s->order[set];
-	unsigned v = (unsigned)(o >> s->last) & 15;
-	uint64_t tag = (key >> s->shift) + 1;
+	unsigned v = (unsigned)(o >> (4 * (ways - 1))) & 15;
 
-	s->tag[set * s->ways + v] = (uint32_t)tag;
-	if (s->wide)
-		s->hi[set * s->ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = (o << 4 | v) & s->omask;
+	s->tag[set * ways + v] = (uint32_t)tag;
+	if (wide)
+		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
+	s->order[set] = ways == 16 ? o << 4 | v :
+			(o << 4 | v) & ((1ull << (4 * ways)) - 1);
 }
 
-/* The operations, one set of functions per (ways, tag width) so that
- * each is a short straight line for its structure, and a general one:
- * lookup (a hit becomes most recent; a miss changes nothing), access
- * (a miss is inserted as most recent, evicting the least recent) and
- * probe (presence, recency untouched). */
-#define SA_OPS(NAME, WAYS, WIDE)                                          \
-static inline __attribute__((always_inline)) int                        \
-NAME##_lookup_in(struct sa *s, uint64_t key)                             \
-{                                                                        \
-	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
-                                                                         \
-	if (!m)                                                          \
-		return 0;                                                \
-	sa_touch(s, set, (unsigned)__builtin_ctz(m));                    \
-	return 1;                                                        \
-}                                                                        \
-static inline __attribute__((always_inline)) int                        \
-NAME##_access_in(struct sa *s, uint64_t key)                             \
-{                                                                        \
-	size_t set = (size_t)(key & s->mask);                            \
-	unsigned m = match_n(s, set, (key >> s->shift) + 1, WAYS, WIDE);     \
-                                                                         \
-	if (m) {                                                         \
-		sa_touch(s, set, (unsigned)__builtin_ctz(m));            \
-		return 1;                                                \
-	}                                                                \
-	sa_insert(s, set, key);                                          \
-	return 0;                                                        \
-}                                                                        \
-static int NAME##_lookup(struct sa *s, uint64_t key)                     \
-{                                                                        \
-	return NAME##_lookup_in(s, key);                                 \
-}                                                                        \
-static int NAME##_access(struct sa *s, uint64_t key)                     \
-{                                                                        \
-	return NAME##_access_in(s, key);                                 \
-}                                                                        \
-static int NAME##_probe(const struct sa *s, uint64_t key)                \
-{                                                                        \
-	return match_n(s, (size_t)(key & s->mask), (key >> s->shift) + 1,     \
-		       WAYS, WIDE) != 0;                                 \
-}
-SA_OPS(sa_n2, 2, 0)
-SA_OPS(sa_n4, 4, 0)
-SA_OPS(sa_n8, 8, 0)
-SA_OPS(sa_n16, 16, 0)
-SA_OPS(sa_w8, 8, 1)
-SA_OPS(sa_w16, 16, 1)
-SA_OPS(sa_any_n, s->ways, 0)
-SA_OPS(sa_any_w, s->ways, 1)
-#undef SA_OPS
-
-/* At the hottest call sites: the operation of the shape the default
- * machine gives that structure, inlined, else the structure's own. */
-#define SA_LOOKUP_AS(s, key, NAME) ((s)->lookup == NAME##_lookup ? \
-	NAME##_lookup_in(s, key) : (s)->lookup(s, key))
-#define SA_ACCESS_AS(s, key, NAME) ((s)->access == NAME##_access ? \
-	NAME##_access_in(s, key) : (s)->access(s, key))
-
-static inline void sa_bind(struct sa *s)
+/* Lookup: a hit becomes most recent; a miss changes nothing. */
+static inline __attribute__((always_inline)) int
+sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	static const struct {
-		unsigned ways;
-		int wide;
-		int (*lookup)(struct sa *, uint64_t);
-		int (*access)(struct sa *, uint64_t);
-		int (*probe)(const struct sa *, uint64_t);
-	} ops[] = {
-		{ 2, 0, sa_n2_lookup, sa_n2_access, sa_n2_probe },
-		{ 4, 0, sa_n4_lookup, sa_n4_access, sa_n4_probe },
-		{ 8, 0, sa_n8_lookup, sa_n8_access, sa_n8_probe },
-		{ 16, 0, sa_n16_lookup, sa_n16_access, sa_n16_probe },
-		{ 8, 1, sa_w8_lookup, sa_w8_access, sa_w8_probe },
-		{ 16, 1, sa_w16_lookup, sa_w16_access, sa_w16_probe },
-	};
-	size_t i;
+	size_t set = (size_t)(key & sh.mask);
+	unsigned m;
 
-	s->lookup = s->wide ? sa_any_w_lookup : sa_any_n_lookup;
-	s->access = s->wide ? sa_any_w_access : sa_any_n_access;
-	s->probe = s->wide ? sa_any_w_probe : sa_any_n_probe;
-	for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (ops[i].ways == s->ways && ops[i].wide == s->wide) {
-			s->lookup = ops[i].lookup;
-			s->access = ops[i].access;
-			s->probe = ops[i].probe;
-		}
+	if (sh.mru && sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
+		return 1;
+	m = match_n(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide);
+	if (!m)
+		return 0;
+	sa_touch(s, set, (unsigned)__builtin_ctz(m));
+	return 1;
 }
 
+/* Access: a lookup, and a miss is inserted as most recent, evicting the
+ * least recent.  Returns whether it hit. */
+static inline __attribute__((always_inline)) int
+sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
+{
+	size_t set = (size_t)(key & sh.mask);
+	uint64_t tag = (key >> sh.shift) + 1;
+	unsigned m;
+
+	if (sh.mru && sa_is_mru(s, set, tag, sh.ways, sh.wide))
+		return 1;
+	m = match_n(s, set, tag, sh.ways, sh.wide);
+	if (m) {
+		sa_touch(s, set, (unsigned)__builtin_ctz(m));
+		return 1;
+	}
+	sa_insert(s, set, tag, sh.ways, sh.wide);
+	return 0;
+}
+
+/* Probe: presence, recency untouched. */
+static inline __attribute__((always_inline)) int
+sa_probe_as(const struct sa *s, uint64_t key, struct sa_shape sh)
+{
+	return match_n(s, (size_t)(key & sh.mask), (key >> sh.shift) + 1,
+		       sh.ways, sh.wide) != 0;
+}
+
+/* The same for a structure of any shape (its own ways and width). */
 static inline int sa_lookup(struct sa *s, uint64_t key)
 {
-	return s->lookup(s, key);
-}
-
-static inline int sa_probe(const struct sa *s, uint64_t key)
-{
-	return s->probe(s, key);
+	return sa_lookup_as(s, key, s->sh);
 }
 
 static inline int sa_access(struct sa *s, uint64_t key)
 {
-	return s->access(s, key);
+	return sa_access_as(s, key, s->sh);
 }
 
-static inline void sa_fill(struct sa *s, uint64_t key)
+static inline int sa_probe(const struct sa *s, uint64_t key)
 {
-	(void)sa_access(s, key);
+	return sa_probe_as(s, key, s->sh);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hw/sim/mmu.h"
+#include "hw/sim/sim_int.h"
 
 #define BASE_VA (1ull << 40)     /* 1G-aligned, so every page size fits */
 #define STORE_BIT (1ull << 63)
@@ -480,7 +481,15 @@ fail:
 	return NULL;
 }
 
-void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
+/* A random number below lines: r % lines, a mask when lines is a power
+ * of two (the same number, without a division). */
+static inline uint64_t below(uint64_t r, uint64_t lines)
+{
+	return lines & (lines - 1) ? r % lines : r & (lines - 1);
+}
+
+static inline void workload_next(struct mmu_workload *w, uint64_t *va,
+				 int *is_store)
 {
 	switch (w->kind) {
 	case K_LINEAR:
@@ -495,7 +504,7 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 	case K_RANDOM:
 		/* a random line, then the run - 1 lines after it */
 		if (!w->run_left) {
-			w->pos = rng_next(&w->rng) % (w->footprint >> 6);
+			w->pos = below(rng_next(&w->rng), w->footprint >> 6);
 			w->run_left = w->run;
 		} else if (++w->pos == w->footprint >> 6) {
 			w->pos = 0;
@@ -512,7 +521,7 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 			w->left = phase_length(w);
 		}
 		w->left--;
-		mmu_workload_next(w->phase[w->cur], va, is_store);
+		workload_next(w->phase[w->cur], va, is_store);
 		return;
 	case K_TRACE: {
 		uint64_t r = w->trace[w->pos];
@@ -525,6 +534,38 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 	}
 	}
 	*is_store = w->store_cut && rng_next(&w->rng) < w->store_cut;
+}
+
+void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
+{
+	workload_next(w, va, is_store);
+}
+
+void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
+		       uint8_t *is_store, size_t n)
+{
+	size_t i;
+	int st;
+
+	if (w->kind == K_RANDOM && w->run == 1) {
+		/* the simulator's random benchmarks: one line per pick (the
+		 * state in locals: the stores to va[] could alias it) */
+		uint64_t lines = w->footprint >> 6, cut = w->store_cut;
+		uint64_t rng = w->rng, pos = w->pos;
+
+		for (i = 0; i < n; i++) {
+			pos = below(rng_next(&rng), lines);
+			va[i] = w->base + pos * 64;
+			is_store[i] = cut && rng_next(&rng) < cut;
+		}
+		w->rng = rng;
+		w->pos = pos;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		workload_next(w, &va[i], &st);
+		is_store[i] = (uint8_t)st;
+	}
 }
 
 const char *mmu_workload_label(const struct mmu_workload *w)
