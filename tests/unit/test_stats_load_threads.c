@@ -195,6 +195,9 @@ static void test_group_across_ranges(void)
 		/* groups out of order across the ranges, names first seen late */
 		HEADER "p,3,a,1,10,10\nq,0,b,1,10,10\nq,1,b,1,10,10\np,0,a,1,10,10\n"
 		"r,0,a,1,10,10\nq,0,b,2,10,10\np,1,c,1,10,10\nq,2,a,1,10,10\n",
+		/* sorted, an event twice within the last group */
+		HEADER "o,1,a,1,10,10\no,2,a,1,10,10\no,3,a,1,10,10\no,4,a,1,10,10\n"
+		"o,5,a,1,10,10\no,6,a,1,10,10\no,7,a,1,10,10\no,7,b,1,10,10\no,7,a,1,10,10\n",
 		/* interleaved, every row its own group */
 		HEADER "o1,0,a,1,10,10\no2,0,a,9,10,10\no1,0,b,2,10,5\no2,0,b,9,10,10\n"
 		"o1,1,a,3,10,10\no2,1,a,9,10,10\no1,1,b,4,10,4\no2,1,b,9,10,10\n",
