@@ -1037,6 +1037,20 @@ static int continue_group(struct ctx *c, struct group *g,
 	return CP_OK;
 }
 
+/* Room for n groups in d (the fragments' total, reserved at once). */
+static int reserve_groups(struct stats_dataset *d, size_t n)
+{
+	struct group *g;
+
+	if (n <= d->cap_g)
+		return CP_OK;
+	if (!(g = cp_reallocarray(d->g, n, sizeof *g)))
+		return CP_ENOMEM;
+	d->g = g;
+	d->cap_g = n;
+	return CP_OK;
+}
+
 /* Join fragment f, read from the lines right after c's, to c as if c had
  * read them: f's names interned into c's tables in f's order (so every
  * index is the one a thread alone gives), its samples' chunks appended
@@ -1080,8 +1094,14 @@ static int join_fragment(struct ctx *c, struct ctx *f)
 		ev_map[i] = (uint32_t)j;
 		remap |= j != i;
 	}
-	for (i = 0; remap && i < e->n_s; i++)
-		S_EV(e, i) = ev_map[S_EV(e, i)];
+	for (i = 0; remap && i < e->n_ch; i++) {    /* a chunk at a time */
+		uint32_t *ev = e->ch[i]->ev;
+		size_t j, n = i + 1 < e->n_ch ? SAMPLE_CHUNK :
+			e->n_s - i * SAMPLE_CHUNK;
+
+		for (j = 0; j < n; j++)
+			ev[j] = ev_map[ev[j]];
+	}
 	if (d->n_g && e->n_g) {
 		struct group *g = &d->g[d->n_g - 1], *h = &e->g[0];
 
@@ -1108,14 +1128,8 @@ static int join_fragment(struct ctx *c, struct ctx *f)
 		e->n_ch = 0;
 		d->n_s = base + e->n_s;
 	}
-	if (d->n_g + e->n_g > d->cap_g) {
-		struct group *g = cp_reallocarray(d->g, d->n_g + e->n_g, sizeof *g);
-
-		if (!g)
-			goto out;
-		d->g = g;
-		d->cap_g = d->n_g + e->n_g;
-	}
+	if (reserve_groups(d, d->n_g + e->n_g))
+		goto out;
 	for (i = first; i < e->n_g; i++) {
 		struct group h = e->g[i], *g = d->n_g ? &d->g[d->n_g - 1] : NULL;
 
@@ -1182,7 +1196,7 @@ static int load_ranges(struct ctx *c, const struct source *s, size_t n,
 {
 	uint64_t step = (s->size - next) / n, lines;
 	struct range *r = cp_calloc(n, sizeof *r);
-	size_t k;
+	size_t k, groups;
 	int rc = CP_OK;
 
 	if (!r)
@@ -1206,6 +1220,10 @@ static int load_ranges(struct ctx *c, const struct source *s, size_t n,
 	}
 	if (!rc && lines >= UINT32_MAX - 1)
 		rc = TOO_MANY_LINES;
+	for (k = 1, groups = c->d->n_g; k < n && !rc; k++)
+		groups += r[k].c.d->n_g;
+	if (!rc && !c->stop)          /* one copy of c's groups, not n - 1 */
+		rc = reserve_groups(c->d, groups);
 	for (k = 1; k < n && !rc && !c->stop; k++) {
 		if ((rc = r[k].rc) == CP_EIO && err)
 			*err = r[k].err;
