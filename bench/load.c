@@ -5,8 +5,9 @@
  *       writes OUT: every row of the dataset TEMPLATE, N times, the
  *       observations of copy c renamed "cC/NAME" (so OUT has N times the
  *       template's observations, each with the template's rows)
- *   build/bench/load --runs R FILE
- *       loads FILE R times (stats_dataset_load) and prints the median
+ *   build/bench/load --runs R [--threads T] FILE
+ *       loads FILE R times (stats_dataset_load_threads on T threads, 1 by
+ *       default, 0 for one per CPU) and prints the median
  *       speed in MB/s (1 MB = 10^6 bytes of the file), the peak resident
  *       memory (getrusage) against the file's numbers held as doubles and
  *       64-bit integers (interval, value, enabled_ns, running_ns: 32 bytes
@@ -242,12 +243,12 @@ static int scan_strto(const char *path, int convert, size_t *rows,
 	return 0;
 }
 
-static int runs(const char *count, const char *path)
+static int runs(const char *count, const char *threads_arg, const char *path)
 {
 	struct stats_dataset *d = NULL;
 	struct cp_error err;
 	double *wall, *cpu, base, peak, mb, split_s, strto_s;
-	size_t r, n, rows, nobs = 0;
+	size_t r, n, rows, nobs = 0, threads = 1;
 	char *stop;
 	FILE *fp;
 
@@ -255,6 +256,14 @@ static int runs(const char *count, const char *path)
 	if (!*count || *stop || n == 0 || n > 1000) {
 		fprintf(stderr, "bench/load: R '%s' is not in 1..1000\n", count);
 		return 2;
+	}
+	if (threads_arg) {
+		threads = (size_t)strtoull(threads_arg, &stop, 10);
+		if (!*threads_arg || *stop || threads > 256) {
+			fprintf(stderr, "bench/load: T '%s' is not in 0..256\n",
+				threads_arg);
+			return 2;
+		}
 	}
 	if (!(fp = fopen(path, "rb"))) {
 		fprintf(stderr, "bench/load: cannot read '%s': %s\n", path,
@@ -273,7 +282,7 @@ static int runs(const char *count, const char *path)
 		double w0 = cp_seconds(), c0 = cpu_seconds();
 
 		cp_error_clear(&err);
-		if (stats_dataset_load(path, &d, &err)) {
+		if (stats_dataset_load_threads(path, threads, &d, NULL, &err)) {
 			fprintf(stderr, "bench/load: %s:%u: %s\n", err.file,
 				err.line, err.msg);
 			return 1;
@@ -289,8 +298,9 @@ static int runs(const char *count, const char *path)
 		fprintf(stderr, "bench/load: cannot scan '%s'\n", path);
 		return 1;
 	}
-	printf("build/bench/load --runs %s %s: %.1f MB, %zu rows, %zu observations\n",
-	       count, path, mb, rows, nobs);
+	printf("build/bench/load --runs %s%s%s %s: %.1f MB, %zu rows, %zu "
+	       "observations\n", count, threads_arg ? " --threads " : "",
+	       threads_arg ? threads_arg : "", path, mb, rows, nobs);
 	printf("  load: median %.0f MB/s wall (%.3f s), %.0f MB/s CPU (%.3f s), %zu runs\n",
 	       mb / median(wall, n), median(wall, n), mb / median(cpu, n),
 	       median(cpu, n), n);
@@ -312,9 +322,12 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "--make"))
 		return make(argv[2], argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "--runs"))
-		return runs(argv[2], argv[3]);
+		return runs(argv[2], NULL, argv[3]);
+	if (argc == 6 && !strcmp(argv[1], "--runs") &&
+	    !strcmp(argv[3], "--threads"))
+		return runs(argv[2], argv[4], argv[5]);
 	fprintf(stderr, "usage: build/bench/load --make TEMPLATE N OUT\n"
-		"       build/bench/load --runs R FILE\n"
+		"       build/bench/load --runs R [--threads T] FILE\n"
 		"(see the comment at the top of bench/load.c)\n");
 	return 2;
 }

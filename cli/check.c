@@ -478,7 +478,7 @@ int cli_check(int argc, char **argv)
 	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
-	if (stats_dataset_load(rep.data_path, &data, &err))
+	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
 		goto fail;
 	cli_note_unread_events("check", rep.data_path, model, data);
 	if (pipe_data_new(model, data, &po, &pd, &err))

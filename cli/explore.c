@@ -301,7 +301,7 @@ int cli_explore(int argc, char **argv)
 	for (i = 0; i < space.n_features; i++)
 		names[i] = udd_model_feature_name(m, i);
 	space.names = names;
-	rc = stats_dataset_load(argv[optind + 1], &d, &err);
+	rc = stats_dataset_load_threads(argv[optind + 1], fo.threads, &d, NULL, &err);
 	if (!rc) {
 		cli_note_unread_events("explore", argv[optind + 1], m, d);
 		rc = explore_family_new(m, d, &fo, &fam, &err);

@@ -208,7 +208,7 @@ int cli_flows(int argc, char **argv)
 	rc = cli_load_model("flows", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
-	if (stats_dataset_load(rep.data_path, &data, &err))
+	if (stats_dataset_load_threads(rep.data_path, threads, &data, NULL, &err))
 		goto fail;
 	cli_note_unread_events("flows", rep.data_path, model, data);
 	if (pipe_data_new(model, data, &po, &pd, &err))

@@ -19,6 +19,7 @@ static void usage(FILE *out)
 		"usage: counterpoint region DATA [--observation NAME] [--confidence C]\n"
 		"                          [--events E1,E2,... | --model MODEL [--with F,...]]\n"
 		"                          [--batches B|auto|none] [--per-interval] [--json]\n"
+		"                          [--threads N]\n"
 		"\n"
 		"Print the confidence regions of a dataset's observations (the long CSV\n"
 		"observation,interval,event,value,enabled_ns,running_ns): per observation\n"
@@ -39,6 +40,7 @@ static void usage(FILE *out)
 		"                      default: batch when intervals are autocorrelated)\n"
 		"  --per-interval      region for one new interval, not for the mean\n"
 		"  --json              the regions as JSON (schema 1, docs/statistics.md)\n"
+		"  --threads N         threads reading DATA (default: one per CPU)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"See docs/statistics.md for the formulas.  Exit status: 0 success,\n"
@@ -448,6 +450,7 @@ int cli_region(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "with", required_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -461,7 +464,7 @@ int cli_region(int argc, char **argv)
 	struct udd_sigset *sigset = NULL;
 	udd_features sel = 0;
 	char *evlist = NULL, **events = NULL;
-	size_t nev = 0, o, nobs;
+	size_t nev = 0, o, nobs, threads = 0;
 	int first, fatal;
 	int c, json = 0, status = CLI_OK;
 
@@ -503,6 +506,10 @@ int cli_region(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 't':
+			if (cli_parse_threads(cmd, optarg, &threads))
+				return CLI_USAGE;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -543,7 +550,7 @@ int cli_region(int argc, char **argv)
 			mlabels[j] = udd_sigset_counter_name(sigset, j);
 		}
 	}
-	if (stats_dataset_load_diag(argv[optind], &d, &diag, &err)) {
+	if (stats_dataset_load_threads(argv[optind], threads, &d, &diag, &err)) {
 		if (diag.len && !diag.failed) {
 			char *p = diag.data, *nl;
 

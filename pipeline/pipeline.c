@@ -213,6 +213,7 @@ static void *data_thread(void *arg)
 	return NULL;
 }
 
+/* threads: those beyond the calling one, which works too (0: it alone). */
 static int data_regions(struct pipe_data *pd, const struct region_options *ro,
 			size_t threads, struct cp_error *err)
 {
@@ -225,7 +226,7 @@ static int data_regions(struct pipe_data *pd, const struct region_options *ro,
 		threads = (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK;
 	if (threads > sizeof tid / sizeof *tid)
 		threads = sizeof tid / sizeof *tid;
-	if (threads <= 1 || pthread_mutex_init(&b.lock, NULL)) {
+	if (threads == 0 || pthread_mutex_init(&b.lock, NULL)) {
 		for (i = 0; i < pd->n_obs && !rc; i++)
 			rc = data_observation(pd, ro, i, err);
 		return rc;

@@ -192,7 +192,7 @@ int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
  * PIPE_BUDGET_CHECK, as `check`), and check every usable observation,
  * explaining the infeasible ones.  opt NULL: check's defaults (PCA box,
  * confidence 0.99, batches auto, every model counter); threads as
- * pipe_check.  Errors: the model's first error (CP_ESYNTAX/CP_ESEMANTIC,
+ * pipe_check's, which load the dataset too.  Errors: the model's first error (CP_ESYNTAX/CP_ESEMANTIC,
  * located, the source excerpt in err->detail), an unknown feature, the
  * dataset's first bad row (CP_EINPUT, located), counters the dataset
  * lacks; a dataset whose observations are all unusable is not an error

@@ -121,7 +121,8 @@ int pipe_run(const char *model_path, const char *features,
 	if ((rc = udd_model_parse_file(model_path, &r->own_model, err)))
 		goto fail;
 	r->model = r->own_model;
-	if ((rc = stats_dataset_load(data_path, &r->own_data, err)))
+	if ((rc = stats_dataset_load_threads(data_path, threads, &r->own_data, NULL,
+					      err)))
 		goto fail;
 	r->data = r->own_data;
 	if ((rc = run(r, features, opt, threads, err)))

@@ -9,13 +9,22 @@
  * observation and event predicted from the previous rows, so most rows
  * hash nothing; nothing is allocated per row.  A sample keeps what rates
  * need (event, value, running_ns: 20 bytes); consecutive rows of one
- * observation and interval form a group that holds the rest once. */
+ * observation and interval form a group that holds the rest once.
+ *
+ * On T threads the lines after the header are cut into T ranges, each
+ * parsed into a fragment of its own (names, samples, groups, messages,
+ * line numbers counted from the range's start) and joined after: the
+ * result, every message and its order are those of one thread. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -220,7 +229,8 @@ static const char *const col_names[NCOLS] = {
 struct ctx {
 	struct stats_dataset *d;
 	struct loader l;
-	unsigned line;
+	unsigned line;            /* lines read (a fragment: from its range's start) */
+	int body;                 /* the header is read: lines are rows */
 	int stop;                 /* header errors, a NUL byte: read no more */
 	long nheader, col[NCOLS];
 	unsigned char *kind;      /* nheader: COL_* of each field */
@@ -282,6 +292,18 @@ static int grow_samples(struct stats_dataset *d)
 	return CP_OK;
 }
 
+static int append_sample(struct stats_dataset *d, uint32_t e, double value,
+			 uint64_t running)
+{
+	if (d->n_s == d->n_ch * SAMPLE_CHUNK && grow_samples(d))
+		return CP_ENOMEM;
+	S_EV(d, d->n_s) = e;
+	S_VALUE(d, d->n_s) = value;
+	S_RUNNING(d, d->n_s) = running;
+	d->n_s++;
+	return CP_OK;
+}
+
 /* Intern the row's names (predicted from the rows before) and append its
  * sample, extending the current group or starting one. */
 static int store_row(struct ctx *c, const struct row *r)
@@ -334,12 +356,8 @@ static int store_row(struct ctx *c, const struct row *r)
 		g->dup = 1, c->dup = 1;
 	else
 		c->seen[e] = d->n_s + 1;
-	if (d->n_s == d->n_ch * SAMPLE_CHUNK && grow_samples(d))
+	if (append_sample(d, e, r->value, r->running))
 		return CP_ENOMEM;
-	S_EV(d, d->n_s) = e;
-	S_VALUE(d, d->n_s) = r->value;
-	S_RUNNING(d, d->n_s) = r->running;
-	d->n_s++;
 	g->n++;
 	c->prev_obs = o;
 	c->prev_ev = e;
@@ -595,15 +613,16 @@ static int load_header(struct ctx *c, const char *p, const char *eol)
 	return CP_OK;
 }
 
-/* Load the complete lines of [p, end), and the last one even without its
- * newline when final; *rest = the first byte not loaded. */
+/* Load the complete lines of [p, end) that start before limit (<= end),
+ * and the last one even without its newline when final; *rest = the
+ * first byte not loaded. */
 static int load_lines(struct ctx *c, const char *p, const char *end,
-		      int final, const char **rest)
+		      const char *limit, int final, const char **rest)
 {
 	const char *nul = memchr(p, '\0', (size_t)(end - p));
 	int rc = CP_OK;
 
-	while (p < end && !c->stop && !rc) {
+	while (p < limit && !c->stop && !rc) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol;
 		struct row r;
 
@@ -623,11 +642,12 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 			c->stop = 1;
 			break;
 		}
-		if (c->line == 1 && eol - p >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		if (!c->body && eol - p >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
 			p += 3;                /* a UTF-8 byte order mark */
 		if (eol > p && eol[-1] == '\r')
 			eol--;
-		if (c->line == 1) {
+		if (!c->body) {
+			c->body = 1;
 			rc = load_header(c, p, eol);
 			if (c->l.n)
 				c->stop = 1;
@@ -796,7 +816,21 @@ static int ctx_init(struct ctx *c, const char *name, struct cp_error *err)
 	return CP_OK;
 }
 
-/* The end of loading: the last checks, the report; *out or nothing. */
+/* Everything c holds, its dataset too (NULL once handed out). */
+static void ctx_release(struct ctx *c)
+{
+	loader_release(&c->l);
+	cp_free(c->f);
+	cp_free(c->kind);
+	cp_free(c->scratch);
+	cp_free(c->next_ev);
+	cp_free(c->seen);
+	stats_dataset_free(c->d);
+	memset(c, 0, sizeof *c);
+}
+
+/* The end of loading: the last checks, the report; *out or nothing.
+ * rc CP_EIO: err says it already. */
 static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
 		      struct cp_buf *diag, struct cp_error *err)
 {
@@ -812,64 +846,63 @@ static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
 		cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'", c->l.name);
 	else if (!rc && c->l.n)
 		rc = diag_report(&c->l, diag, err);
-	loader_release(&c->l);
-	cp_free(c->f);
-	cp_free(c->kind);
-	cp_free(c->scratch);
-	cp_free(c->next_ev);
-	cp_free(c->seen);
-	if (rc) {
-		stats_dataset_free(c->d);
-		return rc;
+	if (!rc) {
+		*out = c->d;
+		c->d = NULL;
 	}
-	*out = c->d;
-	return CP_OK;
+	ctx_release(c);
+	return rc;
 }
 
-int stats_dataset_parse(const char *name, const char *text, size_t len,
-			struct stats_dataset **out, struct cp_buf *diag,
-			struct cp_error *err)
-{
-	struct ctx c;
-	const char *rest;
-	int rc;
-
-	*out = NULL;
-	if ((rc = ctx_init(&c, name, err)))
-		return rc;
-	rc = load_lines(&c, text, text + len, 1, &rest);
-	return ctx_finish(&c, rc, out, diag, err);
-}
+/* ==== the text: a file read in blocks, or text in memory ==== */
 
 /* Blocks of the file; a line longer than the buffer doubles it. */
 #define LOAD_BLOCK (1u << 20)
+/* The least a thread's range holds: below it a thread costs more than it
+ * saves, so files under two of them are read on one thread. */
+#define LOAD_MIN_RANGE ((size_t)2 << 20)
+/* A range that goes on to the end of the text. */
+#define TO_END UINT64_MAX
 
-int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
-			    struct cp_buf *diag, struct cp_error *err)
+struct source {
+	const char *name;
+	int fd;                 /* the file, or -1: text in memory */
+	int seq;                /* fd cannot be read at an offset (a pipe) */
+	const char *text;
+	uint64_t size;          /* the text's length; the file's when opened */
+};
+
+/* Up to n bytes of the file at offset at (its next bytes when seq). */
+static ssize_t read_at(const struct source *s, char *buf, size_t n,
+		       uint64_t at)
 {
-	struct ctx c;
-	FILE *fp;
-	char *buf;
-	size_t cap = LOAD_BLOCK, have = 0, got;
-	int rc;
+	ssize_t got;
 
-	*out = NULL;
-	fp = fopen(path, "rb");
-	if (!fp)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	if (!(buf = cp_malloc(cap))) {
-		fclose(fp);
-		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
-				    path);
-	}
-	if ((rc = ctx_init(&c, path, err))) {
-		cp_free(buf);
-		fclose(fp);
-		return rc;
-	}
+	do
+		got = s->seq ? read(s->fd, buf, n) :
+			pread(s->fd, buf, n, (off_t)at);
+	while (got < 0 && errno == EINTR);
+	return got;
+}
+
+/* load_range on a file: from block to block, as the lines come.  from > 0
+ * reads from the byte before it, which says whether a line starts at
+ * from or further on. */
+static int load_file_range(struct ctx *c, const struct source *s,
+			   uint64_t from, uint64_t to, uint64_t *next,
+			   struct cp_error *err)
+{
+	size_t cap = LOAD_BLOCK, have = 0;
+	uint64_t at = from ? from - 1 : 0;     /* the offset of buf[0] */
+	int seek = from > 0, rc = CP_OK;
+	char *buf = cp_malloc(cap);
+
+	*next = from;
+	if (!buf)
+		return CP_ENOMEM;
 	for (;;) {
-		const char *rest;
+		const char *p, *rest;
+		ssize_t got;
 		int final;
 
 		if (have == cap) {
@@ -882,28 +915,411 @@ int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
 			buf = nb;
 			cap *= 2;
 		}
-		got = fread(buf + have, 1, cap - have, fp);
-		if (ferror(fp)) {
+		got = read_at(s, buf + have, cap - have, at + have);
+		if (got < 0) {
 			rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
-					  path, strerror(errno));
+					  s->name, strerror(errno));
 			break;
 		}
 		final = got == 0;
-		have += got;
-		if ((rc = load_lines(&c, buf, buf + have, final, &rest)) ||
-		    final || c.stop)
+		have += (size_t)got;
+		p = buf;
+		if (seek) {
+			const char *nl = memchr(buf, '\n', have);
+
+			if (!nl && !final) {
+				at += have;
+				have = 0;
+				continue;
+			}
+			p = nl ? nl + 1 : buf + have;
+			seek = 0;
+		}
+		if (at + (uint64_t)(p - buf) >= to) {
+			*next = at + (uint64_t)(p - buf);
+			break;                 /* no line starts in the range */
+		}
+		rc = load_lines(c, p, buf + have,
+				to - at < have ? buf + (to - at) : buf + have,
+				final, &rest);
+		*next = at + (uint64_t)(rest - buf);
+		if (rc || final || c->stop || *next >= to)
 			break;
-		have = (size_t)(buf + have - rest);
+		have -= (size_t)(rest - buf);
+		at = *next;
 		memmove(buf, rest, have);
 	}
-	fclose(fp);
 	cp_free(buf);
-	if (rc == CP_EIO) {
-		c.stop = 1;
-		ctx_finish(&c, CP_EINTERNAL, out, NULL, NULL);
+	return rc;
+}
+
+/* Load the lines that start at offsets in [from, to) of s (to TO_END: to
+ * its end), from 0 or a range's start: the first line loaded is the first
+ * that starts at or after from.  *next = the offset of the first line not
+ * loaded. */
+static int load_range(struct ctx *c, const struct source *s, uint64_t from,
+		      uint64_t to, uint64_t *next, struct cp_error *err)
+{
+	const char *p, *end, *rest;
+	int rc;
+
+	if (s->fd >= 0)
+		return load_file_range(c, s, from, to, next, err);
+	p = s->text + from;
+	end = s->text + s->size;
+	if (from && p[-1] != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		p = nl ? nl + 1 : end;
+	}
+	rc = load_lines(c, p, end, to < s->size ? s->text + to : end, 1, &rest);
+	*next = (uint64_t)(rest - s->text);
+	return rc;
+}
+
+/* ==== on threads: a range of lines each, joined in file order ==== */
+
+/* Move the messages of from to to, their lines moved by off. */
+static int diag_move(struct loader *to, struct loader *from, unsigned off)
+{
+	size_t i;
+
+	if (!from->n)
+		return CP_OK;
+	if (to->n + from->n > to->cap) {
+		struct diag *d = cp_reallocarray(to->d, to->n + from->n, sizeof *d);
+
+		if (!d)
+			return CP_ENOMEM;
+		to->d = d;
+		to->cap = to->n + from->n;
+	}
+	for (i = 0; i < from->n; i++) {
+		to->d[to->n] = from->d[i];
+		to->d[to->n].line += off;
+		to->d[to->n].seq = to->n;
+		to->n++;
+	}
+	from->n = 0;                  /* the messages are to's now */
+	return CP_OK;
+}
+
+/* Append the samples of h (the first group of fragment e, its events
+ * already the joined dataset's) to g (the last group of d, whose samples
+ * end d's), as store_row would have: one group, and an event in both
+ * halves is an event twice within it. */
+static int continue_group(struct ctx *c, struct group *g,
+			  const struct stats_dataset *e, const struct group *h)
+{
+	struct stats_dataset *d = c->d;
+	unsigned char *in_g = cp_calloc(d->ev.n + 1, 1);
+	size_t j;
+	int dup = g->dup || h->dup;
+
+	if (!in_g)
+		return CP_ENOMEM;
+	for (j = 0; j < g->n; j++)
+		in_g[S_EV(d, g->start + j)] = 1;
+	for (j = 0; j < h->n; j++) {
+		uint32_t ev = S_EV(e, h->start + j);
+
+		dup |= in_g[ev];
+		if (append_sample(d, ev, S_VALUE(e, h->start + j),
+				  S_RUNNING(e, h->start + j))) {
+			cp_free(in_g);
+			return CP_ENOMEM;
+		}
+	}
+	cp_free(in_g);
+	g->n += h->n;
+	g->dup = (uint32_t)dup;
+	c->dup |= dup;
+	return CP_OK;
+}
+
+/* Room for n groups in d (the fragments' total, reserved at once). */
+static int reserve_groups(struct stats_dataset *d, size_t n)
+{
+	struct group *g;
+
+	if (n <= d->cap_g)
+		return CP_OK;
+	if (!(g = cp_reallocarray(d->g, n, sizeof *g)))
+		return CP_ENOMEM;
+	d->g = g;
+	d->cap_g = n;
+	return CP_OK;
+}
+
+/* Join fragment f, read from the lines right after c's, to c as if c had
+ * read them: f's names interned into c's tables in f's order (so every
+ * index is the one a thread alone gives), its samples' chunks appended
+ * from a chunk boundary (no sample copied, the indices in between left
+ * unused), its groups and messages with their lines moved by c's line
+ * count.  What store_row decides from the row before is decided again
+ * for f's first row: its group goes on with c's last one (whose second
+ * half is then copied) or not, and every group's order against the one
+ * before sets `unsorted` as store_row does. */
+static int join_fragment(struct ctx *c, struct ctx *f)
+{
+	struct stats_dataset *d = c->d, *e = f->d;
+	uint32_t *obs_map = cp_malloc((e->obs.n + 1) * sizeof *obs_map);
+	uint32_t *ev_map = cp_malloc((e->ev.n + 1) * sizeof *ev_map);
+	unsigned off = c->line;
+	size_t i, base, first = 0;
+	int rc = CP_ENOMEM, remap = 0;
+
+	if (!obs_map || !ev_map)
+		goto out;
+	if (f->stop) {                /* a NUL byte: that alone is said */
+		loader_release(&c->l);
+		c->stop = 1;
+		rc = diag_move(&c->l, &f->l, off);
+		goto out;
+	}
+	if (diag_move(&c->l, &f->l, off))
+		goto out;
+	for (i = 0; i < e->obs.n; i++) {
+		size_t j = names_intern(&d->obs, e->obs.name[i], e->obs.len[i]);
+
+		if (j == (size_t)-1)
+			goto out;
+		obs_map[i] = (uint32_t)j;
+	}
+	for (i = 0; i < e->ev.n; i++) {
+		size_t j = names_intern(&d->ev, e->ev.name[i], e->ev.len[i]);
+
+		if (j == (size_t)-1)
+			goto out;
+		ev_map[i] = (uint32_t)j;
+		remap |= j != i;
+	}
+	for (i = 0; remap && i < e->n_ch; i++) {    /* a chunk at a time */
+		uint32_t *ev = e->ch[i]->ev;
+		size_t j, n = i + 1 < e->n_ch ? SAMPLE_CHUNK :
+			e->n_s - i * SAMPLE_CHUNK;
+
+		for (j = 0; j < n; j++)
+			ev[j] = ev_map[ev[j]];
+	}
+	if (d->n_g && e->n_g) {
+		struct group *g = &d->g[d->n_g - 1], *h = &e->g[0];
+
+		if (obs_map[h->obs] == g->obs && h->interval == g->interval &&
+		    h->line + off == g->line + g->n && g->start + g->n == d->n_s) {
+			if (continue_group(c, g, e, h))
+				goto out;
+			first = 1;
+		}
+	}
+	base = d->n_ch * SAMPLE_CHUNK;
+	if (e->n_g > first) {         /* e's samples not all copied above */
+		if (d->n_ch + e->n_ch > d->cap_ch) {
+			struct chunk **ch = cp_reallocarray(d->ch, d->n_ch + e->n_ch,
+							    sizeof *ch);
+
+			if (!ch)
+				goto out;
+			d->ch = ch;
+			d->cap_ch = d->n_ch + e->n_ch;
+		}
+		memcpy(d->ch + d->n_ch, e->ch, e->n_ch * sizeof *e->ch);
+		d->n_ch += e->n_ch;
+		e->n_ch = 0;
+		d->n_s = base + e->n_s;
+	}
+	if (reserve_groups(d, d->n_g + e->n_g))
+		goto out;
+	for (i = first; i < e->n_g; i++) {
+		struct group h = e->g[i], *g = d->n_g ? &d->g[d->n_g - 1] : NULL;
+
+		h.obs = obs_map[h.obs];
+		h.start += base;
+		h.line += off;
+		if (g && (h.obs < g->obs ||
+			  (h.obs == g->obs && h.interval <= g->interval)))
+			c->unsorted = 1;
+		d->g[d->n_g++] = h;
+	}
+	c->dup |= f->dup;
+	c->line += f->line;
+	rc = CP_OK;
+out:
+	cp_free(obs_map);
+	cp_free(ev_map);
+	return rc;
+}
+
+/* One range and the fragment read from it. */
+struct range {
+	struct ctx c;
+	const struct source *s;
+	uint64_t from, to;
+	int rc, started;
+	struct cp_error err;          /* an I/O error */
+	pthread_t tid;
+};
+
+static void *range_main(void *arg)
+{
+	struct range *r = arg;
+	uint64_t next;
+
+	r->rc = load_range(&r->c, r->s, r->from, r->to, &next, &r->err);
+	return NULL;
+}
+
+/* A fragment's ctx: the header's columns as c read them. */
+static int ctx_fragment(struct ctx *f, const struct ctx *c)
+{
+	if (ctx_init(f, c->l.name, NULL) ||
+	    !(f->f = cp_calloc(c->fcap, sizeof *f->f)) ||
+	    !(f->kind = cp_malloc((size_t)c->nheader)))
+		return CP_ENOMEM;
+	f->body = 1;
+	f->nheader = c->nheader;
+	f->fcap = c->fcap;
+	memcpy(f->col, c->col, sizeof f->col);
+	memcpy(f->kind, c->kind, (size_t)c->nheader);
+	return CP_OK;
+}
+
+/* Lines a message can name; beyond them load_lines stops. */
+#define TOO_MANY_LINES 1
+
+/* After the header (c read it, next is where the rows start): the rest in
+ * n ranges, c reading the first and a thread each of the others, joined
+ * to c.  TOO_MANY_LINES: the file has more lines than load_lines reads,
+ * which one thread alone says right. */
+static int load_ranges(struct ctx *c, const struct source *s, size_t n,
+		       uint64_t next, struct cp_error *err)
+{
+	uint64_t step = (s->size - next) / n, lines;
+	struct range *r = cp_calloc(n, sizeof *r);
+	size_t k, groups;
+	int rc = CP_OK;
+
+	if (!r)
+		return CP_ENOMEM;
+	for (k = 1; k < n && !rc; k++) {
+		r[k].s = s;
+		r[k].from = next + step * k;
+		r[k].to = k + 1 < n ? next + step * (k + 1) : TO_END;
+		if (!(rc = ctx_fragment(&r[k].c, c)))
+			r[k].started = !pthread_create(&r[k].tid, NULL, range_main,
+						       &r[k]);
+	}
+	if (!rc)
+		rc = load_range(c, s, next, next + step, &next, err);
+	for (k = 1, lines = c->line; k < n; k++) {
+		if (r[k].started)
+			pthread_join(r[k].tid, NULL);
+		else if (!rc && r[k].c.d)     /* no thread: read it here */
+			range_main(&r[k]);
+		lines += r[k].c.line;
+	}
+	if (!rc && lines >= UINT32_MAX - 1)
+		rc = TOO_MANY_LINES;
+	for (k = 1, groups = c->d->n_g; k < n && !rc; k++)
+		groups += r[k].c.d->n_g;
+	if (!rc && !c->stop)          /* one copy of c's groups, not n - 1 */
+		rc = reserve_groups(c->d, groups);
+	for (k = 1; k < n && !rc && !c->stop; k++) {
+		if ((rc = r[k].rc) == CP_EIO && err)
+			*err = r[k].err;
+		else if (!rc)
+			rc = join_fragment(c, &r[k].c);
+	}
+	for (k = 1; k < n; k++)
+		ctx_release(&r[k].c);
+	cp_free(r);
+	return rc;
+}
+
+/* Load s on up to `threads` threads, each range at least min_range bytes. */
+static int load(const struct source *s, size_t threads, size_t min_range,
+		struct stats_dataset **out, struct cp_buf *diag,
+		struct cp_error *err)
+{
+	struct ctx c;
+	uint64_t next;
+	size_t n = threads < 256 ? threads : 256;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ctx_init(&c, s->name, err)))
 		return rc;
+	if (s->seq || s->size / min_range < 2 || n < 2) {
+		rc = load_range(&c, s, 0, TO_END, &next, err);
+		return ctx_finish(&c, rc, out, diag, err);
+	}
+	/* the header first: every range's rows need its columns */
+	if ((rc = load_range(&c, s, 0, 1, &next, err)) || c.stop)
+		return ctx_finish(&c, rc, out, diag, err);
+	if (s->size < next || (s->size - next) / min_range < n)
+		n = s->size < next ? 1 : (size_t)((s->size - next) / min_range);
+	rc = n < 2 ? load_range(&c, s, next, TO_END, &next, err) :
+		load_ranges(&c, s, n, next, err);
+	if (rc == TOO_MANY_LINES) {
+		ctx_release(&c);
+		if ((rc = ctx_init(&c, s->name, err)))
+			return rc;
+		rc = load_range(&c, s, 0, TO_END, &next, err);
 	}
 	return ctx_finish(&c, rc, out, diag, err);
+}
+
+int stats_dataset_parse(const char *name, const char *text, size_t len,
+			struct stats_dataset **out, struct cp_buf *diag,
+			struct cp_error *err)
+{
+	struct source s = { name, -1, 0, text ? text : "", len };
+
+	return load(&s, 1, LOAD_MIN_RANGE, out, diag, err);
+}
+
+int stats_dataset_read(const char *name, const char *text, size_t len,
+		       size_t threads, size_t min_range,
+		       struct stats_dataset **out, struct cp_buf *diag,
+		       struct cp_error *err)
+{
+	struct source s = { name, -1, 0, text, len };
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (threads == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus > 0 ? (size_t)cpus : 1;
+	}
+	if (min_range == 0)
+		min_range = LOAD_MIN_RANGE;
+	if (text)
+		return load(&s, threads, min_range, out, diag, err);
+	if ((s.fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", name,
+				    strerror(errno));
+	if (!fstat(s.fd, &st) && S_ISREG(st.st_mode))
+		s.size = (uint64_t)st.st_size;
+	else
+		s.seq = 1;
+	rc = load(&s, threads, min_range, out, diag, err);
+	close(s.fd);
+	return rc;
+}
+
+int stats_dataset_load_threads(const char *path, size_t threads,
+			       struct stats_dataset **out, struct cp_buf *diag,
+			       struct cp_error *err)
+{
+	return stats_dataset_read(path, NULL, 0, threads, 0, out, diag, err);
+}
+
+int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
+			    struct cp_buf *diag, struct cp_error *err)
+{
+	return stats_dataset_load_threads(path, 1, out, diag, err);
 }
 
 int stats_dataset_load(const char *path, struct stats_dataset **out,

@@ -32,7 +32,15 @@ int stats_dataset_load(const char *path, struct stats_dataset **out,
  * appended to diag (may be NULL), however many there are. */
 int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
 			    struct cp_buf *diag, struct cp_error *err);
-/* The same on text in memory; name is used in messages. */
+/* The same on `threads` threads (0: one per CPU).  The lines after the
+ * header are cut into ranges, read and parsed in parallel and joined: the
+ * dataset and every message, in order, are those of one thread.  A file
+ * under 4 MB, or one that cannot be read at an offset (a pipe), is read
+ * on one thread; so is every file by stats_dataset_load and _load_diag. */
+int stats_dataset_load_threads(const char *path, size_t threads,
+			       struct stats_dataset **out, struct cp_buf *diag,
+			       struct cp_error *err);
+/* The same on text in memory (one thread); name is used in messages. */
 int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err);

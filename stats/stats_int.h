@@ -68,6 +68,16 @@ int stats_csv_u64(const char *p, size_t len, uint64_t *out);
  * correctly rounded (exactly for integers). */
 int stats_csv_count(const char *p, size_t len, double *out);
 
+/* stats/dataset.c: the loader with every choice open, for the tests:
+ * text in memory (len bytes), or the file called name when text is NULL,
+ * on up to `threads` threads (0: one per CPU) with ranges of at least
+ * min_range bytes (0: the loader's own minimum; tests lower it to cut
+ * small files). */
+int stats_dataset_read(const char *name, const char *text, size_t len,
+		       size_t threads, size_t min_range,
+		       struct stats_dataset **out, struct cp_buf *diag,
+		       struct cp_error *err);
+
 /* stats/observation.c: stats_observation_rates (rates not NULL) and
  * stats_observation_resolution (res not NULL) in one pass. */
 struct stats_dataset;

@@ -3,13 +3,40 @@
  * and every observation of a dataset that loads must give its rates and
  * a region (or a clean error) without crashing, leaking or undefined
  * behaviour, and its observations' first lines and event names must be
- * consistent.  `make fuzz FUZZ_TARGETS=fuzz_dataset` runs it. */
+ * consistent.  On threads (its lines cut into ranges of one byte and up,
+ * in memory and as a file read at offsets) it must give what one thread
+ * gives, field by field and message by message.  `make fuzz
+ * FUZZ_TARGETS=fuzz_dataset` runs it. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "stats/region.h"
+#include "tests/fuzz/fuzz_file.h"
+#include "tests/unit/dataset_same.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The loader on 1 thread, on 3 in memory and on 2 from the file. */
+static void same_on_threads(const uint8_t *data, size_t size)
+{
+	struct load_result one, many;
+	char path[64];
+	int fd = fuzz_file(data, size, path, sizeof path);
+
+	if (fd < 0)
+		return;
+	load_result_read(&one, path, (const char *)data, size, 1, 1);
+	load_result_read(&many, path, (const char *)data, size, 3, 1);
+	if (load_result_diff(&one, &many))
+		__builtin_trap();
+	load_result_release(&many);
+	load_result_read(&many, path, NULL, 0, 2, 1);
+	if (load_result_diff(&one, &many))
+		__builtin_trap();
+	load_result_release(&many);
+	load_result_release(&one);
+	close(fd);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,5 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	stats_dataset_free(d);
 	cp_buf_release(&diag);
+	same_on_threads(data, size);
 	return 0;
 }
