@@ -21,8 +21,11 @@
  * another, read only for a way whose low bits match.  Each set's recency
  * order is one 64-bit word of 4-bit way numbers, most recent first, so a
  * hit moves one nibble to the front and a miss replaces the way in the
- * last nibble: constant work, no shifting of tags.  The tags of a set
- * are compared with SSE2 where the host has it.  At most 16 ways. */
+ * last nibble: constant work, no shifting of tags.  With fewer than 16
+ * ways the nibbles past the last rank are left over from earlier misses
+ * (a miss shifts the word without masking it) and never read.  The
+ * tags of a set are compared with SSE2 where the host has it.  At most
+ * 16 ways. */
 
 /* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
 struct sa_shape {
@@ -182,7 +185,8 @@ sa_touch(struct sa *s, size_t set, unsigned w)
 	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
 }
 
-/* Put key in the least recent way of its set, now the most recent. */
+/* Put key in the least recent way of its set, now the most recent (the
+ * word shifts past its ways' nibbles: no mask, nothing reads them). */
 static inline __attribute__((always_inline)) void
 sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
@@ -192,8 +196,7 @@ sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	s->tag[set * ways + v] = (uint32_t)tag;
 	if (wide)
 		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = ways == 16 ? o << 4 | v :
-			(o << 4 | v) & ((1ull << (4 * ways)) - 1);
+	s->order[set] = o << 4 | v;
 }
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
