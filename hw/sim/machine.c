@@ -480,7 +480,7 @@ HOT void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
 {
 	uint64_t line = va >> 6, prev = m->pf_prev_line;
 
-	if (cls == MMU_C_STORE && !(m->features & MMU_F_PF_STORES))
+	if (!(m->features & MMU_F_PF_STORES) && cls == MMU_C_STORE)
 		return;
 	m->pf_prev_line = line;
 	if (prev == NONE || (prev >> 6) != (line >> 6))
