@@ -308,11 +308,12 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 				out->abit = state != 0;
 				goto aborted;   /* absent, or not accessed */
 			}
-		} else if (state != m->epoch) {
-			if (level)
-				*dir_entry(m, node, e) = E_LEAF | m->epoch;
-			else
-				((uint8_t *)m->pt.ent)[(size_t)node * 512 + e] = m->epoch;
+		} else if (level) {
+			/* accessed: stored whether or not it was (unchanged if
+			 * so), as random as the workload's pages */
+			*dir_entry(m, node, e) = E_LEAF | m->epoch;
+		} else {
+			((uint8_t *)m->pt.ent)[(size_t)node * 512 + e] = m->epoch;
 		}
 		break;
 	}
