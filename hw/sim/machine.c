@@ -308,11 +308,12 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 				out->abit = state != 0;
 				goto aborted;   /* absent, or not accessed */
 			}
-		} else if (state != m->epoch) {
-			if (level)
-				*dir_entry(m, node, e) = E_LEAF | m->epoch;
-			else
-				((uint8_t *)m->pt.ent)[(size_t)node * 512 + e] = m->epoch;
+		} else if (level) {
+			/* accessed: stored whether or not it was (unchanged if
+			 * so), as random as the workload's pages */
+			*dir_entry(m, node, e) = E_LEAF | m->epoch;
+		} else {
+			((uint8_t *)m->pt.ent)[(size_t)node * 512 + e] = m->epoch;
 		}
 		break;
 	}
@@ -480,7 +481,7 @@ HOT void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
 {
 	uint64_t line = va >> 6, prev = m->pf_prev_line;
 
-	if (cls == MMU_C_STORE && !(m->features & MMU_F_PF_STORES))
+	if (!(m->features & MMU_F_PF_STORES) && cls == MMU_C_STORE)
 		return;
 	m->pf_prev_line = line;
 	if (prev == NONE || (prev >> 6) != (line >> 6))
@@ -894,32 +895,51 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 	}
 }
 
-uint64_t mmu_step(struct mmu_machine *m, uint64_t va, int is_store,
-		  uint64_t hint_va)
+/* The stream's loop (mmu_stream_run()) in one copy of the μop path:
+ * each correct-path μop after the wrong-path μop that may come first,
+ * and with the host memory of the μop MMU_HINT_AHEAD places later
+ * prefetched. */
+HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
+			uint64_t n, uint64_t edge, int fast)
+{
+	uint64_t k;
+
+	for (k = 0; k < n;) {
+		uint64_t va;
+		int st;
+
+		if (s->made - s->next <= MMU_BATCH) {
+			mmu_workload_fill(s->w, s->va + s->made % MMU_RING,
+					  s->st + s->made % MMU_RING, MMU_BATCH);
+			s->made += MMU_BATCH;
+		}
+		va = s->va[s->next % MMU_RING];
+		st = s->st[s->next % MMU_RING];
+		s->next++;
+		if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
+			uint64_t j = s->next + rng_next(&s->rng) % MMU_SPEC_AHEAD;
+
+			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
+		}
+		hint(m, s->va[(s->next + MMU_HINT_AHEAD) % MMU_RING], fast);
+		access_correct(m, va, st, fast);
+		k++;
+		if (m->now >= edge)
+			break;
+	}
+	return k;
+}
+
+uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
+			uint64_t n, uint64_t edge)
 {
 	switch (m->fast) {
-	case FAST_4K:
-		hint(m, hint_va, FAST_4K);
-		access_correct(m, va, is_store, FAST_4K);
-		break;
-	case FAST_2M:
-		hint(m, hint_va, FAST_2M);
-		access_correct(m, va, is_store, FAST_2M);
-		break;
-	case FAST_1G:
-		hint(m, hint_va, FAST_1G);
-		access_correct(m, va, is_store, FAST_1G);
-		break;
-	case FAST_MIX:
-		hint(m, hint_va, FAST_MIX);
-		access_correct(m, va, is_store, FAST_MIX);
-		break;
-	default:
-		hint(m, hint_va, FAST_NONE);
-		access_correct(m, va, is_store, FAST_NONE);
-		break;
+	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
+	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
+	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
+	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
+	default: return stream_run(s, m, n, edge, FAST_NONE);
 	}
-	return m->now;
 }
 
 void mmu_drain(struct mmu_machine *m)

@@ -20,23 +20,23 @@
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
 /* The default machine's shape of each structure (sets - 1, log2(sets),
- * ways, wide tags, most recent way first) and its walkers.
+ * ways, wide tags, where its hits fall: enum sa_mru) and its walkers.
  * hw/sim/machine.c compiles the μop path once for each page mode with
  * these as constants (and the page size too, but with --pages mix),
  * which a machine of exactly this shape runs (m->fast: FAST_4K ...), and
  * once reading them from the structures (0), for any other machine. */
 #define SHAPE(sets, shift, ways, wide, mru) \
 	((struct sa_shape){ (sets) - 1, (shift), (ways), (wide), (mru) })
-#define DTLB4K_SHAPE SHAPE(16, 4, 4, 0, 0)
-#define DTLB2M_SHAPE SHAPE(8, 3, 4, 0, 0)
-#define DTLB1G_SHAPE SHAPE(1, 0, 4, 0, 0)
-#define STLB_SHAPE SHAPE(128, 7, 8, 0, 0)
-#define PDE_SHAPE SHAPE(8, 3, 4, 0, 0)
-#define PDPTE_SHAPE SHAPE(1, 0, 4, 0, 1)  /* one entry per 1G of the footprint */
-#define PML4_SHAPE SHAPE(1, 0, 2, 0, 1)
-#define L1_SHAPE SHAPE(64, 6, 8, 1, 0)    /* line tags need 42 - 6 bits */
-#define L2_SHAPE SHAPE(512, 9, 8, 1, 0)   /* 33 bits */
-#define L3_SHAPE SHAPE(8192, 13, 16, 0, 0)
+#define DTLB4K_SHAPE SHAPE(16, 4, 4, 0, MRU_SKIP)
+#define DTLB2M_SHAPE SHAPE(8, 3, 4, 0, MRU_SKIP)
+#define DTLB1G_SHAPE SHAPE(1, 0, 4, 0, MRU_SKIP)
+#define STLB_SHAPE SHAPE(128, 7, 8, 0, MRU_ANY)
+#define PDE_SHAPE SHAPE(8, 3, 4, 0, MRU_ANY)
+#define PDPTE_SHAPE SHAPE(1, 0, 4, 0, MRU_FIRST)  /* one entry per 1G of the footprint */
+#define PML4_SHAPE SHAPE(1, 0, 2, 0, MRU_FIRST)
+#define L1_SHAPE SHAPE(64, 6, 8, 1, MRU_ANY)      /* line tags need 42 - 6 bits */
+#define L2_SHAPE SHAPE(512, 9, 8, 1, MRU_ANY)     /* 33 bits */
+#define L3_SHAPE SHAPE(8192, 13, 16, 0, MRU_ANY)
 /* m->fast: 1 + the page mode (enum mmu_page) of the copy a machine runs */
 enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
 #define FAST_WALKERS 2

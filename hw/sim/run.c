@@ -10,13 +10,6 @@
 #include "hw/sim/mmu.h"
 #include "hw/sim/sim_int.h"
 
-#define SPEC_AHEAD 32  /* a wrong path touches a μop 1..SPEC_AHEAD ahead */
-#ifndef HINT_AHEAD
-#define HINT_AHEAD 8   /* μops ahead whose host memory is prefetched */
-#endif
-#define BATCH 64       /* μops the workload makes at a time */
-#define RING 128       /* the μops made and not yet run: 2 batches */
-
 static const char *const sweep[] = {
 	"linear:footprint=32M,stride=64,dir=up,stores=0.2",
 	"linear:footprint=32M,stride=64,dir=down,stores=0.2",
@@ -91,52 +84,6 @@ void mmu_truth_header(struct cp_buf *out)
 	cp_buf_puts(out, "observation,interval,uop,path,count\n");
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* The μop stream with a window on its future: wrong-path μops touch an
- * address 1..32 μops ahead (a mispredicted path runs ahead on the same
- * data), so they stay inside the workload's footprint.  The workload
- * makes the μops BATCH at a time, at least BATCH ahead of the one
- * running (the same μops as one at a time: it draws on its own random
- * numbers only). */
-struct stream {
-	struct mmu_workload *w;
-	uint64_t va[RING];
-	uint8_t st[RING];
-	uint64_t next, made;     /* μops run, μops made (a multiple of BATCH) */
-	uint64_t rng, spec_cut;
-};
-
-/* One correct-path μop, after the wrong-path μop that may come first;
- * returns the machine's cycles. */
-static uint64_t stream_step(struct stream *s, struct mmu_machine *m)
-{
-	uint64_t va;
-	int st;
-
-	if (s->made - s->next <= BATCH) {
-		mmu_workload_fill(s->w, s->va + s->made % RING,
-				  s->st + s->made % RING, BATCH);
-		s->made += BATCH;
-	}
-	va = s->va[s->next % RING];
-	st = s->st[s->next % RING];
-	s->next++;
-	if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
-		uint64_t k = s->next + rng_next(&s->rng) % SPEC_AHEAD;
-
-		mmu_access_wrong(m, s->va[k % RING], s->st[k % RING]);
-	}
-	return mmu_step(m, va, st, s->va[(s->next + HINT_AHEAD) % RING]);
-}
-
 /* Multiplexing state of one observation. */
 struct mux {
 	size_t n;                      /* selected events */
@@ -189,7 +136,7 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	    struct cp_buf *dataset, struct cp_buf *truth, struct cp_error *err)
 {
 	struct mmu_machine *m = NULL;
-	struct stream s;
+	struct mmu_stream s;
 	struct mux x;
 	uint64_t truth0[MMU_N_CLASSES * MMU_N_PATHS];
 	const uint64_t *count;
@@ -221,8 +168,7 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	x.groups = (x.n + x.per - 1) / x.per;
 	x.mux_ns = o->mux_ns;
 
-	for (k = 0; k < o->warmup_uops; k++)
-		stream_step(&s, m);
+	(void)mmu_stream_run(&s, m, o->warmup_uops, UINT64_MAX);
 	count = mmu_counts(m);
 	t = mmu_ns(m);
 	memcpy(x.snap, count, sizeof x.snap);
@@ -234,9 +180,11 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		t0 = x.slice_start;
 		memset(x.value, 0, sizeof x.value);
 		memset(x.running, 0, sizeof x.running);
-		for (k = 0; k < o->interval_uops; k++) {
-			/* Compare cycles, not ns: no division per μop. */
-			if (stream_step(&s, m) >= edge) {
+		for (k = 0; k < o->interval_uops;) {
+			/* The machine stops at the slice edge (compared in
+			 * cycles: no division per μop). */
+			k += mmu_stream_run(&s, m, o->interval_uops - k, edge);
+			if (mmu_cycles(m) >= edge) {
 				mux_advance(&x, count, mmu_ns(m));
 				edge = edge_cycles(cfg, x.next_slice);
 			}

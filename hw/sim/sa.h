@@ -21,8 +21,11 @@
  * another, read only for a way whose low bits match.  Each set's recency
  * order is one 64-bit word of 4-bit way numbers, most recent first, so a
  * hit moves one nibble to the front and a miss replaces the way in the
- * last nibble: constant work, no shifting of tags.  The tags of a set
- * are compared with SSE2 where the host has it.  At most 16 ways. */
+ * last nibble: constant work, no shifting of tags.  With fewer than 16
+ * ways the nibbles past the last rank are left over from earlier misses
+ * (a miss shifts the word without masking it) and never read.  The
+ * tags of a set are compared with SSE2 where the host has it.  At most
+ * 16 ways. */
 
 /* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
 struct sa_shape {
@@ -30,8 +33,19 @@ struct sa_shape {
 	unsigned shift;               /* log2(sets) */
 	unsigned ways;
 	int wide;                     /* tags need more than 32 bits */
-	int mru;                      /* most hits are on the most recent
-				       * way: test that one first */
+	int mru;                      /* enum sa_mru */
+};
+
+/* Where the hits of a structure fall, which decides the branches of its
+ * recency update: a branch that the host predicts well saves work, one
+ * that it mispredicts costs more than the work (random workloads hit
+ * the most recent way of an L1 set a third of the time). */
+enum sa_mru {
+	MRU_ANY,      /* anywhere: the update is computed for every hit */
+	MRU_SKIP,     /* mostly the most recent way (the DTLBs: a stream's
+		       * μops to one page): such a hit skips the update */
+	MRU_FIRST     /* almost always the most recent way (the PDPTE and
+		       * PML4E caches): it is tested before the scan */
 };
 
 struct sa {
@@ -65,7 +79,7 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	for (s->sh.shift = 0; (1u << s->sh.shift) < sets; s->sh.shift++)
 		;
 	s->sh.wide = key_bits > s->sh.shift + 31;
-	s->sh.mru = 0;
+	s->sh.mru = MRU_ANY;
 	s->tag = sa_tags_new(entries, &s->tag_mem);
 	s->hi = NULL;
 	s->hi_mem = NULL;
@@ -163,15 +177,14 @@ sa_is_mru(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 }
 
 /* Make way w (a hit) the most recent of its set: the nibbles before its
- * rank move back one place.  Most hits are on the most recent way
- * already (a walk's paging-structure entries, a line read twice), so
- * that case is tested before anything is computed. */
+ * rank move back one place (for rank 0, none: the word is unchanged).
+ * With skip (MRU_SKIP) a hit on the most recent way returns first. */
 static inline __attribute__((always_inline)) void
-sa_touch(struct sa *s, size_t set, unsigned w)
+sa_touch(struct sa *s, size_t set, unsigned w, int skip)
 {
 	uint64_t o = s->order[set], x, low, upto;
 
-	if ((o & 15) == w)
+	if (skip && (o & 15) == w)
 		return;
 	/* the rank holding w: the lowest zero nibble of x, whose top bit
 	 * is the lowest bit of this (higher bits may be false) */
@@ -182,7 +195,8 @@ sa_touch(struct sa *s, size_t set, unsigned w)
 	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
 }
 
-/* Put key in the least recent way of its set, now the most recent. */
+/* Put key in the least recent way of its set, now the most recent (the
+ * word shifts past its ways' nibbles: no mask, nothing reads them). */
 static inline __attribute__((always_inline)) void
 sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
@@ -192,8 +206,7 @@ sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	s->tag[set * ways + v] = (uint32_t)tag;
 	if (wide)
 		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = ways == 16 ? o << 4 | v :
-			(o << 4 | v) & ((1ull << (4 * ways)) - 1);
+	s->order[set] = o << 4 | v;
 }
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
@@ -203,12 +216,13 @@ sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 	size_t set = (size_t)(key & sh.mask);
 	unsigned m;
 
-	if (sh.mru && sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
+	if (sh.mru == MRU_FIRST &&
+	    sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
 		return 1;
 	m = match_n(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide);
 	if (!m)
 		return 0;
-	sa_touch(s, set, (unsigned)__builtin_ctz(m));
+	sa_touch(s, set, (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
 	return 1;
 }
 
@@ -221,11 +235,11 @@ sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 	uint64_t tag = (key >> sh.shift) + 1;
 	unsigned m;
 
-	if (sh.mru && sa_is_mru(s, set, tag, sh.ways, sh.wide))
+	if (sh.mru == MRU_FIRST && sa_is_mru(s, set, tag, sh.ways, sh.wide))
 		return 1;
 	m = match_n(s, set, tag, sh.ways, sh.wide);
 	if (m) {
-		sa_touch(s, set, (unsigned)__builtin_ctz(m));
+		sa_touch(s, set, (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
 		return 1;
 	}
 	sa_insert(s, set, tag, sh.ways, sh.wide);
