@@ -2,9 +2,11 @@
  * each model file given (default models/examples/big.udd) and for the
  * generated shapes the language's own patterns make (properties decided
  * and then re-decided, long nests of switches), it times the distinct-
- * signature enumeration (udd_sigset_build) and reports the peak memory of
- * a process that does only that; for files it also times the walk over
- * every μpath.  Figures only; never pass/fail. */
+ * signature enumeration (udd_sigset_build), the rows alone as check and
+ * explore make them (udd_signatures_build) and reports the peak memory of
+ * a process that does only that; for files it also times both over every
+ * feature set of the family and the walk over every μpath.  Figures only;
+ * never pass/fail. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,55 @@ static void measure(const char *label, const char *file, const char *src,
 		       t_memo * 1e3, reps, (double)udd_sigset_total_paths(s) / t_memo,
 		       (double)udd_sigset_size(s) / t_memo);
 	}
+	{
+		/* the rows alone, as check and explore make them (a walk over
+		 * the μpaths where they are few, else the enumeration) */
+		uint32_t *v = NULL;
+		size_t n = 0;
+
+		reps = 0;
+		t0 = cp_seconds();
+		do {
+			cp_free(v);
+			v = NULL;
+			rc = udd_signatures_build(m, 0, max_signatures, &v, &n, &err);
+			reps++;
+		} while (!rc && cp_seconds() - t0 < 1.0);
+		t_memo = (cp_seconds() - t0) / reps;
+		if (rc)
+			printf("  rows only: stops after %.3f ms\n", t_memo * 1e3);
+		else
+			printf("  rows only (udd_signatures_build): %.3f ms (mean of %d runs), %zu rows\n",
+			       t_memo * 1e3, reps, n);
+		cp_free(v);
+	}
+	if (file && udd_model_n_features(m) && udd_model_n_features(m) <= 12) {
+		/* every feature set of the family, as explore meets them */
+		udd_features sel, all = (udd_features)1 << udd_model_n_features(m);
+		unsigned long long rows = 0;
+		double t_sets = 0, t_rows = 0;
+
+		for (sel = 0; sel < all; sel++) {
+			struct udd_sigset *x = NULL;
+			uint32_t *v = NULL;
+			size_t n = 0;
+
+			t0 = cp_seconds();
+			rc = udd_sigset_build(m, sel, max_signatures, &x, &err);
+			t_sets += cp_seconds() - t0;
+			udd_sigset_free(x);
+			t0 = cp_seconds();
+			rc |= udd_signatures_build(m, sel, max_signatures, &v, &n, &err);
+			t_rows += cp_seconds() - t0;
+			rows += n;
+			cp_free(v);
+			if (rc)
+				break;
+		}
+		if (sel == all)
+			printf("  every feature set (%llu, %llu rows in all): enumeration %.3f s, rows only %.3f s\n",
+			       (unsigned long long)all, rows, t_sets, t_rows);
+	}
 	if (walk) {
 		t0 = cp_seconds();
 		udd_model_each_path(m, 0, count_path, &walked, &err);
@@ -194,6 +245,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	rc |= run("models/examples/big.udd", "models/examples/big.udd", NULL, 0, 0, 1);
+	rc |= run("models/haswell/mmu.udd", "models/haswell/mmu.udd", NULL, 0, 0, 1);
 	rc |= run_shape("20 properties decided, then re-decided in reverse order, one counter",
 			gen_redecide, 20, 0, 0);
 	rc |= run_shape("20 properties decided, then re-decided in reverse order, one counter each (2^20 signatures)",

@@ -34,7 +34,6 @@
 
 #include "dsl/enum_int.h"
 
-#define DEFAULT_MAX_SIGNATURES 1000000
 /* Enumeration recurses once per node visited on a μpath (decisions and
  * chains); a decision that finds this many calls above it stops the
  * enumeration, so that absurd models fail cleanly instead of overflowing
@@ -657,7 +656,7 @@ int udd_enum_run(const struct udd_model *m, const struct udd_graph *g,
 	e->err = err;
 	e->n_props = m->properties.n;
 	e->words = (e->n_props + 63) / 64;
-	e->max_signatures = max_signatures ? max_signatures : DEFAULT_MAX_SIGNATURES;
+	e->max_signatures = max_signatures ? max_signatures : UDD_DEFAULT_MAX_SIGNATURES;
 	e->budget = e->max_signatures > SIZE_MAX / 16 ? SIZE_MAX : 16 * e->max_signatures;
 	e->nbuckets = 1024;
 	e->buckets = cp_calloc(e->nbuckets, sizeof *e->buckets);

@@ -217,6 +217,17 @@ int udd_graph_build(const struct udd_model *m, udd_features sel,
 		    struct udd_graph *g, struct cp_error *err);
 void udd_graph_release(struct udd_graph *g);
 
+/* ---- dsl/walk.c: distinct signatures of a lowered graph, μpath by
+ * μpath, for graphs with few μpaths: 0 with *out (n rows of the model's
+ * counters, in no particular order, cp_free'd by the caller); 1 when it
+ * hands over to udd_enum_run (too many μpaths, or anything that is an
+ * enumeration error, which udd_enum_run then reports); -1 out of memory. */
+int udd_walk_rows(const struct udd_model *m, const struct udd_graph *g,
+		  size_t max_rows, uint32_t **out, size_t *n);
+
+/* The enumeration's limit on distinct signatures when none is given. */
+#define UDD_DEFAULT_MAX_SIGNATURES 1000000
+
 /* ---- dsl/enum.c: distinct signatures of a lowered graph ---- */
 /* One decision of an example μpath (the decision node and the value it
  * took), shared between examples; in no particular order. */

@@ -156,6 +156,14 @@ int udd_signatures_build(const struct udd_model *m, udd_features sel,
 	*n = 0;
 	if ((rc = udd_graph_build(m, sel, &g, err)))
 		return rc;
+	/* μpath by μpath when they are few; else (or to report an error)
+	 * the memoised enumeration */
+	rc = udd_walk_rows(m, &g, max_signatures ? max_signatures
+						 : UDD_DEFAULT_MAX_SIGNATURES, out, n);
+	if (rc <= 0) {
+		udd_graph_release(&g);
+		return rc ? cp_error_set(err, CP_ENOMEM, "out of memory") : CP_OK;
+	}
 	rc = udd_enum_run(m, &g, max_signatures, 1, &e, err);
 	if (!rc) {
 		v = cp_malloc(udd_enum_size(e) * k * sizeof *v + 1);

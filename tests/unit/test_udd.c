@@ -51,6 +51,44 @@ static int has_sig(const struct udd_sigset *s, const uint32_t *want,
 	return 0;
 }
 
+static int row_cmp_k(const void *a, const void *b, void *ctx);
+
+/* udd_signatures_build's rows (the walk over μpaths, or the enumeration
+ * it hands over to) are exactly s's signatures, as a set. */
+static int rows_match(const struct udd_model *m, udd_features sel,
+		      const struct udd_sigset *s)
+{
+	struct cp_error err;
+	uint32_t *v = NULL, *w;
+	size_t n = 0, k = udd_sigset_n_counters(s);
+	int ok;
+
+	cp_error_clear(&err);
+	if (udd_signatures_build(m, sel, 0, &v, &n, &err)) {
+		printf("  rows failed: %s\n", err.msg);
+		return 0;
+	}
+	if (n != udd_sigset_size(s)) {
+		printf("  %zu rows, %zu signatures\n", n, udd_sigset_size(s));
+		cp_free(v);
+		return 0;
+	}
+	w = cp_malloc(n * k * sizeof *w + 1);
+	if (!w) {
+		cp_free(v);
+		return 0;
+	}
+	if (n && k) {
+		memcpy(w, udd_sigset_matrix(s), n * k * sizeof *w);
+		qsort_r(v, n, k * sizeof *v, row_cmp_k, &k);
+		qsort_r(w, n, k * sizeof *w, row_cmp_k, &k);
+	}
+	ok = !n || !k || !memcmp(v, w, n * k * sizeof *v);
+	cp_free(v);
+	cp_free(w);
+	return ok;
+}
+
 /* A property decided twice follows its first value: 2 paths, not 4. */
 static void test_decided_property_follows(void)
 {
@@ -293,6 +331,8 @@ static void test_random_models_vs_brute_force(void)
 		for (j = 0; ok && j < br.n; j++)
 			if (!has_sig(s, br.vec + j * br.k, br.mult[j]))
 				ok = 0;
+		if (ok && !rows_match(m, 0, s))
+			ok = 0;
 		if (!ok)
 			printf("  mismatch on model:\n%s\n", b.data);
 		CHECK(ok);
@@ -412,29 +452,38 @@ static struct udd_model *parse_buf(struct cp_buf *b)
 	return m;
 }
 
+/* n properties decided and then decided again in reverse order, each
+ * 'x' incrementing the one counter. */
+static struct udd_model *redecide_model(int n)
+{
+	struct cp_buf b;
+	int i;
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "counter a \"A\";\n");
+	for (i = 1; i <= n; i++)
+		cp_buf_printf(&b, "property p%d { x, y };\n", i);
+	cp_buf_puts(&b, "uop u {\n");
+	for (i = 1; i <= n; i++)
+		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
+	for (i = n; i >= 1; i--)
+		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
+	cp_buf_puts(&b, "  done;\n}\n");
+	return parse_buf(&b);
+}
+
 /* 20 properties decided and then decided again in reverse order: the
  * re-decisions tie each pair, so 2^20 μpaths make 21 signatures (2j
  * increments with multiplicity C(20, j)), found without visiting them. */
 static void test_redecided_properties(void)
 {
-	struct cp_buf b;
 	struct udd_model *m;
 	struct udd_sigset *s;
 	uint64_t binom = 1;
 	uint32_t want;
 	int i, ok = 1;
 
-	cp_buf_init(&b);
-	cp_buf_puts(&b, "counter a \"A\";\n");
-	for (i = 1; i <= 20; i++)
-		cp_buf_printf(&b, "property p%d { x, y };\n", i);
-	cp_buf_puts(&b, "uop u {\n");
-	for (i = 1; i <= 20; i++)
-		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
-	for (i = 20; i >= 1; i--)
-		cp_buf_printf(&b, "  switch (p%d) { case x: incr a; case y: }\n", i);
-	cp_buf_puts(&b, "  done;\n}\n");
-	m = parse_buf(&b);
+	m = redecide_model(20);
 	CHECK(m != NULL);
 	if (!m)
 		return;
@@ -450,6 +499,7 @@ static void test_redecided_properties(void)
 			binom = binom * (uint64_t)(20 - i) / (uint64_t)(i + 1);
 		}
 		CHECK(ok);
+		CHECK(rows_match(m, 0, s));   /* 2^20 μpaths: handed over */
 		/* the example of 2 increments decides one property x and
 		 * reads it back: it increments twice */
 		{
@@ -506,6 +556,7 @@ static void test_nested_switches(void)
 			want[i] = 0;
 		}
 		CHECK(ok);
+		CHECK(rows_match(m, 0, s));
 		CHECK_STR(udd_sigset_example(s, 300), "p0=x, +c0, done");
 	}
 	free(want);
@@ -551,6 +602,17 @@ static void test_count_overflow(void)
 		CHECK(err.line == 4 && err.col == 3);
 		CHECK(strstr(err.detail, "incr a 4294967295;") != NULL);
 		CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
+		/* the rows alone: the walk hands over, the enumeration reports */
+		{
+			uint32_t *v = NULL;
+			size_t n = 0;
+
+			cp_error_clear(&err);
+			CHECK(udd_signatures_build(m, 0, 0, &v, &n, &err) == CP_ESEMANTIC);
+			CHECK(v == NULL && n == 0);
+			CHECK(err.line == 4 && err.col == 3);
+			CHECK_STR(err.msg, "counter 'a' would count more than 4294967295 on one μpath");
+		}
 		cp_error_clear(&err);
 		CHECK(udd_model_each_path(m, 0, ignore_path, NULL, &err) == CP_ESEMANTIC);
 		CHECK(err.line == 5 && err.col == 40);
@@ -759,6 +821,8 @@ static void test_random_redecisions_vs_brute_force(void)
 			}
 			if (ok && total != udd_sigset_total_paths(s))
 				ok = 0;
+			if (ok && !rows_match(m, 0, s))
+				ok = 0;
 		}
 		if (!ok)
 			printf("  mismatch on model:\n%s\n", b.data);
@@ -780,54 +844,88 @@ static int row_cmp_k(const void *a, const void *b, void *ctx)
 	return memcmp(a, b, *(const size_t *)ctx * sizeof(uint32_t));
 }
 
-/* udd_signatures_build gives exactly udd_sigset_build's rows (as a set),
- * for every feature set of the Haswell family, and the same limit. */
+/* udd_signatures_build (the walk over μpaths) gives exactly
+ * udd_sigset_build's rows (the memoised enumeration), as a set, on every
+ * bundled model: every feature set of the small ones and every fifth of
+ * the Haswell family's 1024; and the same limit. */
 static void test_rows_only(void)
 {
+	static const char *const files[] = {
+		"models/haswell/mmu.udd", "models/examples/big.udd",
+		"models/examples/walk_basic.udd", "models/examples/walk_pde_early.udd",
+		"models/linux/faults.udd", "models/linux/faults_wrong.udd",
+	};
 	struct udd_model *m = NULL;
 	struct cp_error err;
 	udd_features sel;
-	size_t k, nf, checked = 0;
+	size_t f, nf, checked = 0, bad = 0;
 
-	cp_error_clear(&err);
-	if (udd_model_parse_file("models/haswell/mmu.udd", &m, &err)) {
-		CHECKF(0, "parse: %s", err.msg);
-		return;
-	}
-	k = udd_model_n_counters(m);
-	nf = udd_model_n_features(m);
-	for (sel = 0; sel < ((udd_features)1 << nf); sel += 37) {
-		struct udd_sigset *s = NULL;
-		uint32_t *v = NULL, *w;
-		size_t n = 0, j;
+	for (f = 0; f < sizeof files / sizeof files[0]; f++) {
+		udd_features step;
 
-		if (udd_sigset_build(m, sel, 0, &s, &err) ||
-		    udd_signatures_build(m, sel, 0, &v, &n, &err)) {
-			CHECKF(0, "build: %s", err.msg);
-			break;
+		cp_error_clear(&err);
+		if (udd_model_parse_file(files[f], &m, &err)) {
+			CHECKF(0, "parse %s: %s", files[f], err.msg);
+			udd_model_free(m);
+			continue;
 		}
-		CHECK(n == udd_sigset_size(s));
-		w = cp_malloc(udd_sigset_size(s) * k * sizeof *w + 1);
-		memcpy(w, udd_sigset_matrix(s), udd_sigset_size(s) * k * sizeof *w);
-		qsort_r(v, n, k * sizeof *v, row_cmp_k, &k);
-		qsort_r(w, udd_sigset_size(s), k * sizeof *w, row_cmp_k, &k);
-		for (j = 0; n == udd_sigset_size(s) && j < n; j++)
-			CHECK(!memcmp(v + j * k, w + j * k, k * sizeof *v));
-		cp_free(v);
-		cp_free(w);
-		udd_sigset_free(s);
-		checked++;
-	}
-	CHECK(checked >= 27);
-	/* the same limit: all features have more than 1,000 signatures */
-	{
-		uint32_t *v = NULL;
-		size_t n;
+		nf = udd_model_n_features(m);
+		step = nf > 8 ? 5 : 1;
+		for (sel = 0; sel < ((udd_features)1 << nf); sel += step) {
+			struct udd_sigset *s = NULL;
 
-		sel = ((udd_features)1 << nf) - 1;
-		CHECK(udd_signatures_build(m, sel, 1000, &v, &n, &err) == CP_ELIMIT);
-		CHECK(v == NULL);
+			if (udd_sigset_build(m, sel, 0, &s, &err)) {
+				CHECKF(0, "%s: %s", files[f], err.msg);
+				break;
+			}
+			if (!rows_match(m, sel, s)) {
+				printf("  %s, features %#llx: rows differ\n", files[f],
+				       (unsigned long long)sel);
+				bad++;
+			}
+			udd_sigset_free(s);
+			checked++;
+		}
+		if (f == 0) {
+			/* the same limit: all features have more than 1,000 signatures */
+			uint32_t *v = NULL;
+			size_t n;
+
+			sel = ((udd_features)1 << nf) - 1;
+			CHECK(udd_signatures_build(m, sel, 1000, &v, &n, &err) == CP_ELIMIT);
+			CHECK(v == NULL);
+		}
+		udd_model_free(m);
+		m = NULL;
 	}
+	CHECK(bad == 0);
+	CHECKF(checked >= 205 + 5, "only %zu feature sets compared", checked);
+}
+
+/* Too many μpaths for the walk (2^23, from 23 properties decided and
+ * decided again): it hands over to the enumeration, which finds the 24
+ * signatures.  (Also with 2^20: test_redecided_properties.) */
+static void test_rows_hand_over(void)
+{
+	struct udd_model *m;
+	struct cp_error err;
+	uint32_t *v = NULL;
+	size_t n = 0, j;
+	int seen[24] = { 0 }, ok = 1;
+
+	m = redecide_model(23);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	cp_error_clear(&err);
+	CHECK(udd_signatures_build(m, 0, 0, &v, &n, &err) == CP_OK);
+	CHECK(n == 24);
+	for (j = 0; v && j < n; j++) {
+		if (v[j] % 2 || v[j] > 46 || seen[v[j] / 2]++)
+			ok = 0;
+	}
+	CHECK(ok);
+	cp_free(v);
 	udd_model_free(m);
 }
 
@@ -848,5 +946,6 @@ int main(void)
 	RUN(test_signature_shared_by_uops);
 	RUN(test_random_redecisions_vs_brute_force);
 	RUN(test_rows_only);
+	RUN(test_rows_hand_over);
 	return check_summary();
 }
