@@ -286,20 +286,31 @@ static int entry_constraints(struct explore_family *f, struct entry *e,
 	return rc;
 }
 
+/* The cached rows of sel's graph, or NULL. */
+static const struct sigset_seen *seen_find(const struct explore_family *f,
+					   udd_features sel)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_seen; i++)
+		if ((sel & f->seen[i].mask) == f->seen[i].key)
+			return &f->seen[i];
+	return NULL;
+}
+
 int explore_family_signatures(struct explore_family *f, udd_features sel,
 			      const uint32_t **S, size_t *m, struct cp_error *err)
 {
+	const struct sigset_seen *old = seen_find(f, sel);
 	struct sigset_seen *s;
 	enum explore_phase prev;
-	size_t i;
 	int rc;
 
-	for (i = 0; i < f->n_seen; i++)
-		if ((sel & f->seen[i].mask) == f->seen[i].key) {
-			*S = f->seen[i].S;
-			*m = f->seen[i].m;
-			return 0;
-		}
+	if (old) {
+		*S = old->S;
+		*m = old->m;
+		return 0;
+	}
 	if (f->n_seen == f->cap_seen) {
 		size_t cap = f->cap_seen ? 2 * f->cap_seen : 64;
 
@@ -321,6 +332,27 @@ int explore_family_signatures(struct explore_family *f, udd_features sel,
 	*S = s->S;
 	*m = s->m;
 	return 0;
+}
+
+int explore_family_signatures_copy(struct explore_family *f, udd_features sel,
+				   uint32_t **S, size_t *m, struct cp_error *err)
+{
+	const struct sigset_seen *old = seen_find(f, sel);
+	enum explore_phase prev;
+	int rc;
+
+	if (old) {
+		*S = cp_malloc(old->m * f->k * sizeof **S + 1);
+		if (!*S)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		memcpy(*S, old->S, old->m * f->k * sizeof **S);
+		*m = old->m;
+		return 0;
+	}
+	prev = explore_phase_enter(f, EXPLORE_PHASE_SIGNATURES);
+	rc = pipe_signatures(f->model, sel, f->pd, S, m, err);
+	explore_phase_leave(f, prev);
+	return rc;
 }
 
 /* The entry of sel, built on first use. */

@@ -113,20 +113,24 @@ struct idset {
 	size_t n;
 };
 
-/* The model's signatures for sel on the data's counters, as ids. */
+/* The model's signatures for sel on the data's counters, as ids.  The
+ * rows are made here and dropped (explore_family_signatures_copy): the
+ * search keeps the few it checks, not the whole family's. */
 static int build_ids(struct explore_family *f, struct sigtab *t,
 		     udd_features sel, struct idset *out, struct cp_error *err)
 {
-	const uint32_t *S;
+	uint32_t *S = NULL;
 	size_t j, i, m, n = 0;
 	int rc;
 
-	rc = explore_family_signatures(f, sel, &S, &m, err);
+	rc = explore_family_signatures_copy(f, sel, &S, &m, err);
 	if (rc)
 		return rc;
 	out->ids = cp_malloc((m ? m : 1) * sizeof *out->ids);
-	if (!out->ids)
+	if (!out->ids) {
+		cp_free(S);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	for (j = 0; j < m; j++) {
 		const uint32_t *v = S + j * f->k;
 		long id;
@@ -137,10 +141,13 @@ static int build_ids(struct explore_family *f, struct sigtab *t,
 		if (zero)
 			continue;   /* counts nothing: every cone has it */
 		id = sigtab_id(t, v);
-		if (id < 0)
+		if (id < 0) {
+			cp_free(S);
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		}
 		out->ids[n++] = (uint32_t)id;
 	}
+	cp_free(S);
 	qsort(out->ids, n, sizeof *out->ids, id_cmp);
 	for (i = j = 0; i < n; i++)
 		if (!j || out->ids[j - 1] != out->ids[i])
@@ -328,6 +335,7 @@ int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
 	struct explore_family *f = ctx;
 	struct sigtab t = { f->k, NULL, 0, 0, NULL, 0 };
 	struct idset *sets = NULL;
+	struct { udd_features mask, key; } *graphs = NULL;
 	size_t cand[64], nc = 0, i, limit, total = 0;
 	uint32_t *S = NULL;
 	int64_t *a = NULL;
@@ -347,12 +355,34 @@ int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
+	graphs = cp_malloc(total * sizeof *graphs);
+	if (!graphs) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (x = 0; x < total && !rc; x++) {
 		udd_features sel = fixed;
+		size_t g;
 
 		for (i = 0; i < nc; i++)
 			if (x & ((uint64_t)1 << i))
 				sel |= (udd_features)1 << cand[i];
+		/* selections that lower to one graph share its ids */
+		graphs[x].mask = udd_model_consulted(f->model, sel);
+		graphs[x].key = sel & graphs[x].mask;
+		for (g = 0; g < x; g++)
+			if ((sel & graphs[g].mask) == graphs[g].key)
+				break;
+		if (g < x) {
+			sets[x].ids = cp_malloc((sets[g].n ? sets[g].n : 1) * sizeof *sets[x].ids);
+			if (!sets[x].ids) {
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(sets[x].ids, sets[g].ids, sets[g].n * sizeof *sets[x].ids);
+			sets[x].n = sets[g].n;
+			continue;
+		}
 		rc = build_ids(f, &t, sel, &sets[x], err);
 	}
 	out->models = rc ? 0 : total;
@@ -413,6 +443,7 @@ out:
 	for (x = 0; sets && x < total; x++)
 		cp_free(sets[x].ids);
 	cp_free(sets);
+	cp_free(graphs);
 	cp_free(S);
 	cp_free(a);
 	cp_free(t.vecs);
