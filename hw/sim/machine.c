@@ -371,6 +371,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 			if (w->fill)
 				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
 			w->busy = 0;
+			w->key = NONE;
 		} else if (w->end < next) {
 			next = w->end;
 		}
@@ -394,13 +395,14 @@ HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 	return NULL;
 }
 
-/* The busy MSHR walking key, or NULL. */
+/* The busy MSHR walking key, or NULL (a free one's key is NONE, no
+ * page's). */
 HOT struct mshr *mshr_find(struct mmu_machine *m, uint64_t key, int fast)
 {
 	unsigned i, n = walkers(m, fast);
 
 	for (i = 0; i < n; i++)
-		if (m->mshr[i].busy && m->mshr[i].key == key)
+		if (m->mshr[i].key == key)
 			return &m->mshr[i];
 	return NULL;
 }
@@ -700,11 +702,13 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 
 		h->seq = r->seq;
 		h->t = o.end;
+		if (m->hold_n == 1)
+			m->hold_due = r->seq + n;
 	}
 	if (m->last_retire < o.end)
 		m->last_retire = o.end;
 	m->rq_head = ring_next(m->rq_head, n);
-	m->rq_n--;
+	m->rq_t = --m->rq_n ? m->rq[m->rq_head].t : NONE;
 }
 
 /* One correct-path μop (mmu_access()). */
@@ -726,22 +730,21 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	for (;;) {
 		uint64_t need = m->ring[slot];
 
-		if (m->n_correct >= n) {
-			uint64_t q = m->n_correct - n;
-
-			while (m->hold_n && m->hold[m->hold_head].seq <= q) {
-				if (m->hold_t < m->hold[m->hold_head].t)
-					m->hold_t = m->hold[m->hold_head].t;
-				m->hold_head = ring_next(m->hold_head, n);
-				m->hold_n--;
-			}
-			if (need < m->hold_t)
-				need = m->hold_t;
+		/* steps whose μop has retired (n_correct - seq >= window;
+		 * hold_t stays 0 until then) */
+		while (m->hold_due <= m->n_correct) {
+			if (m->hold_t < m->hold[m->hold_head].t)
+				m->hold_t = m->hold[m->hold_head].t;
+			m->hold_head = ring_next(m->hold_head, n);
+			m->hold_due = --m->hold_n ?
+				m->hold[m->hold_head].seq + n : NONE;
 		}
+		if (need < m->hold_t)
+			need = m->hold_t;
 		if (need > m->now)
 			m->now = need;
-		if (!m->rq_n || m->rq[m->rq_head].t > m->now)
-			break;
+		if (m->rq_t > m->now)
+			break;              /* no replay due (NONE: none) */
 		replay_run(m, fast);
 	}
 	prev_max = m->max_end;
@@ -767,7 +770,8 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 			r->seq = m->n_correct;
 			r->cls = (uint8_t)cls;
 			r->size = (uint8_t)size;
-			m->rq_n++;
+			if (!m->rq_n++)
+				m->rq_t = done;
 		}
 	}
 	if (m->features & MMU_F_PREFETCH)

@@ -60,7 +60,8 @@ struct ptpool {
 enum walk_kind { W_DEMAND, W_PREFETCH, W_REPLAY };
 
 struct mshr {
-	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight */
+	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight,
+				  * NONE when the MSHR is free */
 	uint8_t busy;            /* walk in flight until end */
 	uint8_t fill;            /* completes: fill TLBs and PSCs at end */
 	uint8_t size;            /* page size of its translation */
@@ -104,11 +105,14 @@ struct mmu_machine {
 
 	struct replay *rq;            /* replays in retirement order (window) */
 	size_t rq_head, rq_n;
+	uint64_t rq_t;                /* the oldest replay's t (NONE: none) */
 	/* retirement held by replays: every μop from seq on retires at t or
 	 * later (steps in μop order, t increasing); hold_t: the steps reached */
 	struct hold { uint64_t seq, t; } *hold;
 	size_t hold_head, hold_n;
 	uint64_t hold_t;
+	uint64_t hold_due;            /* the oldest step's seq + window: the
+				       * n_correct that reaches it (NONE: none) */
 
 	/* L1 DTLB fills of STLB hits, due STLB_CYCLES after the lookup */
 	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];

@@ -36,6 +36,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 {
 	struct mmu_machine *m;
 	uint32_t root_frame;
+	unsigned i;
 	int rc;
 
 	if (mmu_config_check(cfg, err))
@@ -85,6 +86,10 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->clear_cycles = (uint64_t)((double)cfg->abit_clear_ns * cfg->ghz);
 	m->next_clear = m->clear_cycles ? m->clear_cycles : NONE;
 	m->next_end = NONE;
+	for (i = 0; i < cfg->walkers; i++)
+		m->mshr[i].key = NONE;
+	m->rq_t = NONE;
+	m->hold_due = NONE;
 	m->pf_prev_line = NONE;
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
