@@ -15,8 +15,10 @@
 #include "common/cp.h"
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
- * A key's low bits pick its set and the rest is its tag, stored + 1 (0 =
- * empty) in a fixed way: its low 32 bits in one array, compared first,
+ * A key's low bits pick its set and the rest is its tag, stored in a
+ * fixed way (an empty way holds all ones, which no tag is: a tag below
+ * 2^31 is not wide, and a wide one's high half has at most 11 bits; so a
+ * tag is made without a + 1): its low 32 bits in one array, compared first,
  * and when the structure's tags do not fit in 32 bits its high bits in
  * another, read only for a way whose low bits match.  Each set's recency
  * order is one 64-bit word of 4-bit way numbers, most recent first, so a
@@ -27,7 +29,7 @@
  * tags of a set are compared with SSE2 where the host has it.  At most
  * 16 ways. */
 
-/* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
+/* Where a key goes: set = key & mask, tag = key >> shift. */
 struct sa_shape {
 	uint64_t mask;                /* sets - 1 */
 	unsigned shift;               /* log2(sets) */
@@ -49,7 +51,7 @@ enum sa_mru {
 };
 
 struct sa {
-	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
+	uint32_t *tag, *hi;           /* low and (wide) high halves of the tag */
 	void *tag_mem, *hi_mem;       /* their allocations (tag, hi: aligned) */
 	uint64_t *order;              /* per set: nibble k = way of rank k */
 	struct sa_shape sh;
@@ -57,13 +59,18 @@ struct sa {
 
 #define NIBBLES 0x1111111111111111ull
 
-/* n 32-bit tags, zeroed, the array 64-byte aligned (a set of 16 ways is
- * one host cache line, and the scan's loads are aligned) in *mem. */
+/* n 32-bit tags, empty (all ones), the array 64-byte aligned (a set of
+ * 16 ways is one host cache line, and the scan's loads are aligned) in
+ * *mem. */
 static inline uint32_t *sa_tags_new(size_t n, void **mem)
 {
-	char *p = *mem = cp_calloc(n * sizeof(uint32_t) + 63, 1);
+	char *p = *mem = cp_malloc(n * sizeof(uint32_t) + 63);
 
-	return p ? (uint32_t *)(void *)(p + (-(uintptr_t)p & 63)) : NULL;
+	if (!p)
+		return NULL;
+	p += -(uintptr_t)p & 63;
+	memset(p, 0xff, n * sizeof(uint32_t));
+	return (uint32_t *)(void *)p;
 }
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
@@ -217,9 +224,9 @@ sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 	unsigned m;
 
 	if (sh.mru == MRU_FIRST &&
-	    sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
+	    sa_is_mru(s, set, key >> sh.shift, sh.ways, sh.wide))
 		return 1;
-	m = match_n(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide);
+	m = match_n(s, set, key >> sh.shift, sh.ways, sh.wide);
 	if (!m)
 		return 0;
 	sa_touch(s, set, (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
@@ -232,7 +239,7 @@ static inline __attribute__((always_inline)) int
 sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
 	size_t set = (size_t)(key & sh.mask);
-	uint64_t tag = (key >> sh.shift) + 1;
+	uint64_t tag = key >> sh.shift;
 	unsigned m;
 
 	if (sh.mru == MRU_FIRST && sa_is_mru(s, set, tag, sh.ways, sh.wide))
@@ -250,7 +257,7 @@ sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 static inline __attribute__((always_inline)) int
 sa_probe_as(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	return match_n(s, (size_t)(key & sh.mask), (key >> sh.shift) + 1,
+	return match_n(s, (size_t)(key & sh.mask), key >> sh.shift,
 		       sh.ways, sh.wide) != 0;
 }
 
