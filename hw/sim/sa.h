@@ -197,9 +197,9 @@ sa_touch(struct sa *s, size_t set, unsigned w, int skip)
 	 * is the lowest bit of this (higher bits may be false) */
 	x = o ^ (NIBBLES * w);
 	low = (x - NIBBLES) & ~x & (NIBBLES << 3);
-	low &= -low;
-	upto = (low << 1) - 1;        /* nibbles 0..rank (all when rank 15) */
-	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
+	upto = low ^ (low - 1);       /* nibbles 0..rank (all when rank 15) */
+	/* those nibbles from o << 4 (nibble 0 then 0, and w), the rest o's */
+	s->order[set] = ((((o << 4) ^ o) & upto) ^ o) | w;
 }
 
 /* Put key in the least recent way of its set, now the most recent (the
