@@ -203,17 +203,28 @@ sa_touch(struct sa *s, size_t set, unsigned w, int skip)
 }
 
 /* Put key in the least recent way of its set, now the most recent (the
- * word shifts past its ways' nibbles: no mask, nothing reads them). */
+ * word shifts past its ways' nibbles: no mask, nothing reads them: a
+ * hit's search for its way stops at the way's rank). */
 static inline __attribute__((always_inline)) void
 sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
 	uint64_t o = s->order[set];
-	unsigned v = (unsigned)(o >> (4 * (ways - 1))) & 15;
+	unsigned v;
 
+	/* 8 and 16 ways: the word (its low half with 8) rotates by a
+	 * nibble, the least recent way coming round to the front; the high
+	 * half with 8 ways is left at 0, never read like the rest */
+	if (ways == 16)
+		o = o << 4 | o >> 60;
+	else if (ways == 8)
+		o = (uint32_t)((uint32_t)o << 4 | (uint32_t)o >> 28);
+	else
+		o = o << 4 | ((o >> (4 * (ways - 1))) & 15);
+	v = (unsigned)o & 15;
 	s->tag[set * ways + v] = (uint32_t)tag;
 	if (wide)
 		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = o << 4 | v;
+	s->order[set] = o;
 }
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
