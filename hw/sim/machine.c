@@ -119,22 +119,39 @@ HOT unsigned cache_access(struct mmu_machine *m, uint64_t pa, int fast)
 	return 3;
 }
 
+/* A μop's class (enum mmu_class) as the places of its counters: the
+ * DTLB_LOAD_MISSES.* events, or from their DTLB_STORE_MISSES.* twins on,
+ * and its row of the ground truth.  Made once per μop, so that an event
+ * on its path is one add at a known place. */
+struct rows {
+	uint64_t *count, *truth;
+};
+
+static inline struct rows rows_of(struct mmu_machine *m, int cls)
+{
+	struct rows k;
+
+	k.count = m->count + (cls ? MMU_STORE_OFFSET : 0);
+	k.truth = m->truth + cls * MMU_N_PATHS;
+	return k;
+}
+
 /* A DTLB_LOAD_MISSES.* event, or its DTLB_STORE_MISSES.* twin. */
-static inline void count(struct mmu_machine *m, enum mmu_event e, int cls)
+static inline void count(struct rows k, enum mmu_event e)
 {
-	m->count[(unsigned)e + (cls ? MMU_STORE_OFFSET : 0)]++;
+	k.count[e]++;
 }
 
-static inline void truth(struct mmu_machine *m, int cls, enum mmu_path p)
+static inline void truth(struct rows k, enum mmu_path p)
 {
-	m->truth[cls * MMU_N_PATHS + p]++;
+	k.truth[p]++;
 }
 
-/* A completed walk of class cls: WALK_COMPLETED and its size event. */
-static inline void count_done(struct mmu_machine *m, int cls, unsigned size)
+/* A completed walk: WALK_COMPLETED and its size event. */
+static inline void count_done(struct rows k, unsigned size)
 {
-	count(m, (enum mmu_event)(MMU_LOAD_WALK_DONE_4K + size), cls);
-	count(m, MMU_LOAD_WALK_DONE, cls);
+	count(k, (enum mmu_event)(MMU_LOAD_WALK_DONE_4K + size));
+	count(k, MMU_LOAD_WALK_DONE);
 }
 
 /* ---- walks ---- */
@@ -175,14 +192,14 @@ HOT int pde_lookup(struct mmu_machine *m, uint64_t va, unsigned size, int fast)
 	return size == MMU_PAGE_4K && SA(lookup, &m->pde, va >> 21, fast, PDE_SHAPE);
 }
 
-/* A counted PDE-cache lookup of a request of class cls. */
+/* A counted PDE-cache lookup of a request (its counters k). */
 HOT int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
-		    int cls, int fast)
+		    struct rows k, int fast)
 {
 	int hit = pde_lookup(m, va, size, fast);
 
 	if (!hit)
-		count(m, MMU_LOAD_PDE_MISS, cls);
+		count(k, MMU_LOAD_PDE_MISS);
 	return hit;
 }
 
@@ -437,12 +454,13 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 /* ---- the LSQ-side TLB prefetcher ---- */
 static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 {
+	struct rows k = rows_of(m, cls);
 	unsigned size;
 	struct mshr *w;
 	struct walk_out o;
 
 	if (target >> 47) {
-		truth(m, cls, MMU_P_PF_DROPPED);
+		truth(k, MMU_P_PF_DROPPED);
 		return;
 	}
 	size = page_of(m, target, fast);
@@ -451,7 +469,7 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 	     SA(probe, &m->stlb, page_key(target, size), fast, STLB_SHAPE)) ||
 	    mshr_find(m, page_key(target, size), fast) ||
 	    !(w = mshr_free(m, fast))) {
-		truth(m, cls, MMU_P_PF_DROPPED);
+		truth(k, MMU_P_PF_DROPPED);
 		return;
 	}
 	/* Uncounted PDE lookup: DTLB_LOAD_MISSES.* count demand requests. */
@@ -460,10 +478,10 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 	m->count[MMU_LOAD_WALK_DURATION] += o.end - m->now;
 	if (o.completed) {
 		/* a load-side walk, whichever μop triggered it */
-		count_done(m, MMU_C_LOAD, size);
-		truth(m, cls, MMU_P_PF_WALK);
+		count_done(rows_of(m, MMU_C_LOAD), size);
+		truth(k, MMU_P_PF_WALK);
 	} else {
-		truth(m, cls, o.abit ? MMU_P_PF_ABIT : MMU_P_PF_ABSENT);
+		truth(k, o.abit ? MMU_P_PF_ABIT : MMU_P_PF_ABSENT);
 	}
 	mshr_take(m, w, target, size, W_PREFETCH, &o, fast);
 }
@@ -510,10 +528,10 @@ HOT enum mmu_path walk_path(const struct walk_out *o)
 	return (enum mmu_path)(MMU_P_WALK_1REF + (o->refs ? o->refs - 1 : 0));
 }
 
-/* A demand walk of class cls taking MSHR w at cycle start: counted as a
+/* A demand walk (counters k) taking MSHR w at cycle start: counted as a
  * walk start (and its PDE lookup unless pde_early counted it already). */
 HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
-		     unsigned size, int cls, uint64_t start,
+		     unsigned size, struct rows k, uint64_t start,
 		     uint64_t squash_at, int early, int pde_hit,
 		     struct walk_out *o, int fast)
 {
@@ -522,24 +540,23 @@ HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	};
 
 	if (!early)
-		pde_hit = pde_counted(m, va, size, cls, fast);
-	count(m, MMU_LOAD_CAUSES_WALK, cls);
+		pde_hit = pde_counted(m, va, size, k, fast);
+	count(k, MMU_LOAD_CAUSES_WALK);
 	walk(m, va, size, W_DEMAND, start,
 	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
-	m->count[MMU_LOAD_WALK_DURATION + (cls ? MMU_STORE_OFFSET : 0)] +=
-		o->end - start;
-	truth(m, cls, psc[o->first]);
-	m->truth[cls * MMU_N_PATHS + MMU_P_REFS_BYPASSED] += o->bypassed;
+	k.count[MMU_LOAD_WALK_DURATION] += o->end - start;
+	truth(k, psc[o->first]);
+	k.truth[MMU_P_REFS_BYPASSED] += o->bypassed;
 	mshr_take(m, w, va, size, W_DEMAND, o, fast);
 	if (o->completed)
-		count_done(m, cls, size);
+		count_done(k, size);
 }
 
 /* Translate va for one μop (wrong-path when squash_at != NONE).  Returns
  * the path taken; *ready is when the translation is available, *at where
  * it came from (AT_WALK: the μop missed the STLB: own walk or merged),
  * *size the page size of va. */
-HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
+HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 			    uint64_t squash_at, uint64_t *ready, int *at,
 			    unsigned *size_out, int fast)
 {
@@ -572,8 +589,8 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		}
 		if (!tlbs_missed && size != MMU_PAGE_1G &&
 		    SA(lookup, &m->stlb, key, fast, STLB_SHAPE)) {
-			count(m, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size), cls);
-			count(m, MMU_LOAD_STLB_HIT, cls);
+			count(k, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size));
+			count(k, MMU_LOAD_STLB_HIT);
 			/* the L1 DTLB has it when the STLB lookup ends: μops
 			 * to the page until then miss it too */
 			if (m->n_dfill == DFILLS)
@@ -589,16 +606,16 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		/* STLB miss.  pde_early: the PDE cache is looked up (and
 		 * counted) before the MSHRs are searched. */
 		if (early && pde_missed)
-			count(m, MMU_LOAD_PDE_MISS, cls);
+			count(k, MMU_LOAD_PDE_MISS);
 		else if (early)
-			pde_hit = pde_counted(m, va, size, cls, fast);
+			pde_hit = pde_counted(m, va, size, k, fast);
 		w = (m->features & MMU_F_MERGE) ? mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			*ready = w->end;
 			return MMU_P_MERGED;
@@ -612,16 +629,16 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			uint64_t t = w->end;
 
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			if (abort && squash_at <= t)
 				return MMU_P_SQUASHED;  /* gone before that */
-			truth(m, cls, MMU_P_MERGE_REWALK);
+			truth(k, MMU_P_MERGE_REWALK);
 			if (early)
-				pde_hit = pde_counted(m, va, size, cls, fast);
-			demand_walk(m, w, va, size, cls, t, squash_at, early,
+				pde_hit = pde_counted(m, va, size, k, fast);
+			demand_walk(m, w, va, size, k, t, squash_at, early,
 				    pde_hit, &o, fast);
 			*ready = o.end;
 			return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
@@ -632,9 +649,9 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			 * then look the TLBs up again; a squashed requester
 			 * is aborted before then, with feature abort. */
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			if (abort && squash_at <= m->next_end)
 				return MMU_P_ABORTED_QUEUED;
@@ -647,7 +664,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			m->watch_seen = 0;
 			continue;
 		}
-		demand_walk(m, w, va, size, cls, m->now, squash_at, early,
+		demand_walk(m, w, va, size, k, m->now, squash_at, early,
 			    pde_hit, &o, fast);
 		*ready = o.end;
 		return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
@@ -679,6 +696,7 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 	unsigned size = size_in(r->size, fast);
 	struct mshr *w;
 	struct walk_out o;
+	struct rows k;
 	size_t n = m->cfg.window;
 
 	for (;;) {
@@ -689,11 +707,11 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 	}
 	walk(m, r->va, size, W_REPLAY, m->now, NONE,
 	     pde_lookup(m, r->va, size, fast), &o, fast);
-	count_done(m, r->cls, size);
-	m->count[MMU_LOAD_WALK_DURATION + (r->cls ? MMU_STORE_OFFSET : 0)] +=
-		o.end - m->now;
-	truth(m, r->cls, MMU_P_REPLAYED);
-	m->truth[r->cls * MMU_N_PATHS + MMU_P_REPLAY_REFS] += o.refs;
+	k = rows_of(m, r->cls);
+	count_done(k, size);
+	k.count[MMU_LOAD_WALK_DURATION] += o.end - m->now;
+	truth(k, MMU_P_REPLAYED);
+	k.truth[MMU_P_REPLAY_REFS] += o.refs;
 	mshr_take(m, w, r->va, size, W_REPLAY, &o, fast);
 	/* a step of the retirement floor, unless an older one covers it */
 	if (o.end > m->hold_t && (!m->hold_n ||
@@ -719,6 +737,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	size_t slot = m->slot, n = m->cfg.window;
 	uint64_t ready, done, prev_max;
 	enum mmu_path path;
+	struct rows k;
 	unsigned size;
 	int at;
 
@@ -748,8 +767,9 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 		replay_run(m, fast);
 	}
 	prev_max = m->max_end;
-	path = translate(m, va, cls, NONE, &ready, &at, &size, fast);
-	truth(m, cls, path);
+	k = rows_of(m, cls);
+	path = translate(m, va, k, NONE, &ready, &at, &size, fast);
+	truth(k, path);
 	done = ready + m->lat[cache_access(m, va, fast)];
 	if (done < m->last_retire)
 		done = m->last_retire;
@@ -799,6 +819,7 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	int cls = is_store ? MMU_C_STORE : MMU_C_LOAD;
 	uint64_t ready, squash_at;
 	enum mmu_path path;
+	struct rows k;
 	unsigned size;
 	int at;
 
@@ -806,13 +827,14 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	if (m->now >= m->next_clear)
 		os_age(m);
 	squash_at = m->now + rng_next(&m->rng) % (2ull * m->cfg.squash_cycles + 1);
-	path = translate(m, va, cls, squash_at, &ready, &at, &size, fast);
+	k = rows_of(m, cls);
+	path = translate(m, va, k, squash_at, &ready, &at, &size, fast);
 	if ((path >= MMU_P_WALK_1REF && path <= MMU_P_WALK_4REF) ||
 	    path == MMU_P_WALK_BYPASSED)
 		path = MMU_P_SQUASHED_WALK;     /* its own walk completed */
 	else if (path != MMU_P_WALK_ABORTED && path != MMU_P_ABORTED_QUEUED)
 		path = MMU_P_SQUASHED;
-	truth(m, cls, path);
+	truth(k, path);
 	if (m->features & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
