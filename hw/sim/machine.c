@@ -801,6 +801,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	m->n_uops++;
 }
 
+#ifndef MMU_SIM_AVX2
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
 	switch (m->fast) {
@@ -811,6 +812,7 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_correct(m, va, is_store, FAST_NONE); break;
 	}
 }
+#endif
 
 /* A wrong-path μop (mmu_access_wrong()). */
 HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
@@ -843,6 +845,7 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 
 /* A wrong-path μop: translated (its walk aborted at its squash with
  * feature abort), never retired, never in the window. */
+#ifndef MMU_SIM_AVX2
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 {
 	switch (m->fast) {
@@ -853,6 +856,7 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_wrong(m, va, is_store, FAST_NONE); break;
 	}
 }
+#endif
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
@@ -910,6 +914,7 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 	line_hint(m, (PT_BASE + (frame << 12) + e * 8) >> 6, fast);
 }
 
+#ifndef MMU_SIM_AVX2
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
 	switch (m->fast) {
@@ -920,6 +925,7 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 	default: hint(m, va, FAST_NONE); break;
 	}
 }
+#endif
 
 /* The stream's loop (mmu_stream_run()) in one copy of the μop path:
  * each correct-path μop after the wrong-path μop that may come first,
@@ -956,9 +962,27 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	return k;
 }
 
+#ifdef MMU_SIM_AVX2
+/* hw/sim/machine_avx2.c: this file's μop path for hosts with AVX2 */
+uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
+			     uint64_t n, uint64_t edge)
+{
+	switch (m->fast) {
+	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
+	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
+	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
+	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
+	default: return stream_run(s, m, n, edge, FAST_NONE);
+	}
+}
+#else
 uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge)
 {
+#ifdef MMU_HAVE_AVX2
+	if (m->avx2)
+		return mmu_stream_run_avx2(s, m, n, edge);
+#endif
 	switch (m->fast) {
 	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
 	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
@@ -985,5 +1009,4 @@ void mmu_drain(struct mmu_machine *m)
 	retire_walks(m, NONE, m->fast);
 	dtlb_fills(m, 0, 1, m->fast);
 }
-
-
+#endif

@@ -41,6 +41,13 @@
 enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
 #define FAST_WALKERS 2
 
+/* With GCC on x86-64 the μop path is compiled a second time for hosts
+ * with AVX2, BMI1 and BMI2 (hw/sim/machine_avx2.c: every copy above
+ * again), which a machine runs when its host has them (m->avx2). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define MMU_HAVE_AVX2 1
+#endif
+
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
  * nodes (levels 3..1), 64-bit entries holding in the low half the
@@ -78,6 +85,7 @@ struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
 	int fast;                     /* the copy of the μop path: FAST_4K ... */
+	int avx2;                     /* ... compiled for AVX2 (MMU_HAVE_AVX2) */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */

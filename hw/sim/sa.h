@@ -11,6 +11,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "common/cp.h"
 
@@ -133,6 +136,21 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 	const uint32_t *t = s->tag + set * ways;
 	unsigned w, m = 0;
 
+#ifdef __AVX2__
+	/* (hw/sim/machine_avx2.c) 8 ways per compare: a set of 8 is 32
+	 * bytes, of 16 a host line, both aligned */
+	if (ways == 8 || ways == 16) {
+		__m256i k = _mm256_set1_epi32((int)(uint32_t)tag);
+
+		m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpeq_epi32(_mm256_load_si256(
+				(const __m256i *)(const void *)t), k)));
+		if (ways == 16)
+			m |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+				_mm256_cmpeq_epi32(_mm256_load_si256(
+					(const __m256i *)(const void *)(t + 8)), k))) << 8;
+	} else
+#endif
 #ifdef __SSE2__
 	if (ways == 16) {
 		/* the four compares packed to one byte per way, one mask */
