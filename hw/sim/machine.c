@@ -869,10 +869,11 @@ HOT void sa_hint(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
 	size_t set = (size_t)(key & sh.mask);
 
-	__builtin_prefetch(s->tag + set * sh.ways, 0, 3);
-	if (sh.wide)
-		__builtin_prefetch(s->hi + set * sh.ways, 0, 3);
-	__builtin_prefetch(s->order + set, 0, 3);
+	__builtin_prefetch(sa_tags(s, set, sh.ways, sh.wide), 0, 3);
+	if (sa_stride(sh.ways, sh.wide) > 64)
+		__builtin_prefetch((char *)sa_tags(s, set, sh.ways, sh.wide) + 64, 0, 3);
+	if (!sa_inblock(sh.ways, sh.wide))
+		__builtin_prefetch(sa_order(s, set, sh.ways, sh.wide), 0, 3);
 }
 
 /* The set of line in the L3 cache: 0.5 MB of tags, where the host's
