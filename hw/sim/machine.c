@@ -211,7 +211,12 @@ HOT int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
 {
 	unsigned i, match = 0;
 
-#ifdef __SSE2__
+#ifdef __AVX2__
+	/* (hw/sim/machine_avx2.c) the eight in one compare */
+	match = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)m->fb_low),
+		_mm256_set1_epi32((int)(uint32_t)line))));
+#elif defined(__SSE2__)
 	__m128i k = _mm_set1_epi32((int)(uint32_t)line);
 
 	match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(

@@ -136,7 +136,7 @@ struct mmu_machine {
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves
-	 * of the lines, compared first, four at a time */
+	 * of the lines, compared first, four (AVX2: eight) at a time */
 	uint64_t fb_line[8], fb_ready[8];
 	uint32_t fb_low[8] __attribute__((aligned(16)));
 	unsigned fb_next;

@@ -169,9 +169,9 @@ static inline int sa_is(const struct sa *s, struct sa_shape sh)
  * tag computed with immediates; sa_lookup() and the others below pass
  * the structure's own, for any shape. */
 
-/* Bit w set where way w of the set holds tag (at most one), with SSE2
- * where the host has it.  Wide tags: the low halves are compared, then
- * the high half of a matching way. */
+/* The way of the set that holds tag, + 1 (0: none), found with SSE2 or
+ * AVX2 where the host has it.  Wide tags: the low halves are compared,
+ * then the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
 match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
@@ -225,11 +225,12 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 		while (m) {
 			w = (unsigned)__builtin_ctz(m);
 			if (h[w] == (uint16_t)(tag >> 32))
-				return 1u << w;
+				return w + 1;
 			m &= m - 1;
 		}
+		return 0;
 	}
-	return m;
+	return m ? (unsigned)__builtin_ctz(m) + 1 : 0;
 }
 
 /* Whether the most recent way of the set holds tag (a hit that changes
@@ -302,8 +303,7 @@ sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 	m = match_n(s, set, key >> sh.shift, sh.ways, sh.wide);
 	if (!m)
 		return 0;
-	sa_touch(sa_order(s, set, sh.ways, sh.wide), (unsigned)__builtin_ctz(m),
-		 sh.mru == MRU_SKIP);
+	sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1, sh.mru == MRU_SKIP);
 	return 1;
 }
 
@@ -320,8 +320,8 @@ sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 		return 1;
 	m = match_n(s, set, tag, sh.ways, sh.wide);
 	if (m) {
-		sa_touch(sa_order(s, set, sh.ways, sh.wide),
-			 (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
+		sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1,
+			 sh.mru == MRU_SKIP);
 		return 1;
 	}
 	sa_insert(s, set, tag, sh.ways, sh.wide);
