@@ -614,7 +614,10 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 			count(k, MMU_LOAD_PDE_MISS);
 		else if (early)
 			pde_hit = pde_counted(m, va, size, k, fast);
-		w = (m->features & MMU_F_MERGE) ? mshr_find(m, key, fast) : NULL;
+		/* after a wait, no walk of key: none was in flight before it,
+		 * and a wait only ends walks */
+		w = (m->features & MMU_F_MERGE) && !waited ?
+			mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
 			if (early) {
@@ -940,31 +943,37 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge, int fast)
 {
-	uint64_t k;
+	/* the stream's state in locals: the machine's stores cannot touch
+	 * them, so they need no reloading */
+	uint64_t k, next = s->next, made = s->made, rng = s->rng;
+	const uint64_t cut = s->spec_cut;
 
 	for (k = 0; k < n;) {
 		uint64_t va;
 		int st;
 
-		if (s->made - s->next <= MMU_BATCH) {
-			mmu_workload_fill(s->w, s->va + s->made % MMU_RING,
-					  s->st + s->made % MMU_RING, MMU_BATCH);
-			s->made += MMU_BATCH;
+		if (made - next <= MMU_BATCH) {
+			mmu_workload_fill(s->w, s->va + made % MMU_RING,
+					  s->st + made % MMU_RING, MMU_BATCH);
+			made += MMU_BATCH;
 		}
-		va = s->va[s->next % MMU_RING];
-		st = s->st[s->next % MMU_RING];
-		s->next++;
-		if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
-			uint64_t j = s->next + rng_next(&s->rng) % MMU_SPEC_AHEAD;
+		va = s->va[next % MMU_RING];
+		st = s->st[next % MMU_RING];
+		next++;
+		if (cut && rng_next(&rng) < cut) {
+			uint64_t j = next + rng_next(&rng) % MMU_SPEC_AHEAD;
 
 			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
-		hint(m, s->va[(s->next + MMU_HINT_AHEAD) % MMU_RING], fast);
+		hint(m, s->va[(next + MMU_HINT_AHEAD) % MMU_RING], fast);
 		access_correct(m, va, st, fast);
 		k++;
 		if (m->now >= edge)
 			break;
 	}
+	s->next = next;
+	s->made = made;
+	s->rng = rng;
 	return k;
 }
 
