@@ -119,21 +119,12 @@ HOT unsigned cache_access(struct mmu_machine *m, uint64_t pa, int fast)
 	return 3;
 }
 
-/* A μop's class (enum mmu_class) as the places of its counters: the
- * DTLB_LOAD_MISSES.* events, or from their DTLB_STORE_MISSES.* twins on,
- * and its row of the ground truth.  Made once per μop, so that an event
- * on its path is one add at a known place. */
-struct rows {
-	uint64_t *count, *truth;
-};
-
-static inline struct rows rows_of(struct mmu_machine *m, int cls)
+/* A μop's class (enum mmu_class) as the places of its counters (struct
+ * rows), found once per μop, so that an event on its path is one add at
+ * a known place. */
+static inline struct rows rows_of(const struct mmu_machine *m, int cls)
 {
-	struct rows k;
-
-	k.count = m->count + (cls ? MMU_STORE_OFFSET : 0);
-	k.truth = m->truth + cls * MMU_N_PATHS;
-	return k;
+	return m->rows[cls];
 }
 
 /* A DTLB_LOAD_MISSES.* event, or its DTLB_STORE_MISSES.* twin. */
@@ -907,9 +898,28 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 		return;         /* its page's entry was hinted just before */
 	m->hint_page = va >> 12;
 	leaf = page_of(m, va, fast);
-#pragma GCC unroll 3
-	for (level = 3; level > leaf; level--) {
-		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+	if (leaf < 2 && va >> 30 == m->hint_gb) {
+		/* the page directory of va's 1G, found by an earlier hint (a
+		 * directory once made stays) */
+		node = m->hint_node;
+		frame = m->hint_frame;
+	} else {
+#pragma GCC unroll 2
+		for (level = 3; level > leaf && level > 1; level--) {
+			ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+			if (!(uint32_t)ent)
+				return;
+			node = ent_node(ent);
+			frame = ent_frame(ent);
+		}
+		if (leaf < 2) {
+			m->hint_gb = va >> 30;
+			m->hint_node = node;
+			m->hint_frame = frame;
+		}
+	}
+	if (!leaf) {
+		ent = *dir_entry(m, node, (unsigned)(va >> 21) & 511);
 		if (!(uint32_t)ent)
 			return;
 		node = ent_node(ent);

@@ -81,6 +81,13 @@ struct replay {
 	uint8_t cls, size;
 };
 
+/* The places of a μop class's counters: the DTLB_LOAD_MISSES.* events,
+ * or from their DTLB_STORE_MISSES.* twins on, and its row of the ground
+ * truth (m->rows[class], pointing into the machine's own arrays). */
+struct rows {
+	uint64_t *count, *truth;
+};
+
 struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
@@ -133,6 +140,10 @@ struct mmu_machine {
 
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
 	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
+	uint64_t hint_gb;             /* ... the 1G region (va >> 30, NONE: none)
+				       * whose page directory it found last: */
+	uint32_t hint_node;           /* its index (in m->dir) */
+	uint64_t hint_frame;          /* and frame */
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves
@@ -143,6 +154,7 @@ struct mmu_machine {
 
 	uint64_t count[MMU_N_EVENTS];
 	uint64_t truth[MMU_N_CLASSES * MMU_N_PATHS];
+	struct rows rows[MMU_N_CLASSES];
 };
 
 static const unsigned page_shift[MMU_N_PAGES] = { 12, 21, 30 };

@@ -86,6 +86,10 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->clear_cycles = (uint64_t)((double)cfg->abit_clear_ns * cfg->ghz);
 	m->next_clear = m->clear_cycles ? m->clear_cycles : NONE;
 	m->next_end = NONE;
+	for (i = 0; i < MMU_N_CLASSES; i++) {
+		m->rows[i].count = m->count + (i == MMU_C_STORE ? MMU_STORE_OFFSET : 0);
+		m->rows[i].truth = m->truth + i * MMU_N_PATHS;
+	}
 	for (i = 0; i < cfg->walkers; i++)
 		m->mshr[i].key = NONE;
 	m->rq_t = NONE;
@@ -93,6 +97,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->pf_prev_line = NONE;
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
+	m->hint_gb = NONE;
 	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_1G], DTLB1G_SHAPE) &&
