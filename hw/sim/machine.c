@@ -119,22 +119,30 @@ HOT unsigned cache_access(struct mmu_machine *m, uint64_t pa, int fast)
 	return 3;
 }
 
+/* A μop's class (enum mmu_class) as the places of its counters (struct
+ * rows), found once per μop, so that an event on its path is one add at
+ * a known place. */
+static inline struct rows rows_of(const struct mmu_machine *m, int cls)
+{
+	return m->rows[cls];
+}
+
 /* A DTLB_LOAD_MISSES.* event, or its DTLB_STORE_MISSES.* twin. */
-static inline void count(struct mmu_machine *m, enum mmu_event e, int cls)
+static inline void count(struct rows k, enum mmu_event e)
 {
-	m->count[(unsigned)e + (cls ? MMU_STORE_OFFSET : 0)]++;
+	k.count[e]++;
 }
 
-static inline void truth(struct mmu_machine *m, int cls, enum mmu_path p)
+static inline void truth(struct rows k, enum mmu_path p)
 {
-	m->truth[cls * MMU_N_PATHS + p]++;
+	k.truth[p]++;
 }
 
-/* A completed walk of class cls: WALK_COMPLETED and its size event. */
-static inline void count_done(struct mmu_machine *m, int cls, unsigned size)
+/* A completed walk: WALK_COMPLETED and its size event. */
+static inline void count_done(struct rows k, unsigned size)
 {
-	count(m, (enum mmu_event)(MMU_LOAD_WALK_DONE_4K + size), cls);
-	count(m, MMU_LOAD_WALK_DONE, cls);
+	count(k, (enum mmu_event)(MMU_LOAD_WALK_DONE_4K + size));
+	count(k, MMU_LOAD_WALK_DONE);
 }
 
 /* ---- walks ---- */
@@ -175,14 +183,14 @@ HOT int pde_lookup(struct mmu_machine *m, uint64_t va, unsigned size, int fast)
 	return size == MMU_PAGE_4K && SA(lookup, &m->pde, va >> 21, fast, PDE_SHAPE);
 }
 
-/* A counted PDE-cache lookup of a request of class cls. */
+/* A counted PDE-cache lookup of a request (its counters k). */
 HOT int pde_counted(struct mmu_machine *m, uint64_t va, unsigned size,
-		    int cls, int fast)
+		    struct rows k, int fast)
 {
 	int hit = pde_lookup(m, va, size, fast);
 
 	if (!hit)
-		count(m, MMU_LOAD_PDE_MISS, cls);
+		count(k, MMU_LOAD_PDE_MISS);
 	return hit;
 }
 
@@ -194,7 +202,12 @@ HOT int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
 {
 	unsigned i, match = 0;
 
-#ifdef __SSE2__
+#ifdef __AVX2__
+	/* (hw/sim/machine_avx2.c) the eight in one compare */
+	match = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)m->fb_low),
+		_mm256_set1_epi32((int)(uint32_t)line))));
+#elif defined(__SSE2__)
 	__m128i k = _mm_set1_epi32((int)(uint32_t)line);
 
 	match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
@@ -371,6 +384,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 			if (w->fill)
 				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
 			w->busy = 0;
+			w->key = NONE;
 		} else if (w->end < next) {
 			next = w->end;
 		}
@@ -394,13 +408,14 @@ HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 	return NULL;
 }
 
-/* The busy MSHR walking key, or NULL. */
+/* The busy MSHR walking key, or NULL (a free one's key is NONE, no
+ * page's). */
 HOT struct mshr *mshr_find(struct mmu_machine *m, uint64_t key, int fast)
 {
 	unsigned i, n = walkers(m, fast);
 
 	for (i = 0; i < n; i++)
-		if (m->mshr[i].busy && m->mshr[i].key == key)
+		if (m->mshr[i].key == key)
 			return &m->mshr[i];
 	return NULL;
 }
@@ -435,12 +450,13 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 /* ---- the LSQ-side TLB prefetcher ---- */
 static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 {
+	struct rows k = rows_of(m, cls);
 	unsigned size;
 	struct mshr *w;
 	struct walk_out o;
 
 	if (target >> 47) {
-		truth(m, cls, MMU_P_PF_DROPPED);
+		truth(k, MMU_P_PF_DROPPED);
 		return;
 	}
 	size = page_of(m, target, fast);
@@ -449,7 +465,7 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 	     SA(probe, &m->stlb, page_key(target, size), fast, STLB_SHAPE)) ||
 	    mshr_find(m, page_key(target, size), fast) ||
 	    !(w = mshr_free(m, fast))) {
-		truth(m, cls, MMU_P_PF_DROPPED);
+		truth(k, MMU_P_PF_DROPPED);
 		return;
 	}
 	/* Uncounted PDE lookup: DTLB_LOAD_MISSES.* count demand requests. */
@@ -458,10 +474,10 @@ static void prefetch(struct mmu_machine *m, uint64_t target, int cls, int fast)
 	m->count[MMU_LOAD_WALK_DURATION] += o.end - m->now;
 	if (o.completed) {
 		/* a load-side walk, whichever μop triggered it */
-		count_done(m, MMU_C_LOAD, size);
-		truth(m, cls, MMU_P_PF_WALK);
+		count_done(rows_of(m, MMU_C_LOAD), size);
+		truth(k, MMU_P_PF_WALK);
 	} else {
-		truth(m, cls, o.abit ? MMU_P_PF_ABIT : MMU_P_PF_ABSENT);
+		truth(k, o.abit ? MMU_P_PF_ABIT : MMU_P_PF_ABSENT);
 	}
 	mshr_take(m, w, target, size, W_PREFETCH, &o, fast);
 }
@@ -508,10 +524,10 @@ HOT enum mmu_path walk_path(const struct walk_out *o)
 	return (enum mmu_path)(MMU_P_WALK_1REF + (o->refs ? o->refs - 1 : 0));
 }
 
-/* A demand walk of class cls taking MSHR w at cycle start: counted as a
+/* A demand walk (counters k) taking MSHR w at cycle start: counted as a
  * walk start (and its PDE lookup unless pde_early counted it already). */
 HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
-		     unsigned size, int cls, uint64_t start,
+		     unsigned size, struct rows k, uint64_t start,
 		     uint64_t squash_at, int early, int pde_hit,
 		     struct walk_out *o, int fast)
 {
@@ -520,24 +536,23 @@ HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	};
 
 	if (!early)
-		pde_hit = pde_counted(m, va, size, cls, fast);
-	count(m, MMU_LOAD_CAUSES_WALK, cls);
+		pde_hit = pde_counted(m, va, size, k, fast);
+	count(k, MMU_LOAD_CAUSES_WALK);
 	walk(m, va, size, W_DEMAND, start,
 	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
-	m->count[MMU_LOAD_WALK_DURATION + (cls ? MMU_STORE_OFFSET : 0)] +=
-		o->end - start;
-	truth(m, cls, psc[o->first]);
-	m->truth[cls * MMU_N_PATHS + MMU_P_REFS_BYPASSED] += o->bypassed;
+	k.count[MMU_LOAD_WALK_DURATION] += o->end - start;
+	truth(k, psc[o->first]);
+	k.truth[MMU_P_REFS_BYPASSED] += o->bypassed;
 	mshr_take(m, w, va, size, W_DEMAND, o, fast);
 	if (o->completed)
-		count_done(m, cls, size);
+		count_done(k, size);
 }
 
 /* Translate va for one μop (wrong-path when squash_at != NONE).  Returns
  * the path taken; *ready is when the translation is available, *at where
  * it came from (AT_WALK: the μop missed the STLB: own walk or merged),
  * *size the page size of va. */
-HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
+HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 			    uint64_t squash_at, uint64_t *ready, int *at,
 			    unsigned *size_out, int fast)
 {
@@ -570,8 +585,8 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		}
 		if (!tlbs_missed && size != MMU_PAGE_1G &&
 		    SA(lookup, &m->stlb, key, fast, STLB_SHAPE)) {
-			count(m, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size), cls);
-			count(m, MMU_LOAD_STLB_HIT, cls);
+			count(k, (enum mmu_event)(MMU_LOAD_STLB_HIT_4K + size));
+			count(k, MMU_LOAD_STLB_HIT);
 			/* the L1 DTLB has it when the STLB lookup ends: μops
 			 * to the page until then miss it too */
 			if (m->n_dfill == DFILLS)
@@ -587,16 +602,19 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 		/* STLB miss.  pde_early: the PDE cache is looked up (and
 		 * counted) before the MSHRs are searched. */
 		if (early && pde_missed)
-			count(m, MMU_LOAD_PDE_MISS, cls);
+			count(k, MMU_LOAD_PDE_MISS);
 		else if (early)
-			pde_hit = pde_counted(m, va, size, cls, fast);
-		w = (m->features & MMU_F_MERGE) ? mshr_find(m, key, fast) : NULL;
+			pde_hit = pde_counted(m, va, size, k, fast);
+		/* after a wait, no walk of key: none was in flight before it,
+		 * and a wait only ends walks */
+		w = (m->features & MMU_F_MERGE) && !waited ?
+			mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			*ready = w->end;
 			return MMU_P_MERGED;
@@ -610,16 +628,16 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			uint64_t t = w->end;
 
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			if (abort && squash_at <= t)
 				return MMU_P_SQUASHED;  /* gone before that */
-			truth(m, cls, MMU_P_MERGE_REWALK);
+			truth(k, MMU_P_MERGE_REWALK);
 			if (early)
-				pde_hit = pde_counted(m, va, size, cls, fast);
-			demand_walk(m, w, va, size, cls, t, squash_at, early,
+				pde_hit = pde_counted(m, va, size, k, fast);
+			demand_walk(m, w, va, size, k, t, squash_at, early,
 				    pde_hit, &o, fast);
 			*ready = o.end;
 			return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
@@ -630,9 +648,9 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			 * then look the TLBs up again; a squashed requester
 			 * is aborted before then, with feature abort. */
 			if (early) {
-				truth(m, cls, MMU_P_PDE_NOWALK);
+				truth(k, MMU_P_PDE_NOWALK);
 				if (!pde_hit)
-					truth(m, cls, MMU_P_PDE_NOWALK_MISS);
+					truth(k, MMU_P_PDE_NOWALK_MISS);
 			}
 			if (abort && squash_at <= m->next_end)
 				return MMU_P_ABORTED_QUEUED;
@@ -645,7 +663,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, int cls,
 			m->watch_seen = 0;
 			continue;
 		}
-		demand_walk(m, w, va, size, cls, m->now, squash_at, early,
+		demand_walk(m, w, va, size, k, m->now, squash_at, early,
 			    pde_hit, &o, fast);
 		*ready = o.end;
 		return o.completed ? walk_path(&o) : MMU_P_WALK_ABORTED;
@@ -677,6 +695,7 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 	unsigned size = size_in(r->size, fast);
 	struct mshr *w;
 	struct walk_out o;
+	struct rows k;
 	size_t n = m->cfg.window;
 
 	for (;;) {
@@ -687,11 +706,11 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 	}
 	walk(m, r->va, size, W_REPLAY, m->now, NONE,
 	     pde_lookup(m, r->va, size, fast), &o, fast);
-	count_done(m, r->cls, size);
-	m->count[MMU_LOAD_WALK_DURATION + (r->cls ? MMU_STORE_OFFSET : 0)] +=
-		o.end - m->now;
-	truth(m, r->cls, MMU_P_REPLAYED);
-	m->truth[r->cls * MMU_N_PATHS + MMU_P_REPLAY_REFS] += o.refs;
+	k = rows_of(m, r->cls);
+	count_done(k, size);
+	k.count[MMU_LOAD_WALK_DURATION] += o.end - m->now;
+	truth(k, MMU_P_REPLAYED);
+	k.truth[MMU_P_REPLAY_REFS] += o.refs;
 	mshr_take(m, w, r->va, size, W_REPLAY, &o, fast);
 	/* a step of the retirement floor, unless an older one covers it */
 	if (o.end > m->hold_t && (!m->hold_n ||
@@ -700,11 +719,13 @@ HOT void replay_run(struct mmu_machine *m, int fast)
 
 		h->seq = r->seq;
 		h->t = o.end;
+		if (m->hold_n == 1)
+			m->hold_due = r->seq + n;
 	}
 	if (m->last_retire < o.end)
 		m->last_retire = o.end;
 	m->rq_head = ring_next(m->rq_head, n);
-	m->rq_n--;
+	m->rq_t = --m->rq_n ? m->rq[m->rq_head].t : NONE;
 }
 
 /* One correct-path μop (mmu_access()). */
@@ -715,6 +736,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	size_t slot = m->slot, n = m->cfg.window;
 	uint64_t ready, done, prev_max;
 	enum mmu_path path;
+	struct rows k;
 	unsigned size;
 	int at;
 
@@ -726,27 +748,27 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	for (;;) {
 		uint64_t need = m->ring[slot];
 
-		if (m->n_correct >= n) {
-			uint64_t q = m->n_correct - n;
-
-			while (m->hold_n && m->hold[m->hold_head].seq <= q) {
-				if (m->hold_t < m->hold[m->hold_head].t)
-					m->hold_t = m->hold[m->hold_head].t;
-				m->hold_head = ring_next(m->hold_head, n);
-				m->hold_n--;
-			}
-			if (need < m->hold_t)
-				need = m->hold_t;
+		/* steps whose μop has retired (n_correct - seq >= window;
+		 * hold_t stays 0 until then) */
+		while (m->hold_due <= m->n_correct) {
+			if (m->hold_t < m->hold[m->hold_head].t)
+				m->hold_t = m->hold[m->hold_head].t;
+			m->hold_head = ring_next(m->hold_head, n);
+			m->hold_due = --m->hold_n ?
+				m->hold[m->hold_head].seq + n : NONE;
 		}
+		if (need < m->hold_t)
+			need = m->hold_t;
 		if (need > m->now)
 			m->now = need;
-		if (!m->rq_n || m->rq[m->rq_head].t > m->now)
-			break;
+		if (m->rq_t > m->now)
+			break;              /* no replay due (NONE: none) */
 		replay_run(m, fast);
 	}
 	prev_max = m->max_end;
-	path = translate(m, va, cls, NONE, &ready, &at, &size, fast);
-	truth(m, cls, path);
+	k = rows_of(m, cls);
+	path = translate(m, va, k, NONE, &ready, &at, &size, fast);
+	truth(k, path);
 	done = ready + m->lat[cache_access(m, va, fast)];
 	if (done < m->last_retire)
 		done = m->last_retire;
@@ -767,7 +789,8 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 			r->seq = m->n_correct;
 			r->cls = (uint8_t)cls;
 			r->size = (uint8_t)size;
-			m->rq_n++;
+			if (!m->rq_n++)
+				m->rq_t = done;
 		}
 	}
 	if (m->features & MMU_F_PREFETCH)
@@ -777,6 +800,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	m->n_uops++;
 }
 
+#ifndef MMU_SIM_AVX2
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
 	switch (m->fast) {
@@ -787,6 +811,7 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_correct(m, va, is_store, FAST_NONE); break;
 	}
 }
+#endif
 
 /* A wrong-path μop (mmu_access_wrong()). */
 HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
@@ -795,6 +820,7 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	int cls = is_store ? MMU_C_STORE : MMU_C_LOAD;
 	uint64_t ready, squash_at;
 	enum mmu_path path;
+	struct rows k;
 	unsigned size;
 	int at;
 
@@ -802,13 +828,14 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	if (m->now >= m->next_clear)
 		os_age(m);
 	squash_at = m->now + rng_next(&m->rng) % (2ull * m->cfg.squash_cycles + 1);
-	path = translate(m, va, cls, squash_at, &ready, &at, &size, fast);
+	k = rows_of(m, cls);
+	path = translate(m, va, k, squash_at, &ready, &at, &size, fast);
 	if ((path >= MMU_P_WALK_1REF && path <= MMU_P_WALK_4REF) ||
 	    path == MMU_P_WALK_BYPASSED)
 		path = MMU_P_SQUASHED_WALK;     /* its own walk completed */
 	else if (path != MMU_P_WALK_ABORTED && path != MMU_P_ABORTED_QUEUED)
 		path = MMU_P_SQUASHED;
-	truth(m, cls, path);
+	truth(k, path);
 	if (m->features & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
@@ -817,6 +844,7 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 
 /* A wrong-path μop: translated (its walk aborted at its squash with
  * feature abort), never retired, never in the window. */
+#ifndef MMU_SIM_AVX2
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 {
 	switch (m->fast) {
@@ -827,6 +855,7 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_wrong(m, va, is_store, FAST_NONE); break;
 	}
 }
+#endif
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
@@ -839,10 +868,11 @@ HOT void sa_hint(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
 	size_t set = (size_t)(key & sh.mask);
 
-	__builtin_prefetch(s->tag + set * sh.ways, 0, 3);
-	if (sh.wide)
-		__builtin_prefetch(s->hi + set * sh.ways, 0, 3);
-	__builtin_prefetch(s->order + set, 0, 3);
+	__builtin_prefetch(sa_tags(s, set, sh.ways, sh.wide), 0, 3);
+	if (sa_stride(sh.ways, sh.wide) > 64)
+		__builtin_prefetch((char *)sa_tags(s, set, sh.ways, sh.wide) + 64, 0, 3);
+	if (!sa_inblock(sh.ways, sh.wide))
+		__builtin_prefetch(sa_order(s, set, sh.ways, sh.wide), 0, 3);
 }
 
 /* The set of line in the L3 cache: 0.5 MB of tags, where the host's
@@ -868,9 +898,28 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 		return;         /* its page's entry was hinted just before */
 	m->hint_page = va >> 12;
 	leaf = page_of(m, va, fast);
-#pragma GCC unroll 3
-	for (level = 3; level > leaf; level--) {
-		ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+	if (leaf < 2 && va >> 30 == m->hint_gb) {
+		/* the page directory of va's 1G, found by an earlier hint (a
+		 * directory once made stays) */
+		node = m->hint_node;
+		frame = m->hint_frame;
+	} else {
+#pragma GCC unroll 2
+		for (level = 3; level > leaf && level > 1; level--) {
+			ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
+			if (!(uint32_t)ent)
+				return;
+			node = ent_node(ent);
+			frame = ent_frame(ent);
+		}
+		if (leaf < 2) {
+			m->hint_gb = va >> 30;
+			m->hint_node = node;
+			m->hint_frame = frame;
+		}
+	}
+	if (!leaf) {
+		ent = *dir_entry(m, node, (unsigned)(va >> 21) & 511);
 		if (!(uint32_t)ent)
 			return;
 		node = ent_node(ent);
@@ -884,6 +933,7 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 	line_hint(m, (PT_BASE + (frame << 12) + e * 8) >> 6, fast);
 }
 
+#ifndef MMU_SIM_AVX2
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
 	switch (m->fast) {
@@ -894,6 +944,7 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 	default: hint(m, va, FAST_NONE); break;
 	}
 }
+#endif
 
 /* The stream's loop (mmu_stream_run()) in one copy of the μop path:
  * each correct-path μop after the wrong-path μop that may come first,
@@ -902,37 +953,61 @@ void mmu_hint(struct mmu_machine *m, uint64_t va)
 HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge, int fast)
 {
-	uint64_t k;
+	/* the stream's state in locals: the machine's stores cannot touch
+	 * them, so they need no reloading */
+	uint64_t k, next = s->next, made = s->made, rng = s->rng;
+	const uint64_t cut = s->spec_cut;
 
 	for (k = 0; k < n;) {
 		uint64_t va;
 		int st;
 
-		if (s->made - s->next <= MMU_BATCH) {
-			mmu_workload_fill(s->w, s->va + s->made % MMU_RING,
-					  s->st + s->made % MMU_RING, MMU_BATCH);
-			s->made += MMU_BATCH;
+		if (made - next <= MMU_BATCH) {
+			mmu_workload_fill(s->w, s->va + made % MMU_RING,
+					  s->st + made % MMU_RING, MMU_BATCH);
+			made += MMU_BATCH;
 		}
-		va = s->va[s->next % MMU_RING];
-		st = s->st[s->next % MMU_RING];
-		s->next++;
-		if (s->spec_cut && rng_next(&s->rng) < s->spec_cut) {
-			uint64_t j = s->next + rng_next(&s->rng) % MMU_SPEC_AHEAD;
+		va = s->va[next % MMU_RING];
+		st = s->st[next % MMU_RING];
+		next++;
+		if (cut && rng_next(&rng) < cut) {
+			uint64_t j = next + rng_next(&rng) % MMU_SPEC_AHEAD;
 
 			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
-		hint(m, s->va[(s->next + MMU_HINT_AHEAD) % MMU_RING], fast);
+		hint(m, s->va[(next + MMU_HINT_AHEAD) % MMU_RING], fast);
 		access_correct(m, va, st, fast);
 		k++;
 		if (m->now >= edge)
 			break;
 	}
+	s->next = next;
+	s->made = made;
+	s->rng = rng;
 	return k;
 }
 
+#ifdef MMU_SIM_AVX2
+/* hw/sim/machine_avx2.c: this file's μop path for hosts with AVX2 */
+uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
+			     uint64_t n, uint64_t edge)
+{
+	switch (m->fast) {
+	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
+	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
+	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
+	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
+	default: return stream_run(s, m, n, edge, FAST_NONE);
+	}
+}
+#else
 uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge)
 {
+#ifdef MMU_HAVE_AVX2
+	if (m->avx2)
+		return mmu_stream_run_avx2(s, m, n, edge);
+#endif
 	switch (m->fast) {
 	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
 	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
@@ -959,5 +1034,4 @@ void mmu_drain(struct mmu_machine *m)
 	retire_walks(m, NONE, m->fast);
 	dtlb_fills(m, 0, 1, m->fast);
 }
-
-
+#endif

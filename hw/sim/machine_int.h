@@ -41,6 +41,13 @@
 enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
 #define FAST_WALKERS 2
 
+/* With GCC on x86-64 the μop path is compiled a second time for hosts
+ * with AVX2, BMI1 and BMI2 (hw/sim/machine_avx2.c: every copy above
+ * again), which a machine runs when its host has them (m->avx2). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define MMU_HAVE_AVX2 1
+#endif
+
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
  * nodes (levels 3..1), 64-bit entries holding in the low half the
@@ -60,7 +67,8 @@ struct ptpool {
 enum walk_kind { W_DEMAND, W_PREFETCH, W_REPLAY };
 
 struct mshr {
-	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight */
+	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight,
+				  * NONE when the MSHR is free */
 	uint8_t busy;            /* walk in flight until end */
 	uint8_t fill;            /* completes: fill TLBs and PSCs at end */
 	uint8_t size;            /* page size of its translation */
@@ -73,10 +81,18 @@ struct replay {
 	uint8_t cls, size;
 };
 
+/* The places of a μop class's counters: the DTLB_LOAD_MISSES.* events,
+ * or from their DTLB_STORE_MISSES.* twins on, and its row of the ground
+ * truth (m->rows[class], pointing into the machine's own arrays). */
+struct rows {
+	uint64_t *count, *truth;
+};
+
 struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
 	int fast;                     /* the copy of the μop path: FAST_4K ... */
+	int avx2;                     /* ... compiled for AVX2 (MMU_HAVE_AVX2) */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */
@@ -104,11 +120,14 @@ struct mmu_machine {
 
 	struct replay *rq;            /* replays in retirement order (window) */
 	size_t rq_head, rq_n;
+	uint64_t rq_t;                /* the oldest replay's t (NONE: none) */
 	/* retirement held by replays: every μop from seq on retires at t or
 	 * later (steps in μop order, t increasing); hold_t: the steps reached */
 	struct hold { uint64_t seq, t; } *hold;
 	size_t hold_head, hold_n;
 	uint64_t hold_t;
+	uint64_t hold_due;            /* the oldest step's seq + window: the
+				       * n_correct that reaches it (NONE: none) */
 
 	/* L1 DTLB fills of STLB hits, due STLB_CYCLES after the lookup */
 	struct { uint64_t vpn, t; unsigned size; } dfill[DFILLS];
@@ -121,16 +140,21 @@ struct mmu_machine {
 
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
 	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
+	uint64_t hint_gb;             /* ... the 1G region (va >> 30, NONE: none)
+				       * whose page directory it found last: */
+	uint32_t hint_node;           /* its index (in m->dir) */
+	uint64_t hint_frame;          /* and frame */
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves
-	 * of the lines, compared first, four at a time */
+	 * of the lines, compared first, four (AVX2: eight) at a time */
 	uint64_t fb_line[8], fb_ready[8];
 	uint32_t fb_low[8] __attribute__((aligned(16)));
 	unsigned fb_next;
 
 	uint64_t count[MMU_N_EVENTS];
 	uint64_t truth[MMU_N_CLASSES * MMU_N_PATHS];
+	struct rows rows[MMU_N_CLASSES];
 };
 
 static const unsigned page_shift[MMU_N_PAGES] = { 12, 21, 30 };

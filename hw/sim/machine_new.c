@@ -36,6 +36,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 {
 	struct mmu_machine *m;
 	uint32_t root_frame;
+	unsigned i;
 	int rc;
 
 	if (mmu_config_check(cfg, err))
@@ -85,9 +86,18 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->clear_cycles = (uint64_t)((double)cfg->abit_clear_ns * cfg->ghz);
 	m->next_clear = m->clear_cycles ? m->clear_cycles : NONE;
 	m->next_end = NONE;
+	for (i = 0; i < MMU_N_CLASSES; i++) {
+		m->rows[i].count = m->count + (i == MMU_C_STORE ? MMU_STORE_OFFSET : 0);
+		m->rows[i].truth = m->truth + i * MMU_N_PATHS;
+	}
+	for (i = 0; i < cfg->walkers; i++)
+		m->mshr[i].key = NONE;
+	m->rq_t = NONE;
+	m->hold_due = NONE;
 	m->pf_prev_line = NONE;
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
+	m->hint_gb = NONE;
 	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_1G], DTLB1G_SHAPE) &&
@@ -96,6 +106,11 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	    sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
 	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
 		m->fast = FAST_4K + (int)page;
+#ifdef MMU_HAVE_AVX2
+	__builtin_cpu_init();
+	m->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+		  __builtin_cpu_supports("bmi2");
+#endif
 	return m;
 nomem:
 	mmu_machine_free(m);

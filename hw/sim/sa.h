@@ -11,14 +11,25 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "common/cp.h"
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
- * A key's low bits pick its set and the rest is its tag, stored + 1 (0 =
- * empty) in a fixed way: its low 32 bits in one array, compared first,
- * and when the structure's tags do not fit in 32 bits its high bits in
- * another, read only for a way whose low bits match.  Each set's recency
+ * A key's low bits pick its set and the rest is its tag, stored in a
+ * fixed way (an empty way holds all ones, which no tag is: a tag below
+ * 2^31 is not wide, and a wide one's high half has at most 11 bits; so a
+ * tag is made without a + 1): its low 32 bits compared first, and when
+ * the structure's tags do not fit in 32 bits its high bits (16 of them
+ * kept), read only for a way whose low bits match.  A set is one block
+ * of memory, 64-byte aligned when it is 64 bytes or more: the low halves
+ * of its tags, then the high halves (wide tags), then, when the block
+ * still fits one host cache line, the set's recency word (else that is
+ * in an array of its own: a 16-way set's tags fill the line), so that
+ * an operation on a set of up to 8 ways touches one host line, found
+ * from one pointer.  Each set's recency
  * order is one 64-bit word of 4-bit way numbers, most recent first, so a
  * hit moves one nibble to the front and a miss replaces the way in the
  * last nibble: constant work, no shifting of tags.  With fewer than 16
@@ -27,7 +38,7 @@
  * tags of a set are compared with SSE2 where the host has it.  At most
  * 16 ways. */
 
-/* Where a key goes: set = key & mask, tag = (key >> shift) + 1. */
+/* Where a key goes: set = key & mask, tag = key >> shift. */
 struct sa_shape {
 	uint64_t mask;                /* sets - 1 */
 	unsigned shift;               /* log2(sets) */
@@ -49,21 +60,62 @@ enum sa_mru {
 };
 
 struct sa {
-	uint32_t *tag, *hi;           /* low and (wide) high halves of tag + 1 */
-	void *tag_mem, *hi_mem;       /* their allocations (tag, hi: aligned) */
-	uint64_t *order;              /* per set: nibble k = way of rank k */
+	char *blk;                    /* the sets' blocks (64-byte aligned) */
+	void *mem;                    /* their allocation */
+	uint64_t *order;              /* per set: nibble k = way of rank k,
+				       * when not in the blocks (else NULL) */
 	struct sa_shape sh;
 };
 
 #define NIBBLES 0x1111111111111111ull
 
-/* n 32-bit tags, zeroed, the array 64-byte aligned (a set of 16 ways is
- * one host cache line, and the scan's loads are aligned) in *mem. */
-static inline uint32_t *sa_tags_new(size_t n, void **mem)
+/* The bytes of a set's tags: low halves, and high halves of wide ones. */
+static inline __attribute__((always_inline)) size_t
+sa_tag_bytes(unsigned ways, int wide)
 {
-	char *p = *mem = cp_calloc(n * sizeof(uint32_t) + 63, 1);
+	return (size_t)ways * (wide ? 6 : 4);
+}
 
-	return p ? (uint32_t *)(void *)(p + (-(uintptr_t)p & 63)) : NULL;
+/* Whether a set's recency word is in its block (the block fits a line). */
+static inline __attribute__((always_inline)) int
+sa_inblock(unsigned ways, int wide)
+{
+	return sa_tag_bytes(ways, wide) + 8 <= 64;
+}
+
+/* The bytes of a set's block: 16, 32 or 64 with the recency word (the
+ * SSE2 loads stay aligned, and no block crosses a line), else the tags
+ * in whole lines. */
+static inline __attribute__((always_inline)) size_t
+sa_stride(unsigned ways, int wide)
+{
+	size_t b = sa_tag_bytes(ways, wide);
+
+	if (b + 8 <= 64)
+		return b + 8 <= 16 ? 16 : b + 8 <= 32 ? 32 : 64;
+	return (b + 63) & ~(size_t)63;
+}
+
+/* A set's tags (low halves), the high halves of wide ones after them,
+ * and its recency word. */
+static inline __attribute__((always_inline)) uint32_t *
+sa_tags(const struct sa *s, size_t set, unsigned ways, int wide)
+{
+	return (uint32_t *)(void *)(s->blk + set * sa_stride(ways, wide));
+}
+
+static inline __attribute__((always_inline)) uint16_t *
+sa_his(uint32_t *t, unsigned ways)
+{
+	return (uint16_t *)(void *)(t + ways);
+}
+
+static inline __attribute__((always_inline)) uint64_t *
+sa_order(const struct sa *s, size_t set, unsigned ways, int wide)
+{
+	if (sa_inblock(ways, wide))
+		return (uint64_t *)(void *)(s->blk + (set + 1) * sa_stride(ways, wide) - 8);
+	return s->order + set;
 }
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
@@ -72,7 +124,7 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 {
 	unsigned sets = entries / ways, w;
 	uint64_t order = 0;
-	size_t k;
+	size_t k, bytes;
 
 	s->sh.ways = ways;
 	s->sh.mask = sets - 1;
@@ -80,25 +132,25 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 		;
 	s->sh.wide = key_bits > s->sh.shift + 31;
 	s->sh.mru = MRU_ANY;
-	s->tag = sa_tags_new(entries, &s->tag_mem);
-	s->hi = NULL;
-	s->hi_mem = NULL;
-	if (s->sh.wide)
-		s->hi = sa_tags_new(entries, &s->hi_mem);
-	s->order = cp_calloc(sets, sizeof *s->order);
-	if (!s->tag || !s->order || (s->sh.wide && !s->hi))
+	bytes = sets * sa_stride(ways, s->sh.wide);
+	s->blk = s->mem = cp_malloc(bytes + 63);
+	s->order = NULL;
+	if (!sa_inblock(ways, s->sh.wide))
+		s->order = cp_malloc(sets * sizeof *s->order);
+	if (!s->mem || (!sa_inblock(ways, s->sh.wide) && !s->order))
 		return CP_ENOMEM;
+	s->blk += -(uintptr_t)s->blk & 63;
+	memset(s->blk, 0xff, bytes);  /* every way empty */
 	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
 		order = order << 4 | w;
 	for (k = 0; k < sets; k++)
-		s->order[k] = order;
+		*sa_order(s, k, ways, s->sh.wide) = order;
 	return CP_OK;
 }
 
 static inline void sa_release(struct sa *s)
 {
-	cp_free(s->tag_mem);
-	cp_free(s->hi_mem);
+	cp_free(s->mem);
 	cp_free(s->order);
 }
 
@@ -117,15 +169,30 @@ static inline int sa_is(const struct sa *s, struct sa_shape sh)
  * tag computed with immediates; sa_lookup() and the others below pass
  * the structure's own, for any shape. */
 
-/* Bit w set where way w of the set holds tag (at most one), with SSE2
- * where the host has it.  Wide tags: the low halves are compared, then
- * the high half of a matching way. */
+/* The way of the set that holds tag, + 1 (0: none), found with SSE2 or
+ * AVX2 where the host has it.  Wide tags: the low halves are compared,
+ * then the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
 match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
-	const uint32_t *t = s->tag + set * ways;
+	const uint32_t *t = sa_tags(s, set, ways, wide);
 	unsigned w, m = 0;
 
+#ifdef __AVX2__
+	/* (hw/sim/machine_avx2.c) 8 ways per compare: a set of 8 is 32
+	 * bytes, of 16 a host line, both aligned */
+	if (ways == 8 || ways == 16) {
+		__m256i k = _mm256_set1_epi32((int)(uint32_t)tag);
+
+		m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpeq_epi32(_mm256_load_si256(
+				(const __m256i *)(const void *)t), k)));
+		if (ways == 16)
+			m |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+				_mm256_cmpeq_epi32(_mm256_load_si256(
+					(const __m256i *)(const void *)(t + 8)), k))) << 8;
+	} else
+#endif
 #ifdef __SSE2__
 	if (ways == 16) {
 		/* the four compares packed to one byte per way, one mask */
@@ -153,16 +220,17 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 			m |= (unsigned)(t[w] == (uint32_t)tag) << w;
 	}
 	if (wide) {
-		const uint32_t *h = s->hi + set * ways;
+		const uint16_t *h = (const uint16_t *)(const void *)(t + ways);
 
 		while (m) {
 			w = (unsigned)__builtin_ctz(m);
-			if (h[w] == (uint32_t)(tag >> 32))
-				return 1u << w;
+			if (h[w] == (uint16_t)(tag >> 32))
+				return w + 1;
 			m &= m - 1;
 		}
+		return 0;
 	}
-	return m;
+	return m ? (unsigned)__builtin_ctz(m) + 1 : 0;
 }
 
 /* Whether the most recent way of the set holds tag (a hit that changes
@@ -170,19 +238,20 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 static inline __attribute__((always_inline)) int
 sa_is_mru(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
-	size_t w = set * ways + (s->order[set] & 15);
+	uint32_t *t = sa_tags(s, set, ways, wide);
+	unsigned w = (unsigned)*sa_order(s, set, ways, wide) & 15;
 
-	return s->tag[w] == (uint32_t)tag &&
-	       (!wide || s->hi[w] == (uint32_t)(tag >> 32));
+	return t[w] == (uint32_t)tag &&
+	       (!wide || sa_his(t, ways)[w] == (uint16_t)(tag >> 32));
 }
 
 /* Make way w (a hit) the most recent of its set: the nibbles before its
  * rank move back one place (for rank 0, none: the word is unchanged).
  * With skip (MRU_SKIP) a hit on the most recent way returns first. */
 static inline __attribute__((always_inline)) void
-sa_touch(struct sa *s, size_t set, unsigned w, int skip)
+sa_touch(uint64_t *ord, unsigned w, int skip)
 {
-	uint64_t o = s->order[set], x, low, upto;
+	uint64_t o = *ord, x, low, upto;
 
 	if (skip && (o & 15) == w)
 		return;
@@ -190,23 +259,35 @@ sa_touch(struct sa *s, size_t set, unsigned w, int skip)
 	 * is the lowest bit of this (higher bits may be false) */
 	x = o ^ (NIBBLES * w);
 	low = (x - NIBBLES) & ~x & (NIBBLES << 3);
-	low &= -low;
-	upto = (low << 1) - 1;        /* nibbles 0..rank (all when rank 15) */
-	s->order[set] = (o & ~upto) | (o & upto >> 4) << 4 | w;
+	upto = low ^ (low - 1);       /* nibbles 0..rank (all when rank 15) */
+	/* those nibbles from o << 4 (nibble 0 then 0, and w), the rest o's */
+	*ord = ((((o << 4) ^ o) & upto) ^ o) | w;
 }
 
 /* Put key in the least recent way of its set, now the most recent (the
- * word shifts past its ways' nibbles: no mask, nothing reads them). */
+ * word shifts past its ways' nibbles: no mask, nothing reads them: a
+ * hit's search for its way stops at the way's rank). */
 static inline __attribute__((always_inline)) void
 sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 {
-	uint64_t o = s->order[set];
-	unsigned v = (unsigned)(o >> (4 * (ways - 1))) & 15;
+	uint32_t *t = sa_tags(s, set, ways, wide);
+	uint64_t *ord = sa_order(s, set, ways, wide), o = *ord;
+	unsigned v;
 
-	s->tag[set * ways + v] = (uint32_t)tag;
+	/* 8 and 16 ways: the word (its low half with 8) rotates by a
+	 * nibble, the least recent way coming round to the front; the high
+	 * half with 8 ways is left at 0, never read like the rest */
+	if (ways == 16)
+		o = o << 4 | o >> 60;
+	else if (ways == 8)
+		o = (uint32_t)((uint32_t)o << 4 | (uint32_t)o >> 28);
+	else
+		o = o << 4 | ((o >> (4 * (ways - 1))) & 15);
+	v = (unsigned)o & 15;
+	t[v] = (uint32_t)tag;
 	if (wide)
-		s->hi[set * ways + v] = (uint32_t)(tag >> 32);
-	s->order[set] = o << 4 | v;
+		sa_his(t, ways)[v] = (uint16_t)(tag >> 32);
+	*ord = o;
 }
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
@@ -217,12 +298,12 @@ sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 	unsigned m;
 
 	if (sh.mru == MRU_FIRST &&
-	    sa_is_mru(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide))
+	    sa_is_mru(s, set, key >> sh.shift, sh.ways, sh.wide))
 		return 1;
-	m = match_n(s, set, (key >> sh.shift) + 1, sh.ways, sh.wide);
+	m = match_n(s, set, key >> sh.shift, sh.ways, sh.wide);
 	if (!m)
 		return 0;
-	sa_touch(s, set, (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
+	sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1, sh.mru == MRU_SKIP);
 	return 1;
 }
 
@@ -232,14 +313,15 @@ static inline __attribute__((always_inline)) int
 sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
 	size_t set = (size_t)(key & sh.mask);
-	uint64_t tag = (key >> sh.shift) + 1;
+	uint64_t tag = key >> sh.shift;
 	unsigned m;
 
 	if (sh.mru == MRU_FIRST && sa_is_mru(s, set, tag, sh.ways, sh.wide))
 		return 1;
 	m = match_n(s, set, tag, sh.ways, sh.wide);
 	if (m) {
-		sa_touch(s, set, (unsigned)__builtin_ctz(m), sh.mru == MRU_SKIP);
+		sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1,
+			 sh.mru == MRU_SKIP);
 		return 1;
 	}
 	sa_insert(s, set, tag, sh.ways, sh.wide);
@@ -250,7 +332,7 @@ sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 static inline __attribute__((always_inline)) int
 sa_probe_as(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	return match_n(s, (size_t)(key & sh.mask), (key >> sh.shift) + 1,
+	return match_n(s, (size_t)(key & sh.mask), key >> sh.shift,
 		       sh.ways, sh.wide) != 0;
 }
 

@@ -43,4 +43,9 @@ struct mmu_stream {
 uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge);
 
+/* The same loop compiled for AVX2 hosts (hw/sim/machine_avx2.c), which
+ * mmu_stream_run() calls for a machine that runs it. */
+uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
+			     uint64_t n, uint64_t edge);
+
 #endif
