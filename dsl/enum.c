@@ -52,41 +52,19 @@ static int is_live(const struct udd_enum *e, uint32_t node, uint32_t p)
 	return (int)(e->live[node * e->words + p / 64] >> (p % 64) & 1);
 }
 
-/* Properties decided at or below each node.  Successors have smaller
- * indices than their predecessors: one forward pass suffices. */
+/* Properties decided at or below each node (udd_graph_live), and how
+ * many: a memo key's length. */
 static int compute_live(struct udd_enum *e)
 {
-	const struct udd_graph *g = e->g;
-	size_t i, w, v;
+	size_t i, w;
 
-	e->live = cp_calloc(g->n * e->words + 1, sizeof *e->live);
-	e->n_live = cp_calloc(g->n + 1, sizeof *e->n_live);
+	e->live = udd_graph_live(e->m, e->g);
+	e->n_live = cp_calloc(e->g->n + 1, sizeof *e->n_live);
 	if (!e->live || !e->n_live)
 		return udd_enum_nomem(e);
-	for (i = 0; i < g->n; i++) {
-		const struct udd_node *n = &g->nodes[i];
-		uint64_t *l = e->live + i * e->words;
-
-		switch (n->kind) {
-		case UDD_N_ACTION:
-		case UDD_N_INCR:
-			memcpy(l, e->live + n->next * e->words, e->words * sizeof *l);
-			break;
-		case UDD_N_DECIDE: {
-			const struct udd_property_decl *p = e->m->properties.items[n->prop];
-
-			for (v = 0; v < p->n_values; v++)
-				for (w = 0; w < e->words; w++)
-					l[w] |= e->live[n->succ[v] * e->words + w];
-			l[n->prop / 64] |= (uint64_t)1 << (n->prop % 64);
-			break;
-		}
-		default:
-			break;
-		}
+	for (i = 0; i < e->g->n; i++)
 		for (w = 0; w < e->words; w++)
-			e->n_live[i] += (size_t)__builtin_popcountll(l[w]);
-	}
+			e->n_live[i] += (size_t)__builtin_popcountll(e->live[i * e->words + w]);
 	return 0;
 }
 

@@ -159,6 +159,34 @@ int udd_graph_build(const struct udd_model *m, udd_features sel,
 	return CP_OK;
 }
 
+/* Properties decided at or below each node: (n_props + 63) / 64 words a
+ * node.  Successors have smaller indices than their predecessors, so one
+ * forward pass suffices. */
+uint64_t *udd_graph_live(const struct udd_model *m, const struct udd_graph *g)
+{
+	size_t words = (m->properties.n + 63) / 64, i, w, v;
+	uint64_t *live = cp_calloc(g->n * words + 1, sizeof *live);
+
+	if (!live)
+		return NULL;
+	for (i = 0; i < g->n; i++) {
+		const struct udd_node *n = &g->nodes[i];
+		uint64_t *l = live + i * words;
+
+		if (n->kind == UDD_N_ACTION || n->kind == UDD_N_INCR) {
+			memcpy(l, live + (size_t)n->next * words, words * sizeof *l);
+		} else if (n->kind == UDD_N_DECIDE) {
+			const struct udd_property_decl *p = m->properties.items[n->prop];
+
+			for (v = 0; v < p->n_values; v++)
+				for (w = 0; w < words; w++)
+					l[w] |= live[(size_t)n->succ[v] * words + w];
+			l[n->prop / 64] |= (uint64_t)1 << (n->prop % 64);
+		}
+	}
+	return live;
+}
+
 void udd_graph_release(struct udd_graph *g)
 {
 	cp_free(g->nodes);

@@ -216,6 +216,10 @@ struct udd_graph {
 int udd_graph_build(const struct udd_model *m, udd_features sel,
 		    struct udd_graph *g, struct cp_error *err);
 void udd_graph_release(struct udd_graph *g);
+/* Per node, the properties decided at or below it, as a bitset of
+ * (n_properties + 63) / 64 words (cp_free'd by the caller; NULL when out
+ * of memory): what the enumeration's memo keys and the walk read. */
+uint64_t *udd_graph_live(const struct udd_model *m, const struct udd_graph *g);
 
 /* ---- dsl/walk.c: distinct signatures of a lowered graph, μpath by
  * μpath, for graphs with few μpaths: 0 with *out (n rows of the model's

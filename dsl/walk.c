@@ -199,34 +199,6 @@ static void walk(struct walk *w, uint32_t from)
 		route(w, from, -1);
 }
 
-/* Properties decided at or below each node (successors have smaller
- * indices than their predecessors: one forward pass). */
-static int find_live(struct walk *w)
-{
-	const struct udd_graph *g = w->g;
-	size_t i, v, x;
-
-	w->live = cp_calloc(g->n * w->words + 1, sizeof *w->live);
-	if (!w->live)
-		return -1;
-	for (i = 0; i < g->n; i++) {
-		const struct udd_node *n = &g->nodes[i];
-		uint64_t *l = w->live + i * w->words;
-
-		if (n->kind == UDD_N_ACTION || n->kind == UDD_N_INCR) {
-			memcpy(l, w->live + (size_t)n->next * w->words, w->words * sizeof *l);
-		} else if (n->kind == UDD_N_DECIDE) {
-			const struct udd_property_decl *p = w->m->properties.items[n->prop];
-
-			for (v = 0; v < p->n_values; v++)
-				for (x = 0; x < w->words; x++)
-					l[x] |= w->live[(size_t)n->succ[v] * w->words + x];
-			l[n->prop / 64] |= (uint64_t)1 << (n->prop % 64);
-		}
-	}
-	return 0;
-}
-
 int udd_walk_rows(const struct udd_model *m, const struct udd_graph *g,
 		  size_t max_rows, uint32_t **out, size_t *n_out)
 {
@@ -244,7 +216,8 @@ int udd_walk_rows(const struct udd_model *m, const struct udd_graph *g,
 	w.max_rows = max_rows;
 	w.vec = cp_calloc(w.k + 1, sizeof *w.vec);
 	w.state = cp_malloc((m->properties.n + 1) * sizeof *w.state);
-	if (!w.vec || !w.state || find_live(&w)) {
+	w.live = udd_graph_live(m, g);
+	if (!w.vec || !w.state || !w.live) {
 		w.stop = -1;
 	} else {
 		for (i = 0; i < m->properties.n; i++)
