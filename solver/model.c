@@ -20,19 +20,30 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 {
 	size_t k = fm->k, m = fm->m, i, j, p, d = 0;
 	double *G = cp_calloc(k * k, sizeof *G), *ev = cp_malloc(k * sizeof *ev);
+	size_t *nz = cp_malloc(k * sizeof *nz), n, u, w;
 	int rc = CP_OK;
 
-	if (!G || !ev) {
+	if (!G || !ev || !nz) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory building the solver");
 		goto out;
 	}
+	/* Signatures count a few counters each: the Gram matrix over each
+	 * row's non-zeros, upper triangle, then mirrored.  A skipped term
+	 * is a zero product and s[i] s[j] = s[j] s[i]: the very sums, in the
+	 * very order, of the dense loop. */
 	for (p = 0; p < m; p++) {
 		const double *s = fm->S + p * k;
 
-		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++)
-				G[i * k + j] += s[i] * s[j];
+		for (i = n = 0; i < k; i++)
+			if (s[i] != 0)
+				nz[n++] = i;
+		for (u = 0; u < n; u++)
+			for (w = u; w < n; w++)
+				G[nz[u] * k + nz[w]] += s[nz[u]] * s[nz[w]];
 	}
+	for (i = 0; i < k; i++)
+		for (j = i + 1; j < k; j++)
+			G[j * k + i] = G[i * k + j];
 	if (LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k, G,
 			   (lapack_int)k, ev) != 0) {
 		rc = cp_error_set(err, CP_ENUMERIC, "eigen-decomposition of the signatures failed");
@@ -53,9 +64,22 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 	for (j = 0; j < d; j++)
 		for (i = 0; i < k; i++)
 			fm->Q[j * k + i] = G[i * k + (k - d + j)];
-	for (p = 0; p < m; p++)
-		for (j = 0; j < d; j++)
-			fm->Qs[p * d + j] = feas_dot(fm->Q + j * k, fm->S + p * k, k);
+	/* Qs = Q s over s's non-zeros (feas_dot's order, zero terms left out) */
+	for (p = 0; p < m; p++) {
+		const double *s = fm->S + p * k;
+
+		for (i = n = 0; i < k; i++)
+			if (s[i] != 0)
+				nz[n++] = i;
+		for (j = 0; j < d; j++) {
+			const double *q = fm->Q + j * k;
+			double t = 0;
+
+			for (u = 0; u < n; u++)
+				t += q[nz[u]] * s[nz[u]];
+			fm->Qs[p * d + j] = t;
+		}
+	}
 	/* d independent signatures, greedily (Gram-Schmidt in the span's
 	 * coordinates); c = the sum of their unit vectors lies inside
 	 * their cone, hence inside C, so {f : f.c = 1} slices C's dual in a
@@ -98,6 +122,7 @@ static int span_basis(struct feas_model *fm, struct cp_error *err)
 out:
 	cp_free(G);
 	cp_free(ev);
+	cp_free(nz);
 	return rc;
 }
 

@@ -50,6 +50,8 @@ double feas_spread(const struct feas_query *q, const double *a, size_t k)
 	return NAN;
 }
 
+#define FEAS_SPARSE_K 256
+
 /* Standard deviation of a.x under the covariance of the mean (or the
  * half-width when the query has no covariance). */
 static double sd_along(const struct feas_query *q, const double *a, size_t k)
@@ -76,11 +78,65 @@ double feas_margin(const struct feas_query *q, const double *a, size_t k,
 	return feas_margin_of(q, a, k, is_equality, mean_sd ? mean_sd : &ms);
 }
 
+/* feas_spread and sd_along over a's non-zeros nz[0..n): constraints read a
+ * few counters.  Each sum keeps the dense loops' order and leaves out only
+ * zero products (the region's numbers are finite), so the values are
+ * theirs to the bit. */
+static void spread_sd_sparse(const struct feas_query *q, const double *a,
+			     size_t k, const size_t *nz, size_t n,
+			     double *spread, double *sd)
+{
+	double s = 0, t;
+	size_t i, u, v;
+
+	if (q->cov || q->shape == FEAS_ELLIPSOID) {
+		for (u = 0; u < n; u++)
+			for (v = 0; v < n; v++)
+				s += a[nz[u]] * q->cov[nz[u] * k + nz[v]] * a[nz[v]];
+		if (q->shape == FEAS_ELLIPSOID)
+			*spread = sqrt(q->q * (s > 0 ? s : 0));
+		if (q->cov)
+			*sd = sqrt(s > 0 ? s : 0);
+		if (q->shape == FEAS_ELLIPSOID)
+			return;
+	}
+	s = 0;
+	if (q->shape == FEAS_PCA) {
+		for (i = 0; i < k; i++) {
+			const double *ax = q->axes + i * k;
+
+			for (u = 0, t = 0; u < n; u++)
+				t += ax[nz[u]] * a[nz[u]];
+			s += q->half[i] * fabs(t);
+		}
+	} else {
+		for (u = 0; u < n; u++)
+			s += q->half[nz[u]] * fabs(a[nz[u]]);
+	}
+	*spread = s;
+	if (!q->cov)
+		*sd = s;
+}
+
 double feas_margin_of(const struct feas_query *q, const double *a, size_t k,
 			int is_equality, double *mean_sd)
 {
-	double c = feas_dot(a, q->mu, k), h = feas_spread(q, a, k);
-	double sd = sd_along(q, a, k);
+	double c, h = 0, sd = 0;
+	size_t nz[FEAS_SPARSE_K], n, i;
+
+	if (k <= FEAS_SPARSE_K && (q->shape == FEAS_PCA || q->shape == FEAS_INDEPENDENT ||
+				   q->shape == FEAS_ELLIPSOID)) {
+		for (i = n = 0; i < k; i++)
+			if (a[i] != 0)
+				nz[n++] = i;
+		for (i = 0, c = 0; i < n; i++)
+			c += a[nz[i]] * q->mu[nz[i]];
+		spread_sd_sparse(q, a, k, nz, n, &h, &sd);
+	} else {
+		c = feas_dot(a, q->mu, k);
+		h = feas_spread(q, a, k);
+		sd = sd_along(q, a, k);
+	}
 
 	if (!(sd > 0))
 		sd = 1;  /* a zero-width region: margins in plain units */
