@@ -86,12 +86,66 @@ void cone_ech_release(struct cone_ech *e)
 	cp_free(e->r);
 	cp_free(e->scratch);
 	cp_free(e->piv);
+	cp_free(e->nul);
+	cp_free(e->nulix);
 	memset(e, 0, sizeof *e);
 }
 
 void cone_ech_reset(struct cone_ech *e)
 {
 	e->rank = 0;
+	e->nul_ok = 0;
+	e->streak = 0;
+}
+
+/* ---- the span test through the null vectors ---- */
+
+/* Rows in the span before the null vectors are made: they cost about
+ * n - rank eliminations' worth, which a few membership tests repay. */
+#define NUL_AFTER 4
+
+static void make_nul(struct cone_ech *e)
+{
+	size_t n = e->n, f, i = 0, p = 0;
+
+	e->nul_ok = -1;
+	if (e->big)
+		return;
+	if (!e->nul && !(e->nul = cp_malloc((n * n + 1) * sizeof *e->nul)))
+		return;
+	if (!e->nulix && !(e->nulix = cp_malloc((n + 1) * sizeof *e->nulix)))
+		return;
+	for (f = 0; f < n; f++) {
+		if (p < e->rank && e->piv[p] == f) {
+			p++;
+			continue;
+		}
+		if (cone_ech_null_64(e, f, e->nul + i++ * n))
+			return;
+	}
+	e->nul_ok = 1;
+}
+
+/* Is t (entries below 2^32 in magnitude, so each product is below 2^95
+ * and n of them sum within __int128) orthogonal to every null vector,
+ * hence in the span?  nz: n scratch. */
+static int in_span_nul(const struct cone_ech *e, const int64_t *t, size_t *nz)
+{
+	size_t n = e->n, nn = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		if (t[i])
+			nz[nn++] = i;
+	for (j = 0; j < n - e->rank; j++) {
+		const int64_t *x = e->nul + j * n;
+		__int128 s = 0;
+
+		for (i = 0; i < nn; i++)
+			s += (__int128)t[nz[i]] * x[nz[i]];
+		if (s != 0)
+			return 0;
+	}
+	return 1;
 }
 
 /* ---- int64 path ---- */
@@ -152,6 +206,8 @@ static int insert64(struct cone_ech *e, const int64_t *t, size_t pc)
 	memmove(e->piv + pos + 1, e->piv + pos, (e->rank - pos) * sizeof *e->piv);
 	e->piv[pos] = pc;
 	e->rank++;
+	e->nul_ok = 0;
+	e->streak = 0;
 	return 1;
 }
 
@@ -160,18 +216,26 @@ static int add64(struct cone_ech *e, const int64_t *v)
 	size_t n = e->n, i;
 	int64_t *t = e->scratch + n * n;
 	long pc;
+	int small = 1;
 
 	for (i = 0; i < n; i++) {
 		if (v[i] == INT64_MIN)
 			return OVF;
 		t[i] = v[i];
+		small &= v[i] < ((int64_t)1 << 32) && v[i] > -((int64_t)1 << 32);
 	}
+	if (e->nul_ok > 0 && small &&
+	    in_span_nul(e, t, e->nulix))
+		return 0;
 	cone_vec_primitive(t, n);
 	pc = reduce64(e, t);
 	if (pc == OVF)
 		return OVF;
-	if ((size_t)pc == n)
+	if ((size_t)pc == n) {
+		if (!e->nul_ok && ++e->streak >= NUL_AFTER)
+			make_nul(e);
 		return 0;
+	}
 	if (t[pc] < 0)
 		for (i = 0; i < n; i++)
 			t[i] = -t[i];
@@ -271,6 +335,8 @@ static int addz_core(struct cone_ech *e)
 	memmove(e->piv + pos + 1, e->piv + pos, (e->rank - pos) * sizeof *e->piv);
 	e->piv[pos] = pc;
 	e->rank++;
+	e->nul_ok = 0;
+	e->streak = 0;
 	return 1;
 }
 

@@ -24,6 +24,15 @@ struct cone_ech {
 	size_t *piv;     /* pivot column of each row */
 	mpz_t *z;        /* n*n when big */
 	mpz_t *zt;       /* 3n temporaries when big */
+	/* The null vectors of the rows (one per free column, int64), made
+	 * once a few rows in a row fell in the span: then a row is in the
+	 * span exactly when it is orthogonal to all of them, a test over its
+	 * non-zeros instead of an elimination.  nul_ok: 1 valid, 0 not made
+	 * (or rows changed since), -1 a number did not fit int64. */
+	int64_t *nul;    /* (n - rank) * n */
+	size_t *nulix;   /* n scratch: a row's non-zero columns */
+	int nul_ok;
+	unsigned streak; /* rows in the span since the last new row */
 };
 
 /* 0 or CP_ENOMEM. */

@@ -2,6 +2,7 @@
  * one implementation the cone, the solver and explore share:
  * cone_equalities, cone_vec_primitive and cone_readable. */
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 #include "geometry/cone.h"
@@ -33,6 +34,67 @@ static void test_equalities(void)
 		CHECK(ne == 0 && eq == NULL);
 	}
 	CHECK(cone_equalities(0, 0, NULL, &ne, &eq, &err) == CP_EINPUT);
+}
+
+/* Many rows in a span of rank r and one row outside it, late: after the
+ * first rows in the span the echelon basis tests rows against its null
+ * vectors instead of eliminating them; the late row must still raise the
+ * rank, and the equalities must not depend on where it comes. */
+static void test_equalities_late_row(void)
+{
+	enum { K = 12, R = 5, M = 60 };
+	static uint32_t base[R][K], S[M * K], T[M * K];
+	struct cp_error err;
+	int64_t *eq = NULL, *eq2 = NULL;
+	size_t ne = 0, ne2 = 0, i, j, c, late;
+	unsigned seed = 12345;
+
+	for (late = 10; late < M; late += 17) {
+		for (i = 0; i < R; i++)
+			for (c = 0; c < K; c++) {
+				seed = seed * 1103515245u + 12345u;
+				base[i][c] = c < R ? (c == i) : c == K - 1 ? 0 : (seed >> 16) % 6;
+			}
+		for (j = 0; j < M; j++) {
+			uint32_t coef[R];
+
+			for (i = 0; i < R; i++) {
+				seed = seed * 1103515245u + 12345u;
+				coef[i] = (seed >> 16) % 4;
+			}
+			for (c = 0; c < K; c++) {
+				uint32_t v = 0;
+
+				for (i = 0; i < R; i++)
+					v += coef[i] * base[i][c];
+				S[j * K + c] = v;
+			}
+		}
+		/* row late: outside the span (the base is zero in column K-1) */
+		for (c = 0; c < K; c++)
+			S[late * K + c] = c == K - 1 ? 7 : base[c % R][c];
+		CHECK(cone_equalities(K, M, S, &ne, &eq, &err) == CP_OK);
+		CHECKF(ne == K - R - 1, "late row %zu: %zu equalities, want %d", late, ne,
+		       K - R - 1);
+		for (i = 0; i < ne; i++)
+			for (j = 0; j < M; j++) {
+				__int128 d = 0;
+
+				for (c = 0; c < K; c++)
+					d += (__int128)eq[i * K + c] * S[j * K + c];
+				CHECK(d == 0);
+			}
+		/* the same rows with the late one first */
+		memcpy(T, S + late * K, K * sizeof *T);
+		for (j = 0, i = 1; j < M; j++)
+			if (j != late)
+				memcpy(T + i++ * K, S + j * K, K * sizeof *T);
+		CHECK(cone_equalities(K, M, T, &ne2, &eq2, &err) == CP_OK);
+		CHECK(ne2 == ne && !memcmp(eq, eq2, ne * K * sizeof *eq));
+		cp_free(eq);
+		cp_free(eq2);
+		eq = eq2 = NULL;
+	}
 }
 
 static void test_primitive(void)
@@ -135,6 +197,7 @@ int main(void)
 {
 	check_prog = "constraint";
 	RUN(test_equalities);
+	RUN(test_equalities_late_row);
 	RUN(test_primitive);
 	RUN(test_readable);
 	RUN(test_readable_valid);
