@@ -295,18 +295,26 @@ static int valid_without(const int64_t *a, size_t c, size_t k,
 	return 1;
 }
 
-/* as: m scratch (NULL: valid_on for each term dropped). */
+/* as: 2m scratch (NULL: valid_on for each term dropped): as[0..m) the
+ * products of the form both descents start from (*known0 of them made,
+ * kept from the first descent for the second), as[m..2m) those of a form
+ * a step has reached. */
 static void descend(size_t k, const int64_t *eq, size_t n_eq,
 		    const uint32_t *S, size_t m, int is_equality,
 		    cone_keep_fn keep, void *ctx, int by_max, int64_t *a,
-		    int64_t *t, int64_t *best, __int128 *as, uint32_t *ix)
+		    int64_t *t, int64_t *best, __int128 *as, size_t *known0,
+		    uint32_t *ix)
 {
-	size_t i, c, known, nz;
-	int improved;
+	size_t i, c, known, nz, *kn;
+	__int128 *asa;
+	int improved, first = 1;
 
 	do {
 		improved = 0;
 		known = 0;    /* a changed: no a.s_p known */
+		kn = first ? known0 : &known;
+		asa = as && !first ? as + m : as;
+		first = 0;
 		for (i = 0, nz = 0; i < k; i++)
 			if (a[i])
 				ix[nz++] = (uint32_t)i;
@@ -319,7 +327,7 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 			t[c] = 0;
 			cone_vec_primitive(t, k);
 			if (cone_vec_nnz(t, k) &&
-			    (as ? valid_without(a, c, k, S, m, as, &known, ix, nz) :
+			    (as ? valid_without(a, c, k, S, m, asa, kn, ix, nz) :
 				  valid_on(t, k, S, m)) &&
 			    (!keep || keep(t, ctx))) {
 				memcpy(a, t, k * sizeof *t);
@@ -355,8 +363,9 @@ void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
 		   cone_keep_fn keep, void *ctx, int64_t *a)
 {
 	int64_t *t = cp_malloc(3 * (k + 1) * sizeof *t), *best, *b;
-	__int128 *as = S && !is_equality ? cp_malloc((m + 1) * sizeof *as) : NULL;
+	__int128 *as = S && !is_equality ? cp_malloc((2 * m + 1) * sizeof *as) : NULL;
 	uint32_t *ix = cp_malloc((k + 1) * sizeof *ix);
+	size_t known0 = 0;
 
 	if (!t || !ix) {
 		cp_free(t);
@@ -368,8 +377,8 @@ void cone_readable(size_t k, const int64_t *eq, size_t n_eq,
 	b = best + k + 1;
 	cone_vec_primitive(a, k);
 	memcpy(b, a, k * sizeof *b);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best, as, ix);
-	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best, as, ix);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 0, a, t, best, as, &known0, ix);
+	descend(k, eq, n_eq, S, m, is_equality, keep, ctx, 1, b, t, best, as, &known0, ix);
 	if (better(b, a, k, 0))
 		memcpy(a, b, k * sizeof *a);
 	cp_free(t);
