@@ -245,6 +245,39 @@ __int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
 	return v;
 }
 
+/* The same over the positions ix[0..n) where a or s may be non-zero
+ * (made once for a vector tested against many). */
+static size_t nonzeros_i64(const int64_t *a, size_t k, uint32_t *ix)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		if (a[i])
+			ix[n++] = (uint32_t)i;
+	return n;
+}
+
+static size_t nonzeros_u32(const uint32_t *s, size_t k, uint32_t *ix)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		if (s[i])
+			ix[n++] = (uint32_t)i;
+	return n;
+}
+
+static __int128 dot_at(const int64_t *a, const uint32_t *s, const uint32_t *ix,
+		       size_t n)
+{
+	__int128 v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v += (__int128)a[ix[i]] * s[ix[i]];
+	return v;
+}
+
 /* Is row s one of the m sorted rows of S? */
 static int has_row(const uint32_t *S, size_t m, size_t k, const uint32_t *s)
 {
@@ -992,14 +1025,19 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	if ((rc = explore_entry_facets_here(f, p, err)))
 		return rc;
 	if (pipe_model_has_facets(p->pm)) {
-		size_t ne = pipe_model_n_equalities(p->pm);
+		size_t ne = pipe_model_n_equalities(p->pm), n;
+		uint32_t *ix = cp_malloc((f->k + 1) * sizeof *ix);
 
+		if (!ix)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		n = nonzeros_u32(s, f->k, ix);   /* a signature counts a few */
 		*inside = 1;
 		for (i = 0; i < ne + pipe_model_n_facets(p->pm) && *inside; i++) {
-			__int128 v = explore_dot_exact(pipe_model_constraint(p->pm, i), s, f->k);
+			__int128 v = dot_at(pipe_model_constraint(p->pm, i), s, ix, n);
 
 			*inside = i < ne ? v == 0 : v >= 0;
 		}
+		cp_free(ix);
 		return 0;
 	}
 	if (has_row(pipe_model_signatures(p->pm), pipe_model_n_signatures(p->pm), f->k, s)) {
@@ -1034,6 +1072,7 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 	struct entry *p, *c;
 	size_t i, j, k = f->k, nv, cm, pm, jp = 0;
 	const uint32_t *cS, *pS;
+	uint32_t *ix = NULL;
 	int rc, any = 0;
 
 	rc = explore_family_entry(f, parent, &p, err);
@@ -1054,16 +1093,20 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 	nv = p->evaluated ? p->eval.n_violations : 0;
 	if (nv != pe->n_violations)
 		nv = 0;
+	if (nv && !(ix = cp_malloc((k + 1) * sizeof *ix)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < nv; i++) {
 		const int64_t *a = p->viol + i * k;
+		size_t n = nonzeros_i64(a, k, ix);   /* a constraint reads a few */
 
 		for (j = 0; j < cm && !relaxed[i]; j++) {
-			__int128 v = explore_dot_exact(a, cS + j * k, k);
+			__int128 v = dot_at(a, cS + j * k, ix, n);
 
 			relaxed[i] = p->viol_eq[i] ? v != 0 : v < 0;
 		}
 		any |= relaxed[i];
 	}
+	cp_free(ix);
 	if (any) {
 		*grows = 1;   /* a signature outside a valid constraint */
 		return 0;
