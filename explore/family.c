@@ -383,7 +383,7 @@ int explore_family_signatures_copy(struct explore_family *f, udd_features sel,
 		return 0;
 	}
 	prev = explore_phase_enter(f, EXPLORE_PHASE_SIGNATURES);
-	rc = pipe_signatures(f->model, sel, f->pd, S, m, err);
+	rc = pipe_signatures_unsorted(f->model, sel, f->pd, S, m, err);
 	explore_phase_leave(f, prev);
 	return rc;
 }

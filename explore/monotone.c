@@ -106,6 +106,26 @@ static int id_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The order of the ids: by the first set that has the signature, then by
+ * the signature's bytes, the order in which sorted rows would have met
+ * them (the first outside signature found, and so the witness printed,
+ * follows it). */
+struct id_order {
+	const struct sigtab *t;
+	const uint32_t *first;
+};
+
+static int first_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct id_order *o = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (o->first[x] != o->first[y])
+		return o->first[x] < o->first[y] ? -1 : 1;
+	return memcmp(o->t->vecs + (size_t)x * o->t->k, o->t->vecs + (size_t)y * o->t->k,
+		      o->t->k * sizeof *o->t->vecs);
+}
+
 /* ---- the family's signature sets ---- */
 
 struct idset {
@@ -327,6 +347,48 @@ static char *witness_text(struct explore_family *f, udd_features ctx, size_t g,
 	return b.data;
 }
 
+/* Give the ids the order of first_cmp (t's vectors moved to match, its
+ * hash slots dropped: no id is looked up afterwards) and sort each set's
+ * ids again. */
+static int renumber(struct sigtab *t, const uint32_t *first, struct idset *sets,
+		    size_t n_sets, struct cp_error *err)
+{
+	struct id_order o = { t, first };
+	uint32_t *perm = cp_malloc((t->n + 1) * sizeof *perm);
+	uint32_t *rank = cp_malloc((t->n + 1) * sizeof *rank);
+	uint32_t *vecs = cp_malloc((t->n * t->k + 1) * sizeof *vecs);
+	size_t i, x;
+
+	if (!perm || !rank || !vecs) {
+		cp_free(perm);
+		cp_free(rank);
+		cp_free(vecs);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < t->n; i++)
+		perm[i] = (uint32_t)i;
+	qsort_r(perm, t->n, sizeof *perm, first_cmp, &o);
+	for (i = 0; i < t->n; i++) {
+		rank[perm[i]] = (uint32_t)i;
+		memcpy(vecs + i * t->k, t->vecs + (size_t)perm[i] * t->k,
+		       t->k * sizeof *vecs);
+	}
+	for (x = 0; x < n_sets; x++) {
+		for (i = 0; i < sets[x].n; i++)
+			sets[x].ids[i] = rank[sets[x].ids[i]];
+		qsort(sets[x].ids, sets[x].n, sizeof *sets[x].ids, id_cmp);
+	}
+	cp_free(t->vecs);
+	cp_free(t->slots);
+	t->vecs = vecs;
+	t->slots = NULL;
+	t->nslots = 0;
+	t->cap = t->n;
+	cp_free(perm);
+	cp_free(rank);
+	return 0;
+}
+
 /* ---- the callback ---- */
 
 int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
@@ -336,8 +398,8 @@ int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
 	struct sigtab t = { f->k, NULL, 0, 0, NULL, 0 };
 	struct idset *sets = NULL;
 	struct { udd_features mask, key; } *graphs = NULL;
-	size_t cand[64], nc = 0, i, limit, total = 0;
-	uint32_t *S = NULL;
+	size_t cand[64], nc = 0, i, limit, total = 0, n_before, cap_first = 0;
+	uint32_t *S = NULL, *first = NULL;
 	int64_t *a = NULL;
 	uint64_t x;
 	int rc = 0;
@@ -383,9 +445,23 @@ int explore_family_monotone(void *ctx, udd_features fixed, udd_features varying,
 			sets[x].n = sets[g].n;
 			continue;
 		}
+		n_before = t.n;
 		rc = build_ids(f, &t, sel, &sets[x], err);
+		if (!rc && t.n > cap_first) {
+			uint32_t *nf;
+
+			cap_first = 2 * t.n;
+			if (!(nf = cp_reallocarray(first, cap_first, sizeof *first)))
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			else
+				first = nf;
+		}
+		for (i = n_before; !rc && i < t.n; i++)
+			first[i] = (uint32_t)x;
 	}
 	out->models = rc ? 0 : total;
+	if (!rc)
+		rc = renumber(&t, first, sets, total, err);
 	if (rc)
 		goto out;
 	S = cp_malloc((t.n ? t.n : 1) * f->k * sizeof *S);
@@ -448,5 +524,6 @@ out:
 	cp_free(a);
 	cp_free(t.vecs);
 	cp_free(t.slots);
+	cp_free(first);
 	return rc;
 }
