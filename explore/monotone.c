@@ -99,13 +99,6 @@ static long sigtab_id(struct sigtab *t, const uint32_t *v)
 	return (long)t->n++;
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The order of the ids: by the first set that has the signature, then by
  * the signature's bytes, the order in which sorted rows would have met
  * them (the first outside signature found, and so the witness printed,
@@ -168,11 +161,7 @@ static int build_ids(struct explore_family *f, struct sigtab *t,
 		out->ids[n++] = (uint32_t)id;
 	}
 	cp_free(S);
-	qsort(out->ids, n, sizeof *out->ids, id_cmp);
-	for (i = j = 0; i < n; i++)
-		if (!j || out->ids[j - 1] != out->ids[i])
-			out->ids[j++] = out->ids[i];
-	out->n = j;
+	out->n = n;   /* sorted, without repeats, once every id is known */
 	return 0;
 }
 
@@ -348,8 +337,9 @@ static char *witness_text(struct explore_family *f, udd_features ctx, size_t g,
 }
 
 /* Give the ids the order of first_cmp (t's vectors moved to match, its
- * hash slots dropped: no id is looked up afterwards) and sort each set's
- * ids again. */
+ * hash slots dropped: no id is looked up afterwards) and make each set's
+ * ids sorted and distinct: through a bitmap over all ids, a pass over a
+ * set and over the map's words instead of a sort. */
 static int renumber(struct sigtab *t, const uint32_t *first, struct idset *sets,
 		    size_t n_sets, struct cp_error *err)
 {
@@ -357,12 +347,14 @@ static int renumber(struct sigtab *t, const uint32_t *first, struct idset *sets,
 	uint32_t *perm = cp_malloc((t->n + 1) * sizeof *perm);
 	uint32_t *rank = cp_malloc((t->n + 1) * sizeof *rank);
 	uint32_t *vecs = cp_malloc((t->n * t->k + 1) * sizeof *vecs);
-	size_t i, x;
+	size_t words = t->n / 64 + 1, w, i, j, x;
+	uint64_t *bits = cp_calloc(words, sizeof *bits);
 
-	if (!perm || !rank || !vecs) {
+	if (!perm || !rank || !vecs || !bits) {
 		cp_free(perm);
 		cp_free(rank);
 		cp_free(vecs);
+		cp_free(bits);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < t->n; i++)
@@ -374,10 +366,19 @@ static int renumber(struct sigtab *t, const uint32_t *first, struct idset *sets,
 		       t->k * sizeof *vecs);
 	}
 	for (x = 0; x < n_sets; x++) {
-		for (i = 0; i < sets[x].n; i++)
-			sets[x].ids[i] = rank[sets[x].ids[i]];
-		qsort(sets[x].ids, sets[x].n, sizeof *sets[x].ids, id_cmp);
+		for (i = 0; i < sets[x].n; i++) {
+			uint32_t r = rank[sets[x].ids[i]];
+
+			bits[r / 64] |= (uint64_t)1 << (r % 64);
+		}
+		for (w = j = 0; w < words; w++)
+			while (bits[w]) {
+				sets[x].ids[j++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits[w]));
+				bits[w] &= bits[w] - 1;
+			}
+		sets[x].n = j;
 	}
+	cp_free(bits);
 	cp_free(t->vecs);
 	cp_free(t->slots);
 	t->vecs = vecs;
