@@ -90,7 +90,9 @@ struct dd {
 	mpz_t t1, t2, g;
 	uint64_t work, next_check; /* the clock is read every 2^16 units */
 	size_t step;             /* rays inserted so far (this one's step) */
-	uint64_t *since;         /* (nr+1) * words: rays of steps >= t */
+	size_t *stepof;          /* nr: the step that inserted each ray
+				  * (0: the initial simplex), SIZE_MAX
+				  * before it is inserted */
 	uint64_t ids;            /* facet ids handed out */
 	int late;                  /* the time limit has passed */
 	int hw_popcount;           /* the CPU has a popcount instruction */
@@ -815,14 +817,24 @@ static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
 }
 
 /* Some ray is in all of a, b and c. */
-static int holds_any3(const uint64_t *a, const uint64_t *b,
-		      const uint64_t *c, size_t words)
+/* Does a ray of a and b come from step t or later?  (The rays both
+ * facets hold are few: at least d-2, and rarely many more.) */
+static int holds_since(const struct dd *x, const uint64_t *a, const uint64_t *b,
+		       size_t t)
 {
 	size_t w;
 
-	for (w = 0; w < words; w++)
-		if (a[w] & b[w] & c[w])
-			return 1;
+	for (w = 0; w < x->words; w++) {
+		uint64_t m = a[w] & b[w];
+
+		while (m) {
+			size_t s = x->stepof[w * 64 + (size_t)__builtin_ctzll(m)];
+
+			if (s != SIZE_MAX && s >= t)
+				return 1;
+			m &= m - 1;
+		}
+	}
 	return 0;
 }
 
@@ -847,8 +859,8 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 	 * set, or born on their common ridge, which stays one */
 	adjacent = x->simp[p] || x->simp[n] || tp->id == tn->mother ||
 		   tn->id == tp->mother;
-	if (!adjacent && !holds_any3(relp, in, x->since + (tp->born > tn->born ?
-				     tp->born : tn->born) * words, words))
+	if (!adjacent && !holds_since(x, relp, in, tp->born > tn->born ?
+				      tp->born : tn->born))
 		return 0; /* nothing new on both since the younger was born */
 	for (w = 0; w < words; w++)
 		x->common[w] = relp[w] & in[w];
@@ -1262,7 +1274,7 @@ static int initial_simplex(struct dd *x, const int *order, unsigned char *used,
 		x->cur.tag[i].born = 0;
 	}
 	for (j = 0; j < d; j++)
-		x->since[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
+		x->stepof[chosen[j]] = 0;
 	x->cur.n = d;
 out:
 	cp_free(chosen);
@@ -1333,15 +1345,17 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.kperm = cp_malloc((b->nr + 1) * sizeof *x.kperm);
 	x.kbas = cp_malloc((words + 1) * sizeof *x.kbas);
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
-	x.since = cp_calloc((b->nr + 1) * words + 1, sizeof *x.since);
+	x.stepof = cp_malloc((b->nr + 1) * sizeof *x.stepof);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
-	    !x.sel || !x.since || !x.kray || !x.kidx ||
+	    !x.sel || !x.stepof || !x.kray || !x.kidx ||
 	    !x.kperm || !x.kbas || !x.knon) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
-	for (r = 0; r < b->nr; r++)
+	for (r = 0; r < b->nr; r++) {
 		order[r] = (int)r;
+		x.stepof[r] = SIZE_MAX;
+	}
 	qsort_r(order, b->nr, sizeof *order, cmp_order, b);
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
@@ -1350,14 +1364,11 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.hw_popcount = __builtin_cpu_supports("popcnt");
 #endif
 	for (oi = 0; oi < b->nr; oi++) {
-		size_t t;
-
 		r = (size_t)order[oi];
 		if (used[r])
 			continue;
 		x.step++;
-		for (t = 0; t <= x.step; t++)
-			x.since[t * words + r / 64] |= (uint64_t)1 << (r % 64);
+		x.stepof[r] = x.step;
 		rc = insert_ray(&x, r, err);
 		if (rc == DD_OVERFLOW) {
 			if (dd_go_big(&x)) {
@@ -1414,7 +1425,7 @@ out:
 	cp_free(x.ktmp);
 	cp_free(x.astart);
 	cp_free(x.afacet);
-	cp_free(x.since);
+	cp_free(x.stepof);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);
