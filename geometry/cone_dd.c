@@ -57,6 +57,8 @@ struct dd_facets {
 	struct dd_tag *tag;
 };
 
+#define SINCE_BLOCK 8
+
 struct dd {
 	struct cone_build *b;
 	size_t d, words;
@@ -90,9 +92,12 @@ struct dd {
 	mpz_t t1, t2, g;
 	uint64_t work, next_check; /* the clock is read every 2^16 units */
 	size_t step;             /* rays inserted so far (this one's step) */
-	size_t *stepof;          /* nr: the step that inserted each ray
-				  * (0: the initial simplex), SIZE_MAX
-				  * before it is inserted */
+	/* the rays inserted at step t or later, for any t: a bitset for
+	 * every SINCE_BLOCK-th step (since[b]: steps >= b * SINCE_BLOCK) and
+	 * the ray of each step for the steps between (step 0 is the initial
+	 * simplex, in since[0] only) */
+	uint64_t *since;         /* (nr / SINCE_BLOCK + 2) * words */
+	size_t *rayat;           /* nr + 1: the ray of each step >= 1 */
 	uint64_t ids;            /* facet ids handed out */
 	int late;                  /* the time limit has passed */
 	int hw_popcount;           /* the CPU has a popcount instruction */
@@ -817,23 +822,30 @@ static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
 }
 
 /* Some ray is in all of a, b and c. */
-/* Does a ray of a and b come from step t or later?  (The rays both
- * facets hold are few: at least d-2, and rarely many more.) */
-static int holds_since(const struct dd *x, const uint64_t *a, const uint64_t *b,
-		       size_t t)
+static int holds_any3(const uint64_t *a, const uint64_t *b,
+		      const uint64_t *c, size_t words)
 {
 	size_t w;
 
-	for (w = 0; w < x->words; w++) {
-		uint64_t m = a[w] & b[w];
+	for (w = 0; w < words; w++)
+		if (a[w] & b[w] & c[w])
+			return 1;
+	return 0;
+}
 
-		while (m) {
-			size_t s = x->stepof[w * 64 + (size_t)__builtin_ctzll(m)];
+/* Does a ray of a and b come from step t or later?  The block's bitset
+ * from the next multiple of SINCE_BLOCK on, then the few steps before. */
+static int holds_since(const struct dd *x, const uint64_t *a, const uint64_t *b,
+		       size_t t)
+{
+	size_t bl = (t + SINCE_BLOCK - 1) / SINCE_BLOCK, s, r;
 
-			if (s != SIZE_MAX && s >= t)
-				return 1;
-			m &= m - 1;
-		}
+	if (holds_any3(a, b, x->since + bl * x->words, x->words))
+		return 1;
+	for (s = t; s < bl * SINCE_BLOCK && s <= x->step; s++) {
+		r = x->rayat[s];
+		if ((a[r / 64] & b[r / 64]) >> (r % 64) & 1)
+			return 1;
 	}
 	return 0;
 }
@@ -1274,7 +1286,7 @@ static int initial_simplex(struct dd *x, const int *order, unsigned char *used,
 		x->cur.tag[i].born = 0;
 	}
 	for (j = 0; j < d; j++)
-		x->stepof[chosen[j]] = 0;
+		x->since[chosen[j] / 64] |= (uint64_t)1 << (chosen[j] % 64);
 	x->cur.n = d;
 out:
 	cp_free(chosen);
@@ -1345,17 +1357,16 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.kperm = cp_malloc((b->nr + 1) * sizeof *x.kperm);
 	x.kbas = cp_malloc((words + 1) * sizeof *x.kbas);
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
-	x.stepof = cp_malloc((b->nr + 1) * sizeof *x.stepof);
+	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
+	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
-	    !x.sel || !x.stepof || !x.kray || !x.kidx ||
+	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
 	    !x.kperm || !x.kbas || !x.knon) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
-	for (r = 0; r < b->nr; r++) {
+	for (r = 0; r < b->nr; r++)
 		order[r] = (int)r;
-		x.stepof[r] = SIZE_MAX;
-	}
 	qsort_r(order, b->nr, sizeof *order, cmp_order, b);
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
@@ -1364,11 +1375,15 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.hw_popcount = __builtin_cpu_supports("popcnt");
 #endif
 	for (oi = 0; oi < b->nr; oi++) {
+		size_t t;
+
 		r = (size_t)order[oi];
 		if (used[r])
 			continue;
 		x.step++;
-		x.stepof[r] = x.step;
+		x.rayat[x.step] = r;
+		for (t = 0; t <= x.step / SINCE_BLOCK; t++)
+			x.since[t * words + r / 64] |= (uint64_t)1 << (r % 64);
 		rc = insert_ray(&x, r, err);
 		if (rc == DD_OVERFLOW) {
 			if (dd_go_big(&x)) {
@@ -1425,7 +1440,8 @@ out:
 	cp_free(x.ktmp);
 	cp_free(x.astart);
 	cp_free(x.afacet);
-	cp_free(x.stepof);
+	cp_free(x.since);
+	cp_free(x.rayat);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);

@@ -62,6 +62,7 @@ struct worker {
 	size_t n_pre;
 	double *pre_em, *pre_g, *pre_y;
 	double *pre_b;    /* n_cons x k: each constraint in box coordinates */
+	double *pre_axt;  /* k x k: the PCA box's axes, transposed */
 	double *pre_t;    /* k: a point's box coordinates */
 	double *pre_y0;   /* n_pre: each equality at the box's centre, E mu */
 	double *pre_c;    /* 3 n_cons: each inequality at the centre (c.mu),

@@ -54,6 +54,7 @@ void feas_worker_free(struct worker *w)
 	cp_free(w->pre_g);
 	cp_free(w->pre_y);
 	cp_free(w->pre_b);
+	cp_free(w->pre_axt);
 	cp_free(w->pre_t);
 	cp_free(w->pre_y0);
 	cp_free(w->pre_c);
@@ -102,6 +103,7 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->pre_g = cp_malloc((w->n_pre * w->n_pre + 1) * sizeof *w->pre_g);
 	w->pre_y = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y);
 	w->pre_b = cp_malloc((fm->n_cons * k + 1) * sizeof *w->pre_b);
+	w->pre_axt = cp_malloc((k * k + 1) * sizeof *w->pre_axt);
 	w->pre_t = cp_malloc((k + 1) * sizeof *w->pre_t);
 	w->pre_y0 = cp_malloc((w->n_pre + 1) * sizeof *w->pre_y0);
 	w->pre_c = cp_malloc((3 * fm->n_cons + 1) * sizeof *w->pre_c);
@@ -112,7 +114,7 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	w->ell_rows = cp_malloc((k + 1) * sizeof *w->ell_rows);
 	w->ell_active = cp_calloc(fm->n_cons + 1, 1);
 	w->ell_cov = cp_malloc((k * k + 1) * sizeof *w->ell_cov);
-	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_t ||
+	if (!w->pre_em || !w->pre_g || !w->pre_y || !w->pre_b || !w->pre_axt || !w->pre_t ||
 	    !w->pre_y0 || !w->pre_c ||
 	    !w->ell_b || !w->ell_g || !w->ell_y || !w->ell_w || !w->ell_rows ||
 	    !w->ell_active || !w->ell_cov) {

@@ -48,13 +48,17 @@ static size_t brow_nz(const struct feas_model *fm, const struct feas_query *q,
 /* B = every constraint in box coordinates, n_cons x k (zero where
  * brow_nz does not reach): B_ci = half_i (axis_i . c), or half_i c_i. */
 static void box_rows(const struct feas_model *fm, const struct feas_query *q,
-		     double *B)
+		     double *B, double *axt)
 {
-	size_t k = fm->k, c, i, p, n;
+	size_t k = fm->k, c, i, j, p, n;
 	const uint32_t *ix;
 
 	if (q->shape == FEAS_INDEPENDENT)
 		memset(B, 0, fm->n_cons * k * sizeof *B);
+	else
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++)
+				axt[j * k + i] = q->axes[i * k + j];
 	for (c = 0; c < fm->n_cons; c++) {
 		const int64_t *ci = fm->cons + c * k;
 		double *b = B + c * k;
@@ -65,14 +69,19 @@ static void box_rows(const struct feas_model *fm, const struct feas_query *q,
 				b[ix[p]] = q->half[ix[p]] * (double)ci[ix[p]];
 			continue;
 		}
-		for (i = 0; i < k; i++) {
-			const double *ax = q->axes + i * k;
-			double d = 0;
+		/* b_i = half_i sum_p c_p axes_i,p: each sum over c's
+		 * non-zeros in their order, all k of them at once */
+		for (i = 0; i < k; i++)
+			b[i] = 0;
+		for (p = 0; p < n; p++) {
+			const double *col = axt + (size_t)ix[p] * k;
+			double cv = (double)ci[ix[p]];
 
-			for (p = 0; p < n; p++)
-				d += (double)ci[ix[p]] * ax[ix[p]];
-			b[i] = q->half[i] * d;
+			for (i = 0; i < k; i++)
+				b[i] += cv * col[i];
 		}
+		for (i = 0; i < k; i++)
+			b[i] = q->half[i] * b[i];
 	}
 }
 
@@ -483,7 +492,7 @@ int feas_prefilter_box(struct worker *w, const struct feas_query *q)
 
 	if (!fm->complete || fm->n_cons == 0 || !fm->cons_idx || !fm->iota)
 		return FEAS_PRE_UNDECIDED;
-	box_rows(fm, q, w->pre_b);
+	box_rows(fm, q, w->pre_b, w->pre_axt);
 	if (prefilter_infeasible(fm, q, w->pre_b))
 		return FEAS_PRE_INFEASIBLE;
 	if (prefilter_feasible(w, q))
