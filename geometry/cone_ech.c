@@ -126,22 +126,24 @@ static void make_nul(struct cone_ech *e)
 	e->nul_ok = 1;
 }
 
-/* Is t (entries below 2^32 in magnitude, so each product is below 2^95
- * and n of them sum within __int128) orthogonal to every null vector,
- * hence in the span?  nz: n scratch. */
-static int in_span_nul(const struct cone_ech *e, const int64_t *t, size_t *nz)
+/* Is the row (t, entries below 2^32 in magnitude, or the counts u) in
+ * the span: orthogonal to every null vector?  Each product is below
+ * 2^95 and n of them sum within __int128. */
+static int in_span_nul(const struct cone_ech *e, const int64_t *t,
+		       const uint32_t *u)
 {
 	size_t n = e->n, nn = 0, i, j;
+	size_t *nz = e->nulix;
 
 	for (i = 0; i < n; i++)
-		if (t[i])
+		if (t ? t[i] != 0 : u[i] != 0)
 			nz[nn++] = i;
 	for (j = 0; j < n - e->rank; j++) {
 		const int64_t *x = e->nul + j * n;
 		__int128 s = 0;
 
 		for (i = 0; i < nn; i++)
-			s += (__int128)t[nz[i]] * x[nz[i]];
+			s += (__int128)(t ? t[nz[i]] : (int64_t)u[nz[i]]) * x[nz[i]];
 		if (s != 0)
 			return 0;
 	}
@@ -225,7 +227,7 @@ static int add64(struct cone_ech *e, const int64_t *v)
 		small &= v[i] < ((int64_t)1 << 32) && v[i] > -((int64_t)1 << 32);
 	}
 	if (e->nul_ok > 0 && small &&
-	    in_span_nul(e, t, e->nulix))
+	    in_span_nul(e, t, NULL))
 		return 0;
 	cone_vec_primitive(t, n);
 	pc = reduce64(e, t);
@@ -373,6 +375,10 @@ int cone_ech_add_u32(struct cone_ech *e, const uint32_t *v)
 {
 	int64_t *t = e->scratch + e->n * e->n + e->n;
 	size_t i;
+
+	/* counts are below 2^32: the null-vector test straight on the row */
+	if (e->nul_ok > 0 && !e->big && in_span_nul(e, NULL, v))
+		return 0;
 
 	for (i = 0; i < e->n; i++)
 		t[i] = v[i];
