@@ -102,6 +102,7 @@ static void entry_release(struct entry *e)
 	explore_eval_release(&e->eval);
 	cp_free(e->viol);
 	cp_free(e->viol_eq);
+	cp_free(e->viol_ok);
 	cp_free(e->feasible);
 }
 
@@ -913,9 +914,11 @@ bad:
 	explore_eval_release(&e->eval);
 	cp_free(e->viol);
 	cp_free(e->viol_eq);
+	cp_free(e->viol_ok);
 	cp_free(e->feasible);
 	e->viol = NULL;
 	e->viol_eq = NULL;
+	e->viol_ok = NULL;
 	e->feasible = NULL;
 	return cp_error_set(err, CP_EINTERNAL, "a malformed evaluation came back "
 			    "for a model");
@@ -1064,13 +1067,48 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 	return rc;
 }
 
+/* p->viol_ok for its nv violated constraints, made once. */
+static int viol_checked(struct entry *p, size_t k, size_t nv, struct cp_error *err)
+{
+	const uint32_t *S = pipe_model_signatures(p->pm);
+	size_t m = pipe_model_n_signatures(p->pm), i, j, n;
+	uint32_t *ix;
+
+	if (p->viol_ok && p->viol_ok_of == p->viol && p->viol_ok_n == nv)
+		return 0;
+	cp_free(p->viol_ok);
+	p->viol_ok = cp_calloc(nv + 1, 1);
+	ix = cp_malloc((k + 1) * sizeof *ix);
+	if (!p->viol_ok || !ix) {
+		cp_free(ix);
+		cp_free(p->viol_ok);
+		p->viol_ok = NULL;
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nv; i++) {
+		const int64_t *a = p->viol + i * k;
+
+		n = nonzeros_i64(a, k, ix);
+		p->viol_ok[i] = 1;
+		for (j = 0; j < m && p->viol_ok[i]; j++) {
+			__int128 v = dot_at(a, S + j * k, ix, n);
+
+			p->viol_ok[i] = p->viol_eq[i] ? v == 0 : v >= 0;
+		}
+	}
+	cp_free(ix);
+	p->viol_ok_of = p->viol;
+	p->viol_ok_n = nv;
+	return 0;
+}
+
 static int compare_cones(void *ctx, udd_features parent, udd_features child,
 			 const struct explore_eval *pe, int *grows,
 			 unsigned char *relaxed, struct cp_error *err)
 {
 	struct explore_family *f = ctx;
 	struct entry *p, *c;
-	size_t i, j, k = f->k, nv, cm, pm, jp = 0;
+	size_t i, j, k = f->k, nv, cm, pm, jp = 0, nf = 0, *fresh;
 	const uint32_t *cS, *pS;
 	uint32_t *ix = NULL;
 	int rc, any = 0;
@@ -1088,19 +1126,42 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 		return cp_error_set(err, CP_EINTERNAL, "lost a cached model");
 	cm = pipe_model_n_signatures(c->pm);
 	cS = pipe_model_signatures(c->pm);
+	pS = pipe_model_signatures(p->pm);
+	pm = pipe_model_n_signatures(p->pm);
+	/* The child's signatures that are not the parent's: both lists are
+	 * sorted (pipe_signatures, memcmp order), so one walk finds them. */
+	if (!(fresh = cp_malloc((cm + 1) * sizeof *fresh)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (j = 0; j < cm; j++) {
+		int cmp = 1;
+
+		while (jp < pm && (cmp = memcmp(pS + jp * k, cS + j * k, k * sizeof *pS)) < 0)
+			jp++;
+		if (!(jp < pm && cmp == 0))
+			fresh[nf++] = j;
+	}
 	/* A violated constraint is relaxed when some child signature breaks
-	 * it (its vectors are kept parallel to the evaluation's list). */
+	 * it (its vectors are kept parallel to the evaluation's list); one
+	 * that holds on every parent signature can only be broken by a
+	 * fresh one. */
 	nv = p->evaluated ? p->eval.n_violations : 0;
 	if (nv != pe->n_violations)
 		nv = 0;
-	if (nv && !(ix = cp_malloc((k + 1) * sizeof *ix)))
+	if (nv && (rc = viol_checked(p, k, nv, err))) {
+		cp_free(fresh);
+		return rc;
+	}
+	if (nv && !(ix = cp_malloc((k + 1) * sizeof *ix))) {
+		cp_free(fresh);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < nv; i++) {
 		const int64_t *a = p->viol + i * k;
 		size_t n = nonzeros_i64(a, k, ix);   /* a constraint reads a few */
+		size_t nj = p->viol_ok[i] ? nf : cm;
 
-		for (j = 0; j < cm && !relaxed[i]; j++) {
-			__int128 v = dot_at(a, cS + j * k, ix, n);
+		for (j = 0; j < nj && !relaxed[i]; j++) {
+			__int128 v = dot_at(a, cS + (p->viol_ok[i] ? fresh[j] : j) * k, ix, n);
 
 			relaxed[i] = p->viol_eq[i] ? v != 0 : v < 0;
 		}
@@ -1108,28 +1169,23 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 	}
 	cp_free(ix);
 	if (any) {
+		cp_free(fresh);
 		*grows = 1;   /* a signature outside a valid constraint */
 		return 0;
 	}
+	/* The parent's own signatures lie in its cone: only the child's
+	 * fresh ones are tested. */
 	*grows = 0;
-	pS = pipe_model_signatures(p->pm);
-	pm = pipe_model_n_signatures(p->pm);
-	for (j = 0; j < cm && !*grows; j++) {
-		int inside = 1, cmp = 1;
+	for (j = 0; j < nf && !*grows; j++) {
+		int inside = 1;
 
-		/* The parent's own signatures lie in its cone.  Both lists are
-		 * sorted (pipe_signatures, memcmp order), so one walk finds
-		 * them; only the child's new signatures are tested. */
-		while (jp < pm && (cmp = memcmp(pS + jp * k, cS + j * k, k * sizeof *pS)) < 0)
-			jp++;
-		if (jp < pm && cmp == 0)
-			continue;
-		rc = explore_family_in_cone(f, p, cS + j * k, &inside, err);
+		rc = explore_family_in_cone(f, p, cS + fresh[j] * k, &inside, err);
 		if (rc)
-			return rc;
+			break;
 		*grows = !inside;
 	}
-	return 0;
+	cp_free(fresh);
+	return rc;
 }
 
 /* The callbacks, each charged to its phase. */

@@ -18,6 +18,13 @@ struct entry {
 	struct explore_eval eval;
 	int64_t *viol;            /* eval.n_violations x k */
 	unsigned char *viol_eq;
+	/* Does each violated constraint hold on every signature of this
+	 * model (integer check, made on first comparison; then a child's
+	 * signatures that are also this model's cannot relax it)?  Made for
+	 * viol_ok_of / viol_ok_n; made again when those change. */
+	unsigned char *viol_ok;
+	const int64_t *viol_ok_of;
+	size_t viol_ok_n;
 	size_t n_inexact;         /* verdicts left to floating point */
 	unsigned char *feasible;  /* per observation, once evaluated: the
 				   * verdicts the flow bounds start from */
