@@ -88,6 +88,7 @@ void cone_ech_release(struct cone_ech *e)
 	cp_free(e->piv);
 	cp_free(e->nul);
 	cp_free(e->nulix);
+	cp_free(e->nulval);
 	memset(e, 0, sizeof *e);
 }
 
@@ -115,6 +116,8 @@ static void make_nul(struct cone_ech *e)
 		return;
 	if (!e->nulix && !(e->nulix = cp_malloc((n + 1) * sizeof *e->nulix)))
 		return;
+	if (!e->nulval && !(e->nulval = cp_malloc((n + 1) * sizeof *e->nulval)))
+		return;
 	for (f = 0; f < n; f++) {
 		if (p < e->rank && e->piv[p] == f) {
 			p++;
@@ -134,16 +137,27 @@ static int in_span_nul(const struct cone_ech *e, const int64_t *t,
 {
 	size_t n = e->n, nn = 0, i, j;
 	size_t *nz = e->nulix;
+	int64_t *val = e->nulval;
 
-	for (i = 0; i < n; i++)
-		if (t ? t[i] != 0 : u[i] != 0)
-			nz[nn++] = i;
+	if (t) {
+		for (i = 0; i < n; i++)
+			if (t[i]) {
+				nz[nn] = i;
+				val[nn++] = t[i];
+			}
+	} else {
+		for (i = 0; i < n; i++)
+			if (u[i]) {
+				nz[nn] = i;
+				val[nn++] = u[i];
+			}
+	}
 	for (j = 0; j < n - e->rank; j++) {
 		const int64_t *x = e->nul + j * n;
 		__int128 s = 0;
 
 		for (i = 0; i < nn; i++)
-			s += (__int128)(t ? t[nz[i]] : (int64_t)u[nz[i]]) * x[nz[i]];
+			s += (__int128)val[i] * x[nz[i]];
 		if (s != 0)
 			return 0;
 	}

@@ -31,6 +31,7 @@ struct cone_ech {
 	 * (or rows changed since), -1 a number did not fit int64. */
 	int64_t *nul;    /* (n - rank) * n */
 	size_t *nulix;   /* n scratch: a row's non-zero columns */
+	int64_t *nulval; /* n scratch: their values */
 	int nul_ok;
 	unsigned streak; /* rows in the span since the last new row */
 };
