@@ -275,12 +275,20 @@ static int valid_on(const int64_t *a, size_t k, const uint32_t *S, size_t m)
  * them so far: the test stops at the first signature that breaks). */
 static int valid_without(const int64_t *a, size_t c, size_t k,
 			 const uint32_t *S, size_t m, __int128 *as, size_t *known,
-			 const uint32_t *ix, size_t nz)
+			 const uint32_t *ix, size_t nz, int small)
 {
 	size_t p, i;
 
 	for (p = 0; p < m; p++) {
-		if (p == *known) {
+		if (p == *known && small) {
+			int64_t v = 0;
+
+			/* sum |a_i| < 2^31 and counts < 2^32: within int64 */
+			for (i = 0; i < nz; i++)
+				v += a[ix[i]] * (int64_t)S[p * k + ix[i]];
+			as[p] = v;
+			++*known;
+		} else if (p == *known) {
 			__int128 v = 0;
 
 			/* over a's non-zeros ix[0..nz) */
@@ -307,7 +315,8 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 {
 	size_t i, c, known, nz, *kn;
 	__int128 *asa;
-	int improved, first = 1;
+	uint64_t l1;
+	int improved, first = 1, small;
 
 	do {
 		improved = 0;
@@ -315,9 +324,13 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 		kn = first ? known0 : &known;
 		asa = as && !first ? as + m : as;
 		first = 0;
-		for (i = 0, nz = 0; i < k; i++)
-			if (a[i])
+		for (i = 0, nz = 0, l1 = 0; i < k; i++)
+			if (a[i]) {
 				ix[nz++] = (uint32_t)i;
+				if (l1 < ((uint64_t)1 << 31))
+					l1 += a[i] < 0 ? -(uint64_t)a[i] : (uint64_t)a[i];
+			}
+		small = l1 < ((uint64_t)1 << 31);
 		/* an inequality drops a positive term while what is left still
 		 * holds on every signature: "x <= y + z" becomes "x <= y" */
 		for (c = 0; S && !is_equality && c < k && !improved; c++) {
@@ -327,7 +340,7 @@ static void descend(size_t k, const int64_t *eq, size_t n_eq,
 			t[c] = 0;
 			cone_vec_primitive(t, k);
 			if (cone_vec_nnz(t, k) &&
-			    (as ? valid_without(a, c, k, S, m, asa, kn, ix, nz) :
+			    (as ? valid_without(a, c, k, S, m, asa, kn, ix, nz, small) :
 				  valid_on(t, k, S, m)) &&
 			    (!keep || keep(t, ctx))) {
 				memcpy(a, t, k * sizeof *t);
