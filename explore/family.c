@@ -368,27 +368,6 @@ int explore_family_signatures(struct explore_family *f, udd_features sel,
 	return 0;
 }
 
-int explore_family_signatures_copy(struct explore_family *f, udd_features sel,
-				   uint32_t **S, size_t *m, struct cp_error *err)
-{
-	const struct sigset_seen *old = seen_find(f, sel);
-	enum explore_phase prev;
-	int rc;
-
-	if (old) {
-		*S = cp_malloc(old->m * f->k * sizeof **S + 1);
-		if (!*S)
-			return cp_error_set(err, CP_ENOMEM, "out of memory");
-		memcpy(*S, old->S, old->m * f->k * sizeof **S);
-		*m = old->m;
-		return 0;
-	}
-	prev = explore_phase_enter(f, EXPLORE_PHASE_SIGNATURES);
-	rc = pipe_signatures_unsorted(f->model, sel, f->pd, S, m, err);
-	explore_phase_leave(f, prev);
-	return rc;
-}
-
 /* The entry of sel, built on first use. */
 int explore_family_entry(struct explore_family *f, udd_features sel,
 		     struct entry **out, struct cp_error *err)

@@ -83,12 +83,6 @@ int explore_entry_facets_here(struct explore_family *f, struct entry *e,
  * on first use of their graph; *S stays the family's. */
 int explore_family_signatures(struct explore_family *f, udd_features sel,
 			      const uint32_t **S, size_t *m, struct cp_error *err);
-/* The same rows, the caller's to free, without keeping them: for
- * callers that pass over every set of the family once (the monotonicity
- * proofs: 576 sets of the Haswell family, 70 MB if all were kept).  In no
- * order and with repeats unless the set was already kept. */
-int explore_family_signatures_copy(struct explore_family *f, udd_features sel,
-				   uint32_t **S, size_t *m, struct cp_error *err);
 /* The entry of sel, built on first use (may move the table). */
 int explore_family_entry(struct explore_family *f, udd_features sel,
 			 struct entry **out, struct cp_error *err);

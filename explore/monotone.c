@@ -38,16 +38,23 @@ struct sigtab {
 
 /* Word by word (cp_hash goes byte by byte: a quarter of the multiplies),
  * then mixed so that the table's low bits see every count. */
+#define SIG_HASH_STEP(h, x) (((h) ^ (x)) * 0x100000001b3ULL)
+
+static uint64_t sig_hash_final(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
 static uint64_t sig_hash(const uint32_t *v, size_t k)
 {
 	uint64_t h = CP_HASH_SEED;
 	size_t i;
 
 	for (i = 0; i < k; i++)
-		h = (h ^ v[i]) * 0x100000001b3ULL;
-	h ^= h >> 32;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 29);
+		h = SIG_HASH_STEP(h, v[i]);
+	return sig_hash_final(h);
 }
 
 static int sigtab_grow(struct sigtab *t)
@@ -70,14 +77,15 @@ static int sigtab_grow(struct sigtab *t)
 	return 0;
 }
 
-/* The id of v, added when new; -1 when memory runs out. */
-static long sigtab_id(struct sigtab *t, const uint32_t *v)
+/* The id of v (hash: sig_hash(v)), added when new; -1 when memory runs
+ * out. */
+static long sigtab_id(struct sigtab *t, const uint32_t *v, uint64_t hash)
 {
 	size_t h;
 
 	if (2 * (t->n + 1) > t->nslots && sigtab_grow(t))
 		return -1;
-	h = (size_t)sig_hash(v, t->k) & (t->nslots - 1);
+	h = (size_t)hash & (t->nslots - 1);
 	while (t->slots[h]) {
 		size_t id = t->slots[h] - 1;
 
@@ -126,42 +134,57 @@ struct idset {
 	size_t n;
 };
 
-/* The model's signatures for sel on the data's counters, as ids.  The
- * rows are made here and dropped (explore_family_signatures_copy): the
- * search keeps the few it checks, not the whole family's. */
+/* The model's signatures for sel on the data's counters, as ids (in no
+ * order, repeats left in: renumber sorts them).  The rows come straight
+ * from the μpath walk and are projected, hashed and tested for zero in
+ * one pass; nothing of them is kept but the ids (the search keeps the few
+ * sets it checks, not the whole family's: 576 sets of the Haswell
+ * family). */
 static int build_ids(struct explore_family *f, struct sigtab *t,
 		     udd_features sel, struct idset *out, struct cp_error *err)
 {
-	uint32_t *S = NULL;
-	size_t j, i, m, n = 0;
+	const size_t *cols = pipe_data_columns(f->pd);
+	size_t km = udd_model_n_counters(f->model), k = f->k, j, i, m, n = 0;
+	uint32_t *all = NULL, *v;
+	enum explore_phase prev;
 	int rc;
 
-	rc = explore_family_signatures_copy(f, sel, &S, &m, err);
+	prev = explore_phase_enter(f, EXPLORE_PHASE_SIGNATURES);
+	rc = udd_signatures_build(f->model, sel, 0, &all, &m, err);
+	explore_phase_leave(f, prev);
 	if (rc)
 		return rc;
 	out->ids = cp_malloc((m ? m : 1) * sizeof *out->ids);
-	if (!out->ids) {
-		cp_free(S);
+	v = cp_malloc((k + 1) * sizeof *v);
+	if (!out->ids || !v) {
+		cp_free(all);
+		cp_free(v);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
 	for (j = 0; j < m; j++) {
-		const uint32_t *v = S + j * f->k;
+		const uint32_t *row = all + j * km;
+		uint64_t h = CP_HASH_SEED;
+		uint32_t any = 0;
 		long id;
-		int zero = 1;
 
-		for (i = 0; i < f->k; i++)
-			zero &= v[i] == 0;
-		if (zero)
+		for (i = 0; i < k; i++) {
+			v[i] = row[cols[i]];
+			any |= v[i];
+			h = SIG_HASH_STEP(h, v[i]);
+		}
+		if (!any)
 			continue;   /* counts nothing: every cone has it */
-		id = sigtab_id(t, v);
+		id = sigtab_id(t, v, sig_hash_final(h));
 		if (id < 0) {
-			cp_free(S);
+			cp_free(all);
+			cp_free(v);
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		}
 		out->ids[n++] = (uint32_t)id;
 	}
-	cp_free(S);
-	out->n = n;   /* sorted, without repeats, once every id is known */
+	cp_free(all);
+	cp_free(v);
+	out->n = n;
 	return 0;
 }
 

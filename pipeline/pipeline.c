@@ -371,11 +371,10 @@ static int row_cmp(const void *a, const void *b, void *k)
 	return memcmp(a, b, *(const size_t *)k * sizeof(uint32_t));
 }
 
-/* The signatures of sel on the data's counters: sorted and distinct, or
- * (!sorted) as the μpath walk gives them. */
-static int signatures_rows(const struct udd_model *m, udd_features sel,
-			   const struct pipe_data *pd, int sorted, uint32_t **out,
-			   size_t *out_n, struct cp_error *err)
+/* The distinct signatures of sel on the data's counters, sorted. */
+int pipe_signatures(const struct udd_model *m, udd_features sel,
+		    const struct pipe_data *pd, uint32_t **out, size_t *out_n,
+		    struct cp_error *err)
 {
 	size_t k = pd->k, i, j, n = 0, m_sigs, km = udd_model_n_counters(m);
 	uint32_t *S, *all;
@@ -399,7 +398,7 @@ static int signatures_rows(const struct udd_model *m, udd_features sel,
 	}
 	cp_free(all);
 	n = m_sigs;
-	if (sorted && m_sigs && k) {
+	if (m_sigs && k) {
 		qsort_r(S, m_sigs, k * sizeof *S, row_cmp, &k);
 		/* a projection can make distinct signatures equal */
 		for (j = 0, n = 0; j < m_sigs; j++)
@@ -409,20 +408,6 @@ static int signatures_rows(const struct udd_model *m, udd_features sel,
 	*out = S;
 	*out_n = n;
 	return CP_OK;
-}
-
-int pipe_signatures(const struct udd_model *m, udd_features sel,
-		    const struct pipe_data *pd, uint32_t **out, size_t *out_n,
-		    struct cp_error *err)
-{
-	return signatures_rows(m, sel, pd, 1, out, out_n, err);
-}
-
-int pipe_signatures_unsorted(const struct udd_model *m, udd_features sel,
-			     const struct pipe_data *pd, uint32_t **out,
-			     size_t *out_n, struct cp_error *err)
-{
-	return signatures_rows(m, sel, pd, 0, out, out_n, err);
 }
 
 static int model_cone(struct pipe_model *pm, const struct pipe_budget *budget,

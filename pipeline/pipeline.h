@@ -109,12 +109,6 @@ int pipe_model_new(const struct udd_model *m, udd_features sel,
 int pipe_signatures(const struct udd_model *m, udd_features sel,
 		    const struct pipe_data *pd, uint32_t **S, size_t *n,
 		    struct cp_error *err);
-/* The same rows in no order, repeats left in (a projection can make
- * distinct signatures equal): for callers that give rows ids of their own
- * and need no sorted list. */
-int pipe_signatures_unsorted(const struct udd_model *m, udd_features sel,
-			     const struct pipe_data *pd, uint32_t **S, size_t *n,
-			     struct cp_error *err);
 /* pipe_model_new on signatures already made (pipe_signatures' rows for
  * sel, copied): callers that meet one signature set under several
  * feature sets enumerate it once. */
