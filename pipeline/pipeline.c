@@ -26,6 +26,7 @@ struct pipe_model {
 	udd_features sel;
 	size_t k, m;
 	uint32_t *S;              /* m x k, sorted rows */
+	int S_borrowed;           /* S is the caller's (pipe_model_new_from) */
 	struct feas_model *fm;
 	int has_facets, over_budget;
 	int facets_tried;         /* a budget was given (listed or not) */
@@ -549,7 +550,7 @@ int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budg
 
 /* A model of signatures S (n rows, taken over), with its cone under the
  * budget; the solver's model waits for its first use (pipe_model_make_solver). */
-static int model_new(udd_features sel, uint32_t *S, size_t n,
+static int model_new(udd_features sel, uint32_t *S, int borrowed, size_t n,
 		     const struct pipe_data *pd, const struct pipe_budget *budget,
 		     struct pipe_model **out, struct cp_error *err)
 {
@@ -559,12 +560,14 @@ static int model_new(udd_features sel, uint32_t *S, size_t n,
 	*out = NULL;
 	pm = cp_calloc(1, sizeof *pm);
 	if (!pm) {
-		cp_free(S);
+		if (!borrowed)
+			cp_free(S);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
 	pm->sel = sel;
 	pm->k = pd->k;
 	pm->S = S;
+	pm->S_borrowed = borrowed;
 	pm->m = n;
 	if ((rc = pipe_model_list_facets(pm, budget, err))) {
 		pipe_model_free(pm);
@@ -585,20 +588,15 @@ int pipe_model_new(const struct udd_model *m, udd_features sel,
 	*out = NULL;
 	if ((rc = pipe_signatures(m, sel, pd, &S, &n, err)))
 		return rc;
-	return model_new(sel, S, n, pd, budget, out, err);
+	return model_new(sel, S, 0, n, pd, budget, out, err);
 }
 
 int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
 			const struct pipe_data *pd, const struct pipe_budget *budget,
 			struct pipe_model **out, struct cp_error *err)
 {
-	uint32_t *copy = cp_malloc(n * pd->k * sizeof *copy + 1);
-
-	*out = NULL;
-	if (!copy)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	memcpy(copy, S, n * pd->k * sizeof *copy);
-	return model_new(sel, copy, n, pd, budget, out, err);
+	/* read only: never written or freed here */
+	return model_new(sel, (uint32_t *)S, 1, n, pd, budget, out, err);
 }
 
 void pipe_model_free(struct pipe_model *pm)
@@ -608,7 +606,8 @@ void pipe_model_free(struct pipe_model *pm)
 	if (pm->span_eq != pm->cons)
 		cp_free(pm->span_eq);
 	cp_free(pm->cons);
-	cp_free(pm->S);
+	if (!pm->S_borrowed)
+		cp_free(pm->S);
 	cp_free(pm->no_facets);
 	feas_model_free(pm->fm);
 	cp_free(pm);

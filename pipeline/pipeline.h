@@ -110,8 +110,9 @@ int pipe_signatures(const struct udd_model *m, udd_features sel,
 		    const struct pipe_data *pd, uint32_t **S, size_t *n,
 		    struct cp_error *err);
 /* pipe_model_new on signatures already made (pipe_signatures' rows for
- * sel, copied): callers that meet one signature set under several
- * feature sets enumerate it once. */
+ * sel, borrowed: S must outlive the model, which never writes or frees
+ * it): callers that meet one signature set under several feature sets
+ * enumerate it once and keep it once. */
 int pipe_model_new_from(udd_features sel, const uint32_t *S, size_t n,
 			const struct pipe_data *pd, const struct pipe_budget *budget,
 			struct pipe_model **out, struct cp_error *err);
