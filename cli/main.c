@@ -145,6 +145,13 @@ static void keep_freed_memory(void)
  * setting) leaves it alone. */
 #define HUGE_MARK "COUNTERPOINT_CALLER_TUNABLES"   /* "-": unset, else "=" value */
 #define HUGE_TUNABLE "glibc.malloc.hugetlb=1"
+/* Threads beyond the first get arenas of their own, and glibc does not
+ * put those on huge pages: check on 10^5 observations at two threads
+ * took 120,000-130,000 faults instead of 2,100, and 20% more user time.
+ * One arena for every thread (unless the caller set arena_max): the
+ * threads allocate per chunk of observations, not per sample, and at two
+ * threads the shared lock cost less than the faults did. */
+#define ARENA_TUNABLE "glibc.malloc.arena_max=1"
 #define HUGE_MIN_BYTES ((off_t)64 << 20)
 
 #if defined(__GLIBC__) && !defined(CP_MPI)
@@ -198,12 +205,14 @@ static void huge_pages(int argc, char **argv)
 	fclose(f);
 	if (!strstr(state, "[madvise]"))
 		return;   /* [always]: malloc has them already; [never]: none */
-	val = malloc((t ? strlen(t) + 1 : 0) + sizeof HUGE_TUNABLE + 1);
+	val = malloc((t ? strlen(t) + 1 : 0) + sizeof HUGE_TUNABLE + sizeof ARENA_TUNABLE + 2);
 	if (!val)
 		return;
 	sprintf(val, "%s%s", t ? "=" : "-", t ? t : "");
 	if (setenv(HUGE_MARK, val, 1) == 0) {
-		sprintf(val, "%s%s%s", t ? t : "", t ? ":" : "", HUGE_TUNABLE);
+		sprintf(val, "%s%s%s%s%s", t ? t : "", t ? ":" : "", HUGE_TUNABLE,
+			t && strstr(t, "glibc.malloc.arena_max") ? "" : ":",
+			t && strstr(t, "glibc.malloc.arena_max") ? "" : ARENA_TUNABLE);
 		if (setenv("GLIBC_TUNABLES", val, 1) == 0)
 			execv("/proc/self/exe", argv);
 		/* no second start: go on as we are */

@@ -3,7 +3,8 @@
 # starts itself again with glibc's malloc on transparent huge pages
 # (cli/main.c): the same output, far fewer page faults; the caller's own
 # hugetlb setting and COUNTERPOINT_NO_HUGE_PAGES=1 are respected, another
-# tunable of the caller's is kept.
+# tunable of the caller's is kept, and a second thread's memory is on huge
+# pages too (one malloc arena).
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "huge_pages.sh: $*"; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
@@ -33,12 +34,12 @@ with open(data, "w") as f:           # about 70 MB: 20,000 observations
         f.write("".join(rows))
 assert os.path.getsize(data) >= 64 << 20, os.path.getsize(data)
 
-def run(tag, env_extra, drop=()):
+def run(tag, env_extra, drop=(), threads="1"):
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(env_extra)
     out = os.path.join(tmp, tag + ".txt")
     with open(out, "wb") as o:
-        p = subprocess.Popen([cp, "region", data, "--threads", "1"], env=env, stdout=o)
+        p = subprocess.Popen([cp, "region", data, "--threads", threads], env=env, stdout=o)
         _, status, ru = os.wait4(p.pid, 0)
     assert status == 0, (tag, status)
     return open(out, "rb").read(), ru.ru_minflt
@@ -49,10 +50,14 @@ other, f_other = run("other", {"GLIBC_TUNABLES": "glibc.malloc.perturb=0"},
                      ("COUNTERPOINT_NO_HUGE_PAGES",))
 theirs, f_theirs = run("theirs", {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"},
                        ("COUNTERPOINT_NO_HUGE_PAGES",))
-print("minor faults: plain %d, huge pages %d, with another tunable %d, "
-      "caller's hugetlb=0 %d" % (f_plain, f_huge, f_other, f_theirs))
-assert plain == huge == other == theirs, "the regions differ"
+# a second thread shares the huge-page arena (glibc gives a thread's own
+# arena none)
+huge2, f_huge2 = run("huge2", {}, ("GLIBC_TUNABLES", "COUNTERPOINT_NO_HUGE_PAGES"), "2")
+print("minor faults: plain %d, huge pages %d (two threads %d), with another "
+      "tunable %d, caller's hugetlb=0 %d" % (f_plain, f_huge, f_huge2, f_other, f_theirs))
+assert plain == huge == other == theirs == huge2, "the regions differ"
 assert f_huge * 2 < f_plain, "huge pages did not cut the page faults"
+assert f_huge2 < 2 * f_huge, "the second thread's memory is not on huge pages"
 assert f_other * 2 < f_plain, "another tunable of the caller's stopped it"
 assert f_theirs * 2 > f_plain, "the caller's hugetlb=0 was overridden"
 PY
