@@ -23,7 +23,7 @@ static const char check_help[] =
 	"                          [--confidence P] [--json] [--threads N]\n"
 	"                          [--batches B|auto|none] [--per-interval]\n"
 	"                          [--counters C,...] [--strict]\n"
-	"                          [--max-facets N] [-o FILE] [--html FILE]\n"
+	"                          [--max-facets N] [-o FILE] [--html FILE] [-v]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
 	"CSV dataset), is its confidence region consistent with the model's cone\n"
@@ -58,6 +58,9 @@ static const char check_help[] =
 	"                        self-contained page with each verdict and a plot\n"
 	"                        of the cone and the regions on the counters of\n"
 	"                        the most violated (or tightest) constraint\n"
+	"  -v, --verbose         on standard error, each phase's wall and CPU\n"
+	"                        time (CPU over wall: how many threads it kept\n"
+	"                        busy)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"A verdict marked 'borderline' was within floating-point tolerance and\n"
@@ -69,6 +72,48 @@ static const char check_help[] =
 	"2 bad usage or input, or no observation usable (with --strict: any\n"
 	"unusable), 3 internal error\n";
 
+
+/* ---- -v: where the time went ---- */
+
+struct phases {
+	int on;
+	double wall, cpu;          /* at the last mark */
+	struct cp_buf line;
+	double wall0, cpu0;
+};
+
+/* End the phase named what (NULL: start the clock). */
+static void phase_mark(struct phases *p, const char *what)
+{
+	double w, c;
+
+	if (!p->on)
+		return;
+	w = cp_seconds();
+	c = cp_cpu_seconds();
+	if (!what) {
+		cp_buf_init(&p->line);
+		p->wall0 = w;
+		p->cpu0 = c;
+	} else {
+		cp_buf_printf(&p->line, "%s%s %.3f / %.3f", p->line.len ? ", " : "",
+			      what, w - p->wall, c - p->cpu);
+	}
+	p->wall = w;
+	p->cpu = c;
+}
+
+static void phases_print(struct phases *p)
+{
+	if (!p->on)
+		return;
+	if (!p->line.failed)
+		fprintf(stderr, "counterpoint check: seconds by phase (wall / CPU of "
+			"every thread): %s; total %.3f / %.3f\n", p->line.data,
+			p->wall - p->wall0, p->cpu - p->cpu0);
+	cp_buf_release(&p->line);
+	p->on = 0;
+}
 
 /* ---- progress on a terminal ---- */
 
@@ -379,6 +424,7 @@ int cli_check(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -400,14 +446,16 @@ int cli_check(int argc, char **argv)
 	struct cp_buf b;
 	struct report rep;
 	struct progress prog;
+	struct phases phases;
 
+	memset(&phases, 0, sizeof phases);
 	memset(&po, 0, sizeof po);
 	memset(&rep, 0, sizeof rep);
 	po.confidence = 0.99;
 	po.shape = FEAS_PCA;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:hv", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
 			with = optarg;
@@ -451,6 +499,9 @@ int cli_check(int argc, char **argv)
 		case 'H':
 			html = optarg;
 			break;
+		case 'v':
+			phases.on = 1;
+			break;
 		case 'h':
 			fputs(check_help, stdout);
 			return CLI_OK;
@@ -478,14 +529,18 @@ int cli_check(int argc, char **argv)
 	prog.start = cp_seconds();
 	prog.shown = 0;
 	prog.what = "regions ";
+	phase_mark(&phases, NULL);
 	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
 		goto fail;
+	phase_mark(&phases, "load");
 	cli_note_unread_events("check", rep.data_path, model, data);
 	if (pipe_data_new(model, data, &po, &pd, &err))
 		goto fail;
+	phase_mark(&phases, "regions");
 	n = pipe_data_n_observations(pd);
 	if (pipe_model_new(model, sel, pd, &budget, &pm, &err))
 		goto fail;
+	phase_mark(&phases, "model");
 	if (!pipe_model_has_facets(pm) && budget.max_facets)
 		fprintf(stderr, "counterpoint check: note: the cone's facets are not "
 			"listed (%s); violations are explained from LP certificates\n",
@@ -516,6 +571,7 @@ int cli_check(int argc, char **argv)
 	    pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
 		goto fail;
 	progress_end(&prog);
+	phase_mark(&phases, "checks");
 
 	rep.pd = pd;
 	rep.pm = pm;
@@ -525,6 +581,8 @@ int cli_check(int argc, char **argv)
 		goto fail;
 	}
 	rc = cli_write_output("check", output, &b);
+	phase_mark(&phases, "report");
+	phases_print(&phases);
 	if (rc == CLI_OK && html) {
 		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res,
 					   NULL, NULL, NULL };
@@ -545,6 +603,8 @@ fail:
 	progress_end(&prog);
 	rc = cli_print_error("check", &err);
 out:
+	if (phases.on)
+		cp_buf_release(&phases.line);
 	cp_buf_release(&b);
 	for (i = 0; i < rep.n_tally; i++)
 		cp_free(rep.tally[i].text);

@@ -4,7 +4,7 @@
 # model's own flows are feasible; one with more PDE-cache misses than walks
 # is infeasible under walk_basic (and the constraint tying the two is
 # named), feasible under walk_pde_early; usage errors exit 2; --json
-# parses; --threads does not change the report.
+# parses; --threads does not change the report; -v times the phases.
 CP=${CP:-bin/counterpoint}
 ACP=${ACP:-$CP}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -168,6 +168,13 @@ for region in independent ellipsoid pca; do
 			fail "$region on $2: the report depends on --html"
 	done
 done
+
+# -v: each phase's wall and CPU time on stderr, the report unchanged
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --threads 2 >"$tmp/plain.txt" 2>/dev/null
+"$CP" check models/examples/walk_basic.udd "$tmp/data.csv" --threads 2 -v >"$tmp/v.txt" 2>"$tmp/v.err"
+cmp -s "$tmp/plain.txt" "$tmp/v.txt" || fail "-v changed the report"
+grep -Eq '^counterpoint check: seconds by phase \(wall / CPU of every thread\): load [0-9.]+ / [0-9.]+, regions [0-9.]+ / [0-9.]+, model [0-9.]+ / [0-9.]+, checks [0-9.]+ / [0-9.]+, report [0-9.]+ / [0-9.]+; total [0-9.]+ / [0-9.]+$' "$tmp/v.err" ||
+	{ cat "$tmp/v.err"; fail "-v: no phase line"; }
 
 # usage and input errors exit 2
 "$CP" check models/examples/walk_basic.udd >/dev/null 2>&1; [ $? = 2 ] || fail "one argument"
