@@ -246,24 +246,15 @@ __int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
 	return v;
 }
 
-/* The same over the positions ix[0..n) where a or s may be non-zero
- * (made once for a vector tested against many). */
-static size_t nonzeros_i64(const int64_t *a, size_t k, uint32_t *ix)
+/* The same over the positions ix[0..n) where a or s may be non-zero,
+ * made once (nonzeros: of a constraint a, or of a signature s when a is
+ * NULL) for a vector tested against many. */
+static size_t nonzeros(const int64_t *a, const uint32_t *s, size_t k, uint32_t *ix)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < k; i++)
-		if (a[i])
-			ix[n++] = (uint32_t)i;
-	return n;
-}
-
-static size_t nonzeros_u32(const uint32_t *s, size_t k, uint32_t *ix)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < k; i++)
-		if (s[i])
+		if (a ? a[i] != 0 : s[i] != 0)
 			ix[n++] = (uint32_t)i;
 	return n;
 }
@@ -1012,7 +1003,7 @@ int explore_family_in_cone(struct explore_family *f, struct entry *p,
 
 		if (!ix)
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
-		n = nonzeros_u32(s, f->k, ix);   /* a signature counts a few */
+		n = nonzeros(NULL, s, f->k, ix);   /* a signature counts a few */
 		*inside = 1;
 		for (i = 0; i < ne + pipe_model_n_facets(p->pm) && *inside; i++) {
 			__int128 v = dot_at(pipe_model_constraint(p->pm, i), s, ix, n);
@@ -1067,7 +1058,7 @@ static int viol_checked(struct entry *p, size_t k, size_t nv, struct cp_error *e
 	for (i = 0; i < nv; i++) {
 		const int64_t *a = p->viol + i * k;
 
-		n = nonzeros_i64(a, k, ix);
+		n = nonzeros(a, NULL, k, ix);
 		p->viol_ok[i] = 1;
 		for (j = 0; j < m && p->viol_ok[i]; j++) {
 			__int128 v = dot_at(a, S + j * k, ix, n);
@@ -1136,7 +1127,7 @@ static int compare_cones(void *ctx, udd_features parent, udd_features child,
 	}
 	for (i = 0; i < nv; i++) {
 		const int64_t *a = p->viol + i * k;
-		size_t n = nonzeros_i64(a, k, ix);   /* a constraint reads a few */
+		size_t n = nonzeros(a, NULL, k, ix);   /* a constraint reads a few */
 		size_t nj = p->viol_ok[i] ? nf : cm;
 
 		for (j = 0; j < nj && !relaxed[i]; j++) {
