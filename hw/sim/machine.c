@@ -239,16 +239,16 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	      int pde_hit, struct walk_out *out, int fast)
 {
 	int leaf = (int)size;               /* 4K: 0, 2M: 1, 1G: 2 */
-	int first = 3, level;
+	int first = 3, top = 3, level;
 	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
 	uint64_t frame = 0;       /* node's: the root's is 0 */
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
 	int bypass = (m->features & MMU_F_BYPASS) && kind == W_DEMAND;
+	/* references made and bypassed, kept in registers until the end */
+	unsigned refs = 0, bypassed = 0;
 
-	out->refs = 0;
-	out->bypassed = 0;
 	out->completed = 0;
 	out->abit = 0;
 	if (pde_hit)
@@ -260,6 +260,15 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
 	out->first = (unsigned)first;
+	/* No reference above the page directory, and the walk before
+	 * found the page directory of the same 1G (a directory once made
+	 * stays where it is): start there, without reading the PML4 and
+	 * PDPT entries again. */
+	if (first <= 1 && leaf <= 1 && va >> 30 == m->walk_gb) {
+		top = 1;
+		node = m->walk_node;
+		frame = m->walk_frame;
+	}
 	/* Top down (unrolled: each level's shifts are constants), the
 	 * levels above first without a reference (the PSC had them). */
 #pragma GCC unroll 4
@@ -268,20 +277,27 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		unsigned lvl, state;
 		uint64_t pa, ent;
 
+		if (level > top)
+			continue;
 		if (level > first) {
 			ent = *dir_entry(m, node, e);
 			node = ent_node(ent);
 			frame = ent_frame(ent);
+			if (level == 2 && leaf <= 1) {
+				m->walk_gb = va >> 30;
+				m->walk_node = node;
+				m->walk_frame = frame;
+			}
 			continue;
 		}
-		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
+		if (refs_cap >= 0 ? refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
 		pa = PT_BASE + (frame << 12) + e * 8u;
-		out->refs++;
+		refs++;
 		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
 			 * not a PAGE_WALKER_LOADS event */
-			out->bypassed++;
+			bypassed++;
 			t += m->lat[0];
 		} else {
 			lvl = cache_access(m, pa, fast);
@@ -311,6 +327,11 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 			}
 			node = ent_node(ent);
 			frame = ent_frame(ent);
+			if (level == 2 && leaf <= 1) {
+				m->walk_gb = va >> 30;
+				m->walk_node = node;
+				m->walk_frame = frame;
+			}
 			continue;
 		}
 		/* the leaf */
@@ -330,12 +351,17 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		}
 		break;
 	}
+	out->refs = refs;
+	out->bypassed = bypassed;
 	if (refs_cap < 0 && t > squash_at)
-		goto aborted;           /* squashed before its last reference returned */
+		goto aborted_counted;   /* squashed before its last reference returned */
 	out->completed = 1;
 	out->end = t;
 	return;
 aborted:
+	out->refs = refs;
+	out->bypassed = bypassed;
+aborted_counted:
 	out->end = refs_cap >= 0 || t < squash_at ? t : squash_at;
 }
 
@@ -375,6 +401,28 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 		dtlb_fills(m, t, 0, fast);
 	if (t < m->next_end)
 		return;
+	if (fast) {
+		/* FAST_WALKERS (2): the walks due as a mask, applied in MSHR
+		 * order as below; which of the two ends first is as random
+		 * as the workload, so no branch asks it */
+		struct mshr *w0 = &m->mshr[0], *w1 = &m->mshr[1];
+		unsigned b0 = w0->busy != 0, b1 = w1->busy != 0;
+		unsigned d0 = b0 & (w0->end <= t), d1 = b1 & (w1->end <= t);
+		unsigned due = d0 | d1 << 1;
+		uint64_t e0 = b0 > d0 ? w0->end : NONE;   /* busy, not due */
+		uint64_t e1 = b1 > d1 ? w1->end : NONE;
+
+		m->next_end = e0 < e1 ? e0 : e1;
+		for (; due; due &= due - 1) {
+			struct mshr *w = &m->mshr[__builtin_ctz(due)];
+
+			if (w->fill)
+				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
+			w->busy = 0;
+			w->key = NONE;
+		}
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct mshr *w = &m->mshr[i];
 
@@ -402,6 +450,12 @@ HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 {
 	unsigned i, n = walkers(m, fast);
 
+	if (fast) {
+		/* the first free of two without a branch on which */
+		struct mshr *w = &m->mshr[m->mshr[0].busy != 0];
+
+		return w->busy ? NULL : w;
+	}
 	for (i = 0; i < n; i++)
 		if (!m->mshr[i].busy)
 			return &m->mshr[i];
@@ -435,16 +489,20 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	w->fill = (uint8_t)o->completed;
 	w->end = o->end;
 	if (!moved) {
-		if (o->end < m->next_end)
-			m->next_end = o->end;
+		uint64_t next = m->next_end;
+
+		m->next_end = o->end < next ? o->end : next;
 	} else {
 		m->next_end = NONE;
 		for (i = 0; i < n; i++)
 			if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
 				m->next_end = m->mshr[i].end;
 	}
-	if (kind != W_REPLAY && o->end > m->max_end)
-		m->max_end = o->end;
+	if (kind != W_REPLAY) {
+		uint64_t max = m->max_end;
+
+		m->max_end = o->end > max ? o->end : max;
+	}
 }
 
 /* ---- the LSQ-side TLB prefetcher ---- */

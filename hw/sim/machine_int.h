@@ -144,6 +144,10 @@ struct mmu_machine {
 				       * whose page directory it found last: */
 	uint32_t hint_node;           /* its index (in m->dir) */
 	uint64_t hint_frame;          /* and frame */
+	/* walk(): the 1G region (NONE: none) whose page directory the last
+	 * walk through it found, its index and frame */
+	uint64_t walk_gb, walk_frame;
+	uint32_t walk_node;
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves
