@@ -401,28 +401,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 		dtlb_fills(m, t, 0, fast);
 	if (t < m->next_end)
 		return;
-	if (fast) {
-		/* FAST_WALKERS (2): the walks due as a mask, applied in MSHR
-		 * order as below; which of the two ends first is as random
-		 * as the workload, so no branch asks it */
-		struct mshr *w0 = &m->mshr[0], *w1 = &m->mshr[1];
-		unsigned b0 = w0->busy != 0, b1 = w1->busy != 0;
-		unsigned d0 = b0 & (w0->end <= t), d1 = b1 & (w1->end <= t);
-		unsigned due = d0 | d1 << 1;
-		uint64_t e0 = b0 > d0 ? w0->end : NONE;   /* busy, not due */
-		uint64_t e1 = b1 > d1 ? w1->end : NONE;
-
-		m->next_end = e0 < e1 ? e0 : e1;
-		for (; due; due &= due - 1) {
-			struct mshr *w = &m->mshr[__builtin_ctz(due)];
-
-			if (w->fill)
-				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
-			w->busy = 0;
-			w->key = NONE;
-		}
-		return;
-	}
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		struct mshr *w = &m->mshr[i];
 
@@ -450,12 +429,6 @@ HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 {
 	unsigned i, n = walkers(m, fast);
 
-	if (fast) {
-		/* the first free of two without a branch on which */
-		struct mshr *w = &m->mshr[m->mshr[0].busy != 0];
-
-		return w->busy ? NULL : w;
-	}
 	for (i = 0; i < n; i++)
 		if (!m->mshr[i].busy)
 			return &m->mshr[i];
@@ -489,20 +462,16 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	w->fill = (uint8_t)o->completed;
 	w->end = o->end;
 	if (!moved) {
-		uint64_t next = m->next_end;
-
-		m->next_end = o->end < next ? o->end : next;
+		if (o->end < m->next_end)
+			m->next_end = o->end;
 	} else {
 		m->next_end = NONE;
 		for (i = 0; i < n; i++)
 			if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
 				m->next_end = m->mshr[i].end;
 	}
-	if (kind != W_REPLAY) {
-		uint64_t max = m->max_end;
-
-		m->max_end = o->end > max ? o->end : max;
-	}
+	if (kind != W_REPLAY && o->end > m->max_end)
+		m->max_end = o->end;
 }
 
 /* ---- the LSQ-side TLB prefetcher ---- */
@@ -901,9 +870,15 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 }
 
 /* A wrong-path μop: translated (its walk aborted at its squash with
- * feature abort), never retired, never in the window. */
-#ifndef MMU_SIM_AVX2
+ * feature abort), never retired, never in the window.  The stream loop
+ * calls it in its own build (the AVX2 one runs the AVX2 copy). */
+#ifdef MMU_SIM_AVX2
+static __attribute__((noinline)) void
+access_wrong_any(struct mmu_machine *m, uint64_t va, int is_store)
+#else
+#define access_wrong_any mmu_access_wrong
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
+#endif
 {
 	switch (m->fast) {
 	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
@@ -913,7 +888,6 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_wrong(m, va, is_store, FAST_NONE); break;
 	}
 }
-#endif
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
@@ -1031,7 +1005,7 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 		if (cut && rng_next(&rng) < cut) {
 			uint64_t j = next + rng_next(&rng) % MMU_SPEC_AHEAD;
 
-			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
+			access_wrong_any(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
 		hint(m, s->va[(next + MMU_HINT_AHEAD) % MMU_RING], fast);
 		access_correct(m, va, st, fast);
