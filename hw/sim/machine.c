@@ -42,7 +42,15 @@
  * constant it must be in a copy for one page size. */
 HOT unsigned size_in(unsigned size, int fast)
 {
-	return fast && fast != FAST_MIX ? (unsigned)(fast - FAST_4K) : size;
+	return fast && FAST_MODE(fast) != FAST_MIX ?
+	       (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES : size;
+}
+
+/* The machine's features: every one in the copies compiled for a
+ * machine with all of them (FAST_ALL: the tests of features fold). */
+HOT unsigned feats(const struct mmu_machine *m, int fast)
+{
+	return fast & FAST_ALL ? MMU_F_ALL : m->features;
 }
 
 /* What a waiting request watches (m->watch_seen). */
@@ -56,9 +64,9 @@ HOT unsigned page_of(const struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint64_t h;
 
-	if (fast && fast != FAST_MIX)
-		return (unsigned)(fast - FAST_4K);
-	if (fast != FAST_MIX && m->mode != MMU_PAGE_MIX)
+	if (fast && FAST_MODE(fast) != FAST_MIX)   /* (% : 0..2 to GCC too) */
+		return (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES;
+	if (FAST_MODE(fast) != FAST_MIX && m->mode != MMU_PAGE_MIX)
 		return (unsigned)m->mode;
 	h = ((va >> 21) ^ m->mix_salt) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
@@ -172,7 +180,7 @@ HOT void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size,
 			m->watch_seen |= SEEN_PDE;
 		(void)SA(access, &m->pde, va >> 21, fast, PDE_SHAPE);
 	}
-	if (m->features & MMU_F_PML4_CACHE)
+	if (feats(m, fast) & MMU_F_PML4_CACHE)
 		(void)SA(access, &m->pml4, va >> 39, fast, PML4_SHAPE);
 }
 
@@ -245,7 +253,7 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
-	int bypass = (m->features & MMU_F_BYPASS) && kind == W_DEMAND;
+	int bypass = (feats(m, fast) & MMU_F_BYPASS) && kind == W_DEMAND;
 	/* references made and bypassed, kept in registers until the end */
 	unsigned refs = 0, bypassed = 0;
 
@@ -256,7 +264,7 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	else if (size != MMU_PAGE_1G &&
 		 SA(lookup, &m->pdpte, va >> 30, fast, PDPTE_SHAPE))
 		first = 1;
-	else if ((m->features & MMU_F_PML4_CACHE) &&
+	else if ((feats(m, fast) & MMU_F_PML4_CACHE) &&
 		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
 	out->first = (unsigned)first;
@@ -524,13 +532,13 @@ HOT void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
 {
 	uint64_t line = va >> 6, prev = m->pf_prev_line;
 
-	if (!(m->features & MMU_F_PF_STORES) && cls == MMU_C_STORE)
+	if (!(feats(m, fast) & MMU_F_PF_STORES) && cls == MMU_C_STORE)
 		return;
 	m->pf_prev_line = line;
 	if (prev == NONE || (prev >> 6) != (line >> 6))
 		return;
-	if ((m->features & MMU_F_PF_STLB_MISS) ? at != AT_WALK :
-	    (m->features & MMU_F_PF_DTLB_MISS) ? at == AT_DTLB : 0)
+	if ((feats(m, fast) & MMU_F_PF_STLB_MISS) ? at != AT_WALK :
+	    (feats(m, fast) & MMU_F_PF_DTLB_MISS) ? at == AT_DTLB : 0)
 		return;
 	if ((prev & 63) == m->cfg.pf_up_from && (line & 63) == m->cfg.pf_up_to &&
 	    line == prev + 1)
@@ -566,7 +574,7 @@ HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
 		pde_hit = pde_counted(m, va, size, k, fast);
 	count(k, MMU_LOAD_CAUSES_WALK);
 	walk(m, va, size, W_DEMAND, start,
-	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
+	     (feats(m, fast) & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
 	k.count[MMU_LOAD_WALK_DURATION] += o->end - start;
 	truth(k, psc[o->first]);
 	k.truth[MMU_P_REFS_BYPASSED] += o->bypassed;
@@ -585,8 +593,8 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 {
 	unsigned size = page_of(m, va, fast);
 	uint64_t vpn = va >> page_shift[size], key = vpn_key(vpn, size);
-	int early = (m->features & MMU_F_PDE_EARLY) != 0;
-	int abort = (m->features & MMU_F_ABORT) && squash_at != NONE;
+	int early = (feats(m, fast) & MMU_F_PDE_EARLY) != 0;
+	int abort = (feats(m, fast) & MMU_F_ABORT) && squash_at != NONE;
 	int waited = 0;
 	/* After a wait: whether the lookups of the attempt before (TLBs, and
 	 * with pde_early the PDE cache) missed and no fill since (walk_fill(),
@@ -634,7 +642,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 			pde_hit = pde_counted(m, va, size, k, fast);
 		/* after a wait, no walk of key: none was in flight before it,
 		 * and a wait only ends walks */
-		w = (m->features & MMU_F_MERGE) && !waited ?
+		w = (feats(m, fast) & MMU_F_MERGE) && !waited ?
 			mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
@@ -808,7 +816,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 		/* replay: a translation that arrived no later than a walk
 		 * started before this μop (merged into one, or completed out
 		 * of order) was speculative; retirement re-walks it. */
-		if ((m->features & MMU_F_REPLAY) && ready <= prev_max) {
+		if ((feats(m, fast) & MMU_F_REPLAY) && ready <= prev_max) {
 			struct replay *r = &m->rq[ring_add(m->rq_head, m->rq_n, n)];
 
 			r->t = done;
@@ -820,7 +828,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 				m->rq_t = done;
 		}
 	}
-	if (m->features & MMU_F_PREFETCH)
+	if (feats(m, fast) & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_correct++;
@@ -830,7 +838,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 #ifndef MMU_SIM_AVX2
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
-	switch (m->fast) {
+	switch (FAST_MODE(m->fast)) {
 	case FAST_4K: access_correct(m, va, is_store, FAST_4K); break;
 	case FAST_2M: access_correct(m, va, is_store, FAST_2M); break;
 	case FAST_1G: access_correct(m, va, is_store, FAST_1G); break;
@@ -863,7 +871,7 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	else if (path != MMU_P_WALK_ABORTED && path != MMU_P_ABORTED_QUEUED)
 		path = MMU_P_SQUASHED;
 	truth(k, path);
-	if (m->features & MMU_F_PREFETCH)
+	if (feats(m, fast) & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_uops++;
@@ -880,7 +888,15 @@ access_wrong_any(struct mmu_machine *m, uint64_t va, int is_store)
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 #endif
 {
+#ifdef MMU_SIM_AVX2
 	switch (m->fast) {
+	case FAST_4K | FAST_ALL: access_wrong(m, va, is_store, FAST_4K | FAST_ALL); break;
+	case FAST_2M | FAST_ALL: access_wrong(m, va, is_store, FAST_2M | FAST_ALL); break;
+	case FAST_1G | FAST_ALL: access_wrong(m, va, is_store, FAST_1G | FAST_ALL); break;
+	case FAST_MIX | FAST_ALL: access_wrong(m, va, is_store, FAST_MIX | FAST_ALL); break;
+#else
+	switch (FAST_MODE(m->fast)) {
+#endif
 	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
 	case FAST_2M: access_wrong(m, va, is_store, FAST_2M); break;
 	case FAST_1G: access_wrong(m, va, is_store, FAST_1G); break;
@@ -968,7 +984,7 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 #ifndef MMU_SIM_AVX2
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
-	switch (m->fast) {
+	switch (FAST_MODE(m->fast)) {
 	case FAST_4K: hint(m, va, FAST_4K); break;
 	case FAST_2M: hint(m, va, FAST_2M); break;
 	case FAST_1G: hint(m, va, FAST_1G); break;
@@ -1019,17 +1035,45 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	return k;
 }
 
+/* Each copy of the stream loop a function of its own: with the AVX2
+ * build's nine in one function GCC's register allocator did worse by
+ * each (497.3 M instructions on issue 12's profile command, 482.7 M
+ * apart). */
+#define STREAM_COPY(name, F) \
+static __attribute__((noinline)) uint64_t \
+name(struct mmu_stream *s, struct mmu_machine *m, uint64_t n, uint64_t edge) \
+{ \
+	return stream_run(s, m, n, edge, F); \
+}
+STREAM_COPY(stream_run_4k, FAST_4K)
+STREAM_COPY(stream_run_2m, FAST_2M)
+STREAM_COPY(stream_run_1g, FAST_1G)
+STREAM_COPY(stream_run_mix, FAST_MIX)
+STREAM_COPY(stream_run_any, FAST_NONE)
+#ifdef MMU_SIM_AVX2
+/* with every feature: for the AVX2 build only (the other builds run
+ * the copy of the page mode, reading the features) */
+STREAM_COPY(stream_run_4k_all, FAST_4K | FAST_ALL)
+STREAM_COPY(stream_run_2m_all, FAST_2M | FAST_ALL)
+STREAM_COPY(stream_run_1g_all, FAST_1G | FAST_ALL)
+STREAM_COPY(stream_run_mix_all, FAST_MIX | FAST_ALL)
+#endif
+
 #ifdef MMU_SIM_AVX2
 /* hw/sim/machine_avx2.c: this file's μop path for hosts with AVX2 */
 uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
 			     uint64_t n, uint64_t edge)
 {
 	switch (m->fast) {
-	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
-	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
-	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
-	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
-	default: return stream_run(s, m, n, edge, FAST_NONE);
+	case FAST_4K: return stream_run_4k(s, m, n, edge);
+	case FAST_2M: return stream_run_2m(s, m, n, edge);
+	case FAST_1G: return stream_run_1g(s, m, n, edge);
+	case FAST_MIX: return stream_run_mix(s, m, n, edge);
+	case FAST_4K | FAST_ALL: return stream_run_4k_all(s, m, n, edge);
+	case FAST_2M | FAST_ALL: return stream_run_2m_all(s, m, n, edge);
+	case FAST_1G | FAST_ALL: return stream_run_1g_all(s, m, n, edge);
+	case FAST_MIX | FAST_ALL: return stream_run_mix_all(s, m, n, edge);
+	default: return stream_run_any(s, m, n, edge);
 	}
 }
 #else
@@ -1040,12 +1084,12 @@ uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	if (m->avx2)
 		return mmu_stream_run_avx2(s, m, n, edge);
 #endif
-	switch (m->fast) {
-	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
-	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
-	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
-	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
-	default: return stream_run(s, m, n, edge, FAST_NONE);
+	switch (FAST_MODE(m->fast)) {
+	case FAST_4K: return stream_run_4k(s, m, n, edge);
+	case FAST_2M: return stream_run_2m(s, m, n, edge);
+	case FAST_1G: return stream_run_1g(s, m, n, edge);
+	case FAST_MIX: return stream_run_mix(s, m, n, edge);
+	default: return stream_run_any(s, m, n, edge);
 	}
 }
 
