@@ -42,7 +42,15 @@
  * constant it must be in a copy for one page size. */
 HOT unsigned size_in(unsigned size, int fast)
 {
-	return fast && fast != FAST_MIX ? (unsigned)(fast - FAST_4K) : size;
+	return fast && FAST_MODE(fast) != FAST_MIX ?
+	       (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES : size;
+}
+
+/* The machine's features: every one in the copies compiled for a
+ * machine with all of them (FAST_ALL: the tests of features fold). */
+HOT unsigned feats(const struct mmu_machine *m, int fast)
+{
+	return fast & FAST_ALL ? MMU_F_ALL : m->features;
 }
 
 /* What a waiting request watches (m->watch_seen). */
@@ -56,9 +64,9 @@ HOT unsigned page_of(const struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint64_t h;
 
-	if (fast && fast != FAST_MIX)
-		return (unsigned)(fast - FAST_4K);
-	if (fast != FAST_MIX && m->mode != MMU_PAGE_MIX)
+	if (fast && FAST_MODE(fast) != FAST_MIX)   /* (% : 0..2 to GCC too) */
+		return (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES;
+	if (FAST_MODE(fast) != FAST_MIX && m->mode != MMU_PAGE_MIX)
 		return (unsigned)m->mode;
 	h = ((va >> 21) ^ m->mix_salt) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
@@ -172,7 +180,7 @@ HOT void walk_fill(struct mmu_machine *m, uint64_t va, unsigned size,
 			m->watch_seen |= SEEN_PDE;
 		(void)SA(access, &m->pde, va >> 21, fast, PDE_SHAPE);
 	}
-	if (m->features & MMU_F_PML4_CACHE)
+	if (feats(m, fast) & MMU_F_PML4_CACHE)
 		(void)SA(access, &m->pml4, va >> 39, fast, PML4_SHAPE);
 }
 
@@ -239,16 +247,16 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	      int pde_hit, struct walk_out *out, int fast)
 {
 	int leaf = (int)size;               /* 4K: 0, 2M: 1, 1G: 2 */
-	int first = 3, level;
+	int first = 3, top = 3, level;
 	uint32_t node = 0;        /* in m->dir, then m->pt at level 0 */
 	uint64_t frame = 0;       /* node's: the root's is 0 */
 	uint64_t t = start + m->cfg.walk_setup;
 	int refs_cap = squash_at == NONE ? -1 : m->cfg.abort_after_refs;
 	/* The fill buffer serves demand walks; prefetch walks always read. */
-	int bypass = (m->features & MMU_F_BYPASS) && kind == W_DEMAND;
+	int bypass = (feats(m, fast) & MMU_F_BYPASS) && kind == W_DEMAND;
+	/* references made and bypassed, kept in registers until the end */
+	unsigned refs = 0, bypassed = 0;
 
-	out->refs = 0;
-	out->bypassed = 0;
 	out->completed = 0;
 	out->abit = 0;
 	if (pde_hit)
@@ -256,10 +264,19 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 	else if (size != MMU_PAGE_1G &&
 		 SA(lookup, &m->pdpte, va >> 30, fast, PDPTE_SHAPE))
 		first = 1;
-	else if ((m->features & MMU_F_PML4_CACHE) &&
+	else if ((feats(m, fast) & MMU_F_PML4_CACHE) &&
 		 SA(lookup, &m->pml4, va >> 39, fast, PML4_SHAPE))
 		first = 2;
 	out->first = (unsigned)first;
+	/* No reference above the page directory, and the walk before
+	 * found the page directory of the same 1G (a directory once made
+	 * stays where it is): start there, without reading the PML4 and
+	 * PDPT entries again. */
+	if (first <= 1 && leaf <= 1 && va >> 30 == m->walk_gb) {
+		top = 1;
+		node = m->walk_node;
+		frame = m->walk_frame;
+	}
 	/* Top down (unrolled: each level's shifts are constants), the
 	 * levels above first without a reference (the PSC had them). */
 #pragma GCC unroll 4
@@ -268,20 +285,27 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		unsigned lvl, state;
 		uint64_t pa, ent;
 
+		if (level > top)
+			continue;
 		if (level > first) {
 			ent = *dir_entry(m, node, e);
 			node = ent_node(ent);
 			frame = ent_frame(ent);
+			if (level == 2 && leaf <= 1) {
+				m->walk_gb = va >> 30;
+				m->walk_node = node;
+				m->walk_frame = frame;
+			}
 			continue;
 		}
-		if (refs_cap >= 0 ? out->refs >= (unsigned)refs_cap : t >= squash_at)
+		if (refs_cap >= 0 ? refs >= (unsigned)refs_cap : t >= squash_at)
 			goto aborted;
 		pa = PT_BASE + (frame << 12) + e * 8u;
-		out->refs++;
+		refs++;
 		if (bypass && fill_buffer_hit(m, pa >> 6, t)) {
 			/* served by the walker's own buffer: no cache access,
 			 * not a PAGE_WALKER_LOADS event */
-			out->bypassed++;
+			bypassed++;
 			t += m->lat[0];
 		} else {
 			lvl = cache_access(m, pa, fast);
@@ -311,6 +335,11 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 			}
 			node = ent_node(ent);
 			frame = ent_frame(ent);
+			if (level == 2 && leaf <= 1) {
+				m->walk_gb = va >> 30;
+				m->walk_node = node;
+				m->walk_frame = frame;
+			}
 			continue;
 		}
 		/* the leaf */
@@ -330,12 +359,17 @@ HOT void walk(struct mmu_machine *m, uint64_t va, unsigned size,
 		}
 		break;
 	}
+	out->refs = refs;
+	out->bypassed = bypassed;
 	if (refs_cap < 0 && t > squash_at)
-		goto aborted;           /* squashed before its last reference returned */
+		goto aborted_counted;   /* squashed before its last reference returned */
 	out->completed = 1;
 	out->end = t;
 	return;
 aborted:
+	out->refs = refs;
+	out->bypassed = bypassed;
+aborted_counted:
 	out->end = refs_cap >= 0 || t < squash_at ? t : squash_at;
 }
 
@@ -375,6 +409,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 		dtlb_fills(m, t, 0, fast);
 	if (t < m->next_end)
 		return;
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		struct mshr *w = &m->mshr[i];
 
@@ -497,13 +532,13 @@ HOT void prefetch_trigger(struct mmu_machine *m, uint64_t va, int cls,
 {
 	uint64_t line = va >> 6, prev = m->pf_prev_line;
 
-	if (!(m->features & MMU_F_PF_STORES) && cls == MMU_C_STORE)
+	if (!(feats(m, fast) & MMU_F_PF_STORES) && cls == MMU_C_STORE)
 		return;
 	m->pf_prev_line = line;
 	if (prev == NONE || (prev >> 6) != (line >> 6))
 		return;
-	if ((m->features & MMU_F_PF_STLB_MISS) ? at != AT_WALK :
-	    (m->features & MMU_F_PF_DTLB_MISS) ? at == AT_DTLB : 0)
+	if ((feats(m, fast) & MMU_F_PF_STLB_MISS) ? at != AT_WALK :
+	    (feats(m, fast) & MMU_F_PF_DTLB_MISS) ? at == AT_DTLB : 0)
 		return;
 	if ((prev & 63) == m->cfg.pf_up_from && (line & 63) == m->cfg.pf_up_to &&
 	    line == prev + 1)
@@ -539,7 +574,7 @@ HOT void demand_walk(struct mmu_machine *m, struct mshr *w, uint64_t va,
 		pde_hit = pde_counted(m, va, size, k, fast);
 	count(k, MMU_LOAD_CAUSES_WALK);
 	walk(m, va, size, W_DEMAND, start,
-	     (m->features & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
+	     (feats(m, fast) & MMU_F_ABORT) ? squash_at : NONE, pde_hit, o, fast);
 	k.count[MMU_LOAD_WALK_DURATION] += o->end - start;
 	truth(k, psc[o->first]);
 	k.truth[MMU_P_REFS_BYPASSED] += o->bypassed;
@@ -558,8 +593,8 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 {
 	unsigned size = page_of(m, va, fast);
 	uint64_t vpn = va >> page_shift[size], key = vpn_key(vpn, size);
-	int early = (m->features & MMU_F_PDE_EARLY) != 0;
-	int abort = (m->features & MMU_F_ABORT) && squash_at != NONE;
+	int early = (feats(m, fast) & MMU_F_PDE_EARLY) != 0;
+	int abort = (feats(m, fast) & MMU_F_ABORT) && squash_at != NONE;
 	int waited = 0;
 	/* After a wait: whether the lookups of the attempt before (TLBs, and
 	 * with pde_early the PDE cache) missed and no fill since (walk_fill(),
@@ -607,7 +642,7 @@ HOT enum mmu_path translate(struct mmu_machine *m, uint64_t va, struct rows k,
 			pde_hit = pde_counted(m, va, size, k, fast);
 		/* after a wait, no walk of key: none was in flight before it,
 		 * and a wait only ends walks */
-		w = (m->features & MMU_F_MERGE) && !waited ?
+		w = (feats(m, fast) & MMU_F_MERGE) && !waited ?
 			mshr_find(m, key, fast) : NULL;
 		if (w && w->fill) {
 			/* merged into a walk that will translate it */
@@ -781,7 +816,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 		/* replay: a translation that arrived no later than a walk
 		 * started before this μop (merged into one, or completed out
 		 * of order) was speculative; retirement re-walks it. */
-		if ((m->features & MMU_F_REPLAY) && ready <= prev_max) {
+		if ((feats(m, fast) & MMU_F_REPLAY) && ready <= prev_max) {
 			struct replay *r = &m->rq[ring_add(m->rq_head, m->rq_n, n)];
 
 			r->t = done;
@@ -793,7 +828,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 				m->rq_t = done;
 		}
 	}
-	if (m->features & MMU_F_PREFETCH)
+	if (feats(m, fast) & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_correct++;
@@ -803,7 +838,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 #ifndef MMU_SIM_AVX2
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
-	switch (m->fast) {
+	switch (FAST_MODE(m->fast)) {
 	case FAST_4K: access_correct(m, va, is_store, FAST_4K); break;
 	case FAST_2M: access_correct(m, va, is_store, FAST_2M); break;
 	case FAST_1G: access_correct(m, va, is_store, FAST_1G); break;
@@ -836,18 +871,32 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 	else if (path != MMU_P_WALK_ABORTED && path != MMU_P_ABORTED_QUEUED)
 		path = MMU_P_SQUASHED;
 	truth(k, path);
-	if (m->features & MMU_F_PREFETCH)
+	if (feats(m, fast) & MMU_F_PREFETCH)
 		prefetch_trigger(m, va, cls, at, fast);
 	m->now += m->cfg.uop_cycles;
 	m->n_uops++;
 }
 
 /* A wrong-path μop: translated (its walk aborted at its squash with
- * feature abort), never retired, never in the window. */
-#ifndef MMU_SIM_AVX2
+ * feature abort), never retired, never in the window.  The stream loop
+ * calls it in its own build (the AVX2 one runs the AVX2 copy). */
+#ifdef MMU_SIM_AVX2
+static __attribute__((noinline)) void
+access_wrong_any(struct mmu_machine *m, uint64_t va, int is_store)
+#else
+#define access_wrong_any mmu_access_wrong
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
+#endif
 {
+#ifdef MMU_SIM_AVX2
 	switch (m->fast) {
+	case FAST_4K | FAST_ALL: access_wrong(m, va, is_store, FAST_4K | FAST_ALL); break;
+	case FAST_2M | FAST_ALL: access_wrong(m, va, is_store, FAST_2M | FAST_ALL); break;
+	case FAST_1G | FAST_ALL: access_wrong(m, va, is_store, FAST_1G | FAST_ALL); break;
+	case FAST_MIX | FAST_ALL: access_wrong(m, va, is_store, FAST_MIX | FAST_ALL); break;
+#else
+	switch (FAST_MODE(m->fast)) {
+#endif
 	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
 	case FAST_2M: access_wrong(m, va, is_store, FAST_2M); break;
 	case FAST_1G: access_wrong(m, va, is_store, FAST_1G); break;
@@ -855,7 +904,6 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 	default: access_wrong(m, va, is_store, FAST_NONE); break;
 	}
 }
-#endif
 
 /* Host-side prefetch of what a μop at va will touch (the data line's
  * cache sets, its page-table entry and that entry's cache sets), issued a
@@ -936,7 +984,7 @@ HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
 #ifndef MMU_SIM_AVX2
 void mmu_hint(struct mmu_machine *m, uint64_t va)
 {
-	switch (m->fast) {
+	switch (FAST_MODE(m->fast)) {
 	case FAST_4K: hint(m, va, FAST_4K); break;
 	case FAST_2M: hint(m, va, FAST_2M); break;
 	case FAST_1G: hint(m, va, FAST_1G); break;
@@ -973,7 +1021,7 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 		if (cut && rng_next(&rng) < cut) {
 			uint64_t j = next + rng_next(&rng) % MMU_SPEC_AHEAD;
 
-			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
+			access_wrong_any(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
 		hint(m, s->va[(next + MMU_HINT_AHEAD) % MMU_RING], fast);
 		access_correct(m, va, st, fast);
@@ -987,17 +1035,45 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	return k;
 }
 
+/* Each copy of the stream loop a function of its own: with the AVX2
+ * build's nine in one function GCC's register allocator did worse by
+ * each (497.3 M instructions on issue 12's profile command, 482.7 M
+ * apart). */
+#define STREAM_COPY(name, F) \
+static __attribute__((noinline)) uint64_t \
+name(struct mmu_stream *s, struct mmu_machine *m, uint64_t n, uint64_t edge) \
+{ \
+	return stream_run(s, m, n, edge, F); \
+}
+STREAM_COPY(stream_run_4k, FAST_4K)
+STREAM_COPY(stream_run_2m, FAST_2M)
+STREAM_COPY(stream_run_1g, FAST_1G)
+STREAM_COPY(stream_run_mix, FAST_MIX)
+STREAM_COPY(stream_run_any, FAST_NONE)
+#ifdef MMU_SIM_AVX2
+/* with every feature: for the AVX2 build only (the other builds run
+ * the copy of the page mode, reading the features) */
+STREAM_COPY(stream_run_4k_all, FAST_4K | FAST_ALL)
+STREAM_COPY(stream_run_2m_all, FAST_2M | FAST_ALL)
+STREAM_COPY(stream_run_1g_all, FAST_1G | FAST_ALL)
+STREAM_COPY(stream_run_mix_all, FAST_MIX | FAST_ALL)
+#endif
+
 #ifdef MMU_SIM_AVX2
 /* hw/sim/machine_avx2.c: this file's μop path for hosts with AVX2 */
 uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
 			     uint64_t n, uint64_t edge)
 {
 	switch (m->fast) {
-	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
-	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
-	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
-	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
-	default: return stream_run(s, m, n, edge, FAST_NONE);
+	case FAST_4K: return stream_run_4k(s, m, n, edge);
+	case FAST_2M: return stream_run_2m(s, m, n, edge);
+	case FAST_1G: return stream_run_1g(s, m, n, edge);
+	case FAST_MIX: return stream_run_mix(s, m, n, edge);
+	case FAST_4K | FAST_ALL: return stream_run_4k_all(s, m, n, edge);
+	case FAST_2M | FAST_ALL: return stream_run_2m_all(s, m, n, edge);
+	case FAST_1G | FAST_ALL: return stream_run_1g_all(s, m, n, edge);
+	case FAST_MIX | FAST_ALL: return stream_run_mix_all(s, m, n, edge);
+	default: return stream_run_any(s, m, n, edge);
 	}
 }
 #else
@@ -1008,12 +1084,12 @@ uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	if (m->avx2)
 		return mmu_stream_run_avx2(s, m, n, edge);
 #endif
-	switch (m->fast) {
-	case FAST_4K: return stream_run(s, m, n, edge, FAST_4K);
-	case FAST_2M: return stream_run(s, m, n, edge, FAST_2M);
-	case FAST_1G: return stream_run(s, m, n, edge, FAST_1G);
-	case FAST_MIX: return stream_run(s, m, n, edge, FAST_MIX);
-	default: return stream_run(s, m, n, edge, FAST_NONE);
+	switch (FAST_MODE(m->fast)) {
+	case FAST_4K: return stream_run_4k(s, m, n, edge);
+	case FAST_2M: return stream_run_2m(s, m, n, edge);
+	case FAST_1G: return stream_run_1g(s, m, n, edge);
+	case FAST_MIX: return stream_run_mix(s, m, n, edge);
+	default: return stream_run_any(s, m, n, edge);
 	}
 }
 

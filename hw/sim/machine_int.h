@@ -39,6 +39,10 @@
 #define L3_SHAPE SHAPE(8192, 13, 16, 0, MRU_ANY)
 /* m->fast: 1 + the page mode (enum mmu_page) of the copy a machine runs */
 enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
+/* ... | FAST_ALL: the copy for a machine with every feature (the
+ * features a constant too); FAST_MODE(): the page mode's part */
+#define FAST_ALL 8
+#define FAST_MODE(fast) ((fast) & 7)
 #define FAST_WALKERS 2
 
 /* With GCC on x86-64 the μop path is compiled a second time for hosts
@@ -144,6 +148,10 @@ struct mmu_machine {
 				       * whose page directory it found last: */
 	uint32_t hint_node;           /* its index (in m->dir) */
 	uint64_t hint_frame;          /* and frame */
+	/* walk(): the 1G region (NONE: none) whose page directory the last
+	 * walk through it found, its index and frame */
+	uint64_t walk_gb, walk_frame;
+	uint32_t walk_node;
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves

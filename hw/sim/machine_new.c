@@ -98,6 +98,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
 	m->hint_gb = NONE;
+	m->walk_gb = NONE;
 	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_1G], DTLB1G_SHAPE) &&
@@ -105,7 +106,8 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	    sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
 	    sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
 	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
-		m->fast = FAST_4K + (int)page;
+		m->fast = (FAST_4K + (int)page) |
+			  (m->features == MMU_F_ALL ? FAST_ALL : 0);
 #ifdef MMU_HAVE_AVX2
 	__builtin_cpu_init();
 	m->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
