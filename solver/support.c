@@ -23,48 +23,80 @@ double feas_dot(const double *a, const double *b, size_t k)
 	return s;
 }
 
+/* a's non-zero positions in nz (room for FEAS_SPARSE_K): constraints
+ * read a few counters, and the sums below need only those.  NULL (every
+ * position) when k is larger. */
+#define FEAS_SPARSE_K 256
+
+static const size_t *support_of(const double *a, size_t k, size_t *nz, size_t *n)
+{
+	size_t i;
+
+	if (k > FEAS_SPARSE_K) {
+		*n = k;
+		return NULL;
+	}
+	for (i = *n = 0; i < k; i++)
+		if (a[i] != 0)
+			nz[(*n)++] = i;
+	return nz;
+}
+
+#define AT(u) (ix ? ix[u] : (u))
+
 /* The region's half-width along a:  max_{x in R} a.(x - mu).
  *   PCA box:      sum_i half_i |axes_i . a|
  *   independent:  sum_j half_j |a_j|
- *   ellipsoid:    sqrt(q a^T cov a)                                   */
-double feas_spread(const struct feas_query *q, const double *a, size_t k)
+ *   ellipsoid:    sqrt(q a^T cov a)
+ * and, when sd is not NULL, the standard deviation of a.x under the
+ * covariance of the mean (the half-width when the query has none).  The
+ * sums run over a's positions ix[0..n) (support_of), in the order of the
+ * sums over all k, leaving out only zero products (the region's numbers
+ * are finite): the values are those sums' to the bit. */
+static void spread_sd(const struct feas_query *q, const double *a, size_t k,
+		      const size_t *ix, size_t n, double *spread, double *sd)
 {
-	double s = 0;
-	size_t i, j;
+	double s = 0, quad = 0, t;
+	size_t i, u, v;
 
+	if (q->shape == FEAS_ELLIPSOID || (sd && q->cov))
+		for (u = 0; u < n; u++)
+			for (v = 0; v < n; v++)
+				quad += a[AT(u)] * q->cov[AT(u) * k + AT(v)] * a[AT(v)];
 	switch (q->shape) {
 	case FEAS_PCA:
-		for (i = 0; i < k; i++)
-			s += q->half[i] * fabs(feas_dot(q->axes + i * k, a, k));
-		return s;
+		for (i = 0; i < k; i++) {
+			const double *ax = q->axes + i * k;
+
+			for (u = 0, t = 0; u < n; u++)
+				t += ax[AT(u)] * a[AT(u)];
+			s += q->half[i] * fabs(t);
+		}
+		*spread = s;
+		break;
 	case FEAS_INDEPENDENT:
-		for (j = 0; j < k; j++)
-			s += q->half[j] * fabs(a[j]);
-		return s;
+		for (u = 0; u < n; u++)
+			s += q->half[AT(u)] * fabs(a[AT(u)]);
+		*spread = s;
+		break;
 	case FEAS_ELLIPSOID:
-		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++)
-				s += a[i] * q->cov[i * k + j] * a[j];
-		return sqrt(q->q * (s > 0 ? s : 0));
+		*spread = sqrt(q->q * (quad > 0 ? quad : 0));
+		break;
+	default:
+		*spread = NAN;
 	}
-	return NAN;
+	if (sd)
+		*sd = q->cov ? sqrt(quad > 0 ? quad : 0) : *spread;
 }
 
-#define FEAS_SPARSE_K 256
-
-/* Standard deviation of a.x under the covariance of the mean (or the
- * half-width when the query has no covariance). */
-static double sd_along(const struct feas_query *q, const double *a, size_t k)
+double feas_spread(const struct feas_query *q, const double *a, size_t k)
 {
-	double s = 0;
-	size_t i, j;
+	size_t nz[FEAS_SPARSE_K], n;
+	const size_t *ix = support_of(a, k, nz, &n);
+	double h;
 
-	if (!q->cov)
-		return feas_spread(q, a, k);
-	for (i = 0; i < k; i++)
-		for (j = 0; j < k; j++)
-			s += a[i] * q->cov[i * k + j] * a[j];
-	return sqrt(s > 0 ? s : 0);
+	spread_sd(q, a, k, ix, n, &h, NULL);
+	return h;
 }
 
 /* Margin of constraint a (see feas.h): positive when the whole region
@@ -78,65 +110,16 @@ double feas_margin(const struct feas_query *q, const double *a, size_t k,
 	return feas_margin_of(q, a, k, is_equality, mean_sd ? mean_sd : &ms);
 }
 
-/* feas_spread and sd_along over a's non-zeros nz[0..n): constraints read a
- * few counters.  Each sum keeps the dense loops' order and leaves out only
- * zero products (the region's numbers are finite), so the values are
- * theirs to the bit. */
-static void spread_sd_sparse(const struct feas_query *q, const double *a,
-			     size_t k, const size_t *nz, size_t n,
-			     double *spread, double *sd)
-{
-	double s = 0, t;
-	size_t i, u, v;
-
-	if (q->cov || q->shape == FEAS_ELLIPSOID) {
-		for (u = 0; u < n; u++)
-			for (v = 0; v < n; v++)
-				s += a[nz[u]] * q->cov[nz[u] * k + nz[v]] * a[nz[v]];
-		if (q->shape == FEAS_ELLIPSOID)
-			*spread = sqrt(q->q * (s > 0 ? s : 0));
-		if (q->cov)
-			*sd = sqrt(s > 0 ? s : 0);
-		if (q->shape == FEAS_ELLIPSOID)
-			return;
-	}
-	s = 0;
-	if (q->shape == FEAS_PCA) {
-		for (i = 0; i < k; i++) {
-			const double *ax = q->axes + i * k;
-
-			for (u = 0, t = 0; u < n; u++)
-				t += ax[nz[u]] * a[nz[u]];
-			s += q->half[i] * fabs(t);
-		}
-	} else {
-		for (u = 0; u < n; u++)
-			s += q->half[nz[u]] * fabs(a[nz[u]]);
-	}
-	*spread = s;
-	if (!q->cov)
-		*sd = s;
-}
-
 double feas_margin_of(const struct feas_query *q, const double *a, size_t k,
 			int is_equality, double *mean_sd)
 {
-	double c, h = 0, sd = 0;
-	size_t nz[FEAS_SPARSE_K], n, i;
+	size_t nz[FEAS_SPARSE_K], n, u;
+	const size_t *ix = support_of(a, k, nz, &n);
+	double c = 0, h, sd;
 
-	if (k <= FEAS_SPARSE_K && (q->shape == FEAS_PCA || q->shape == FEAS_INDEPENDENT ||
-				   q->shape == FEAS_ELLIPSOID)) {
-		for (i = n = 0; i < k; i++)
-			if (a[i] != 0)
-				nz[n++] = i;
-		for (i = 0, c = 0; i < n; i++)
-			c += a[nz[i]] * q->mu[nz[i]];
-		spread_sd_sparse(q, a, k, nz, n, &h, &sd);
-	} else {
-		c = feas_dot(a, q->mu, k);
-		h = feas_spread(q, a, k);
-		sd = sd_along(q, a, k);
-	}
+	for (u = 0; u < n; u++)
+		c += a[AT(u)] * q->mu[AT(u)];
+	spread_sd(q, a, k, ix, n, &h, &sd);
 
 	if (!(sd > 0))
 		sd = 1;  /* a zero-width region: margins in plain units */
@@ -149,6 +132,8 @@ double feas_margin_of(const struct feas_query *q, const double *a, size_t k,
 		return -(c + h) / sd;
 	return -fmin(c + h, h - c) / sd;
 }
+
+#undef AT
 
 /* Validate a query: every number finite, widths non-negative. */
 int feas_query_check(const struct feas_query *q, size_t k,
