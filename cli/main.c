@@ -210,9 +210,10 @@ static void huge_pages(int argc, char **argv)
 		return;
 	sprintf(val, "%s%s", t ? "=" : "-", t ? t : "");
 	if (setenv(HUGE_MARK, val, 1) == 0) {
+		int own_arenas = t && strstr(t, "glibc.malloc.arena_max");
+
 		sprintf(val, "%s%s%s%s%s", t ? t : "", t ? ":" : "", HUGE_TUNABLE,
-			t && strstr(t, "glibc.malloc.arena_max") ? "" : ":",
-			t && strstr(t, "glibc.malloc.arena_max") ? "" : ARENA_TUNABLE);
+			own_arenas ? "" : ":", own_arenas ? "" : ARENA_TUNABLE);
 		if (setenv("GLIBC_TUNABLES", val, 1) == 0)
 			execv("/proc/self/exe", argv);
 		/* no second start: go on as we are */

@@ -280,20 +280,20 @@ static int valid_without(const int64_t *a, size_t c, size_t k,
 	size_t p, i;
 
 	for (p = 0; p < m; p++) {
-		if (p == *known && small) {
-			int64_t v = 0;
-
-			/* sum |a_i| < 2^31 and counts < 2^32: within int64 */
-			for (i = 0; i < nz; i++)
-				v += a[ix[i]] * (int64_t)S[p * k + ix[i]];
-			as[p] = v;
-			++*known;
-		} else if (p == *known) {
+		if (p == *known) {
+			/* over a's non-zeros ix[0..nz); with sum |a_i| < 2^31
+			 * and counts < 2^32 the sum fits int64 */
+			int64_t v64 = 0;
 			__int128 v = 0;
 
-			/* over a's non-zeros ix[0..nz) */
-			for (i = 0; i < nz; i++)
-				v += (__int128)a[ix[i]] * S[p * k + ix[i]];
+			if (small) {
+				for (i = 0; i < nz; i++)
+					v64 += a[ix[i]] * (int64_t)S[p * k + ix[i]];
+				v = v64;
+			} else {
+				for (i = 0; i < nz; i++)
+					v += (__int128)a[ix[i]] * S[p * k + ix[i]];
+			}
 			as[p] = v;
 			++*known;
 		}
