@@ -8,7 +8,8 @@
  * shows); the share of the regions' time spent reading the dataset (the
  * rates and resolutions of each observation); and, last, regions and
  * checks of the PCA box on THREADS threads against one, wall and CPU
- * time.  Each shape is measured in a child process, so that its
+ * time, streamed as check runs them (each region built, checked and
+ * trimmed; the per-shape lines build them all first, to time each step).  Each shape is measured in a child process, so that its
  * regions start in fresh memory as in a `check` run.  Figures only:
  * nothing is asserted.
  *
@@ -97,6 +98,8 @@ static int time_threads(const struct udd_model *model, const struct stats_datase
 
 		cp_error_clear(&err);
 		po.threads = counts[c];
+		po.shape_only = 1;
+		po.stream = 1;   /* as check streams them */
 		w0 = wall_seconds();
 		c0 = cpu_seconds();
 		if (pipe_data_new(model, data, &po, &pd, &err) ||
@@ -108,7 +111,8 @@ static int time_threads(const struct udd_model *model, const struct stats_datase
 		res = calloc(n + 1, sizeof *res);
 		for (i = 0; i < n; i++)
 			feas_result_init(&res[i]);
-		if (pipe_check(pm, pd, FEAS_EXPLAIN, counts[c], res, NULL, NULL, NULL, &err)) {
+		if (pipe_check_stream(pm, pd, FEAS_EXPLAIN, counts[c], res, NULL, NULL, NULL,
+				      &err)) {
 			fprintf(stderr, "bench/check_e2e: %s\n", err.msg);
 			return 1;
 		}

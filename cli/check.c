@@ -5,6 +5,9 @@
  * observations feasible, 1 some infeasible, 2 bad usage or input (or
  * nothing could be checked), 3 internal error. */
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,29 @@ static void phase_mark(struct phases *p, const char *what)
 	}
 	p->wall = w;
 	p->cpu = c;
+}
+
+/* --strict and an unusable observation, or none usable: the error (the
+ * first such observation), 1; else 0. */
+static int unusable_error(const struct stats_dataset *data,
+			  const struct pipe_data *pd, int strict, struct cp_error *err)
+{
+	size_t n = pipe_data_n_observations(pd), i;
+
+	if (strict && pipe_data_n_unusable(pd)) {
+		for (i = 0; i < n && pipe_data_region(pd, i); i++)
+			;
+		stats_observation_error(data, i, CP_EINPUT, err, "unusable "
+					"(--strict): %.600s", pipe_data_unusable(pd, i));
+		return 1;
+	}
+	if (n && pipe_data_n_unusable(pd) == n) {
+		stats_observation_error(data, 0, CP_EINPUT, err, "%.600s (no "
+					"observation can form a region; this is the first)",
+					pipe_data_unusable(pd, 0));
+		return 1;
+	}
+	return 0;
 }
 
 static void phases_print(struct phases *p)
@@ -520,6 +546,24 @@ int cli_check(int argc, char **argv)
 
 	po.threads = threads ? threads : feas_cpu_count();   /* regions too */
 	po.shape_only = !html;   /* the browser report draws every shape */
+	/* regions built as they are checked, and trimmed once checked:
+	 * the reports below read only their numbers (the browser report
+	 * draws them, and MPI hands the built ones out) */
+	po.stream = !html && cli_mpi_size() <= 1;
+#ifdef __GLIBC__
+	/* A streamed check keeps no region: what its threads allocate (a
+	 * region's arrays and temporaries, 30-odd blocks an observation, and
+	 * GLPK's) is freed soon after, so each thread is better off with an
+	 * arena of its own than with the one the huge-page start-up asks for
+	 * (cli/main.c; the samples are on huge pages either way,
+	 * stats/dataset.c): at two threads the shared arena's lock cost a
+	 * fifth of the time.  Before any thread starts, as glibc fixes the
+	 * count when the first one needs an arena; a caller's arena_max
+	 * stands. */
+	if (po.stream && !(getenv("GLIBC_TUNABLES") &&   /* the caller's own */
+			   strstr(getenv("GLIBC_TUNABLES"), "glibc.malloc.arena_max")))
+		mallopt(M_ARENA_MAX, (int)(po.threads < 64 ? po.threads : 64));
+#endif
 	if (cli_mpi_rank() > 0)
 		return cli_mpi_check_worker(rep.model_path, with, &po, &budget);
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
@@ -536,7 +580,8 @@ int cli_check(int argc, char **argv)
 	cli_note_unread_events("check", rep.data_path, model, data);
 	if (pipe_data_new(model, data, &po, &pd, &err))
 		goto fail;
-	phase_mark(&phases, "regions");
+	if (!po.stream)
+		phase_mark(&phases, "regions");
 	n = pipe_data_n_observations(pd);
 	if (pipe_model_new(model, sel, pd, &budget, &pm, &err))
 		goto fail;
@@ -545,19 +590,8 @@ int cli_check(int argc, char **argv)
 		fprintf(stderr, "counterpoint check: note: the cone's facets are not "
 			"listed (%s); violations are explained from LP certificates\n",
 			pipe_model_no_facets(pm));
-	if (strict && pipe_data_n_unusable(pd)) {
-		for (i = 0; i < n && pipe_data_region(pd, i); i++)
-			;
-		stats_observation_error(data, i, CP_EINPUT, &err, "unusable "
-					"(--strict): %.600s", pipe_data_unusable(pd, i));
+	if (!po.stream && unusable_error(data, pd, strict, &err))
 		goto fail;
-	}
-	if (n && pipe_data_n_unusable(pd) == n) {
-		stats_observation_error(data, 0, CP_EINPUT, &err, "%.600s (no "
-					"observation can form a region; this is the first)",
-					pipe_data_unusable(pd, 0));
-		goto fail;
-	}
 	res = cp_calloc(n + 1, sizeof *res);
 	if (!res) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
@@ -566,12 +600,17 @@ int cli_check(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		feas_result_init(&res[i]);
 	prog.what = "checking";
-	if (cli_mpi_size() > 1 ?
+	if (po.stream ?
+	    pipe_check_stream(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb,
+			      &prog, &err) :
+	    cli_mpi_size() > 1 ?
 	    cli_mpi_check(rep.model_path, rep.data_path, data, pd, pm, threads, res, &err) :
 	    pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
 		goto fail;
 	progress_end(&prog);
-	phase_mark(&phases, "checks");
+	phase_mark(&phases, po.stream ? "regions and checks" : "checks");
+	if (po.stream && unusable_error(data, pd, strict, &err))
+		goto fail;
 
 	rep.pd = pd;
 	rep.pm = pm;

@@ -150,7 +150,9 @@ static void keep_freed_memory(void)
  * took 120,000-130,000 faults instead of 2,100, and 20% more user time.
  * One arena for every thread (unless the caller set arena_max): the
  * threads allocate per chunk of observations, not per sample, and at two
- * threads the shared lock cost less than the faults did. */
+ * threads the shared lock cost less than the faults did.  A streamed
+ * check, which keeps no region, sets it back to an arena a thread
+ * (cli/check.c). */
 #define ARENA_TUNABLE "glibc.malloc.arena_max=1"
 #define HUGE_MIN_BYTES ((off_t)64 << 20)
 

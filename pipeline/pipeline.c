@@ -20,6 +20,8 @@ struct pipe_data {
 	struct region **regions;  /* n_obs; NULL = unusable */
 	char **why;               /* n_obs; the reason, or NULL */
 	struct feas_query *queries;
+	struct region_options ro; /* how the regions are built */
+	int streamed;             /* opt.stream: pipe_check_stream has run */
 };
 
 struct pipe_model {
@@ -292,6 +294,11 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 	ro.names = pd->names;
 	ro.no_pca_box = pd->opt.shape_only && pd->opt.shape != FEAS_PCA;
 	ro.lean = pd->opt.shape_only;
+	pd->ro = ro;
+	if (pd->opt.stream) {   /* pipe_check_stream builds them */
+		*out = pd;
+		return CP_OK;
+	}
 	/* threads beyond the calling one (1: none) */
 	if ((rc = data_regions(pd, &ro, pd->opt.threads ? pd->opt.threads - 1 : 0, err)))
 		goto fail;
@@ -355,7 +362,7 @@ const struct region *pipe_data_region(const struct pipe_data *pd, size_t i)
 
 const struct feas_query *pipe_data_query(const struct pipe_data *pd, size_t i)
 {
-	return i < pd->n_obs && pd->regions[i] ? &pd->queries[i] : NULL;
+	return i < pd->n_obs && pd->regions[i] && !pd->opt.stream ? &pd->queries[i] : NULL;
 }
 
 const char *pipe_data_unusable(const struct pipe_data *pd, size_t i)
@@ -707,6 +714,9 @@ static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
 	if (pd->k != pm->k)
 		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
 				    "the data have %zu", pm->k, pd->k);
+	if (pd->opt.stream)
+		return cp_error_set(err, CP_EINTERNAL, "regions made for a streamed "
+				    "check (pipe_check_stream) checked otherwise");
 	if (!n)
 		return CP_OK;
 	if ((rc = pipe_model_make_solver(pm, err)))
@@ -807,4 +817,289 @@ int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
 		    struct feas_result *res, size_t *n_inexact, struct cp_error *err)
 {
 	return check_list(pm, pd, obs, n, flags, 1, 1, res, n_inexact, NULL, NULL, err);
+}
+
+/* ==== the streamed check ====
+ * Threads take work from one queue, checking before building: a chunk
+ * ready to check (its FEAS_CHUNK usable observations all built: the same
+ * chunks as pipe_check's, since chunks are formed in input order as the
+ * built prefix grows), else the next DATA_CHUNK observations to build.
+ * Each chunk is checked from a fresh LP, as feas_check_batch does, and
+ * its regions are trimmed once checked, so their memory goes back to the
+ * allocator for the regions still to come (nothing of the 11 KB a region
+ * holds at 26 counters stays, nor is fresh memory touched for it). */
+struct stream_chunk {
+	size_t lo, hi;   /* its observations (the usable ones in it) */
+	size_t j;        /* the usable index of its first */
+};
+
+struct stream {
+	struct pipe_model *pm;
+	struct pipe_data *pd;
+	unsigned flags;
+	struct feas_result *res;
+	pthread_mutex_t lock;
+	pthread_cond_t moved;       /* a block built, or a failure */
+	size_t next;                /* first observation no thread builds */
+	size_t building;            /* blocks being built */
+	unsigned char *built;       /* n_obs: its region made, or its reason */
+	size_t prefix, usable;      /* observations 0..prefix built; usable of them */
+	size_t gather, gather_j;    /* the chunk being gathered: its first observation */
+	struct stream_chunk *ready; /* chunks to check, in order */
+	size_t head, tail;
+	size_t done, inexact;
+	int stop;
+	int rc_region, rc_check;    /* the first error of each kind (lowest observation) */
+	size_t at_region, at_check;
+	struct cp_error err_region, err_check;
+};
+
+/* The built prefix grows: chunks complete.  Under the lock. */
+static void stream_advance(struct stream *s)
+{
+	struct pipe_data *pd = s->pd;
+
+	while (s->prefix < pd->n_obs && s->built[s->prefix]) {
+		if (pd->regions[s->prefix] &&
+		    ++s->usable - s->gather_j == FEAS_CHUNK) {
+			s->ready[s->tail++] = (struct stream_chunk){ s->gather,
+				s->prefix + 1, s->gather_j };
+			s->gather = s->prefix + 1;
+			s->gather_j = s->usable;
+		}
+		s->prefix++;
+	}
+	if (s->prefix == pd->n_obs && s->usable > s->gather_j) {
+		s->ready[s->tail++] = (struct stream_chunk){ s->gather, pd->n_obs,
+			s->gather_j };
+		s->gather = pd->n_obs;
+		s->gather_j = s->usable;
+	}
+}
+
+/* Check one chunk on the thread's checker, in order from a fresh LP
+ * (feas_fresh_at), as check_in_turn would; then trim its regions. */
+static int stream_check(struct stream *s, struct feas_checker *c,
+			const struct stream_chunk *ch, size_t *at,
+			size_t *inexact, struct cp_error *err)
+{
+	struct pipe_data *pd = s->pd;
+	size_t i, j = ch->j;
+	int rc = CP_OK;
+
+	for (i = ch->lo; i < ch->hi && !rc; i++) {
+		struct feas_result r;
+
+		if (!pd->regions[i])
+			continue;
+		if (feas_fresh_at(j++, s->flags))
+			feas_checker_restart(c);
+		feas_result_init(&r);
+		cp_error_clear(err);
+		rc = feas_checker_check(c, &pd->queries[i], s->flags, &r, err);
+		if (rc == CP_ENUMERIC) {
+			++*inexact;
+			feas_result_release(&r);
+			feas_result_init(&r);
+			cp_error_clear(err);
+			rc = feas_checker_check(c, &pd->queries[i], s->flags | FEAS_NO_EXACT,
+						&r, err);
+			r.undecided = 1;   /* the floating-point answer */
+		}
+		if (rc) {
+			feas_result_release(&r);
+			*at = i;
+			break;
+		}
+		feas_result_release(&s->res[i]);
+		s->res[i] = r;
+	}
+	for (i = ch->lo; i < ch->hi; i++) {
+		region_trim(pd->regions[i]);
+		memset(&pd->queries[i], 0, sizeof pd->queries[i]);
+	}
+	return rc;
+}
+
+struct stream_part {
+	struct stream *s;
+	int caller;   /* the calling thread: it reports progress */
+	void (*progress)(void *, size_t, size_t);
+	void *ctx;
+};
+
+static void *stream_thread(void *arg)
+{
+	struct stream_part *part = arg;
+	struct stream *s = part->s;
+	struct pipe_data *pd = s->pd;
+	struct feas_checker *c = NULL;
+	struct cp_error err;
+	int rc;
+
+	cp_error_clear(&err);
+	rc = feas_checker_new(s->pm->fm, &c, &err);
+	pthread_mutex_lock(&s->lock);
+	if (rc && !s->rc_check) {
+		s->rc_check = rc;
+		s->at_check = (size_t)-1;
+		s->err_check = err;
+		s->stop = 1;
+	}
+	for (;;) {
+		size_t lo, hi, i, at = 0, inexact = 0;
+
+		if (s->stop)
+			break;
+		if (s->head < s->tail) {
+			struct stream_chunk ch = s->ready[s->head++];
+
+			pthread_mutex_unlock(&s->lock);
+			rc = stream_check(s, c, &ch, &at, &inexact, &err);
+			pthread_mutex_lock(&s->lock);
+			s->inexact += inexact;
+			s->done += ch.hi - ch.lo;
+			if (rc && (!s->rc_check || at < s->at_check)) {
+				s->rc_check = rc;
+				s->at_check = at;
+				s->err_check = err;
+			}
+			s->stop |= rc != CP_OK;
+		} else if (s->next < pd->n_obs) {
+			lo = s->next;
+			hi = lo + DATA_CHUNK < pd->n_obs ? lo + DATA_CHUNK : pd->n_obs;
+			s->next = hi;
+			s->building++;
+			pthread_mutex_unlock(&s->lock);
+			for (i = lo, rc = CP_OK; i < hi && !rc; i++) {
+				cp_error_clear(&err);
+				if (!(rc = data_observation(pd, &pd->ro, i, &err)) &&
+				    pd->regions[i])
+					feas_query_from_region(pd->regions[i], pd->opt.shape,
+							       &pd->queries[i]);
+			}
+			pthread_mutex_lock(&s->lock);
+			s->building--;
+			if (rc) {
+				if (!s->rc_region || i - 1 < s->at_region) {
+					s->rc_region = rc;
+					s->at_region = i - 1;
+					s->err_region = err;
+				}
+				s->stop = 1;
+			} else {
+				memset(s->built + lo, 1, hi - lo);
+				stream_advance(s);
+			}
+			pthread_cond_broadcast(&s->moved);
+		} else if (s->building) {
+			pthread_cond_wait(&s->moved, &s->lock);   /* a block still to come */
+		} else {
+			break;
+		}
+		if (part->caller && part->progress) {
+			size_t done = s->done;
+
+			pthread_mutex_unlock(&s->lock);
+			part->progress(part->ctx, done, pd->n_obs);
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_cond_broadcast(&s->moved);
+	pthread_mutex_unlock(&s->lock);
+	feas_checker_free(c);
+	return NULL;
+}
+
+static void *stream_spawned(void *arg)
+{
+	stream_thread(arg);
+	feas_thread_end();   /* the checker's GLPK environment */
+	return NULL;
+}
+
+int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
+		      unsigned flags, size_t threads, struct feas_result *res,
+		      size_t *n_inexact, void (*progress)(void *, size_t, size_t),
+		      void *progress_ctx, struct cp_error *err)
+{
+	struct stream s;
+	struct stream_part caller = { &s, 1, progress, progress_ctx };
+	struct stream_part other = { &s, 0, NULL, NULL };
+	pthread_t tid[64];
+	size_t t, started = 0, i;
+	int rc;
+
+	if (n_inexact)
+		*n_inexact = 0;
+	if (!pd->opt.stream || pd->streamed)
+		return cp_error_set(err, CP_EINTERNAL, "pipe_check_stream: the regions "
+				    "are not made for it, or were checked already");
+	if (pd->k != pm->k)
+		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
+				    "the data have %zu", pm->k, pd->k);
+	if ((rc = pipe_model_make_solver(pm, err)))
+		return rc;
+	pd->streamed = 1;
+	memset(&s, 0, sizeof s);
+	s.pm = pm;
+	s.pd = pd;
+	s.flags = flags;
+	s.res = res;
+	s.built = cp_calloc(pd->n_obs + 1, 1);
+	s.ready = cp_calloc(pd->n_obs / FEAS_CHUNK + 2, sizeof *s.ready);
+	if (!s.built || !s.ready) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (pthread_mutex_init(&s.lock, NULL)) {
+		rc = cp_error_set(err, CP_EINTERNAL, "cannot create a mutex");
+		goto out;
+	}
+	if (pthread_cond_init(&s.moved, NULL)) {
+		pthread_mutex_destroy(&s.lock);
+		rc = cp_error_set(err, CP_EINTERNAL, "cannot create a condition variable");
+		goto out;
+	}
+	if (threads == 0)
+		threads = feas_cpu_count();
+	if (threads > (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK)
+		threads = (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK;
+	if (threads > sizeof tid / sizeof *tid + 1)
+		threads = sizeof tid / sizeof *tid + 1;
+	/* threads beyond the calling one, which works too; the work is
+	 * handed out, so fewer started only means slower */
+	for (t = 0; t + 1 < threads; t++) {
+		if (pthread_create(&tid[t], NULL, stream_spawned, &other))
+			break;
+		started++;
+	}
+	stream_thread(&caller);
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	pthread_cond_destroy(&s.moved);
+	pthread_mutex_destroy(&s.lock);
+	/* one thread would have built every region before checking one */
+	if (s.rc_region) {
+		rc = s.rc_region;
+		if (err)
+			*err = s.err_region;
+	} else if (s.rc_check) {
+		rc = s.rc_check;
+		if (s.at_check == (size_t)-1) {
+			if (err)
+				*err = s.err_check;
+		} else {
+			stats_observation_error(pd->data, s.at_check, rc, err, "%.700s",
+						s.err_check.msg);
+		}
+	}
+	for (i = 0; i < pd->n_obs; i++)
+		pd->n_unusable += s.built[i] && !pd->regions[i];
+	if (n_inexact)
+		*n_inexact = s.inexact;
+out:
+	cp_free(s.built);
+	cp_free(s.ready);
+	return rc;
 }

@@ -66,6 +66,11 @@ struct pipe_options {
 				  * (region_options.lean: no sigma, no
 				  * axes); a report that draws every shape
 				  * or a region's correlations needs 0 */
+	int stream;              /* pipe_data_new builds no region:
+				  * pipe_check_stream builds each as it
+				  * checks them, and trims it once checked
+				  * (region_trim), so memory holds the
+				  * regions in flight, not all of them */
 };
 
 /* ---- the data side ---- */
@@ -94,6 +99,10 @@ const struct region *pipe_data_region(const struct pipe_data *pd, size_t i);
 const struct feas_query *pipe_data_query(const struct pipe_data *pd, size_t i);
 const char *pipe_data_unusable(const struct pipe_data *pd, size_t i);
 size_t pipe_data_n_unusable(const struct pipe_data *pd);
+
+/* With opt.stream: NULL for every observation until pipe_check_stream
+ * has run, then as without it, except that the regions keep only their
+ * numbers (region_trim) and pipe_data_query is NULL. */
 
 /* ---- the model side ---- */
 struct pipe_model;
@@ -165,6 +174,16 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 	       unsigned flags, size_t threads, struct feas_result *res,
 	       size_t *n_inexact, void (*progress)(void *, size_t, size_t),
 	       void *progress_ctx, struct cp_error *err);
+/* The same for pd made with opt.stream: builds the regions (on `threads`
+ * threads, as pipe_data_new would have) and checks them in one pass, each
+ * chunk of FEAS_CHUNK usable observations as soon as its regions are
+ * built; the verdicts, explanations, reasons and errors are pipe_check's
+ * on a pipe_data_new without stream.  Once.  progress gets the
+ * observations done of all of them, from the calling thread. */
+int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
+		      unsigned flags, size_t threads, struct feas_result *res,
+		      size_t *n_inexact, void (*progress)(void *, size_t, size_t),
+		      void *progress_ctx, struct cp_error *err);
 
 /* pipe_check's work in parts, for spreading it beyond one process (the
  * MPI runs of `check`): with T threads pipe_check checks its usable

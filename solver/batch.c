@@ -99,6 +99,48 @@ static void *batch_thread(void *arg)
 	return NULL;
 }
 
+/* ================================================================ *
+ * Checkers: the callers' own threads                                *
+ * ================================================================ */
+
+struct feas_checker {
+	const struct feas_model *fm;
+	struct worker *w;   /* NULL until the first check after a restart */
+};
+
+int feas_checker_new(const struct feas_model *fm, struct feas_checker **out,
+		     struct cp_error *err)
+{
+	*out = cp_calloc(1, sizeof **out);
+	if (!*out)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	(*out)->fm = fm;
+	return CP_OK;
+}
+
+void feas_checker_restart(struct feas_checker *c)
+{
+	feas_worker_free(c->w);
+	c->w = NULL;
+}
+
+int feas_checker_check(struct feas_checker *c, const struct feas_query *q,
+		       unsigned flags, struct feas_result *res,
+		       struct cp_error *err)
+{
+	if (flags & FEAS_FRESH)
+		feas_checker_restart(c);
+	return feas_check_on(c->fm, &c->w, q, flags, res, err);
+}
+
+void feas_checker_free(struct feas_checker *c)
+{
+	if (!c)
+		return;
+	feas_worker_free(c->w);
+	cp_free(c);
+}
+
 int feas_fresh_at(size_t i, unsigned flags)
 {
 	return (flags & FEAS_FRESH) || i % FEAS_CHUNK == 0;

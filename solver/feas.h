@@ -218,6 +218,22 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 		     feas_progress_fn progress, void *ctx,
 		     struct cp_error *err);
 
+/* A check thread of the caller's own, for callers that hand out the
+ * checks themselves (the pipeline's streamed check builds the queries as
+ * it goes): feas_checker_check is feas_check on the checker's own LP and
+ * feas_checker_restart is feas_model_restart for it, so a checker
+ * restarted where feas_fresh_at says gives feas_check_batch's results.
+ * A checker is made, used and freed on one thread; many checkers of one
+ * model run at once.  Their counts are not added to feas_model_stats. */
+struct feas_checker;
+int feas_checker_new(const struct feas_model *fm, struct feas_checker **out,
+		     struct cp_error *err);
+void feas_checker_restart(struct feas_checker *c);
+int feas_checker_check(struct feas_checker *c, const struct feas_query *q,
+		       unsigned flags, struct feas_result *res,
+		       struct cp_error *err);
+void feas_checker_free(struct feas_checker *c);
+
 /* Release GLPK's per-thread state; call at the end of a thread of your own
  * that used feas_check (after its models are freed). */
 void feas_thread_end(void);

@@ -285,19 +285,25 @@ int feas_check(struct feas_model *fm, const struct feas_query *q,
 
 	if (flags & FEAS_FRESH)
 		feas_model_restart(fm);
-	if (!fm->own) {
-		rc = feas_worker_new(fm, &fm->own, err);
-		if (rc)
-			return rc;
-	}
-	if (!pthread_equal(fm->own->thread, pthread_self()))
-		return cp_error_set(err, CP_EINTERNAL,
-				    "feas_check called from a thread other than the model's");
-	if (fm->own->broken)
-		return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed earlier (GLPK)");
-	rc = feas_check_with(fm->own, q, flags, res, err);
+	rc = feas_check_on(fm, &fm->own, q, flags, res, err);
 	fm->st.checks++;
 	return rc;
+}
+
+int feas_check_on(const struct feas_model *fm, struct worker **w,
+		  const struct feas_query *q, unsigned flags,
+		  struct feas_result *res, struct cp_error *err)
+{
+	int rc;
+
+	if (!*w && (rc = feas_worker_new(fm, w, err)))
+		return rc;
+	if (!pthread_equal((*w)->thread, pthread_self()))
+		return cp_error_set(err, CP_EINTERNAL,
+				    "a feasibility LP used from a thread other than its own");
+	if ((*w)->broken)
+		return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed earlier (GLPK)");
+	return feas_check_with(*w, q, flags, res, err);
 }
 
 void feas_thread_end(void)

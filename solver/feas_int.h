@@ -233,6 +233,11 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 int feas_check_with(struct worker *w, const struct feas_query *q,
 		      unsigned flags, struct feas_result *res,
 		      struct cp_error *err);
+/* feas_check_with on *w, made for fm first if NULL; refused from another
+ * thread than *w's, or after a GLPK error broke it. */
+int feas_check_on(const struct feas_model *fm, struct worker **w,
+		  const struct feas_query *q, unsigned flags,
+		  struct feas_result *res, struct cp_error *err);
 
 
 /* Lawson-Hanson non-negative least squares for the ellipsoid test:

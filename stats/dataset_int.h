@@ -28,7 +28,7 @@ struct group {
 
 /* Samples in chunks of fixed size, so that growing never copies them
  * (nor holds the old and the new array at once). */
-#define SAMPLE_SHIFT 16
+#define SAMPLE_SHIFT 19   /* a chunk: 10 MiB, five 2 MB huge pages */
 #define SAMPLE_CHUNK ((size_t)1 << SAMPLE_SHIFT)
 struct chunk {
 	uint32_t ev[SAMPLE_CHUNK];       /* per sample: event, */

@@ -68,7 +68,7 @@ int stats_symmetric_eigen(const double *a, size_t k, double *w, double *v,
 
 /* ==== regions ==== */
 
-void region_free(struct region *r)
+void region_trim(struct region *r)
 {
 	if (!r)
 		return;
@@ -81,6 +81,16 @@ void region_free(struct region *r)
 	cp_free(r->half_ind);
 	cp_free(r->sigma);
 	cp_free(r->n_counted);
+	r->mu = r->cov = r->axes = r->box_axes = r->lambda = NULL;
+	r->half_pca = r->half_ind = r->sigma = NULL;
+	r->n_counted = NULL;
+}
+
+void region_free(struct region *r)
+{
+	if (!r)
+		return;
+	region_trim(r);
 	cp_free(r);
 }
 

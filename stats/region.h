@@ -228,6 +228,11 @@ int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err);
 void region_free(struct region *r);
+/* Free r's arrays (mu, cov, axes, the boxes, sigma, n_counted: all NULL
+ * after), keeping its numbers (k, n, q, rule, dof_floored, ...): what a
+ * report of verdicts reads once the region has been checked.  A trimmed
+ * region is no longer a region the solver can read. */
+void region_trim(struct region *r);
 /* Rates, resolution and region of one observation in one call. */
 int stats_observation_region(const struct stats_dataset *d, size_t obs,
 			     const char *const *events, size_t k,
