@@ -935,6 +935,7 @@ static void *stream_thread(void *arg)
 	struct pipe_data *pd = s->pd;
 	struct feas_checker *c = NULL;
 	struct cp_error err;
+	double shown = 0;   /* progress every 50 ms at most, as a batch's */
 	int rc;
 
 	cp_error_clear(&err);
@@ -997,11 +998,12 @@ static void *stream_thread(void *arg)
 		} else {
 			break;
 		}
-		if (part->caller && part->progress) {
+		if (part->caller && part->progress && cp_seconds() - shown >= 0.05) {
 			size_t done = s->done;
 
 			pthread_mutex_unlock(&s->lock);
 			part->progress(part->ctx, done, pd->n_obs);
+			shown = cp_seconds();
 			pthread_mutex_lock(&s->lock);
 		}
 	}
