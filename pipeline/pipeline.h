@@ -177,9 +177,11 @@ int pipe_check(struct pipe_model *pm, const struct pipe_data *pd,
 /* The same for pd made with opt.stream: builds the regions (on `threads`
  * threads, as pipe_data_new would have) and checks them in one pass, each
  * chunk of FEAS_CHUNK usable observations as soon as its regions are
- * built; the verdicts, explanations, reasons and errors are pipe_check's
- * on a pipe_data_new without stream.  Once.  progress gets the
- * observations done of all of them, from the calling thread. */
+ * built; the verdicts, explanations and reasons are pipe_check's on a
+ * pipe_data_new without stream, and so is an error building a region (a
+ * check's error names its observation as stats_observation_error does).
+ * Once.  progress gets the observations done of all of them, from the
+ * calling thread, every 50 ms at most. */
 int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
 		      unsigned flags, size_t threads, struct feas_result *res,
 		      size_t *n_inexact, void (*progress)(void *, size_t, size_t),
