@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,27 +147,41 @@ void cp_error_format(const struct cp_error *err, char *buf, size_t size)
 }
 
 /* ---- allocation with failure injection ----
- * fail_at counts down; the call that brings it to zero fails.  Plain
- * globals: failure injection is a single-threaded test facility. */
-static unsigned long fail_at;
-static unsigned long alloc_count;
+ * Off until a test asks (cp_alloc_fail_at or cp_alloc_count): then every
+ * allocation is counted and fail_at counts down, the call that brings it
+ * to zero failing.  Until then an allocation only reads `armed`: a count
+ * every thread wrote would move its cache line between the cores at
+ * every allocation (and race).  Atomic once armed, so threads that
+ * allocate while a test counts do not race either. */
+static atomic_int armed;
+static atomic_ulong fail_at;
+static atomic_ulong alloc_count;
 
 static int alloc_should_fail(void)
 {
-	alloc_count++;
-	if (fail_at && --fail_at == 0)
-		return 1;
-	return 0;
+	unsigned long f;
+
+	if (!atomic_load_explicit(&armed, memory_order_relaxed))
+		return 0;
+	atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
+	f = atomic_load_explicit(&fail_at, memory_order_relaxed);
+	while (f && !atomic_compare_exchange_weak_explicit(&fail_at, &f, f - 1,
+							   memory_order_relaxed,
+							   memory_order_relaxed))
+		;
+	return f == 1;
 }
 
 void cp_alloc_fail_at(unsigned long n)
 {
-	fail_at = n;
+	atomic_store(&armed, 1);
+	atomic_store(&fail_at, n);
 }
 
 unsigned long cp_alloc_count(void)
 {
-	return alloc_count;
+	atomic_store(&armed, 1);
+	return atomic_load(&alloc_count);
 }
 
 void *cp_malloc(size_t size)

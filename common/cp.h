@@ -66,10 +66,11 @@ void *cp_reallocarray(void *p, size_t n, size_t size);
 char *cp_strdup(const char *s);
 char *cp_strndup(const char *s, size_t n);
 void cp_free(void *p);
-/* Make the nth allocation from now fail (1 = the next one); 0 disables.
- * For tests only; not thread-safe. */
+/* Make the nth allocation from now fail (1 = the next one, in whichever
+ * thread); 0 disables.  For tests only. */
 void cp_alloc_fail_at(unsigned long n);
-/* How many allocations have been made (tests use it to walk N). */
+/* How many allocations have been made since the first call of either
+ * function (tests use it to walk N; before it nothing is counted). */
 unsigned long cp_alloc_count(void);
 
 /* Greatest common divisor of |a| and |b| (0 when both are 0).  Callers
