@@ -905,99 +905,8 @@ void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
 	}
 }
 
-/* Host-side prefetch of what a μop at va will touch (the data line's
- * cache sets, its page-table entry and that entry's cache sets), issued a
- * few μops ahead so that the host's cache misses overlap instead of
- * queueing behind each other.  Changes nothing simulated.  sa_hint() is
- * inlined early on purpose: GCC 12 (its mod/ref analysis) takes a
- * function made only of prefetches for one without effects and drops
- * the calls, prefetches and all. */
-HOT void sa_hint(const struct sa *s, uint64_t key, struct sa_shape sh)
-{
-	size_t set = (size_t)(key & sh.mask);
-
-	__builtin_prefetch(sa_tags(s, set, sh.ways, sh.wide), 0, 3);
-	if (sa_stride(sh.ways, sh.wide) > 64)
-		__builtin_prefetch((char *)sa_tags(s, set, sh.ways, sh.wide) + 64, 0, 3);
-	if (!sa_inblock(sh.ways, sh.wide))
-		__builtin_prefetch(sa_order(s, set, sh.ways, sh.wide), 0, 3);
-}
-
-/* The set of line in the L3 cache: 0.5 MB of tags, where the host's
- * cache misses are (the L1 and L2 models, 40 KB together, mostly stay in
- * the host's caches; prefetching their sets as well measured slower). */
-HOT void line_hint(const struct mmu_machine *m, uint64_t line, int fast)
-{
-	if (fast)
-		sa_hint(&m->l3, line, L3_SHAPE);
-	else
-		sa_hint(&m->l3, line, m->l3.sh);
-}
-
-HOT void hint(struct mmu_machine *m, uint64_t va, int fast)
-{
-	uint32_t node = 0;
-	uint64_t frame = 0, ent;
-	unsigned level, leaf, e;
-
-	va &= (1ull << 47) - 1;
-	line_hint(m, va >> 6, fast);
-	if (va >> 12 == m->hint_page)
-		return;         /* its page's entry was hinted just before */
-	m->hint_page = va >> 12;
-	leaf = page_of(m, va, fast);
-	if (leaf < 2 && va >> 30 == m->hint_gb) {
-		/* the page directory of va's 1G, found by an earlier hint (a
-		 * directory once made stays) */
-		node = m->hint_node;
-		frame = m->hint_frame;
-	} else {
-#pragma GCC unroll 2
-		for (level = 3; level > leaf && level > 1; level--) {
-			ent = *dir_entry(m, node, (unsigned)(va >> (12 + 9 * level)) & 511);
-			if (!(uint32_t)ent)
-				return;
-			node = ent_node(ent);
-			frame = ent_frame(ent);
-		}
-		if (leaf < 2) {
-			m->hint_gb = va >> 30;
-			m->hint_node = node;
-			m->hint_frame = frame;
-		}
-	}
-	if (!leaf) {
-		ent = *dir_entry(m, node, (unsigned)(va >> 21) & 511);
-		if (!(uint32_t)ent)
-			return;
-		node = ent_node(ent);
-		frame = ent_frame(ent);
-	}
-	e = (unsigned)(va >> (12 + 9 * leaf)) & 511;
-	if (leaf)
-		__builtin_prefetch(dir_entry(m, node, e), 0, 3);
-	else
-		__builtin_prefetch((const uint8_t *)m->pt.ent + (size_t)node * 512 + e, 1, 3);
-	line_hint(m, (PT_BASE + (frame << 12) + e * 8) >> 6, fast);
-}
-
-#ifndef MMU_SIM_AVX2
-void mmu_hint(struct mmu_machine *m, uint64_t va)
-{
-	switch (FAST_MODE(m->fast)) {
-	case FAST_4K: hint(m, va, FAST_4K); break;
-	case FAST_2M: hint(m, va, FAST_2M); break;
-	case FAST_1G: hint(m, va, FAST_1G); break;
-	case FAST_MIX: hint(m, va, FAST_MIX); break;
-	default: hint(m, va, FAST_NONE); break;
-	}
-}
-#endif
-
 /* The stream's loop (mmu_stream_run()) in one copy of the μop path:
- * each correct-path μop after the wrong-path μop that may come first,
- * and with the host memory of the μop MMU_HINT_AHEAD places later
- * prefetched. */
+ * each correct-path μop after the wrong-path μop that may come first. */
 HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge, int fast)
 {
@@ -1023,7 +932,6 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 
 			access_wrong_any(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
-		hint(m, s->va[(next + MMU_HINT_AHEAD) % MMU_RING], fast);
 		access_correct(m, va, st, fast);
 		k++;
 		if (m->now >= edge)

@@ -143,11 +143,6 @@ struct mmu_machine {
 	unsigned watch_seen;          /* SEEN_TLB | SEEN_PDE */
 
 	uint64_t pf_prev_line;        /* line address of the previous trigger μop */
-	uint64_t hint_page;           /* mmu_hint(): the 4K page hinted last */
-	uint64_t hint_gb;             /* ... the 1G region (va >> 30, NONE: none)
-				       * whose page directory it found last: */
-	uint32_t hint_node;           /* its index (in m->dir) */
-	uint64_t hint_frame;          /* and frame */
 	/* walk(): the 1G region (NONE: none) whose page directory the last
 	 * walk through it found, its index and frame */
 	uint64_t walk_gb, walk_frame;

@@ -97,7 +97,6 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->pf_prev_line = NONE;
 	m->watch_key = NONE;
 	m->watch_pde = NONE;
-	m->hint_gb = NONE;
 	m->walk_gb = NONE;
 	if (sa_is(&m->dtlb[MMU_PAGE_4K], DTLB4K_SHAPE) &&
 	    sa_is(&m->dtlb[MMU_PAGE_2M], DTLB2M_SHAPE) &&

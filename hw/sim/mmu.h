@@ -168,9 +168,6 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store);
 /* One wrong-path μop: translated (walks aborted at its squash with feature
  * abort), never retired.  mmu_run() injects spec_share of them. */
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store);
-/* A μop at va comes soon: prefetch the host memory it will touch (a hint
- * for speed only; nothing simulated changes). */
-void mmu_hint(struct mmu_machine *m, uint64_t va);
 /* CP_OK, or CP_ENOMEM if a page-table allocation failed during the run. */
 int mmu_machine_status(const struct mmu_machine *m);
 /* Complete every walk in flight (fills applied); counts are final. */

@@ -21,9 +21,6 @@ void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
  * of the one running (the same μops as one at a time: it draws on its
  * own random numbers only). */
 #define MMU_SPEC_AHEAD 32
-#ifndef MMU_HINT_AHEAD
-#define MMU_HINT_AHEAD 8      /* μops ahead whose host memory is prefetched */
-#endif
 #define MMU_BATCH 64
 #define MMU_RING 128          /* the μops made and not yet run: 2 batches */
 
