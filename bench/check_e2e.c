@@ -9,7 +9,8 @@
  * rates and resolutions of each observation); and, last, regions and
  * checks of the PCA box on THREADS threads against one, wall and CPU
  * time, streamed as check runs them (each region built, checked and
- * trimmed; the per-shape lines build them all first, to time each step).  Each shape is measured in a child process, so that its
+ * trimmed; the per-shape lines build them all first, to time each
+ * step).  Each shape is measured in a child process, so that its
  * regions start in fresh memory as in a `check` run.  Figures only:
  * nothing is asserted.
  *

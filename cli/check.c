@@ -556,8 +556,8 @@ int cli_check(int argc, char **argv)
 	 * GLPK's) is freed soon after, so each thread is better off with an
 	 * arena of its own than with the one the huge-page start-up asks for
 	 * (cli/main.c; the samples are on huge pages either way,
-	 * stats/dataset.c): at two threads the shared arena's lock cost a
-	 * fifth of the time.  Before any thread starts, as glibc fixes the
+	 * stats/dataset.c): at two threads the shared arena's allocator and
+	 * lock took 13% of the samples.  Before any thread starts, as glibc fixes the
 	 * count when the first one needs an arena; a caller's arena_max
 	 * stands. */
 	if (po.stream && !(getenv("GLIBC_TUNABLES") &&   /* the caller's own */

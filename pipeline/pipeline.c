@@ -132,7 +132,7 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 	return rc;
 }
 
-/* Observation i's region, or why it has none (pd->why[i]).  Returns 0,
+/* Observation i's region and its query, or why it has none (pd->why[i]).  Returns 0,
  * or the error that stops everything (anything but CP_EINPUT). */
 static int data_observation(struct pipe_data *pd, const struct region_options *ro,
 			    size_t i, struct cp_error *err)
@@ -164,6 +164,7 @@ static int data_observation(struct pipe_data *pd, const struct region_options *r
 	}
 	if (rc)
 		return stats_observation_error(d, i, rc, err, "%.700s", re.msg);
+	feas_query_from_region(pd->regions[i], pd->opt.shape, &pd->queries[i]);
 	return CP_OK;
 }
 
@@ -302,12 +303,8 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 	/* threads beyond the calling one (1: none) */
 	if ((rc = data_regions(pd, &ro, pd->opt.threads ? pd->opt.threads - 1 : 0, err)))
 		goto fail;
-	for (i = 0; i < pd->n_obs; i++) {
-		if (pd->regions[i])
-			feas_query_from_region(pd->regions[i], pd->opt.shape, &pd->queries[i]);
-		else
-			pd->n_unusable++;
-	}
+	for (i = 0; i < pd->n_obs; i++)
+		pd->n_unusable += !pd->regions[i];
 	*out = pd;
 	return CP_OK;
 fail:
@@ -650,10 +647,41 @@ const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
 
 /* ==== checking ==== */
 
+/* Were pd's regions made on pm's counters? */
+static int data_fits(const struct pipe_data *pd, const struct pipe_model *pm,
+		     struct cp_error *err)
+{
+	if (pd->k != pm->k)
+		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
+				    "the data have %zu", pm->k, pd->k);
+	return CP_OK;
+}
+
+/* One check, on pm's own LP (c NULL) or on a thread's checker: a
+ * borderline verdict whose exact re-check could not run (CP_ENUMERIC)
+ * keeps the floating-point verdict, marked undecided and counted in
+ * *inexact. */
+static int check_one(struct pipe_model *pm, struct feas_checker *c,
+		     const struct feas_query *q, unsigned flags,
+		     struct feas_result *r, size_t *inexact, struct cp_error *err)
+{
+	int rc;
+
+	cp_error_clear(err);
+	rc = c ? feas_checker_check(c, q, flags, r, err) : feas_check(pm->fm, q, flags, r, err);
+	if (rc == CP_ENUMERIC) {
+		++*inexact;
+		cp_error_clear(err);
+		flags |= FEAS_NO_EXACT;
+		rc = c ? feas_checker_check(c, q, flags, r, err) :
+			feas_check(pm->fm, q, flags, r, err);
+		r->undecided = 1;   /* the floating-point answer */
+	}
+	return rc;
+}
+
 /* One at a time (from a fresh LP where feas_fresh_at says, as a batch), or after
- * the batch's CP_ENUMERIC: a borderline verdict
- * whose exact re-check failed keeps the floating-point verdict, counted
- * in *inexact. */
+ * the batch's CP_ENUMERIC (check_one). */
 static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 			 size_t n, unsigned flags, struct feas_result *r,
 			 size_t *inexact, void (*progress)(void *, size_t, size_t),
@@ -666,13 +694,7 @@ static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 	for (j = 0; j < n && !rc; j++) {
 		if (feas_fresh_at(j, flags))
 			feas_model_restart(pm->fm); /* as feas_check_batch does */
-		rc = feas_check(pm->fm, &q[j], flags, &r[j], err);
-		if (rc == CP_ENUMERIC) {
-			++*inexact;
-			cp_error_clear(err);
-			rc = feas_check(pm->fm, &q[j], flags | FEAS_NO_EXACT, &r[j], err);
-			r[j].undecided = 1;   /* the floating-point answer */
-		}
+		rc = check_one(pm, NULL, &q[j], flags, &r[j], inexact, err);
 		if (progress && j % 64 == 0)
 			progress(progress_ctx, j, n);
 	}
@@ -711,9 +733,8 @@ static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
 
 	if (n_inexact)
 		*n_inexact = 0;
-	if (pd->k != pm->k)
-		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
-				    "the data have %zu", pm->k, pd->k);
+	if ((rc = data_fits(pd, pm, err)))
+		return rc;
 	if (pd->opt.stream)
 		return cp_error_set(err, CP_EINTERNAL, "regions made for a streamed "
 				    "check (pipe_check_stream) checked otherwise");
@@ -895,17 +916,7 @@ static int stream_check(struct stream *s, struct feas_checker *c,
 		if (feas_fresh_at(j++, s->flags))
 			feas_checker_restart(c);
 		feas_result_init(&r);
-		cp_error_clear(err);
-		rc = feas_checker_check(c, &pd->queries[i], s->flags, &r, err);
-		if (rc == CP_ENUMERIC) {
-			++*inexact;
-			feas_result_release(&r);
-			feas_result_init(&r);
-			cp_error_clear(err);
-			rc = feas_checker_check(c, &pd->queries[i], s->flags | FEAS_NO_EXACT,
-						&r, err);
-			r.undecided = 1;   /* the floating-point answer */
-		}
+		rc = check_one(s->pm, c, &pd->queries[i], s->flags, &r, inexact, err);
 		if (rc) {
 			feas_result_release(&r);
 			*at = i;
@@ -974,10 +985,7 @@ static void *stream_thread(void *arg)
 			pthread_mutex_unlock(&s->lock);
 			for (i = lo, rc = CP_OK; i < hi && !rc; i++) {
 				cp_error_clear(&err);
-				if (!(rc = data_observation(pd, &pd->ro, i, &err)) &&
-				    pd->regions[i])
-					feas_query_from_region(pd->regions[i], pd->opt.shape,
-							       &pd->queries[i]);
+				rc = data_observation(pd, &pd->ro, i, &err);
 			}
 			pthread_mutex_lock(&s->lock);
 			s->building--;
@@ -1037,10 +1045,7 @@ int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
 	if (!pd->opt.stream || pd->streamed)
 		return cp_error_set(err, CP_EINTERNAL, "pipe_check_stream: the regions "
 				    "are not made for it, or were checked already");
-	if (pd->k != pm->k)
-		return cp_error_set(err, CP_EINPUT, "the model was built on %zu counters, "
-				    "the data have %zu", pm->k, pd->k);
-	if ((rc = pipe_model_make_solver(pm, err)))
+	if ((rc = data_fits(pd, pm, err)) || (rc = pipe_model_make_solver(pm, err)))
 		return rc;
 	pd->streamed = 1;
 	memset(&s, 0, sizeof s);
