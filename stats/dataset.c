@@ -324,7 +324,7 @@ static int grow_samples(struct stats_dataset *d)
 		d->ch = ch;
 		d->cap_ch = cap;
 	}
-	if (!(d->ch[d->n_ch] = chunk_new(d->n_ch > 0)))
+	if (!(d->ch[d->n_ch] = chunk_new(d->n_ch > 0 || d->huge)))
 		return CP_ENOMEM;
 	d->n_ch++;
 	return CP_OK;
@@ -1075,13 +1075,16 @@ static int continue_group(struct ctx *c, struct group *g,
 	return CP_OK;
 }
 
-/* Room for n groups in d (the fragments' total, reserved at once). */
+/* Room for n groups in d, growing by half at least (fragments are
+ * joined one at a time). */
 static int reserve_groups(struct stats_dataset *d, size_t n)
 {
 	struct group *g;
 
 	if (n <= d->cap_g)
 		return CP_OK;
+	if (n < d->cap_g + d->cap_g / 2)
+		n = d->cap_g + d->cap_g / 2;
 	if (!(g = cp_reallocarray(d->g, n, sizeof *g)))
 		return CP_ENOMEM;
 	d->g = g;
@@ -1188,32 +1191,114 @@ out:
 	return rc;
 }
 
+/* Lines a message can name; beyond them load_lines stops. */
+#define TOO_MANY_LINES 1
+
 /* One range and the fragment read from it. */
 struct range {
 	struct ctx c;
-	const struct source *s;
 	uint64_t from, to;
-	int rc, started;
+	int rc, done;
 	struct cp_error err;          /* an I/O error */
-	pthread_t tid;
 };
 
-static void *range_main(void *arg)
-{
-	struct range *r = arg;
-	uint64_t next;
+/* The ranges after c's lines, taken in file order by whichever thread is
+ * free and joined to c in file order by whichever thread finds the next
+ * one read: a thread slowed down (by a busy host) reads fewer ranges
+ * instead of holding the others up at the end, and joining overlaps with
+ * reading.  Shared fields change under lock only. */
+struct ranges {
+	const struct source *s;
+	struct ctx *c;
+	struct range *r;
+	size_t n, next, joined;       /* ranges; the next to take; joined */
+	int joining;                  /* a thread is joining r[joined] */
+	int halt;                     /* take no more: none after is joined */
+	int rc;                       /* the first join's error */
+	struct cp_error *err;
+	pthread_mutex_t lock;
+};
 
-	r->rc = load_range(&r->c, r->s, r->from, r->to, &next, &r->err);
+/* Join range k to c, or only release it after an error or a stop. */
+static int join_range(struct ranges *q, size_t k)
+{
+	struct range *r = &q->r[k];
+	int rc = CP_OK;
+
+	if (q->c->stop)
+		;                     /* a NUL byte before it: nothing more */
+	else if ((uint64_t)q->c->line + r->c.line >= UINT32_MAX - 1)
+		rc = TOO_MANY_LINES;
+	else if ((rc = r->rc) == CP_EIO && q->err)
+		*q->err = r->err;
+	else if (!rc)
+		rc = join_fragment(q->c, &r->c);
+	ctx_release(&r->c);
+	return rc;
+}
+
+/* Join every range read in turn, unless another thread is joining;
+ * called with the lock held. */
+static void join_ready(struct ranges *q)
+{
+	while (!q->joining && !q->rc && q->joined < q->n && q->r[q->joined].done) {
+		size_t k = q->joined;
+		int rc;
+
+		q->joining = 1;
+		pthread_mutex_unlock(&q->lock);
+		rc = join_range(q, k);
+		pthread_mutex_lock(&q->lock);
+		q->joining = 0;
+		q->joined++;
+		if (rc) {
+			q->rc = rc;
+			q->halt = 1;
+		}
+	}
+}
+
+/* A thread's work: take the next range, read it, join what is ready. */
+static void *ranges_work(void *arg)
+{
+	struct ranges *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->halt && q->next < q->n) {
+		struct range *r = &q->r[q->next++];
+		uint64_t end;
+
+		pthread_mutex_unlock(&q->lock);
+		r->rc = load_range(&r->c, q->s, r->from, r->to, &end, &r->err);
+		pthread_mutex_lock(&q->lock);
+		r->done = 1;
+		if (r->rc || r->c.stop)
+			q->halt = 1;          /* every range before it is taken */
+		join_ready(q);
+	}
+	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
 
-/* A fragment's ctx: the header's columns as c read them. */
-static int ctx_fragment(struct ctx *f, const struct ctx *c)
+/* A fragment's ctx: the header's columns as c read them, and c's events
+ * so far under c's indices, so that a fragment's samples need no new
+ * event index when joined (unless it meets an event c had not). */
+static int ctx_fragment(struct ctx *f, const struct ctx *c, int huge)
 {
+	const struct names *ev = &c->d->ev;
+	size_t i;
+
 	if (ctx_init(f, c->l.name, NULL) ||
 	    !(f->f = cp_calloc(c->fcap, sizeof *f->f)) ||
 	    !(f->kind = cp_malloc((size_t)c->nheader)))
 		return CP_ENOMEM;
+	for (i = 0; i < ev->n; i++)
+		if (names_intern(&f->d->ev, ev->name[i], ev->len[i]) == (size_t)-1)
+			return CP_ENOMEM;
+	while (f->d->ev.n > f->ev_cap)
+		if (grow_events(f))
+			return CP_ENOMEM;
+	f->d->huge = huge;
 	f->body = 1;
 	f->nheader = c->nheader;
 	f->fcap = c->fcap;
@@ -1222,55 +1307,97 @@ static int ctx_fragment(struct ctx *f, const struct ctx *c)
 	return CP_OK;
 }
 
-/* Lines a message can name; beyond them load_lines stops. */
-#define TOO_MANY_LINES 1
+/* The first bytes after the header, read by c before the other ranges
+ * are cut: the events they name seed every fragment. */
+#define LOAD_SEED ((uint64_t)64 << 10)
+/* A fragment at least this large keeps its samples in huge pages from
+ * its first chunk on. */
+#define HUGE_RANGE ((uint64_t)16 << 20)
 
-/* After the header (c read it, next is where the rows start): the rest in
- * n ranges, c reading the first and a thread each of the others, joined
- * to c.  TOO_MANY_LINES: the file has more lines than load_lines reads,
- * which one thread alone says right. */
-static int load_ranges(struct ctx *c, const struct source *s, size_t n,
-		       uint64_t next, struct cp_error *err)
+/* Cut [from, size) into ranges by guided self-scheduling: each a share
+ * 1 / (2 threads) of what is left, but never under tail, so that the
+ * ranges taken last are short and the threads end together; r NULL:
+ * only count them. */
+static size_t cut_ranges(struct range *r, uint64_t from, uint64_t size,
+			 size_t threads, uint64_t tail)
 {
-	uint64_t step = (s->size - next) / n, lines;
-	struct range *r = cp_calloc(n, sizeof *r);
-	size_t k, groups;
-	int rc = CP_OK;
+	size_t n = 0;
 
-	if (!r)
+	while (from < size) {
+		uint64_t len = (size - from) / (2 * threads);
+
+		if (len < tail)
+			len = tail;
+		if (len > size - from)
+			len = size - from;
+		if (r) {
+			r[n].from = from;
+			r[n].to = from + len < size ? from + len : TO_END;
+		}
+		n++;
+		from += len;
+	}
+	return n;
+}
+
+/* After the header (c read it, next is where the rows start): c reads the
+ * first lines, then `threads` threads (this one too) the ranges after
+ * them, each joined to c in file order.  TOO_MANY_LINES: the file has
+ * more lines than load_lines reads, which one thread alone says right. */
+static int load_ranges(struct ctx *c, const struct source *s, size_t threads,
+		       uint64_t next, uint64_t min_range, struct cp_error *err)
+{
+	struct ranges q;
+	uint64_t tail = (s->size - next) / (32 * threads);
+	pthread_t *tid;
+	size_t k, started = 0;
+	int rc;
+
+	if (tail < min_range)
+		tail = min_range;
+	if (tail == 0)
+		tail = 1;
+	rc = load_range(c, s, next, next + (tail < LOAD_SEED ? tail : LOAD_SEED),
+			&next, err);
+	if (rc || c->stop)
+		return rc;
+	memset(&q, 0, sizeof q);
+	q.s = s;
+	q.c = c;
+	q.err = err;
+	q.n = cut_ranges(NULL, next, s->size, threads, tail);
+	if (!q.n)
+		return CP_OK;
+	q.r = cp_calloc(q.n, sizeof *q.r);
+	tid = cp_calloc(threads, sizeof *tid);
+	if (!q.r || !tid) {
+		cp_free(q.r);
+		cp_free(tid);
 		return CP_ENOMEM;
-	for (k = 1; k < n && !rc; k++) {
-		r[k].s = s;
-		r[k].from = next + step * k;
-		r[k].to = k + 1 < n ? next + step * (k + 1) : TO_END;
-		if (!(rc = ctx_fragment(&r[k].c, c)))
-			r[k].started = !pthread_create(&r[k].tid, NULL, range_main,
-						       &r[k]);
 	}
-	if (!rc)
-		rc = load_range(c, s, next, next + step, &next, err);
-	for (k = 1, lines = c->line; k < n; k++) {
-		if (r[k].started)
-			pthread_join(r[k].tid, NULL);
-		else if (!rc && r[k].c.d)     /* no thread: read it here */
-			range_main(&r[k]);
-		lines += r[k].c.line;
+	cut_ranges(q.r, next, s->size, threads, tail);
+	for (k = 0; k < q.n && !rc; k++)
+		rc = ctx_fragment(&q.r[k].c, c,
+				  q.r[k].to - q.r[k].from >= HUGE_RANGE);
+	if (!rc && pthread_mutex_init(&q.lock, NULL))
+		rc = CP_ENOMEM;
+	if (!rc) {
+		for (k = 1; k < threads && k < q.n; k++)
+			if (!pthread_create(&tid[started], NULL, ranges_work, &q))
+				started++;
+		ranges_work(&q);
+		for (k = 0; k < started; k++)
+			pthread_join(tid[k], NULL);
+		pthread_mutex_lock(&q.lock);
+		join_ready(&q);       /* what the last threads left */
+		pthread_mutex_unlock(&q.lock);
+		pthread_mutex_destroy(&q.lock);
+		rc = q.rc;
 	}
-	if (!rc && lines >= UINT32_MAX - 1)
-		rc = TOO_MANY_LINES;
-	for (k = 1, groups = c->d->n_g; k < n && !rc; k++)
-		groups += r[k].c.d->n_g;
-	if (!rc && !c->stop)          /* one copy of c's groups, not n - 1 */
-		rc = reserve_groups(c->d, groups);
-	for (k = 1; k < n && !rc && !c->stop; k++) {
-		if ((rc = r[k].rc) == CP_EIO && err)
-			*err = r[k].err;
-		else if (!rc)
-			rc = join_fragment(c, &r[k].c);
-	}
-	for (k = 1; k < n; k++)
-		ctx_release(&r[k].c);
-	cp_free(r);
+	for (k = 0; k < q.n; k++)     /* not joined: after an error or a stop */
+		ctx_release(&q.r[k].c);
+	cp_free(q.r);
+	cp_free(tid);
 	return rc;
 }
 
@@ -1297,7 +1424,7 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	if (s->size < next || (s->size - next) / min_range < n)
 		n = s->size < next ? 1 : (size_t)((s->size - next) / min_range);
 	rc = n < 2 ? load_range(&c, s, next, TO_END, &next, err) :
-		load_ranges(&c, s, n, next, err);
+		load_ranges(&c, s, n, next, min_range, err);
 	if (rc == TOO_MANY_LINES) {
 		ctx_release(&c);
 		if ((rc = ctx_init(&c, s->name, err)))

@@ -44,6 +44,7 @@ struct stats_dataset {
 	struct names obs, ev;
 	struct chunk **ch;        /* the samples, SAMPLE_CHUNK a chunk */
 	size_t n_s, n_ch, cap_ch;
+	int huge;                 /* every chunk in huge pages, the first too */
 	struct group *g;          /* sorted by (obs, interval, line) */
 	size_t n_g, cap_g;
 	size_t *obs_g;            /* n_obs + 1 offsets into g */
