@@ -844,14 +844,21 @@ int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
  * Threads take work from one queue, checking before building: a chunk
  * ready to check (its FEAS_CHUNK usable observations all built: the same
  * chunks as pipe_check's, since chunks are formed in input order as the
- * built prefix grows), else the next DATA_CHUNK observations to build.
- * Each chunk is checked from a fresh LP, as feas_check_batch does, and
- * its regions are trimmed once checked, so their memory goes back to the
- * allocator for the regions still to come (nothing of the 11 KB a region
- * holds at 26 counters stays, nor is fresh memory touched for it). */
+ * built prefix grows) that the thread built itself, else the next block
+ * of observations to build, else any chunk ready.  A block is a chunk's
+ * worth (fewer on small data, so that every thread gets some), so a
+ * chunk is mostly one thread's, checked on the core whose caches hold
+ * its regions: checking the other thread's regions cost a quarter more
+ * CPU at two threads.  Each chunk is checked from a fresh LP, as
+ * feas_check_batch does, and its regions are trimmed once checked, so
+ * their memory goes back to the allocator for the regions still to come
+ * (nothing of the 11 KB a region holds at 26 counters stays, nor is
+ * fresh memory touched for it). */
 struct stream_chunk {
 	size_t lo, hi;   /* its observations (the usable ones in it) */
 	size_t j;        /* the usable index of its first */
+	unsigned char owner;   /* who built its first observation, + 1 */
+	unsigned char taken;
 };
 
 struct stream {
@@ -862,8 +869,9 @@ struct stream {
 	pthread_mutex_t lock;
 	pthread_cond_t moved;       /* a block built, or a failure */
 	size_t next;                /* first observation no thread builds */
+	size_t block;               /* observations a block */
 	size_t building;            /* blocks being built */
-	unsigned char *built;       /* n_obs: its region made, or its reason */
+	unsigned char *built;       /* n_obs: 0, or who built it + 1 */
 	size_t prefix, usable;      /* observations 0..prefix built; usable of them */
 	size_t gather, gather_j;    /* the chunk being gathered: its first observation */
 	struct stream_chunk *ready; /* chunks to check, in order */
@@ -884,7 +892,7 @@ static void stream_advance(struct stream *s)
 		if (pd->regions[s->prefix] &&
 		    ++s->usable - s->gather_j == FEAS_CHUNK) {
 			s->ready[s->tail++] = (struct stream_chunk){ s->gather,
-				s->prefix + 1, s->gather_j };
+				s->prefix + 1, s->gather_j, s->built[s->gather], 0 };
 			s->gather = s->prefix + 1;
 			s->gather_j = s->usable;
 		}
@@ -892,7 +900,7 @@ static void stream_advance(struct stream *s)
 	}
 	if (s->prefix == pd->n_obs && s->usable > s->gather_j) {
 		s->ready[s->tail++] = (struct stream_chunk){ s->gather, pd->n_obs,
-			s->gather_j };
+			s->gather_j, s->built[s->gather], 0 };
 		s->gather = pd->n_obs;
 		s->gather_j = s->usable;
 	}
@@ -932,8 +940,26 @@ static int stream_check(struct stream *s, struct feas_checker *c,
 	return rc;
 }
 
+/* The ready chunk thread `me` checks next: its own, else any when there
+ * is nothing left to build; n: none.  Under the lock. */
+static size_t stream_pick(struct stream *s, unsigned char me)
+{
+	size_t i;
+
+	while (s->head < s->tail && s->ready[s->head].taken)
+		s->head++;
+	for (i = s->head; i < s->tail; i++)
+		if (!s->ready[i].taken && s->ready[i].owner == me)
+			return i;
+	for (i = s->head; s->next >= s->pd->n_obs && i < s->tail; i++)
+		if (!s->ready[i].taken)
+			return i;
+	return s->tail;
+}
+
 struct stream_part {
 	struct stream *s;
+	unsigned char me;   /* 1 + the thread's index */
 	int caller;   /* the calling thread: it reports progress */
 	void (*progress)(void *, size_t, size_t);
 	void *ctx;
@@ -959,12 +985,14 @@ static void *stream_thread(void *arg)
 		s->stop = 1;
 	}
 	for (;;) {
-		size_t lo, hi, i, at = 0, inexact = 0;
+		size_t lo, hi, i, at = 0, inexact = 0, k;
 
 		if (s->stop)
 			break;
-		if (s->head < s->tail) {
-			struct stream_chunk ch = s->ready[s->head++];
+		if ((k = stream_pick(s, part->me)) < s->tail) {
+			struct stream_chunk ch = s->ready[k];
+
+			s->ready[k].taken = 1;
 
 			pthread_mutex_unlock(&s->lock);
 			rc = stream_check(s, c, &ch, &at, &inexact, &err);
@@ -979,7 +1007,7 @@ static void *stream_thread(void *arg)
 			s->stop |= rc != CP_OK;
 		} else if (s->next < pd->n_obs) {
 			lo = s->next;
-			hi = lo + DATA_CHUNK < pd->n_obs ? lo + DATA_CHUNK : pd->n_obs;
+			hi = lo + s->block < pd->n_obs ? lo + s->block : pd->n_obs;
 			s->next = hi;
 			s->building++;
 			pthread_mutex_unlock(&s->lock);
@@ -997,7 +1025,7 @@ static void *stream_thread(void *arg)
 				}
 				s->stop = 1;
 			} else {
-				memset(s->built + lo, 1, hi - lo);
+				memset(s->built + lo, part->me, hi - lo);
 				stream_advance(s);
 			}
 			pthread_cond_broadcast(&s->moved);
@@ -1034,8 +1062,7 @@ int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
 		      void *progress_ctx, struct cp_error *err)
 {
 	struct stream s;
-	struct stream_part caller = { &s, 1, progress, progress_ctx };
-	struct stream_part other = { &s, 0, NULL, NULL };
+	struct stream_part part[65];
 	pthread_t tid[64];
 	size_t t, started = 0, i;
 	int rc;
@@ -1074,14 +1101,20 @@ int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
 		threads = (pd->n_obs + DATA_CHUNK - 1) / DATA_CHUNK;
 	if (threads > sizeof tid / sizeof *tid + 1)
 		threads = sizeof tid / sizeof *tid + 1;
+	s.block = pd->n_obs / (4 * threads);
+	s.block = s.block < DATA_CHUNK ? DATA_CHUNK :
+		s.block > FEAS_CHUNK ? FEAS_CHUNK : s.block;
 	/* threads beyond the calling one, which works too; the work is
 	 * handed out, so fewer started only means slower */
+	for (t = 0; t < threads; t++)
+		part[t] = (struct stream_part){ &s, (unsigned char)(t + 1), t == 0,
+			t == 0 ? progress : NULL, t == 0 ? progress_ctx : NULL };
 	for (t = 0; t + 1 < threads; t++) {
-		if (pthread_create(&tid[t], NULL, stream_spawned, &other))
+		if (pthread_create(&tid[t], NULL, stream_spawned, &part[t + 1]))
 			break;
 		started++;
 	}
-	stream_thread(&caller);
+	stream_thread(&part[0]);
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
 	pthread_cond_destroy(&s.moved);
