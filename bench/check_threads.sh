@@ -6,22 +6,30 @@
 # file.  Prints every run's wall time, each round's ratio, and the
 # medians of each kind with their ratio.  On a shared host the one-thread
 # and two-thread runs of a round see different neighbours; the medians
-# over many rounds are the figure to quote.
+# over many rounds are the figure to quote.  With --warm each timed run
+# comes right after an untimed one of the same kind: on a virtual machine
+# memory freed a few seconds ago may have gone back to the host, and a
+# run that touches its 600 MB more slowly (one thread) pays more for
+# taking it back; --warm gives both kinds the same start.
 #
-#   sh bench/check_threads.sh DATA [ROUNDS [MODEL [CHECK OPTIONS...]]]
+#   sh bench/check_threads.sh [--warm] DATA [ROUNDS [MODEL [CHECK OPTIONS...]]]
 #
 # DATA: a long CSV (e.g. 10^5 observations: build/bench/load --make t10.csv
 # 3572 b100k.csv); ROUNDS: 6 by default; MODEL: models/haswell/mmu.udd.
 CP=${CP:-bin/counterpoint}
-[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+warm=
+[ "$1" = --warm ] && { warm=1; shift; }
+[ $# -ge 1 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 data=$1; rounds=${2:-6}; model=${3:-models/haswell/mmu.udd}
 [ $# -ge 3 ] && shift 3 || shift $#
 [ -r "$data" ] || { echo "check_threads.sh: cannot read '$data'" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "command: sh bench/check_threads.sh $data $rounds $model $*"
+echo "command: sh bench/check_threads.sh ${warm:+--warm }$data $rounds $model $*"
 now() { date +%s.%N; }
 run() {  # $1 = threads, then check's options; prints the wall seconds
 	n=$1; shift
+	[ -n "$warm" ] && "$CP" check "$model" "$data" --threads "$n" \
+		-o "$tmp/out$n.txt" "$@" >/dev/null 2>&1
 	a=$(now)
 	"$CP" check "$model" "$data" --threads "$n" -o "$tmp/out$n.txt" "$@" \
 		2>"$tmp/err" >/dev/null
