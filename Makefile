@@ -117,6 +117,43 @@ build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# ---- the simulator, compiled on its own profile ----
+# hw/sim/ holds the project's one hot loop (docs/simulator.md,
+# "Performance").  Its files are compiled once instrumented (build/pgo/obj),
+# linked with bench/sim.c into build/pgo/train, run on bench/sim's cases
+# (2 M uops each, a few seconds), and compiled again for the library with
+# the profile that run wrote: blocks laid out and inlined by how often they
+# ran (docs/simulator.md, "Sixth round").  Both compiles name their profile
+# after the source (-dumpbase), not the object, so that the two object
+# paths find the same profile, static functions included.  Any change to
+# a source or header of hw/sim/ trains again (a stale profile would be a
+# coverage-mismatch error).  PGO=0, or a compiler without
+# -fprofile-partial-training (GCC 10 and later have it; clang does not),
+# compiles them as the rest; the ASan, PIC and fuzz builds never use it.
+PGO      ?= 1
+PGO_CC   := $(shell $(CC) -fprofile-partial-training -fprofile-update=single -E -x c /dev/null >/dev/null 2>&1 && echo 1)
+SIM_SRC  = $(wildcard hw/sim/*.c)
+PGO_OBJ  = $(SIM_SRC:%.c=build/pgo/obj/%.o)
+PGO_DATA = $(CURDIR)/build/pgo/data
+ifeq ($(PGO)$(PGO_CC),11)
+build/pgo/obj/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	@echo "  CC/PROF $<"
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) -fprofile-generate=$(PGO_DATA) \
+	    -dumpbase $< -fprofile-update=single -c -o $@ $<
+build/pgo/train: build/obj/bench/sim.o $(PGO_OBJ) $(filter-out build/obj/hw/sim/%,$(LIB_OBJ))
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(CFLAGS) -fprofile-generate -o $@ $^ $(LIBS)
+build/pgo/data.stamp: build/pgo/train
+	@echo "  TRAIN   build/pgo/train 2 1"
+	$(Q)rm -rf $(PGO_DATA) && build/pgo/train 2 1 > build/pgo/train.log && touch $@
+$(SIM_SRC:%.c=build/obj/%.o): build/obj/%.o: %.c build/pgo/data.stamp | $(GEN_HDR)
+	@mkdir -p $(@D)
+	@echo "  CC/PGO  $<"
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) -fprofile-use=$(PGO_DATA) \
+	    -dumpbase $< -fprofile-partial-training -Wno-missing-profile -c -o $@ $<
+endif
+
 # ---- the MPI command: cli/ again with mpicc and CP_MPI, the same library ----
 build/mpi/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(@D)
