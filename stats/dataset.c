@@ -1376,9 +1376,11 @@ static int load_ranges(struct ctx *c, const struct source *s, size_t threads,
 		return CP_ENOMEM;
 	}
 	cut_ranges(q.r, next, s->size, threads, tail);
-	for (k = 0; k < q.n && !rc; k++)
-		rc = ctx_fragment(&q.r[k].c, c,
-				  q.r[k].to - q.r[k].from >= HUGE_RANGE);
+	for (k = 0; k < q.n && !rc; k++) {
+		uint64_t end = q.r[k].to == TO_END ? s->size : q.r[k].to;
+
+		rc = ctx_fragment(&q.r[k].c, c, end - q.r[k].from >= HUGE_RANGE);
+	}
 	if (!rc && pthread_mutex_init(&q.lock, NULL))
 		rc = CP_ENOMEM;
 	if (!rc) {
