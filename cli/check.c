@@ -559,9 +559,9 @@ int cli_check(int argc, char **argv)
 	 * arena of its own than with the one the huge-page start-up asks for
 	 * (cli/main.c; the samples are on huge pages either way,
 	 * stats/dataset.c): at two threads the shared arena's allocator and
-	 * lock took 13% of the samples.  Before any thread starts, as glibc fixes the
-	 * count when the first one needs an arena; a caller's arena_max
-	 * stands. */
+	 * lock took 13% of the samples.  Before any thread starts, as glibc
+	 * fixes the count when the first one needs an arena; a caller's
+	 * arena_max stands. */
 	if (po.stream && !(getenv("GLIBC_TUNABLES") &&   /* the caller's own */
 			   strstr(getenv("GLIBC_TUNABLES"), "glibc.malloc.arena_max")))
 		mallopt(M_ARENA_MAX, (int)(po.threads < 64 ? po.threads : 64));

@@ -132,8 +132,9 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 	return rc;
 }
 
-/* Observation i's region and its query, or why it has none (pd->why[i]).  Returns 0,
- * or the error that stops everything (anything but CP_EINPUT). */
+/* Observation i's region and its query, or why it has none
+ * (pd->why[i]).  Returns 0, or the error that stops everything (anything
+ * but CP_EINPUT). */
 static int data_observation(struct pipe_data *pd, const struct region_options *ro,
 			    size_t i, struct cp_error *err)
 {

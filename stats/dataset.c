@@ -1353,10 +1353,8 @@ static int load_ranges(struct ctx *c, const struct source *s, size_t threads,
 	size_t k, started = 0;
 	int rc;
 
-	if (tail < min_range)
+	if (tail < min_range)       /* min_range > 0: load() divides by it */
 		tail = min_range;
-	if (tail == 0)
-		tail = 1;
 	rc = load_range(c, s, next, next + (tail < LOAD_SEED ? tail : LOAD_SEED),
 			&next, err);
 	if (rc || c->stop)
