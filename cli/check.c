@@ -26,7 +26,8 @@ static const char check_help[] =
 	"                          [--confidence P] [--json] [--threads N]\n"
 	"                          [--batches B|auto|none] [--per-interval]\n"
 	"                          [--counters C,...] [--strict]\n"
-	"                          [--max-facets N] [-o FILE] [--html FILE] [-v]\n"
+	"                          [--max-facets N] [--violations N]\n"
+	"                          [-o FILE] [--html FILE] [-v]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
 	"CSV dataset), is its confidence region consistent with the model's cone\n"
@@ -56,6 +57,10 @@ static const char check_help[] =
 	"  --threads N           worker threads (default: one per CPU)\n"
 	"  --max-facets N        list at most N facets of the cone (default 20000;\n"
 	"                        0: explain from LP certificates only)\n"
+	"  --violations N        list at most N violated constraints an\n"
+	"                        observation, the largest margins first, and N\n"
+	"                        in the summary, the most observations first\n"
+	"                        (default 5; 0: every one; --json has every one)\n"
 	"  -o, --output FILE     write the report to FILE (atomically)\n"
 	"  --html FILE           also write a report for a browser: one\n"
 	"                        self-contained page with each verdict and a plot\n"
@@ -228,6 +233,7 @@ struct report {
 	const struct feas_result *res;
 	struct tally *tally;      /* violated constraints, most frequent first */
 	size_t n_tally, infeasible;
+	size_t max_violations;    /* listed an observation (0: all), text only */
 };
 
 static const char *origin_of(const struct feas_violation *v)
@@ -286,17 +292,26 @@ static int report_text(struct report *r, struct cp_buf *b)
 			cp_buf_puts(b, " (autocorrelated and short: the region may be "
 				    "too small)");
 		cp_buf_puts(b, "\n");
+		/* the largest margins first (solver/feas.h); every one is
+		 * counted for the summary, the first max_violations listed */
 		for (j = 0; j < res->n_violations; j++) {
 			const struct feas_violation *v = &res->violations[j];
 
 			if (violation_text(r, v, &rel))
 				goto nomem;
+			if (r->max_violations && j >= r->max_violations)
+				continue;
 			cp_buf_printf(b, "    violates %s   margin %.3g sd",
 				      rel.data ? rel.data : "", v->margin);
 			if (v->index == FEAS_NO_INDEX)
 				cp_buf_printf(b, "   [%s]", origin_of(v));
 			cp_buf_puts(b, "\n");
 		}
+		if (r->max_violations && res->n_violations > r->max_violations)
+			cp_buf_printf(b, "    ... and %zu more violated constraint%s "
+				      "(--violations 0 lists every one)\n",
+				      res->n_violations - r->max_violations,
+				      res->n_violations - r->max_violations == 1 ? "" : "s");
 	}
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
@@ -313,10 +328,13 @@ static int report_text(struct report *r, struct cp_buf *b)
 			      pipe_model_n_facets(r->pm) == 1 ? "" : "s");
 	else
 		cp_buf_puts(b, "; cone facets not listed: violations from LP certificates)\n");
-	for (i = 0; i < r->n_tally; i++)
+	for (i = 0; i < r->n_tally && (!r->max_violations || i < r->max_violations); i++)
 		cp_buf_printf(b, "  %zu observation%s violate%s %s\n", r->tally[i].count,
 			      r->tally[i].count == 1 ? "" : "s",
 			      r->tally[i].count == 1 ? "s" : "", r->tally[i].text);
+	if (i < r->n_tally)
+		cp_buf_printf(b, "  ... and %zu more violated constraint%s\n",
+			      r->n_tally - i, r->n_tally - i == 1 ? "" : "s");
 	cp_buf_release(&rel);
 	return 0;
 nomem:
@@ -446,6 +464,7 @@ int cli_check(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "max-facets", required_argument, NULL, 'f' },
+		{ "violations", required_argument, NULL, 'V' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "per-interval", no_argument, NULL, 'p' },
 		{ "counters", required_argument, NULL, 'C' },
@@ -479,6 +498,7 @@ int cli_check(int argc, char **argv)
 	memset(&phases, 0, sizeof phases);
 	memset(&po, 0, sizeof po);
 	memset(&rep, 0, sizeof rep);
+	rep.max_violations = 5;
 	po.confidence = 0.99;
 	po.shape = FEAS_PCA;
 	opterr = 0;
@@ -506,6 +526,11 @@ int cli_check(int argc, char **argv)
 			break;
 		case 'f':
 			if (cli_parse_size("check", "--max-facets", optarg, &budget.max_facets))
+				return CLI_USAGE;
+			break;
+		case 'V':
+			if (cli_parse_size("check", "--violations", optarg,
+					   &rep.max_violations))
 				return CLI_USAGE;
 			break;
 		case 'b':

@@ -22,8 +22,8 @@ static const char usage_text[] =
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
 	"                            [--monotone-models N] [--no-targeted] [--no-flows]\n"
-	"                            [-o REPORT] [--dot FILE] [--json] [--html FILE]\n"
-	"                            [-v]\n"
+	"                            [--violations N] [-o REPORT] [--dot FILE]\n"
+	"                            [--json] [--html FILE] [-v]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
 	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
@@ -83,6 +83,9 @@ static const char usage_text[] =
 	"                      checked verdicts only)\n"
 	"  --no-targeted       skip the targeted checks after elimination\n"
 	"  --no-flows          do not bound the minimal models' flows\n"
+	"  --violations N      list at most N violated constraints a refuted\n"
+	"                      model, those the most observations violate first\n"
+	"                      (default 5; 0: every one; --json has every one)\n"
 	"  -o, --output FILE   write the report to FILE (default standard output)\n"
 	"  --dot FILE          write the search as a Graphviz digraph\n"
 	"  --html FILE         also write a report for a browser: one\n"
@@ -170,6 +173,7 @@ int cli_explore(int argc, char **argv)
 		{ "monotone-models", required_argument, NULL, 'N' },
 		{ "no-targeted", no_argument, NULL, 'G' },
 		{ "no-flows", no_argument, NULL, 'F' },
+		{ "violations", required_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,7 +182,7 @@ int cli_explore(int argc, char **argv)
 	const char *dot = NULL, *html = NULL, *region_arg = NULL, *confidence_arg = NULL;
 	const char *batches_arg = NULL;
 	int json = 0;
-	size_t mono_models = 1024;
+	size_t mono_models = 1024, max_violations = 5;
 	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
@@ -255,6 +259,11 @@ int cli_explore(int argc, char **argv)
 			break;
 		case 'G': so.no_targeted = 1; break;
 		case 'F': so.no_flows = 1; break;
+		case 'V':
+			if (cli_parse_size("explore", "--violations", optarg,
+					   &max_violations))
+				return CLI_USAGE;
+			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("explore", opt, argv);
@@ -359,7 +368,7 @@ int cli_explore(int argc, char **argv)
 	cp_buf_puts(&b, "\nstart: ");
 	explore_format_features(s, space.start, &b);
 	cp_buf_puts(&b, "\n\n");
-	explore_report(s, &b);
+	explore_report_n(s, max_violations, &b);
 	cp_buf_printf(&b, "\n%zu feature sets compiled, %zu checked against the "
 		      "data (%zu region checks; %zu with exact facets, the others "
 		      "explained by LP certificates), %.1f s\n", n_models,

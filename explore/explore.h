@@ -291,6 +291,11 @@ void explore_format_features(const struct explore_search *s,
 /* The report for people: every model tested, skipped candidates, minimal
  * feasible models, required features and a conclusion in plain words. */
 void explore_report(const struct explore_search *s, struct cp_buf *b);
+/* The same, listing at most max_violations violated constraints a model,
+ * those the most observations violate first, and how many more there are
+ * (0: every one, as explore_report() does). */
+void explore_report_n(const struct explore_search *s, size_t max_violations,
+		      struct cp_buf *b);
 /* The flow bounds of the minimal models, for people: per model, per
  * (uop, feature) the envelope of its bounds over the observations, then
  * each observation's bounds as `counterpoint flows` prints them (part of

@@ -239,7 +239,8 @@ enum pipe_verdict pipe_run_verdict(const struct pipe_run *r, size_t i);
 /* Why observation i has no region (NULL when it has one). */
 const char *pipe_run_unusable(const struct pipe_run *r, size_t i);
 /* The violated constraints of an infeasible observation, as `check`
- * prints them ("load.walk_done <= load.causes_walk"); the numbers
+ * prints them ("load.walk_done <= load.causes_walk"), the largest margin
+ * first (`check` lists the first --violations of them); the numbers
  * (coefficients over pipe_data_names, margins, borderline, p-values) are
  * in its feas_result. */
 size_t pipe_run_n_violations(const struct pipe_run *r, size_t i);

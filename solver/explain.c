@@ -446,6 +446,23 @@ out:
 	return rc;
 }
 
+/* res's violations in decreasing order of margin, those of equal margin
+ * as found (insertion: stable; a NaN margin, never made, would go last). */
+static void by_margin(struct feas_result *res)
+{
+	size_t i, j;
+
+	for (i = 1; i < res->n_violations; i++) {
+		struct feas_violation v = res->violations[i];
+
+		for (j = i; j > 0 && (v.margin > res->violations[j - 1].margin ||
+				      (isnan(res->violations[j - 1].margin) &&
+				       !isnan(v.margin))); j--)
+			res->violations[j] = res->violations[j - 1];
+		res->violations[j] = v;
+	}
+}
+
 /* Explain an infeasible region.  cert (k) is a separating direction when
  * one is known (a.s >= 0, max_R a.x < 0), NULL otherwise. */
 int feas_explain(struct worker *w, const struct feas_query *q,
@@ -618,6 +635,8 @@ certificate:
 		}
 	}
 out:
+	if (!rc)
+		by_margin(res);
 	cp_free(a);
 	cp_free(fnorm);
 	cp_free(proj);

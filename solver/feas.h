@@ -155,12 +155,12 @@ struct feas_result {
 	/* NNLS optimality (KKT) residual; 0 for boxes. */
 	double kkt;
 	/* Infeasible and explained (FEAS_EXPLAIN): every listed constraint
-	 * the region breaks (by index); when none does (or none is listed),
+	 * the region breaks (with its index); when none does (or none is listed),
 	 * one constraint derived from the Farkas certificate: an equality, a
 	 * facet (is_facet, exact), or failing both the certificate itself.
 	 * Derived ones are written in their sparsest form (model equalities
-	 * added while that removes counters).  Empty only when no certificate
-	 * could be computed. */
+	 * added while that removes counters).  The largest margin first (ties
+	 * as found).  Empty only when no certificate could be computed. */
 	size_t n_violations;
 	struct feas_violation *violations;
 	size_t k;

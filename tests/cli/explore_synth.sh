@@ -30,7 +30,8 @@ grep -q '^  adding one of these can only grow the cone: need, alt1, alt2, spare$
 	fail "monotone features"
 grep -q '^  bad can shrink it .*with {}, adding bad loses work: d .*which breaks c = a + d of the new cone' "$tmp/d.txt" ||
 	fail "bad not shown to shrink the cone"
-grep -q '^      {need,alt1,alt2,bad,spare} (#[0-9]*) refuted by run1: a + d <= c' "$tmp/d.txt" ||
+# (the proof names the constraint run1 breaks by the largest margin)
+grep -q '^      {need,alt1,alt2,bad,spare} (#[0-9]*) refuted by run1: b + d + e <= c' "$tmp/d.txt" ||
 	fail "bad's proof: the largest model with it and its observation"
 grep -q '^  {need,alt1} vs {need,alt2}: μpaths of the second break' "$tmp/d.txt" || fail "no separation"
 grep -q '^        c <= b$' "$tmp/d.txt" || fail "{need,alt2}'s separating constraint"
@@ -48,7 +49,7 @@ d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1
 assert [r["feature"] for r in d["required"]] == ["need"] and [r["feature"] for r in d["impossible"]] == ["bad"]
 r = d["impossible"][0]["refuted_models"][0]
-assert r["model"] == r["checked_model"] == ["need", "alt1", "alt2", "bad", "spare"] and r["observation"] == "run1" and r["constraint"] == "a + d <= c", r
+assert r["model"] == r["checked_model"] == ["need", "alt1", "alt2", "bad", "spare"] and r["observation"] == "run1" and r["constraint"] == "b + d + e <= c", r
 assert d["monotonicity"]["grows"] == ["need", "alt1", "alt2", "spare"]
 assert [x["feature"] for x in d["monotonicity"]["shrinks"]] == ["bad"]
 p = {x["feature"]: x for x in d["proofs"]}

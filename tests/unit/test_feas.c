@@ -101,6 +101,19 @@ static void test_listed_constraints(void)
 	CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
 	CHECK(!res.feasible);
 	CHECK(res.n_violations == 2);
+	/* both again, the second listed broken further: the largest margin
+	 * comes first (x0 - x1 = -2900 at about 7 sd a unit, x1 = -100 at 5) */
+	box2(&r, -3000, -100, 5);
+	tl_query(&r, FEAS_INDEPENDENT, &q);
+	CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
+	CHECK(!res.feasible);
+	CHECK(res.n_violations == 2);
+	if (res.n_violations == 2) {
+		CHECKF(res.violations[0].index == 1 && res.violations[1].index == 0,
+		       "order: %zu, %zu", res.violations[0].index,
+		       res.violations[1].index);
+		CHECK(res.violations[0].margin > res.violations[1].margin);
+	}
 	/* too late to add one */
 	CHECK(feas_model_add_constraint(fm, c0, 0, &err) == CP_EINTERNAL);
 	feas_result_release(&res);
