@@ -85,11 +85,21 @@ static int lag1_flagged(const struct region *r)
 	       stats_lag1_significant(r->lag1, r->n_samples);
 }
 
-/* The correlation matrix of the counters that vary (zero-variance ones
- * left out: idx[0..m) are their indices), and the cumulative variance
+/* Correlations of the counters are computed over the intervals (not a
+ * region's batch means): for each pair of counters that vary, Pearson's
+ * r over the intervals in which both were counted, with those intervals'
+ * own means and spreads, so |r| <= 1 whatever multiplexing left out.  A
+ * pair counted together in fewer than CORR_MIN_SHARED intervals (or
+ * constant over them) is not compared. */
+#define CORR_MIN_SHARED 10
+
+/* The correlation matrix of the counters that vary over their counted
+ * intervals (idx[0..m) are their indices; NAN where a pair is not
+ * compared), and, when every pair was compared, the cumulative variance
  * share of its top principal components (at most 3). */
 struct correlations {
 	size_t m, n_share;
+	size_t n_pairs, n_uncompared;   /* pairs of varying counters */
 	size_t *idx;
 	double *c;          /* m*m */
 	double share[3];    /* percent */
@@ -101,41 +111,107 @@ static void correlations_release(struct correlations *cr)
 	cp_free(cr->c);
 }
 
-static int correlations_compute(struct correlations *cr, const struct region *r,
+/* Pearson's r of columns a and b of the n x k rates x over the rows where
+ * both are counted (not NAN); NAN when fewer than CORR_MIN_SHARED rows
+ * or either is constant over them. */
+static double pair_correlation(const double *x, size_t n, size_t k,
+			       size_t a, size_t b)
+{
+	double ma = 0, mb = 0, saa = 0, sbb = 0, sab = 0, r;
+	size_t t, cnt = 0;
+
+	for (t = 0; t < n; t++)
+		if (!isnan(x[t * k + a]) && !isnan(x[t * k + b])) {
+			ma += x[t * k + a];
+			mb += x[t * k + b];
+			cnt++;
+		}
+	if (cnt < CORR_MIN_SHARED)
+		return NAN;
+	ma /= (double)cnt;
+	mb /= (double)cnt;
+	for (t = 0; t < n; t++)
+		if (!isnan(x[t * k + a]) && !isnan(x[t * k + b])) {
+			double da = x[t * k + a] - ma, db = x[t * k + b] - mb;
+
+			saa += da * da;
+			sbb += db * db;
+			sab += da * db;
+		}
+	if (!(saa > 0) || !(sbb > 0))
+		return NAN;
+	r = sab / sqrt(saa * sbb);
+	return r > 1 ? 1 : r < -1 ? -1 : r;   /* rounding only */
+}
+
+/* Whether column j of x takes two values or more where counted. */
+static int column_varies(const double *x, size_t n, size_t k, size_t j)
+{
+	double first = NAN;
+	size_t t;
+
+	for (t = 0; t < n; t++) {
+		double v = x[t * k + j];
+
+		if (isnan(v))
+			continue;
+		if (isnan(first))
+			first = v;
+		else if (v != first)
+			return 1;
+	}
+	return 0;
+}
+
+static int correlations_compute(struct correlations *cr,
+				const struct stats_dataset *d, size_t obs,
+				const char *const *events, size_t k,
 				struct cp_error *err)
 {
-	size_t k = r->k, m = 0, i, j;
-	double *w = cp_calloc(k, sizeof *w), *v = cp_calloc(k * k, sizeof *v);
+	size_t m = 0, i, j, n = 0;
+	double *x = NULL, *w = NULL, *v = NULL;
 	double total = 0, acc = 0;
-	int rc = CP_OK;
+	int rc;
 
 	memset(cr, 0, sizeof *cr);
-	cr->idx = cp_calloc(k, sizeof *cr->idx);
-	cr->c = cp_calloc(k * k, sizeof *cr->c);
+	if ((rc = stats_observation_rates(d, obs, events, k, &x, &n, err)))
+		return rc;
+	cr->idx = cp_calloc(k ? k : 1, sizeof *cr->idx);
+	cr->c = cp_calloc(k ? k * k : 1, sizeof *cr->c);
+	w = cp_calloc(k ? k : 1, sizeof *w);
+	v = cp_calloc(k ? k * k : 1, sizeof *v);
 	if (!cr->idx || !cr->c || !w || !v) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (j = 0; j < k; j++)
-		if (r->sigma[j * k + j] > 0)
+		if (column_varies(x, n, k, j))
 			cr->idx[m++] = j;
-	for (i = 0; i < m; i++)
-		for (j = 0; j < m; j++)
-			cr->c[i * m + j] = r->sigma[cr->idx[i] * k + cr->idx[j]] /
-				sqrt(r->sigma[cr->idx[i] * k + cr->idx[i]] *
-				     r->sigma[cr->idx[j] * k + cr->idx[j]]);
 	cr->m = m;
-	if (m >= 2) {
+	for (i = 0; i < m; i++) {
+		cr->c[i * m + i] = 1;
+		for (j = i + 1; j < m; j++) {
+			double r = pair_correlation(x, n, k, cr->idx[i], cr->idx[j]);
+
+			cr->c[i * m + j] = cr->c[j * m + i] = r;
+			cr->n_pairs++;
+			cr->n_uncompared += isnan(r);
+		}
+	}
+	/* the shares need every pair (pairwise estimates, so the matrix may
+	 * be slightly indefinite: negative eigenvalues count as 0) */
+	if (m >= 2 && !cr->n_uncompared) {
 		if ((rc = stats_symmetric_eigen(cr->c, m, w, v, err)))
 			goto out;
 		for (i = 0; i < m; i++)
 			total += w[i] > 0 ? w[i] : 0;
-		for (i = 0; i < m && i < 3; i++) {
+		for (i = 0; i < m && i < 3 && total > 0; i++) {
 			acc += w[m - 1 - i] > 0 ? w[m - 1 - i] : 0;
 			cr->share[cr->n_share++] = 100 * acc / total;
 		}
 	}
 out:
+	cp_free(x);
 	cp_free(w);
 	cp_free(v);
 	return rc;
@@ -156,14 +232,25 @@ static void print_correlations(struct cp_buf *b, const struct correlations *cr,
 			cp_buf_printf(b, " %zu: %.1f%%", i + 1, cr->share[i]);
 		cp_buf_puts(b, "\n");
 	}
+	if (!cr->n_share && cr->n_uncompared)
+		cp_buf_printf(b, "  variance share of the top principal components: "
+			      "undecided (%zu pair%s of varying counters counted "
+			      "together in fewer than %d intervals)\n",
+			      cr->n_uncompared, cr->n_uncompared == 1 ? "" : "s",
+			      CORR_MIN_SHARED);
 	for (i = 0; i < m; i++)
 		for (j = i + 1; j < m; j++) {
-			pairs++;
+			pairs += !isnan(c[i * m + j]);
 			high += c[i * m + j] > 0.9;
 		}
 	if (pairs) {
-		cp_buf_printf(b, "  pairs with correlation > 0.9: %zu of %zu (%.1f%%)\n",
+		cp_buf_printf(b, "  pairs with correlation > 0.9: %zu of %zu (%.1f%%)",
 			      high, pairs, 100.0 * (double)high / (double)pairs);
+		if (cr->n_uncompared)
+			cp_buf_printf(b, "; %zu more not compared (counted together "
+				      "in fewer than %d intervals)", cr->n_uncompared,
+				      CORR_MIN_SHARED);
+		cp_buf_puts(b, "\n");
 		for (i = 0; i < m; i++)
 			for (j = i + 1; j < m; j++)
 				if (c[i * m + j] > 0.9)
@@ -270,12 +357,13 @@ static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
 	}
 	if (labels)
 		ro.names = labels;
-	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)))
+	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)) ||
+	    (rc = correlations_compute(&o->cr, d, obs, o->ev, o->k, err)))
 		return rc;
 	if (labels)          /* print the model's counter names */
 		for (j = 0; j < o->k; j++)
 			o->ev[j] = labels[j];
-	return correlations_compute(&o->cr, o->r, err);
+	return CP_OK;
 }
 
 static void report_text(struct cp_buf *b, const struct stats_dataset *d,
@@ -284,6 +372,7 @@ static void report_text(struct cp_buf *b, const struct stats_dataset *d,
 	const struct region *r = o->r;
 	size_t j, k = o->k;
 	double vol_pca = 0, vol_ind = 0;
+	int width = 28;
 
 	cp_buf_printf(b, "observation '%s'\n", stats_dataset_observation(d, o->obs));
 	for (j = 0; j < o->n_left_out; j++)
@@ -309,11 +398,15 @@ static void report_text(struct cp_buf *b, const struct stats_dataset *d,
 		cp_buf_printf(b, "  largest lag-1 autocorrelation of the samples: %.3f%s\n",
 			      r->lag1, lag1_flagged(r) ?
 			      " (significant: the region may be too small)" : "");
-	cp_buf_printf(b, "  %-28s %-14s %-14s %s\n", "counter", "mean (/s)",
+	/* the names' column as wide as the longest (Haswell's reach 38) */
+	for (j = 0; j < k; j++)
+		if (strlen(o->ev[j]) > (size_t)width)
+			width = (int)strlen(o->ev[j]);
+	cp_buf_printf(b, "  %-*s %-14s %-14s %s\n", width, "counter", "mean (/s)",
 		      "+-independent", "intervals counted");
 	for (j = 0; j < k; j++) {
-		cp_buf_printf(b, "  %-28s %-14.6g %-14.5g %zu\n", o->ev[j], r->mu[j],
-			      r->half_ind[j], o->counted[j]);
+		cp_buf_printf(b, "  %-*s %-14.6g %-14.5g %zu\n", width, o->ev[j],
+			      r->mu[j], r->half_ind[j], o->counted[j]);
 		vol_pca += log(r->half_pca[j]);
 		vol_ind += log(r->half_ind[j]);
 	}
@@ -421,7 +514,9 @@ static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 			cp_buf_puts(b, ", ");
 		json_num(b, o->cr.share[i] / 100);
 	}
-	cp_buf_puts(b, "],\n     \"correlated_pairs\": [");
+	cp_buf_printf(b, "],\n     \"pairs_compared\": %zu, \"pairs_not_compared\": %zu",
+		      o->cr.n_pairs - o->cr.n_uncompared, o->cr.n_uncompared);
+	cp_buf_puts(b, ",\n     \"correlated_pairs\": [");
 	for (i = 0, k = 0; i < m; i++)
 		for (j = i + 1; j < m; j++) {
 			if (!(o->cr.c[i * m + j] > 0.9))
