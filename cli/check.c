@@ -193,6 +193,7 @@ static void json_num(struct cp_buf *b, double v)
 struct tally {
 	char *text;
 	size_t count;
+	size_t first;             /* order of first sight: ties keep it */
 };
 
 static int tally_add(struct tally **t, size_t *n, const char *text)
@@ -213,6 +214,7 @@ static int tally_add(struct tally **t, size_t *n, const char *text)
 	if (!nt[*n].text)
 		return -1;
 	nt[*n].count = 1;
+	nt[*n].first = *n;
 	++*n;
 	return 0;
 }
@@ -221,7 +223,9 @@ static int tally_cmp(const void *a, const void *b)
 {
 	const struct tally *x = a, *y = b;
 
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 /* ---- the reports ---- */
