@@ -32,7 +32,8 @@ struct explore_violation {
 struct explore_eval {
 	size_t n_observations;
 	size_t n_infeasible;        /* 0 = the model is consistent with the data */
-	size_t n_violations;
+	size_t n_violations;        /* the most observations first, ties in
+	                             * the order found */
 	struct explore_violation *violations;
 	size_t n_signatures;        /* the model's distinct signatures (for reports) */
 	char *refuted_by;           /* names of (some) infeasible observations,

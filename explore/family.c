@@ -549,6 +549,41 @@ static int copy_eval(struct explore_family *f, struct entry *dst,
 	return 0;
 }
 
+/* e's violated constraints, those the most observations violate first,
+ * ties in the order found (insertion: stable), their coefficient rows
+ * and equality flags moved with them.  Done once, when the checks end,
+ * before anything refers to them by index. */
+static int sort_violations(struct explore_family *f, struct entry *e,
+			   struct cp_error *err)
+{
+	struct explore_eval *ev = &e->eval;
+	size_t i, j, k = f->k;
+	int64_t *row;
+
+	if (ev->n_violations < 2)
+		return 0;
+	if (!(row = cp_malloc(k * sizeof *row)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 1; i < ev->n_violations; i++) {
+		struct explore_violation v = ev->violations[i];
+		unsigned char eq = e->viol_eq[i];
+
+		if (ev->violations[i - 1].count >= v.count)
+			continue;
+		memcpy(row, e->viol + i * k, k * sizeof *row);
+		for (j = i; j > 0 && ev->violations[j - 1].count < v.count; j--) {
+			ev->violations[j] = ev->violations[j - 1];
+			e->viol_eq[j] = e->viol_eq[j - 1];
+			memcpy(e->viol + j * k, e->viol + (j - 1) * k, k * sizeof *row);
+		}
+		ev->violations[j] = v;
+		e->viol_eq[j] = eq;
+		memcpy(e->viol + j * k, row, k * sizeof *row);
+	}
+	cp_free(row);
+	return 0;
+}
+
 static int run_checks(struct explore_family *f, struct entry *e,
 		      struct cp_error *err)
 {
@@ -600,6 +635,8 @@ static int run_checks(struct explore_family *f, struct entry *e,
 					     res[i].violations[j].is_equality,
 					     pipe_data_query(f->pd, i), err);
 	}
+	if (!rc)
+		rc = sort_violations(f, e, err);
 	explore_phase_leave(f, prev);
 	if (e->eval.n_infeasible > 4)
 		cp_buf_printf(&names, " (+%zu more)", e->eval.n_infeasible - 4);

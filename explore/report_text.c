@@ -180,20 +180,6 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	cp_buf_puts(b, "\n");
 }
 
-/* by[0..n): the indices of e's n violations, those the most observations
- * violate first, then as found. */
-static void by_count(const struct explore_eval *e, size_t *by)
-{
-	size_t i, j;
-
-	for (i = 0; i < e->n_violations; i++) {     /* insertion: stable */
-		for (j = i; j > 0 && e->violations[by[j - 1]].count <
-					 e->violations[i].count; j--)
-			by[j] = by[j - 1];
-		by[j] = i;
-	}
-}
-
 void explore_report(const struct explore_search *s, struct cp_buf *b)
 {
 	explore_report_n(s, 0, b);
@@ -202,7 +188,7 @@ void explore_report(const struct explore_search *s, struct cp_buf *b)
 void explore_report_n(const struct explore_search *s, size_t max_violations,
 		      struct cp_buf *b)
 {
-	size_t i, j, n_skip = 0, *by = NULL, n_by = 0;
+	size_t i, j, n_skip = 0;
 	int width = 2;
 
 	for (i = 0; i < s->n_models; i++) {
@@ -233,30 +219,18 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 		cp_buf_printf(b, "; %.3f s)\n", m->seconds);
 		if (m->eval.refuted_by)
 			cp_buf_printf(b, "        refuted by: %s\n", m->eval.refuted_by);
-		if (m->eval.n_violations > n_by) {
-			size_t *nb = cp_reallocarray(by, m->eval.n_violations,
-						     sizeof *nb);
-
-			if (!nb) {
-				b->failed = 1;
-				break;
-			}
-			by = nb;
-			n_by = m->eval.n_violations;
-		}
-		by_count(&m->eval, by);
+		/* the most observations first (explore.h) */
 		for (j = 0; j < m->eval.n_violations &&
 			    (!max_violations || j < max_violations); j++)
 			cp_buf_printf(b, "        violated by %zu: %s\n",
-				      m->eval.violations[by[j]].count,
-				      m->eval.violations[by[j]].constraint);
+				      m->eval.violations[j].count,
+				      m->eval.violations[j].constraint);
 		if (j < m->eval.n_violations)
 			cp_buf_printf(b, "        ... and %zu more violated constraint%s "
 				      "(--violations 0 lists every one)\n",
 				      m->eval.n_violations - j,
 				      m->eval.n_violations - j == 1 ? "" : "s");
 	}
-	cp_free(by);
 	for (i = 0; i < s->n_edges; i++)
 		n_skip += s->edges[i].step >= EXPLORE_SKIP_SAME_CONE;
 	if (n_skip) {

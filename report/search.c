@@ -81,11 +81,17 @@ static void models_table(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_puts(b, "</td><td>");
 		report_html_text(b, m->eval.refuted_by ? m->eval.refuted_by : "");
 		cp_buf_puts(b, "</td><td>");
+		/* the most observations first; past five, folded */
 		for (j = 0; j < m->eval.n_violations; j++) {
-			cp_buf_puts(b, j ? "<br><code>" : "<code>");
+			if (j == 5)
+				cp_buf_printf(b, "<details><summary>%zu more</summary>",
+					      m->eval.n_violations - 5);
+			cp_buf_puts(b, j && j != 5 ? "<br><code>" : "<code>");
 			report_html_text(b, m->eval.violations[j].constraint);
 			cp_buf_printf(b, "</code> (%zu)", m->eval.violations[j].count);
 		}
+		if (m->eval.n_violations > 5)
+			cp_buf_puts(b, "</details>");
 		cp_buf_puts(b, "</td></tr>\n");
 	}
 	cp_buf_puts(b, "</table>\n");

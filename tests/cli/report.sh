@@ -261,6 +261,28 @@ assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph
 assert '<figure class="search">' not in nodot
 PY
 
+# explore --html on the bundled sweep, where refuted models break up to
+# 36 constraints: each model's first five shown (the most observations
+# first, as --json lists them), the rest folded under "N more"
+"$CP" explore $MM datasets/sim-sweep-all.csv --candidates merge,replay --exhaustive \
+	--no-flows --json -o "$tmp/sw.json" --html "$tmp/sw.html" 2>/dev/null
+[ $? -le 1 ] || fail "explore --html on the sweep: status"
+python3 - "$tmp" <<'PY' || fail "explore --html: folded violations"
+import json, re, sys
+tmp = sys.argv[1]
+page = open(tmp + "/sw.html", encoding="utf-8").read()
+models = json.load(open(tmp + "/sw.json"))["models"]
+assert any(len(m["violations"]) > 5 for m in models)
+for i, m in enumerate(models, 1):
+    cell = re.search(r'<tr id="model-%d">(.*?)</tr>' % i, page, re.S).group(1).split("<td>")[-1]
+    v = m["violations"]
+    n = len(v)
+    codes = re.findall(r"<code>(.*?)</code> \((\d+)\)", cell)
+    assert [(c, int(k)) for c, k in codes] == [(x["constraint"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), x["observations"]) for x in v], (i, cell)
+    assert cell.split("<details>")[0].count("<code>") == min(n, 5), (i, cell)
+    assert ("<details><summary>%d more</summary>" % (n - 5) in cell) == (n > 5), (i, cell)
+PY
+
 # an unwritable --html: exit 2, said, nothing left behind; an existing
 # file is replaced whole
 "$CP" check $M "$tmp/data.csv" --html "$tmp/no/such/dir/r.html" >/dev/null 2>"$tmp/err"

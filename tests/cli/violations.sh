@@ -51,6 +51,27 @@ $CP explore "$M" "$D" --exhaustive --violations 0 > "$tmp/out"
 sed -n '/^  #[0-9]* *{need,alt1,alt2,bad,spare} /,/^  #/p' "$tmp/out" > "$tmp/m"
 [ "$(grep -c '^        violated by 2: ' "$tmp/m")" = 2 ] || { cat "$tmp/m"; fail "explore --violations 0: both"; }
 
+# on the bundled sweep, where constraints differ in how many observations
+# break them: every model's list (text and JSON) the most first
+$CP explore models/haswell/mmu.udd datasets/sim-sweep-all.csv --candidates merge,replay \
+	--exhaustive --no-flows > "$tmp/out" 2>/dev/null
+sed -n '/^  #1 /,/^  #2 /p' "$tmp/out" > "$tmp/m"
+grep -q '^        violated by 17: load.causes_walk = load.walk_done$' "$tmp/m" ||
+	{ cat "$tmp/m"; fail "sweep: the most frequent first"; }
+grep -q '^        \.\.\. and 10 more violated constraints' "$tmp/m" || { cat "$tmp/m"; fail "sweep: remainder"; }
+if command -v python3 >/dev/null; then
+	$CP explore models/haswell/mmu.udd datasets/sim-sweep-all.csv --candidates merge,replay \
+		--exhaustive --no-flows --json > "$tmp/out" 2>/dev/null
+	python3 - "$tmp/out" <<'PY' || fail "JSON: a model's violations out of order"
+import json, sys
+models = json.load(open(sys.argv[1]))["models"]
+assert any(len(m["violations"]) > 5 for m in models)
+for m in models:
+    n = [v["observations"] for v in m["violations"]]
+    assert n == sorted(n, reverse=True), (m["features"], n)
+PY
+fi
+
 # bad values are usage errors
 for v in -1 x 1.5 ''; do
 	$CP check "$M" "$D" --violations "$v" > /dev/null 2> "$tmp/out"
