@@ -185,11 +185,17 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 		cp_buf_puts(b, "; autocorrelated and short: the region may be too small");
 	cp_buf_puts(b, ".</p>\n");
 	if (res->n_violations) {
+		/* the largest margins first (solver/feas.h); past five, the
+		 * rest in a folded table of their own */
 		cp_buf_puts(b, "<table class=\"violations\">\n<tr><th>violated constraint"
 			    "</th><th>margin (sd)</th><th>centre (sd)</th></tr>\n");
 		for (j = 0; j < res->n_violations; j++) {
 			const struct feas_violation *v = &res->violations[j];
 
+			if (j == 5)
+				cp_buf_printf(b, "</table>\n<details><summary>%zu more"
+					      "</summary>\n<table class=\"violations\">\n",
+					      res->n_violations - 5);
 			cp_buf_puts(b, "<tr><td>");
 			put_constraint(b, c, v->a, v->is_equality);
 			if (v->index == FEAS_NO_INDEX)
@@ -197,7 +203,8 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 			cp_buf_printf(b, "</td><td>%.3g</td><td>%.3g</td></tr>\n", v->margin,
 				      v->mean_sd);
 		}
-		cp_buf_puts(b, "</table>\n");
+		cp_buf_puts(b, res->n_violations > 5 ? "</table>\n</details>\n" :
+			    "</table>\n");
 	}
 	memset(&p, 0, sizeof p);
 	p.region = r;

@@ -261,26 +261,44 @@ assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph
 assert '<figure class="search">' not in nodot
 PY
 
-# explore --html on the bundled sweep, where refuted models break up to
-# 36 constraints: each model's first five shown (the most observations
-# first, as --json lists them), the rest folded under "N more"
+# Dozens of violated constraints: check --html where an observation
+# breaks 64 facets (the README's run, seed 1, with {abort,replay}) lists
+# them by margin, and explore --html on the bundled sweep (refuted models
+# break up to 36) by observations; each as --json has them, five shown,
+# the rest folded under "N more"
+"$CP" sim --features merge --pages 4k --intervals 200 --interval-uops 5000 \
+	--workload linear:footprint=32M,stride=64,dir=up,stores=0.2 -o "$tmp/demo.csv" ||
+	fail "sim failed"
+"$CP" check $MM "$tmp/demo.csv" --with abort,replay --json > "$tmp/ar.json" 2>/dev/null
+"$CP" check $MM "$tmp/demo.csv" --with abort,replay --html "$tmp/ar.html" > /dev/null 2>&1
+[ $? = 1 ] || fail "check --with abort,replay --html: status"
 "$CP" explore $MM datasets/sim-sweep-all.csv --candidates merge,replay --exhaustive \
 	--no-flows --json -o "$tmp/sw.json" --html "$tmp/sw.html" 2>/dev/null
 [ $? -le 1 ] || fail "explore --html on the sweep: status"
-python3 - "$tmp" <<'PY' || fail "explore --html: folded violations"
+python3 - "$tmp" <<'PY' || fail "--html: folded violations"
 import json, re, sys
 tmp = sys.argv[1]
+def esc(t):
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def folded(part, n, row):   # five rows shown, the rest under "N more"
+    assert len(re.findall(row, part.split("<details>")[0])) == min(n, 5), part
+    assert ("<details><summary>%d more</summary>" % (n - 5) in part) == (n > 5), part
+page = open(tmp + "/ar.html", encoding="utf-8").read()
+obs = json.load(open(tmp + "/ar.json"))["observations"]
+assert any(len(o["violations"]) > 5 for o in obs)
+for i, o in enumerate(obs, 1):
+    sec = re.search(r'<section class="observation" id="obs-%d">(.*?)</section>' % i, page, re.S).group(1)
+    rows = re.findall(r"<tr><td>.*?</td><td>([^<]*)</td><td>[^<]*</td></tr>", sec)
+    assert [float(m) for m in rows] == [float("%.3g" % v["margin"]) for v in o["violations"]], i
+    folded(sec, len(o["violations"]), r"<tr><td>")
 page = open(tmp + "/sw.html", encoding="utf-8").read()
 models = json.load(open(tmp + "/sw.json"))["models"]
 assert any(len(m["violations"]) > 5 for m in models)
 for i, m in enumerate(models, 1):
     cell = re.search(r'<tr id="model-%d">(.*?)</tr>' % i, page, re.S).group(1).split("<td>")[-1]
-    v = m["violations"]
-    n = len(v)
     codes = re.findall(r"<code>(.*?)</code> \((\d+)\)", cell)
-    assert [(c, int(k)) for c, k in codes] == [(x["constraint"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), x["observations"]) for x in v], (i, cell)
-    assert cell.split("<details>")[0].count("<code>") == min(n, 5), (i, cell)
-    assert ("<details><summary>%d more</summary>" % (n - 5) in cell) == (n > 5), (i, cell)
+    assert [(c, int(k)) for c, k in codes] == [(esc(x["constraint"]), x["observations"]) for x in m["violations"]], (i, cell)
+    folded(cell, len(m["violations"]), r"<code>")
 PY
 
 # an unwritable --html: exit 2, said, nothing left behind; an existing
