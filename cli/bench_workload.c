@@ -146,7 +146,7 @@ int cli_bench_workload(int argc, char **argv)
 			fputs(bench_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(cmd, opt, argv);
+			return cli_bad_option(cmd, opt, argv, longopts);
 		}
 	}
 	if (optind >= argc)

@@ -563,7 +563,7 @@ int cli_check(int argc, char **argv)
 			fputs(check_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option("check", opt, argv);
+			return cli_bad_option("check", opt, argv, longopts);
 		}
 	}
 	if (argc - optind != 2)

@@ -75,8 +75,15 @@ int cli_parse_region(const char *cmd, const char *text, enum feas_shape *out);
 const char *cli_region_name(enum feas_shape s);
 /* --threads: 0 (one per CPU) to 256; CLI_OK or CLI_USAGE. */
 int cli_parse_threads(const char *cmd, const char *text, size_t *out);
-/* Handle getopt's '?' and ':' results uniformly (one line, exit 2). */
-int cli_bad_option(const char *cmd, int opt, char **argv);
+/* Handle getopt's '?' and ':' results uniformly (one line, exit 2); an
+ * unknown long option close to one of longopts (NULL: none) is answered
+ * with "did you mean". */
+struct option;
+int cli_bad_option(const char *cmd, int opt, char **argv,
+		   const struct option *longopts);
+/* The one of names[0..n) closest to word (an edit or two away, case
+ * aside), or NULL when none is or two are equally close. */
+const char *cli_closest(const char *word, const char *const *names, size_t n);
 /* Append s as a JSON string literal (quoted, escaped). */
 void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */

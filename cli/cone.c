@@ -208,7 +208,7 @@ int cli_cone(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
-		default: return cli_bad_option("cone", opt, argv);
+		default: return cli_bad_option("cone", opt, argv, longopts);
 		}
 	}
 	if (optind != argc - 1)

@@ -45,7 +45,7 @@ int cli_dot(int argc, char **argv)
 		case 'w': with = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
-		default: return cli_bad_option("dot", opt, argv);
+		default: return cli_bad_option("dot", opt, argv, longopts);
 		}
 	}
 	if (optind != argc - 1)

@@ -86,7 +86,7 @@ int cli_events(int argc, char **argv)
 			fputs(events_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(cmd, opt, argv);
+			return cli_bad_option(cmd, opt, argv, longopts);
 		}
 	}
 	if (argc - optind > 1)

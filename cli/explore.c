@@ -266,7 +266,7 @@ int cli_explore(int argc, char **argv)
 			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
-		default: return cli_bad_option("explore", opt, argv);
+		default: return cli_bad_option("explore", opt, argv, longopts);
 		}
 	}
 	if (argc - optind != 2)

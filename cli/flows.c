@@ -190,7 +190,7 @@ int cli_flows(int argc, char **argv)
 			fputs(flows_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option("flows", opt, argv);
+			return cli_bad_option("flows", opt, argv, longopts);
 		}
 	}
 	if (argc - optind != 2)

@@ -121,7 +121,7 @@ static int import_perf(int argc, char **argv)
 			usage(stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(cmd, c, argv);
+			return cli_bad_option(cmd, c, argv, longopts);
 		}
 	}
 	if (optind != argc - 1)

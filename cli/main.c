@@ -67,6 +67,23 @@ static const struct subcommand *find(const char *name)
 	return NULL;
 }
 
+/* "unknown command", with the command it is close to when one is. */
+static int unknown_command(const char *name)
+{
+	const char *names[sizeof subcommands / sizeof subcommands[0] + 1], *near;
+	size_t n;
+
+	for (n = 0; subcommands[n].name; n++)
+		names[n] = subcommands[n].name;
+	names[n++] = "help";
+	near = cli_closest(name, names, n);
+	fprintf(stderr, "counterpoint: unknown command '%s'", name);
+	if (near)
+		fprintf(stderr, " (did you mean '%s'?)", near);
+	fputs("; try 'counterpoint --help'\n", stderr);
+	return CLI_USAGE;
+}
+
 static int run(int argc, char **argv)
 {
 	const struct subcommand *sc;
@@ -92,11 +109,8 @@ static int run(int argc, char **argv)
 			return CLI_OK;
 		}
 		sc = find(argv[2]);
-		if (!sc) {
-			fprintf(stderr, "counterpoint: unknown command '%s'; "
-				"try 'counterpoint --help'\n", argv[2]);
-			return CLI_USAGE;
-		}
+		if (!sc)
+			return unknown_command(argv[2]);
 		args[0] = argv[2];
 		args[1] = help;
 		args[2] = NULL;
@@ -108,11 +122,8 @@ static int run(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	sc = find(argv[1]);
-	if (!sc) {
-		fprintf(stderr, "counterpoint: unknown command '%s'; "
-			"try 'counterpoint --help'\n", argv[1]);
-		return CLI_USAGE;
-	}
+	if (!sc)
+		return unknown_command(argv[1]);
 	return sc->run(argc - 1, argv + 1);
 }
 

@@ -150,7 +150,7 @@ int cli_paths(int argc, char **argv)
 				return cli_usage_error("paths", "--max-signatures must be at least 1");
 			break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
-		default: return cli_bad_option("paths", opt, argv);
+		default: return cli_bad_option("paths", opt, argv, longopts);
 		}
 	}
 	if (optind != argc - 1)

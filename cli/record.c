@@ -343,7 +343,7 @@ int cli_record(int argc, char **argv)
 			fputs(record_help, stdout);
 			goto out;
 		default:
-			rc = cli_bad_option(cmd, opt, argv);
+			rc = cli_bad_option(cmd, opt, argv, longopts);
 			goto out;
 		}
 	}

@@ -226,7 +226,7 @@ int cli_sim(int argc, char **argv)
 			return CLI_OK;
 		case O_PRINTCFG: print_cfg = 1; break;
 		default:
-			return cli_bad_option(cmd, opt, argv);
+			return cli_bad_option(cmd, opt, argv, options);
 		}
 	}
 	if (optind < argc)

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,14 +122,44 @@ int cli_parse_threads(const char *cmd, const char *text, size_t *out)
 	return CLI_OK;
 }
 
-int cli_bad_option(const char *cmd, int opt, char **argv)
+const char *cli_closest(const char *word, const char *const *names, size_t n)
 {
-	const char *arg = argv[optind - 1];
+	size_t limit = strlen(word) <= 4 ? 1 : 2, best_d = limit + 1, i, d;
+	const char *best = NULL;
+	int tie = 0;
+
+	for (i = 0; i < n; i++) {
+		d = cp_edit_distance(word, names[i], limit);
+		if (d < best_d) {
+			best = names[i];
+			best_d = d;
+			tie = 0;
+		} else if (d == best_d && d <= limit) {
+			tie = 1;
+		}
+	}
+	return best_d <= limit && !tie ? best : NULL;
+}
+
+int cli_bad_option(const char *cmd, int opt, char **argv,
+		   const struct option *longopts)
+{
+	const char *arg = argv[optind - 1], *names[128], *near;
+	char word[128];
+	size_t n = 0;
 
 	if (opt == ':')
 		return cli_usage_error(cmd, "option '%s' needs a value", arg);
 	if (optopt && arg[0] == '-' && arg[1] != '-')
 		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	/* "--name" or "--name=value": the name against the long options */
+	snprintf(word, sizeof word, "%s", arg + (arg[0] == '-' && arg[1] == '-') * 2);
+	word[strcspn(word, "=")] = '\0';
+	for (; longopts && longopts[n].name && n < 128; n++)
+		names[n] = longopts[n].name;
+	if (*word && (near = cli_closest(word, names, n)) != NULL)
+		return cli_usage_error(cmd, "unknown option '%s' (did you mean "
+				       "'--%s'?)", arg, near);
 	return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 

@@ -2,6 +2,7 @@
  * text buffers and atomic file writes shared by every module. */
 #include "cp.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -53,6 +54,52 @@ uint64_t cp_hash(uint64_t h, const void *p, size_t n)
 		h *= 1099511628211ULL;
 	}
 	return h;
+}
+
+size_t cp_edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t rows[3][128], *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (la > 127 || lb > 127)
+		return limit + 1;
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t best;
+		size_t *t;
+
+		cur[0] = i;
+		best = i;
+		for (j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb, v;
+
+			v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < v)
+				v = prev[j - 1] + cost;
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb &&
+			    prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
 }
 
 int64_t cp_gcd64(int64_t a, int64_t b)

@@ -89,6 +89,12 @@ void cp_lapack_serial(void);
 #define CP_HASH_SEED 14695981039346656037ULL
 uint64_t cp_hash(uint64_t h, const void *p, size_t n);
 
+/* Optimal string alignment distance of a and b (Levenshtein plus
+ * adjacent transpositions), case-insensitive, for "did you mean"
+ * suggestions; above limit it gives up and returns limit + 1 (so do
+ * strings of 128 bytes or more). */
+size_t cp_edit_distance(const char *a, const char *b, size_t limit);
+
 /* Version string of the toolkit ("0.1.0"). */
 const char *cp_version(void);
 

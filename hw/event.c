@@ -390,55 +390,6 @@ static int known_elsewhere(const char *colon_name, char *desc, size_t size)
  * Close matches
  * ================================================================ */
 
-/* Optimal string alignment distance (Levenshtein plus adjacent
- * transpositions), case-insensitive, giving up above limit (returns
- * limit + 1). */
-static size_t edit_distance(const char *a, const char *b, size_t limit)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t rows[3][128], *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-
-	if (la > 127 || lb > 127)
-		return limit + 1;
-	if ((la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t best;
-		size_t *t;
-
-		cur[0] = i;
-		best = i;
-		for (j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]);
-			int cb = tolower((unsigned char)b[j - 1]);
-			size_t cost = ca != cb, v;
-
-			v = prev[j] + 1;
-			if (cur[j - 1] + 1 < v)
-				v = cur[j - 1] + 1;
-			if (prev[j - 1] + cost < v)
-				v = prev[j - 1] + cost;
-			if (i > 1 && j > 1 &&
-			    ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb &&
-			    prev2[j - 2] + 1 < v)
-				v = prev2[j - 2] + 1;
-			cur[j] = v;
-			if (v < best)
-				best = v;
-		}
-		if (best > limit)
-			return limit + 1;
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[lb];
-}
-
 #define SUGGEST_MAX 8
 
 struct suggest_ctx {
@@ -454,7 +405,7 @@ struct suggest_ctx {
 
 static void offer(struct suggest_ctx *c, const char *cand)
 {
-	size_t d = edit_distance(c->query, cand, c->limit), i, at;
+	size_t d = cp_edit_distance(c->query, cand, c->limit), i, at;
 
 	if (d > c->limit)
 		return;
