@@ -81,9 +81,7 @@ int cli_parse_threads(const char *cmd, const char *text, size_t *out);
 struct option;
 int cli_bad_option(const char *cmd, int opt, char **argv,
 		   const struct option *longopts);
-/* The one of names[0..n) closest to word (an edit or two away, case
- * aside), or NULL when none is or two are equally close. */
-const char *cli_closest(const char *word, const char *const *names, size_t n);
+
 /* Append s as a JSON string literal (quoted, escaped). */
 void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */

@@ -76,7 +76,7 @@ static int unknown_command(const char *name)
 	for (n = 0; subcommands[n].name; n++)
 		names[n] = subcommands[n].name;
 	names[n++] = "help";
-	near = cli_closest(name, names, n);
+	near = cp_closest(name, names, n);
 	fprintf(stderr, "counterpoint: unknown command '%s'", name);
 	if (near)
 		fprintf(stderr, " (did you mean '%s'?)", near);

@@ -559,8 +559,8 @@ int cli_region(int argc, char **argv)
 	struct udd_sigset *sigset = NULL;
 	udd_features sel = 0;
 	char *evlist = NULL, **events = NULL;
-	size_t nev = 0, o, nobs, threads = 0;
-	int first, fatal;
+	size_t nev = 0, o, nobs, threads = 0, j;
+	int first, fatal, lacking = 0;
 	int c, json = 0, status = CLI_OK;
 
 	memset(&opt, 0, sizeof opt);
@@ -623,7 +623,7 @@ int cli_region(int argc, char **argv)
 	cp_buf_init(&out);
 	cp_buf_init(&diag);
 	if (model_path) {
-		size_t j, k;
+		size_t k;
 
 		if ((status = cli_load_model(cmd, model_path, with, CLI_USAGE,
 					     &model, &sel)))
@@ -711,6 +711,15 @@ int cli_region(int argc, char **argv)
 			      "\n  \"observations\": [", opt.confidence,
 			      opt.per_interval ? "true" : "false");
 	}
+	/* An event the whole dataset lacks stops the run at the first
+	 * observation's message (which names it), not at every one's. */
+	if (sigset) {
+		for (j = 0; j < udd_sigset_n_counters(sigset); j++)
+			lacking |= stats_dataset_find_event(d, mevents[j]) == (size_t)-1;
+	} else if (events) {
+		for (j = 0; j < nev; j++)
+			lacking |= stats_dataset_find_event(d, events[j]) == (size_t)-1;
+	}
 	for (first = 1; o < nobs; o++, first = 0) {
 		struct obs_region reg;
 		int rc;
@@ -751,7 +760,7 @@ int cli_region(int argc, char **argv)
 		}
 		if (rc)
 			status = cli_print_error(cmd, &err);
-		if (fatal)
+		if (fatal || (rc && lacking))
 			goto out;
 	}
 	if (json)

@@ -122,25 +122,6 @@ int cli_parse_threads(const char *cmd, const char *text, size_t *out)
 	return CLI_OK;
 }
 
-const char *cli_closest(const char *word, const char *const *names, size_t n)
-{
-	size_t limit = strlen(word) <= 4 ? 1 : 2, best_d = limit + 1, i, d;
-	const char *best = NULL;
-	int tie = 0;
-
-	for (i = 0; i < n; i++) {
-		d = cp_edit_distance(word, names[i], limit);
-		if (d < best_d) {
-			best = names[i];
-			best_d = d;
-			tie = 0;
-		} else if (d == best_d && d <= limit) {
-			tie = 1;
-		}
-	}
-	return best_d <= limit && !tie ? best : NULL;
-}
-
 int cli_bad_option(const char *cmd, int opt, char **argv,
 		   const struct option *longopts)
 {
@@ -157,7 +138,7 @@ int cli_bad_option(const char *cmd, int opt, char **argv,
 	word[strcspn(word, "=")] = '\0';
 	for (; longopts && longopts[n].name && n < 128; n++)
 		names[n] = longopts[n].name;
-	if (*word && (near = cli_closest(word, names, n)) != NULL)
+	if (*word && (near = cp_closest(word, names, n)) != NULL)
 		return cli_usage_error(cmd, "unknown option '%s' (did you mean "
 				       "'--%s'?)", arg, near);
 	return cli_usage_error(cmd, "unknown option '%s'", arg);

@@ -102,6 +102,25 @@ size_t cp_edit_distance(const char *a, const char *b, size_t limit)
 	return prev[lb];
 }
 
+const char *cp_closest(const char *word, const char *const *names, size_t n)
+{
+	size_t limit = strlen(word) <= 4 ? 1 : 2, best_d = limit + 1, i, d;
+	const char *best = NULL;
+	int tie = 0;
+
+	for (i = 0; i < n; i++) {
+		d = cp_edit_distance(word, names[i], limit);
+		if (d < best_d) {
+			best = names[i];
+			best_d = d;
+			tie = 0;
+		} else if (d == best_d && d <= limit) {
+			tie = 1;
+		}
+	}
+	return best_d <= limit && !tie ? best : NULL;
+}
+
 int64_t cp_gcd64(int64_t a, int64_t b)
 {
 	/* in unsigned arithmetic, so that |INT64_MIN| is no overflow */

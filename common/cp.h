@@ -94,6 +94,10 @@ uint64_t cp_hash(uint64_t h, const void *p, size_t n);
  * suggestions; above limit it gives up and returns limit + 1 (so do
  * strings of 128 bytes or more). */
 size_t cp_edit_distance(const char *a, const char *b, size_t limit);
+/* The one of names[0..n) closest to word, an edit away (words of up to
+ * four letters) or two, case aside; NULL when none is, or when two are
+ * equally close. */
+const char *cp_closest(const char *word, const char *const *names, size_t n);
 
 /* Version string of the toolkit ("0.1.0"). */
 const char *cp_version(void);

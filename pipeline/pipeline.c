@@ -100,9 +100,17 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 		if (!keep[i])
 			continue;
 		if (stats_dataset_find_event(pd->data, ev) == (size_t)-1) {
+			/* a near name, unless it is the event with modifiers,
+			 * which the message explains below */
+			const char *near = stats_dataset_event_with_modifiers(pd->data, ev) ?
+				NULL : stats_dataset_closest_event(pd->data, ev);
+
 			if (missing < 8)
-				cp_buf_printf(&b, "%s'%s' (event '%s')", missing ? ", " : "",
-					      udd_model_counter_name(m, i), ev);
+				cp_buf_printf(&b, "%s'%s' (event '%s'%s%s%s)",
+					      missing ? ", " : "",
+					      udd_model_counter_name(m, i), ev,
+					      near ? "; the dataset has '" : "",
+					      near ? near : "", near ? "'" : "");
 			if (!modified)
 				modified = stats_dataset_event_with_modifiers(pd->data, ev);
 			missing++;

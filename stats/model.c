@@ -93,10 +93,15 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 					    "counter line", ev,
 					    udd_sigset_counter_name(s, j),
 					    stats_dataset_event_with_modifiers(d, ev), stats_dataset_event_with_modifiers(d, ev));
-		if (e == n)
+		if (e == n) {
+			const char *near = stats_dataset_closest_event(d, ev);
+
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
-					    "event '%s' (model counter '%s')", ev,
-					    udd_sigset_counter_name(s, j));
+					    "event '%s' (model counter '%s')%s%s%s",
+					    ev, udd_sigset_counter_name(s, j),
+					    near ? "; did you mean '" : "",
+					    near ? near : "", near ? "'?" : "");
+		}
 		if (!stats_dataset_n_counted(d, obs, e))
 			return stats_observation_error(d, obs, CP_EINPUT, err,
 						       "event '%s' (model counter "

@@ -47,6 +47,12 @@ const char *stats_dataset_event(const struct stats_dataset *d, size_t e)
 	return e < d->ev.n ? d->ev.name[e] : NULL;
 }
 
+const char *stats_dataset_closest_event(const struct stats_dataset *d,
+					const char *name)
+{
+	return cp_closest(name, (const char *const *)d->ev.name, d->ev.n);
+}
+
 const char *stats_dataset_path(const struct stats_dataset *d)
 {
 	return d->path;
@@ -178,8 +184,12 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 				cnt[c]++;
 	for (c = 0; c < k; c++) {
 		if (m->id[c] == (size_t)-1) {
-			rc = cp_error_set(err, CP_EINPUT, "%s: dataset has no event '%s'",
-					  d->path, events[c]);
+			const char *near = stats_dataset_closest_event(d, events[c]);
+
+			rc = cp_error_set(err, CP_EINPUT, "%s: dataset has no event "
+					  "'%s'%s%s%s", d->path, events[c],
+					  near ? " (did you mean '" : "",
+					  near ? near : "", near ? "'?)" : "");
 			goto out;
 		}
 		if (!cnt[m->first[c]]) {

@@ -56,6 +56,10 @@ size_t stats_dataset_n_events(const struct stats_dataset *d);
 const char *stats_dataset_event(const struct stats_dataset *d, size_t e);
 /* Index of the event called name (exactly), or (size_t)-1. */
 size_t stats_dataset_find_event(const struct stats_dataset *d, const char *name);
+/* The dataset's event an edit or two from name (cp_closest), or NULL:
+ * for "did you mean" in messages about an event it lacks. */
+const char *stats_dataset_closest_event(const struct stats_dataset *d,
+					const char *name);
 /* The name the dataset was loaded under (its path), as messages give it. */
 const char *stats_dataset_path(const struct stats_dataset *d);
 /* The line of observation obs's first row (1-based; 0 for no such
