@@ -743,6 +743,13 @@ int cli_region(int argc, char **argv)
 		}
 		fatal = rc && (err.code == CP_EINTERNAL || err.code == CP_ENOMEM ||
 			       err.code == CP_ENUMERIC);
+		if (rc && lacking && !json) {
+			/* the dataset's fault, not the observation's: no
+			 * header, the message once */
+			obs_region_release(&reg);
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
 		if (rc) {
 			region_free(reg.r);
 			reg.r = NULL;
@@ -758,9 +765,13 @@ int cli_region(int argc, char **argv)
 			cp_buf_release(&out);
 			cp_buf_init(&out);
 		}
-		if (rc)
+		/* (JSON: each observation's entry has the error, stderr
+		 * has it once) */
+		if (rc && lacking && !first)
+			status = CLI_USAGE;
+		else if (rc)
 			status = cli_print_error(cmd, &err);
-		if (fatal || (rc && lacking))
+		if (fatal)
 			goto out;
 	}
 	if (json)
