@@ -336,6 +336,38 @@ static void test_gcd(void)
 	CHECK(cp_gcd64(-6, INT64_MIN) == 2);
 }
 
+static void test_closest(void)
+{
+	static const char *const cmds[] = { "paths", "dot", "cone", "check",
+					    "flows", "explore", "help" };
+	static const char *const ev[] = { "page-faults", "minor-faults",
+					  "major-faults" };
+	char long_word[200];
+
+	/* substitution, deletion, insertion, transposition; case aside */
+	CHECK(cp_edit_distance("check", "chack", 5) == 1);
+	CHECK(cp_edit_distance("check", "chek", 5) == 1);
+	CHECK(cp_edit_distance("cone", "cnoe", 5) == 1);
+	CHECK(cp_edit_distance("CHECK", "check", 5) == 0);
+	CHECK(cp_edit_distance("explore", "cone", 2) == 3);   /* gave up: limit + 1 */
+	CHECK(cp_edit_distance("", "abc", 5) == 3);
+	memset(long_word, 'a', sizeof long_word - 1);
+	long_word[sizeof long_word - 1] = '\0';
+	CHECK(cp_edit_distance(long_word, long_word, 5) == 6);   /* too long */
+	CHECK_STR(cp_closest("chek", cmds, 7), "check");
+	CHECK_STR(cp_closest("explor", cmds, 7), "explore");
+	CHECK_STR(cp_closest("cnoe", cmds, 7), "cone");
+	CHECK_STR(cp_closest("dott", cmds, 7), "dot");
+	CHECK(cp_closest("nonsense", cmds, 7) == NULL);
+	/* words of four letters or fewer: one edit only */
+	CHECK(cp_closest("cxxk", cmds, 7) == NULL);
+	/* two names equally close: none */
+	CHECK(cp_closest("mijor-faults", ev, 3) == NULL);   /* minor and major: 1 each */
+	CHECK_STR(cp_closest("maxor-faults", ev, 3), "major-faults");
+	CHECK_STR(cp_closest("page-fault", ev, 3), "page-faults");
+	CHECK(cp_closest("x", ev, 0) == NULL);
+}
+
 static void test_json_string(void)
 {
 	struct cp_buf b;
@@ -365,5 +397,6 @@ int main(void)
 	RUN(test_atomic_write_named_fds);
 	RUN(test_atomic_write_refuses);
 	RUN(test_gcd);
+	RUN(test_closest);
 	return check_summary();
 }
