@@ -136,7 +136,7 @@ int cli_bad_option(const char *cmd, int opt, char **argv,
 	/* "--name" or "--name=value": the name against the long options */
 	snprintf(word, sizeof word, "%s", arg + (arg[0] == '-' && arg[1] == '-') * 2);
 	word[strcspn(word, "=")] = '\0';
-	for (; longopts && longopts[n].name && n < 128; n++)
+	for (; longopts && n < 128 && longopts[n].name; n++)
 		names[n] = longopts[n].name;
 	if (*word && (near = cp_closest(word, names, n)) != NULL)
 		return cli_usage_error(cmd, "unknown option '%s' (did you mean "

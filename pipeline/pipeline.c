@@ -101,8 +101,10 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 			continue;
 		if (stats_dataset_find_event(pd->data, ev) == (size_t)-1) {
 			/* a near name, unless it is the event with modifiers,
-			 * which the message explains below */
-			const char *near = stats_dataset_event_with_modifiers(pd->data, ev) ?
+			 * which the message explains below; only for those
+			 * listed */
+			const char *near = missing >= 8 ||
+				stats_dataset_event_with_modifiers(pd->data, ev) ?
 				NULL : stats_dataset_closest_event(pd->data, ev);
 
 			if (missing < 8)
