@@ -18,25 +18,22 @@
 #include "common/cp.h"
 
 /* ---- set-associative arrays with true LRU (TLBs, PSCs, caches) ----
- * A key's low bits pick its set and the rest is its tag, stored in a
- * fixed way (an empty way holds all ones, which no tag is: a tag below
- * 2^31 is not wide, and a wide one's high half has at most 11 bits; so a
- * tag is made without a + 1): its low 32 bits compared first, and when
- * the structure's tags do not fit in 32 bits its high bits (16 of them
- * kept), read only for a way whose low bits match.  A set is one block
- * of memory, 64-byte aligned when it is 64 bytes or more: the low halves
- * of its tags, then the high halves (wide tags), then, when the block
- * still fits one host cache line, the set's recency word (else that is
- * in an array of its own: a 16-way set's tags fill the line), so that
- * an operation on a set of up to 8 ways touches one host line, found
- * from one pointer.  Each set's recency
- * order is one 64-bit word of 4-bit way numbers, most recent first, so a
- * hit moves one nibble to the front and a miss replaces the way in the
- * last nibble: constant work, no shifting of tags.  With fewer than 16
- * ways the nibbles past the last rank are left over from earlier misses
- * (a miss shifts the word without masking it) and never read.  The
- * tags of a set are compared with SSE2 where the host has it.  At most
- * 16 ways. */
+ * A key's low bits pick its set and the rest is its tag.  A set keeps
+ * its tags in recency order, most recent first: rank r of the set is
+ * way r of its block, so a scan's first match is the hit's rank, and a
+ * hit or a miss is one shift of the ranks before it (a miss: of them
+ * all, the least recent leaving) with the tag put at rank 0, made with
+ * vector shuffles and one blend, constant work.  An empty way holds all
+ * ones, which no tag is (a tag below 2^31 is not wide, and a wide one's
+ * high half has at most 11 bits; so a tag is made without a + 1): its
+ * low 32 bits are compared first, and when the structure's tags do not
+ * fit in 32 bits its high bits (16 of them kept), read only for a way
+ * whose low bits match.  A set is one block of memory, aligned to its
+ * size (16, 32 or 64 bytes, or whole 64-byte lines): the low halves of
+ * its tags, then the high halves of wide ones, so that an operation on
+ * a set of up to 16 ways (8 with wide tags) touches one host line, found
+ * from one pointer.  The tags of a set are compared and shifted with
+ * SSE2, or AVX2 where the host has it.  At most 16 ways. */
 
 /* Where a key goes: set = key & mask, tag = key >> shift. */
 struct sa_shape {
@@ -52,7 +49,7 @@ struct sa_shape {
  * that it mispredicts costs more than the work (random workloads hit
  * the most recent way of an L1 set a third of the time). */
 enum sa_mru {
-	MRU_ANY,      /* anywhere: the update is computed for every hit */
+	MRU_ANY,      /* anywhere: the update is made for every hit */
 	MRU_SKIP,     /* mostly the most recent way (the DTLBs: a stream's
 		       * μops to one page): such a hit skips the update */
 	MRU_FIRST     /* almost always the most recent way (the PDPTE and
@@ -62,12 +59,26 @@ enum sa_mru {
 struct sa {
 	char *blk;                    /* the sets' blocks (64-byte aligned) */
 	void *mem;                    /* their allocation */
-	uint64_t *order;              /* per set: nibble k = way of rank k,
-				       * when not in the blocks (else NULL) */
 	struct sa_shape sh;
 };
 
-#define NIBBLES 0x1111111111111111ull
+/* Lanes 0..r all ones, the rest zero, in row r: the ranks a hit at rank
+ * r shifts (32-bit lanes: low halves; 16-bit: high halves). */
+static const int32_t sa_upto32[16][16] __attribute__((aligned(64), unused)) = {
+#define U(r) { -((r) >= 0), -((r) >= 1), -((r) >= 2), -((r) >= 3), \
+	       -((r) >= 4), -((r) >= 5), -((r) >= 6), -((r) >= 7), \
+	       -((r) >= 8), -((r) >= 9), -((r) >= 10), -((r) >= 11), \
+	       -((r) >= 12), -((r) >= 13), -((r) >= 14), -((r) >= 15) }
+	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7),
+	U(8), U(9), U(10), U(11), U(12), U(13), U(14), U(15)
+#undef U
+};
+static const int16_t sa_upto16[8][8] __attribute__((aligned(16), unused)) = {
+#define U(r) { -((r) >= 0), -((r) >= 1), -((r) >= 2), -((r) >= 3), \
+	       -((r) >= 4), -((r) >= 5), -((r) >= 6), -((r) >= 7) }
+	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
+#undef U
+};
 
 /* The bytes of a set's tags: low halves, and high halves of wide ones. */
 static inline __attribute__((always_inline)) size_t
@@ -76,28 +87,20 @@ sa_tag_bytes(unsigned ways, int wide)
 	return (size_t)ways * (wide ? 6 : 4);
 }
 
-/* Whether a set's recency word is in its block (the block fits a line). */
-static inline __attribute__((always_inline)) int
-sa_inblock(unsigned ways, int wide)
-{
-	return sa_tag_bytes(ways, wide) + 8 <= 64;
-}
-
-/* The bytes of a set's block: 16, 32 or 64 with the recency word (the
- * SSE2 loads stay aligned, and no block crosses a line), else the tags
- * in whole lines. */
+/* The bytes of a set's block: 16, 32 or 64 (the vector loads stay
+ * aligned, and no block crosses a line), else whole lines. */
 static inline __attribute__((always_inline)) size_t
 sa_stride(unsigned ways, int wide)
 {
 	size_t b = sa_tag_bytes(ways, wide);
 
-	if (b + 8 <= 64)
-		return b + 8 <= 16 ? 16 : b + 8 <= 32 ? 32 : 64;
+	if (b <= 64)
+		return b <= 16 ? 16 : b <= 32 ? 32 : 64;
 	return (b + 63) & ~(size_t)63;
 }
 
-/* A set's tags (low halves), the high halves of wide ones after them,
- * and its recency word. */
+/* A set's tags (low halves, by rank), and the high halves of wide ones
+ * after them. */
 static inline __attribute__((always_inline)) uint32_t *
 sa_tags(const struct sa *s, size_t set, unsigned ways, int wide)
 {
@@ -110,21 +113,12 @@ sa_his(uint32_t *t, unsigned ways)
 	return (uint16_t *)(void *)(t + ways);
 }
 
-static inline __attribute__((always_inline)) uint64_t *
-sa_order(const struct sa *s, size_t set, unsigned ways, int wide)
-{
-	if (sa_inblock(ways, wide))
-		return (uint64_t *)(void *)(s->blk + (set + 1) * sa_stride(ways, wide) - 8);
-	return s->order + set;
-}
-
 /* key_bits: every key the structure sees is below 2^key_bits. */
 static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 		   unsigned key_bits)
 {
-	unsigned sets = entries / ways, w;
-	uint64_t order = 0;
-	size_t k, bytes;
+	unsigned sets = entries / ways;
+	size_t bytes;
 
 	s->sh.ways = ways;
 	s->sh.mask = sets - 1;
@@ -134,24 +128,16 @@ static inline int sa_init(struct sa *s, unsigned entries, unsigned ways,
 	s->sh.mru = MRU_ANY;
 	bytes = sets * sa_stride(ways, s->sh.wide);
 	s->blk = s->mem = cp_malloc(bytes + 63);
-	s->order = NULL;
-	if (!sa_inblock(ways, s->sh.wide))
-		s->order = cp_malloc(sets * sizeof *s->order);
-	if (!s->mem || (!sa_inblock(ways, s->sh.wide) && !s->order))
+	if (!s->mem)
 		return CP_ENOMEM;
 	s->blk += -(uintptr_t)s->blk & 63;
 	memset(s->blk, 0xff, bytes);  /* every way empty */
-	for (w = ways; w-- > 0;)      /* way 0 first, way ways-1 least recent */
-		order = order << 4 | w;
-	for (k = 0; k < sets; k++)
-		*sa_order(s, k, ways, s->sh.wide) = order;
 	return CP_OK;
 }
 
 static inline void sa_release(struct sa *s)
 {
 	cp_free(s->mem);
-	cp_free(s->order);
 }
 
 /* Whether s has shape sh. */
@@ -169,13 +155,12 @@ static inline int sa_is(const struct sa *s, struct sa_shape sh)
  * tag computed with immediates; sa_lookup() and the others below pass
  * the structure's own, for any shape. */
 
-/* The way of the set that holds tag, + 1 (0: none), found with SSE2 or
+/* The rank of the set that holds tag, + 1 (0: none), found with SSE2 or
  * AVX2 where the host has it.  Wide tags: the low halves are compared,
  * then the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
-match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
+match_n(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 {
-	const uint32_t *t = sa_tags(s, set, ways, wide);
 	unsigned w, m = 0;
 
 #ifdef __AVX2__
@@ -236,74 +221,130 @@ match_n(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
 /* Whether the most recent way of the set holds tag (a hit that changes
  * no recency). */
 static inline __attribute__((always_inline)) int
-sa_is_mru(const struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
+sa_is_mru(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 {
-	uint32_t *t = sa_tags(s, set, ways, wide);
-	unsigned w = (unsigned)*sa_order(s, set, ways, wide) & 15;
-
-	return t[w] == (uint32_t)tag &&
-	       (!wide || sa_his(t, ways)[w] == (uint16_t)(tag >> 32));
+	return t[0] == (uint32_t)tag &&
+	       (!wide || ((const uint16_t *)(const void *)(t + ways))[0] ==
+			 (uint16_t)(tag >> 32));
 }
 
-/* Make way w (a hit) the most recent of its set: the nibbles before its
- * rank move back one place (for rank 0, none: the word is unchanged).
- * With skip (MRU_SKIP) a hit on the most recent way returns first. */
-static inline __attribute__((always_inline)) void
-sa_touch(uint64_t *ord, unsigned w, int skip)
+#ifdef __SSE2__
+/* x where the 16 bytes at mask are 0, s where they are all ones. */
+static inline __attribute__((always_inline)) __m128i
+sa_select(__m128i x, __m128i s, const void *mask)
 {
-	uint64_t o = *ord, x, low, upto;
-
-	if (skip && (o & 15) == w)
-		return;
-	/* the rank holding w: the lowest zero nibble of x, whose top bit
-	 * is the lowest bit of this (higher bits may be false) */
-	x = o ^ (NIBBLES * w);
-	low = (x - NIBBLES) & ~x & (NIBBLES << 3);
-	upto = low ^ (low - 1);       /* nibbles 0..rank (all when rank 15) */
-	/* those nibbles from o << 4 (nibble 0 then 0, and w), the rest o's */
-	*ord = ((((o << 4) ^ o) & upto) ^ o) | w;
+	return _mm_xor_si128(x, _mm_and_si128(_mm_xor_si128(x, s),
+		_mm_load_si128((const __m128i *)mask)));
 }
+#endif
 
-/* Put key in the least recent way of its set, now the most recent (the
- * word shifts past its ways' nibbles: no mask, nothing reads them: a
- * hit's search for its way stops at the way's rank). */
+/* a[r], a[r - 1], .., a[1] = a[r - 1], .., a[0]; a[0] = first (the
+ * loop unrolled for a constant ways; i > r does nothing) */
+#define SA_SHIFT_IN(a, r, ways, first) do { \
+	_Pragma("GCC unroll 16") \
+	for (i = (ways) - 1; i > 0; i--) \
+		if (i <= (r)) \
+			(a)[i] = (a)[i - 1]; \
+	(a)[0] = (first); \
+} while (0)
+
+/* Make tag the most recent of its set t: the tags of ranks 0..r-1 move
+ * one rank down, over rank r (a hit: tag's own place) and tag goes to
+ * rank 0.  miss (a constant where it is called): r is ways - 1, the
+ * least recent leaves.  The low halves in vectors of 4 (SSE2) or 8
+ * (AVX2) lanes: each vector rotated by one lane, its lane 0 taken from
+ * the vector before (the first's: the tag), then lanes 0..r of that
+ * blended over the set's. */
 static inline __attribute__((always_inline)) void
-sa_insert(struct sa *s, size_t set, uint64_t tag, unsigned ways, int wide)
+sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
+	   int miss)
 {
-	uint32_t *t = sa_tags(s, set, ways, wide);
-	uint64_t *ord = sa_order(s, set, ways, wide), o = *ord;
-	unsigned v;
+	unsigned i;
 
-	/* 8 and 16 ways: the word (its low half with 8) rotates by a
-	 * nibble, the least recent way coming round to the front; the high
-	 * half with 8 ways is left at 0, never read like the rest */
-	if (ways == 16)
-		o = o << 4 | o >> 60;
-	else if (ways == 8)
-		o = (uint32_t)((uint32_t)o << 4 | (uint32_t)o >> 28);
-	else
-		o = o << 4 | ((o >> (4 * (ways - 1))) & 15);
-	v = (unsigned)o & 15;
-	t[v] = (uint32_t)tag;
-	if (wide)
-		sa_his(t, ways)[v] = (uint16_t)(tag >> 32);
-	*ord = o;
+#ifdef __AVX2__
+	if (ways == 8 || ways == 16) {
+		const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+		__m256i *v = (__m256i *)(void *)t;
+		__m256i v0 = _mm256_load_si256(v), p0, s0;
+
+		p0 = _mm256_permutevar8x32_epi32(v0, rot);
+		s0 = _mm256_blend_epi32(p0, _mm256_set1_epi32((int)(uint32_t)tag), 1);
+		if (ways == 16) {
+			__m256i v1 = _mm256_load_si256(v + 1);
+			__m256i s1 = _mm256_blend_epi32(
+				_mm256_permutevar8x32_epi32(v1, rot), p0, 1);
+
+			if (!miss)
+				s1 = _mm256_blendv_epi8(v1, s1, _mm256_load_si256(
+					(const __m256i *)(const void *)&sa_upto32[r][8]));
+			_mm256_store_si256(v + 1, s1);
+		}
+		if (!miss)
+			s0 = _mm256_blendv_epi8(v0, s0, _mm256_load_si256(
+				(const __m256i *)(const void *)sa_upto32[r]));
+		_mm256_store_si256(v, s0);
+	} else
+#endif
+#ifdef __SSE2__
+	if (!(ways & 3)) {
+		__m128i *v = (__m128i *)(void *)t;
+		__m128i carry = _mm_cvtsi32_si128((int)(uint32_t)tag);
+
+#pragma GCC unroll 4
+		for (i = 0; i < ways / 4; i++) {
+			__m128i x = _mm_load_si128(v + i);
+			__m128i p = _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 1, 0, 3));
+			__m128i s = _mm_castps_si128(_mm_move_ss(
+				_mm_castsi128_ps(p), _mm_castsi128_ps(carry)));
+
+			carry = p;
+			if (!miss)
+				s = sa_select(x, s, &sa_upto32[r][4 * i]);
+			_mm_store_si128(v + i, s);
+		}
+	} else
+#endif
+	{
+		SA_SHIFT_IN(t, r, ways, (uint32_t)tag);
+	}
+	if (wide) {
+		uint16_t *h = sa_his(t, ways);
+
+#ifdef __SSE2__
+		if (ways == 8) {
+			/* eight high halves, 16 bytes at t + 8 (aligned: the
+			 * block is 64) */
+			__m128i *hv = (__m128i *)(void *)h;
+			__m128i x = _mm_load_si128(hv);
+			__m128i s = _mm_insert_epi16(_mm_slli_si128(x, 2),
+						     (int)(uint16_t)(tag >> 32), 0);
+
+			if (!miss)
+				s = sa_select(x, s, sa_upto16[r]);
+			_mm_store_si128(hv, s);
+		} else
+#endif
+		{
+			SA_SHIFT_IN(h, r, ways, (uint16_t)(tag >> 32));
+		}
+	}
 }
 
 /* Lookup: a hit becomes most recent; a miss changes nothing. */
 static inline __attribute__((always_inline)) int
 sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & sh.mask);
+	uint32_t *t = sa_tags(s, (size_t)(key & sh.mask), sh.ways, sh.wide);
+	uint64_t tag = key >> sh.shift;
 	unsigned m;
 
-	if (sh.mru == MRU_FIRST &&
-	    sa_is_mru(s, set, key >> sh.shift, sh.ways, sh.wide))
+	if (sh.mru == MRU_FIRST && sa_is_mru(t, tag, sh.ways, sh.wide))
 		return 1;
-	m = match_n(s, set, key >> sh.shift, sh.ways, sh.wide);
+	m = match_n(t, tag, sh.ways, sh.wide);
 	if (!m)
 		return 0;
-	sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1, sh.mru == MRU_SKIP);
+	if (sh.mru != MRU_SKIP || m > 1)
+		sa_promote(t, m - 1, tag, sh.ways, sh.wide, 0);
 	return 1;
 }
 
@@ -312,19 +353,19 @@ sa_lookup_as(struct sa *s, uint64_t key, struct sa_shape sh)
 static inline __attribute__((always_inline)) int
 sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	size_t set = (size_t)(key & sh.mask);
+	uint32_t *t = sa_tags(s, (size_t)(key & sh.mask), sh.ways, sh.wide);
 	uint64_t tag = key >> sh.shift;
 	unsigned m;
 
-	if (sh.mru == MRU_FIRST && sa_is_mru(s, set, tag, sh.ways, sh.wide))
+	if (sh.mru == MRU_FIRST && sa_is_mru(t, tag, sh.ways, sh.wide))
 		return 1;
-	m = match_n(s, set, tag, sh.ways, sh.wide);
+	m = match_n(t, tag, sh.ways, sh.wide);
 	if (m) {
-		sa_touch(sa_order(s, set, sh.ways, sh.wide), m - 1,
-			 sh.mru == MRU_SKIP);
+		if (sh.mru != MRU_SKIP || m > 1)
+			sa_promote(t, m - 1, tag, sh.ways, sh.wide, 0);
 		return 1;
 	}
-	sa_insert(s, set, tag, sh.ways, sh.wide);
+	sa_promote(t, sh.ways - 1, tag, sh.ways, sh.wide, 1);
 	return 0;
 }
 
@@ -332,8 +373,8 @@ sa_access_as(struct sa *s, uint64_t key, struct sa_shape sh)
 static inline __attribute__((always_inline)) int
 sa_probe_as(const struct sa *s, uint64_t key, struct sa_shape sh)
 {
-	return match_n(s, (size_t)(key & sh.mask), key >> sh.shift,
-		       sh.ways, sh.wide) != 0;
+	return match_n(sa_tags(s, (size_t)(key & sh.mask), sh.ways, sh.wide),
+		       key >> sh.shift, sh.ways, sh.wide) != 0;
 }
 
 /* The same for a structure of any shape (its own ways and width). */
