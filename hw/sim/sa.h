@@ -80,6 +80,31 @@ static const int16_t sa_upto16[8][8] __attribute__((aligned(16), unused)) = {
 #undef U
 };
 
+/* Row r: the lanes of a set after a hit at rank r, as the lanes they
+ * come from (r, 0, 1, .., r - 1, r + 1, ..), for a hit in a set of 8
+ * (32-bit lanes, AVX2) or of 4 (as bytes); the high halves of 8 wide
+ * tags as bytes. */
+static const int32_t sa_hit8[8][8] __attribute__((aligned(32), unused)) = {
+#define U(r) { r, 0 + (0 >= r), 1 + (1 >= r), 2 + (2 >= r), \
+	       3 + (3 >= r), 4 + (4 >= r), 5 + (5 >= r), 6 + (6 >= r) }
+	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
+#undef U
+};
+static const int8_t sa_hit4b[4][16] __attribute__((aligned(16), unused)) = {
+#define L(w) 4 * (w), 4 * (w) + 1, 4 * (w) + 2, 4 * (w) + 3
+	{ L(0), L(1), L(2), L(3) }, { L(1), L(0), L(2), L(3) },
+	{ L(2), L(0), L(1), L(3) }, { L(3), L(0), L(1), L(2) }
+#undef L
+};
+static const int8_t sa_hit16b[8][16] __attribute__((aligned(16), unused)) = {
+#define L(w) 2 * (w), 2 * (w) + 1
+#define U(r) { L(r), L(0 + (0 >= r)), L(1 + (1 >= r)), L(2 + (2 >= r)), \
+	       L(3 + (3 >= r)), L(4 + (4 >= r)), L(5 + (5 >= r)), L(6 + (6 >= r)) }
+	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
+#undef U
+#undef L
+};
+
 /* The bytes of a set's tags: low halves, and high halves of wide ones. */
 static inline __attribute__((always_inline)) size_t
 sa_tag_bytes(unsigned ways, int wide)
@@ -254,7 +279,9 @@ sa_select(__m128i x, __m128i s, const void *mask)
  * least recent leaves.  The low halves in vectors of 4 (SSE2) or 8
  * (AVX2) lanes: each vector rotated by one lane, its lane 0 taken from
  * the vector before (the first's: the tag), then lanes 0..r of that
- * blended over the set's. */
+ * blended over the set's.  With AVX2 a hit in a set of 4 or 8 (and the
+ * high halves of 8 wide tags) is one permutation of the set by its
+ * rank (sa_hit8 ...): the tag is already in the set, at rank r. */
 static inline __attribute__((always_inline)) void
 sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	   int miss)
@@ -262,7 +289,19 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	unsigned i;
 
 #ifdef __AVX2__
-	if (ways == 8 || ways == 16) {
+	if (ways == 8 && !miss) {
+		/* a hit: one permutation, the tag coming from its rank */
+		__m256i *v = (__m256i *)(void *)t;
+
+		_mm256_store_si256(v, _mm256_permutevar8x32_epi32(
+			_mm256_load_si256(v), _mm256_load_si256(
+				(const __m256i *)(const void *)sa_hit8[r])));
+	} else if (ways == 4 && !miss) {
+		__m128i *v = (__m128i *)(void *)t;
+
+		_mm_store_si128(v, _mm_shuffle_epi8(_mm_load_si128(v),
+			_mm_load_si128((const __m128i *)(const void *)sa_hit4b[r])));
+	} else if (ways == 8 || ways == 16) {
 		const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
 		__m256i *v = (__m256i *)(void *)t;
 		__m256i v0 = _mm256_load_si256(v), p0, s0;
@@ -310,6 +349,15 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	if (wide) {
 		uint16_t *h = sa_his(t, ways);
 
+#ifdef __AVX2__
+		if (ways == 8 && !miss) {
+			__m128i *hv = (__m128i *)(void *)h;
+
+			_mm_store_si128(hv, _mm_shuffle_epi8(_mm_load_si128(hv),
+				_mm_load_si128((const __m128i *)(const void *)
+					       sa_hit16b[r])));
+		} else
+#endif
 #ifdef __SSE2__
 		if (ways == 8) {
 			/* eight high halves, 16 bytes at t + 8 (aligned: the
