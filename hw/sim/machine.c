@@ -912,23 +912,23 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 {
 	/* the stream's state in locals: the machine's stores cannot touch
 	 * them, so they need no reloading */
-	uint64_t k, next = s->next, made = s->made, rng = s->rng;
-	const uint64_t cut = s->spec_cut;
+	uint64_t k, next = s->next, made = s->made;
 
 	for (k = 0; k < n;) {
 		uint64_t va;
+		unsigned spec;
 		int st;
 
 		if (made - next <= MMU_BATCH) {
-			mmu_workload_fill(s->w, s->va + made % MMU_RING,
-					  s->st + made % MMU_RING, MMU_BATCH);
+			mmu_stream_fill(s);
 			made += MMU_BATCH;
 		}
 		va = s->va[next % MMU_RING];
 		st = s->st[next % MMU_RING];
+		spec = s->spec[next % MMU_RING];
 		next++;
-		if (cut && rng_next(&rng) < cut) {
-			uint64_t j = next + rng_next(&rng) % MMU_SPEC_AHEAD;
+		if (spec) {
+			uint64_t j = next + spec - 1;
 
 			access_wrong_any(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
@@ -938,8 +938,6 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			break;
 	}
 	s->next = next;
-	s->made = made;
-	s->rng = rng;
 	return k;
 }
 

@@ -11,6 +11,7 @@
 
 #include "hw/sim/mmu.h"
 #include "hw/sim/sa.h"
+#include "hw/sim/sim_int.h"
 
 #define NONE UINT64_MAX
 #define STLB_CYCLES 7             /* STLB hit latency */
@@ -165,15 +166,6 @@ static const unsigned page_shift[MMU_N_PAGES] = { 12, 21, 30 };
 /* Leaf states: 0 absent; else present, and accessed when equal to the
  * current epoch (1..STATE_OLD-1); STATE_OLD: present, not accessed. */
 #define STATE_OLD 255u
-
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /* Pools from this size on are 2 MB aligned and, where the system has
  * transparent huge pages, advised to use them: a walk reads a random byte

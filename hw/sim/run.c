@@ -130,6 +130,23 @@ static uint64_t edge_cycles(const struct mmu_config *cfg, uint64_t ns)
 	return c;
 }
 
+void mmu_stream_fill(struct mmu_stream *s)
+{
+	size_t at = s->made % MMU_RING, i;
+	uint64_t rng = s->rng;
+
+	mmu_workload_fill(s->w, s->va + at, s->st + at, MMU_BATCH);
+	if (!s->spec_cut) {
+		memset(s->spec + at, 0, MMU_BATCH);
+	} else {
+		for (i = 0; i < MMU_BATCH; i++)
+			s->spec[at + i] = rng_next(&rng) >= s->spec_cut ? 0 :
+				(uint8_t)(1 + rng_next(&rng) % MMU_SPEC_AHEAD);
+	}
+	s->rng = rng;
+	s->made += MMU_BATCH;
+}
+
 int mmu_run(const struct mmu_config *cfg, unsigned features,
 	    enum mmu_page page, const char *workload,
 	    const struct mmu_run_opts *o, const char *obs,

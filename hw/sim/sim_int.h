@@ -9,6 +9,17 @@
 
 #include "hw/sim/mmu.h"
 
+/* The simulator's random numbers: SplitMix64 (the state advances by a
+ * constant, and the output is a mix of the state). */
+static inline uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 /* The next n correct-path μops, as n calls of mmu_workload_next() would
  * give them, with a call's dispatch paid once. */
 void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
@@ -28,9 +39,18 @@ struct mmu_stream {
 	struct mmu_workload *w;
 	uint64_t va[MMU_RING];
 	uint8_t st[MMU_RING];
+	/* per μop made: 0, or 1 + k when a wrong-path μop comes first,
+	 * touching the address of the μop k + 1 places after this one */
+	uint8_t spec[MMU_RING];
 	uint64_t next, made;      /* μops run, μops made (a multiple of MMU_BATCH) */
-	uint64_t rng, spec_cut;   /* a wrong-path μop first if rng < spec_cut */
+	/* a μop is preceded by a wrong-path μop when a draw of rng is below
+	 * spec_cut, and a second draw picks k (none when spec_cut is 0) */
+	uint64_t rng, spec_cut;
 };
+
+/* Make the next MMU_BATCH μops of s (at s->made, which moves on): the
+ * workload's, and which of them a wrong-path μop precedes. */
+void mmu_stream_fill(struct mmu_stream *s);
 
 /* Run up to n correct-path μops of s on m, each after the wrong-path μop
  * that may come first, and stop early after a μop at whose end the
