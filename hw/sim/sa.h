@@ -327,7 +327,7 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 #ifdef __SSE2__
 	if (!(ways & 3)) {
 		__m128i *v = (__m128i *)(void *)t;
-		__m128i carry = _mm_cvtsi32_si128((int)(uint32_t)tag);
+		__m128i carry = _mm_set1_epi32((int)(uint32_t)tag);  /* the scan's */
 
 #pragma GCC unroll 4
 		for (i = 0; i < ways / 4; i++) {
