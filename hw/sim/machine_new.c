@@ -30,6 +30,21 @@ void mmu_machine_free(struct mmu_machine *m)
 	cp_free(m);
 }
 
+int mmu_sim_avx2(void)
+{
+#ifdef MMU_HAVE_AVX2
+	const char *off = getenv("COUNTERPOINT_SIM_NO_AVX2");
+
+	if (off && *off && strcmp(off, "0"))
+		return 0;
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+	       __builtin_cpu_supports("bmi2");
+#else
+	return 0;
+#endif
+}
+
 struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 				    unsigned features, enum mmu_page page,
 				    uint64_t seed, struct cp_error *err)
@@ -107,11 +122,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
 		m->fast = (FAST_4K + (int)page) |
 			  (m->features == MMU_F_ALL ? FAST_ALL : 0);
-#ifdef MMU_HAVE_AVX2
-	__builtin_cpu_init();
-	m->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-		  __builtin_cpu_supports("bmi2");
-#endif
+	m->avx2 = mmu_sim_avx2();
 	return m;
 nomem:
 	mmu_machine_free(m);

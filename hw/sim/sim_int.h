@@ -20,6 +20,13 @@ static inline uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Whether the simulator runs its AVX2 code (hw/sim/machine_avx2.c, the
+ * random workload's AVX2 batches): the build has it, the host has AVX2,
+ * BMI1 and BMI2, and COUNTERPOINT_SIM_NO_AVX2 is unset, empty or "0".
+ * Set, the SSE2 code runs instead: the same machine, which the tests
+ * check by comparing the two.  Read when a machine or workload is made. */
+int mmu_sim_avx2(void);
+
 /* The next n correct-path μops, as n calls of mmu_workload_next() would
  * give them, with a call's dispatch paid once. */
 void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,

@@ -31,6 +31,7 @@ struct mmu_workload {
 	uint64_t run, run_left;      /* random: lines read in a row per pick */
 	int down;
 	uint64_t store_cut;          /* a μop is a store if rng < store_cut */
+	int avx2;                    /* random: batches made with AVX2 */
 	uint64_t *trace;             /* va | STORE_BIT */
 	size_t n_trace, cap_trace;
 	/* phases: the workloads, the one running and its μops left */
@@ -343,6 +344,7 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 		return NULL;
 	}
 	w->rng = seed ^ 0xd1b54a32d192ed03ull;
+	w->avx2 = mmu_sim_avx2();
 	w->base = base;
 	w->footprint = 1ull << 30;
 	w->stride = 64;
@@ -626,8 +628,7 @@ void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
 
 		i = 0;
 #ifdef WL_AVX2
-		if (!(lines & (lines - 1)) && n >= 4 &&
-		    __builtin_cpu_supports("avx2")) {
+		if (!(lines & (lines - 1)) && n >= 4 && w->avx2) {
 			i = n & ~(size_t)3;
 			rng = random_fill_avx2(rng, w->base, lines, cut, va,
 					       is_store, i, &pos);

@@ -9,6 +9,7 @@
 
 #include "common/cp.h"
 #include "hw/sim/mmu.h"
+#include "hw/sim/sim_int.h"
 #include "check.h"
 
 struct row {
@@ -574,6 +575,78 @@ static void test_config(void)
 	CHECK(mmu_config_load(&c, path, &err) == CP_EIO);
 }
 
+/* The SSE2 code (COUNTERPOINT_SIM_NO_AVX2 set) simulates the same machine
+ * as the AVX2 code: every page mode, with and without every feature, and
+ * a machine of other shapes (the copy that reads its shapes), give the
+ * same dataset and ground truth byte for byte.  On a host without AVX2
+ * both runs take the SSE2 code. */
+static void test_sse2_same(void)
+{
+	static const struct {
+		const char *workload;
+		enum mmu_page page;
+		unsigned features;
+		int odd;                /* other shapes: l1 4 ways, l3 12, ... */
+	} c[] = {
+		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, MMU_F_ALL, 0 },
+		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, 0, 0 },
+		{ "random:footprint=16G,stores=0.2", MMU_PAGE_MIX, MMU_F_ALL, 0 },
+		{ "linear:footprint=8G,stride=4K,dir=up,stores=0.1", MMU_PAGE_2M, MMU_F_ALL, 0 },
+		{ "linear:footprint=32M,stride=64,dir=down,stores=0.2", MMU_PAGE_1G, MMU_F_ALL, 0 },
+		{ "random:footprint=4G,stores=0.3,run=4", MMU_PAGE_MIX, MMU_F_ALL, 1 },
+		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, MMU_F_MERGE | MMU_F_REPLAY, 1 },
+	};
+	static const char *const odd[][2] = {
+		{ "l1_ways", "4" }, { "l2_ways", "16" }, { "l3_ways", "12" },
+		{ "l3_bytes", "6291456" }, { "stlb_ways", "16" },
+		{ "dtlb_4k_ways", "2" }, { "pde_ways", "8" }, { "pml4_ways", "1" },
+		{ "pml4_entries", "4" }, { "walkers", "3" },
+	};
+	struct mmu_run_opts o;
+	struct mmu_config cfg;
+	struct cp_error err;
+	struct cp_buf b[2], t[2];
+	size_t i, j;
+	int k;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 5000;
+	o.intervals = 3;
+	o.interval_uops = 20000;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		mmu_config_default(&cfg);
+		for (j = 0; c[i].odd && j < sizeof odd / sizeof odd[0]; j++)
+			CHECK(mmu_config_set(&cfg, odd[j][0], odd[j][1], &err) == 0);
+		CHECK(mmu_config_check(&cfg, &err) == 0);
+		for (k = 0; k < 2; k++) {
+			if (k)
+				setenv("COUNTERPOINT_SIM_NO_AVX2", "1", 1);
+			else
+				unsetenv("COUNTERPOINT_SIM_NO_AVX2");
+			cp_buf_init(&b[k]);
+			cp_buf_init(&t[k]);
+			CHECK(mmu_run(&cfg, c[i].features, c[i].page, c[i].workload,
+				      &o, "obs", &b[k], &t[k], &err) == 0);
+		}
+		CHECK(!mmu_sim_avx2());
+		unsetenv("COUNTERPOINT_SIM_NO_AVX2");
+		CHECK(b[0].len > 1000 && b[0].len == b[1].len &&
+		      !memcmp(b[0].data, b[1].data, b[0].len));
+		CHECK(t[0].len > 1000 && t[0].len == t[1].len &&
+		      !memcmp(t[0].data, t[1].data, t[0].len));
+		if (b[0].len != b[1].len || memcmp(b[0].data, b[1].data, b[0].len))
+			printf("  differs: %s (case %zu)\n", c[i].workload, i);
+		for (k = 0; k < 2; k++) {
+			cp_buf_release(&b[k]);
+			cp_buf_release(&t[k]);
+		}
+	}
+	k = mmu_sim_avx2();                           /* the host's */
+	setenv("COUNTERPOINT_SIM_NO_AVX2", "0", 1);   /* "0": as if unset */
+	CHECK(mmu_sim_avx2() == k);
+	unsetenv("COUNTERPOINT_SIM_NO_AVX2");
+}
+
 /* Allocation failures surface as CP_ENOMEM, never a crash or a leak. */
 static void test_alloc_failures(void)
 {
@@ -608,6 +681,7 @@ int main(void)
 	RUN(test_truth_accounts);
 	RUN(test_workloads);
 	RUN(test_phases);
+	RUN(test_sse2_same);
 	RUN(test_lackey);
 	RUN(test_config);
 	RUN(test_alloc_failures);
