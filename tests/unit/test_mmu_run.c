@@ -607,7 +607,7 @@ static void test_sse2_same(void)
 	struct cp_error err;
 	struct cp_buf b[2], t[2];
 	size_t i, j;
-	int k;
+	int k, same;
 
 	mmu_run_opts_default(&o);
 	o.warmup_uops = 5000;
@@ -630,11 +630,11 @@ static void test_sse2_same(void)
 		}
 		CHECK(!mmu_sim_avx2());
 		unsetenv("COUNTERPOINT_SIM_NO_AVX2");
-		CHECK(b[0].len > 1000 && b[0].len == b[1].len &&
-		      !memcmp(b[0].data, b[1].data, b[0].len));
+		same = b[0].len == b[1].len && !memcmp(b[0].data, b[1].data, b[0].len);
+		CHECK(b[0].len > 1000 && same);
 		CHECK(t[0].len > 1000 && t[0].len == t[1].len &&
 		      !memcmp(t[0].data, t[1].data, t[0].len));
-		if (b[0].len != b[1].len || memcmp(b[0].data, b[1].data, b[0].len))
+		if (!same)
 			printf("  differs: %s (case %zu)\n", c[i].workload, i);
 		for (k = 0; k < 2; k++) {
 			cp_buf_release(&b[k]);
