@@ -711,8 +711,10 @@ int cli_region(int argc, char **argv)
 			      "\n  \"observations\": [", opt.confidence,
 			      opt.per_interval ? "true" : "false");
 	}
-	/* An event the whole dataset lacks stops the run at the first
-	 * observation's message (which names it), not at every one's. */
+	/* An event the whole dataset lacks is the dataset's fault: its
+	 * message (which names it) is printed once, at the first
+	 * observation; text output stops there, JSON gives every
+	 * observation's entry the error. */
 	if (sigset) {
 		for (j = 0; j < udd_sigset_n_counters(sigset); j++)
 			lacking |= stats_dataset_find_event(d, mevents[j]) == (size_t)-1;

@@ -132,10 +132,13 @@ sa_tags(const struct sa *s, size_t set, unsigned ways, int wide)
 	return (uint32_t *)(void *)(s->blk + set * sa_stride(ways, wide));
 }
 
+/* The high halves of a set's wide tags, after the low halves at t (as
+ * strchr(), const in and not out: the scans read them, the updates
+ * write them). */
 static inline __attribute__((always_inline)) uint16_t *
-sa_his(uint32_t *t, unsigned ways)
+sa_his(const uint32_t *t, unsigned ways)
 {
-	return (uint16_t *)(void *)(t + ways);
+	return (uint16_t *)(uintptr_t)(t + ways);
 }
 
 /* key_bits: every key the structure sees is below 2^key_bits. */
@@ -230,7 +233,7 @@ match_n(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 			m |= (unsigned)(t[w] == (uint32_t)tag) << w;
 	}
 	if (wide) {
-		const uint16_t *h = (const uint16_t *)(const void *)(t + ways);
+		const uint16_t *h = sa_his(t, ways);
 
 		while (m) {
 			w = (unsigned)__builtin_ctz(m);
@@ -249,8 +252,7 @@ static inline __attribute__((always_inline)) int
 sa_is_mru(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 {
 	return t[0] == (uint32_t)tag &&
-	       (!wide || ((const uint16_t *)(const void *)(t + ways))[0] ==
-			 (uint16_t)(tag >> 32));
+	       (!wide || sa_his(t, ways)[0] == (uint16_t)(tag >> 32));
 }
 
 #ifdef __SSE2__
@@ -263,9 +265,9 @@ sa_select(__m128i x, __m128i s, const void *mask)
 }
 #endif
 
-/* a[r], a[r - 1], .., a[1] = a[r - 1], .., a[0]; a[0] = first (the
- * loop unrolled for a constant ways; i > r does nothing) */
-#define SA_SHIFT_IN(a, r, ways, first) do { \
+/* a[r], a[r - 1], .., a[1] = a[r - 1], .., a[0]; a[0] = first, with i
+ * the loop's index (unrolled for a constant ways; i > r does nothing) */
+#define SA_SHIFT_IN(a, i, r, ways, first) do { \
 	_Pragma("GCC unroll 16") \
 	for (i = (ways) - 1; i > 0; i--) \
 		if (i <= (r)) \
@@ -344,7 +346,7 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	} else
 #endif
 	{
-		SA_SHIFT_IN(t, r, ways, (uint32_t)tag);
+		SA_SHIFT_IN(t, i, r, ways, (uint32_t)tag);
 	}
 	if (wide) {
 		uint16_t *h = sa_his(t, ways);
@@ -373,7 +375,7 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 		} else
 #endif
 		{
-			SA_SHIFT_IN(h, r, ways, (uint16_t)(tag >> 32));
+			SA_SHIFT_IN(h, i, r, ways, (uint16_t)(tag >> 32));
 		}
 	}
 }
