@@ -804,7 +804,7 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	k = rows_of(m, cls);
 	path = translate(m, va, k, NONE, &ready, &at, &size, fast);
 	truth(k, path);
-	done = ready + m->lat[cache_access(m, va, fast)];
+	done = ready + m->lat[cache_access(m, data_pa(m, va), fast)];
 	if (done < m->last_retire)
 		done = m->last_retire;
 	m->last_retire = done;

@@ -15,8 +15,16 @@
 
 #define NONE UINT64_MAX
 #define STLB_CYCLES 7             /* STLB hit latency */
-#define PT_BASE (1ull << 47)      /* page-table frames: above any VA */
-#define PT_BITS 48                /* ... and below 2^48 */
+/* Physical memory, 8 TB, below 2^PT_BITS (so the tags of the default
+ * cache models, of 64 sets and more, fit 32 bits): data at virtual
+ * addresses below 4 TB (PT_BASE) at the same physical address; page
+ * tables in 4K frames from PT_BASE on; data above 4 TB in 1G frames
+ * from HI_BASE on, a region of 1G of virtual addresses given the next
+ * free frame when the machine first touches its data (data_pa()). */
+#define PT_BASE (1ull << 42)      /* page-table frames, 2 TB of them */
+#define PT_FRAMES (1u << 29)
+#define HI_BASE (3ull << 41)      /* 1G frames of data above PT_BASE */
+#define PT_BITS 43
 #define DFILLS 8                  /* pending DTLB fills from STLB hits */
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
@@ -35,8 +43,8 @@
 #define PDE_SHAPE SHAPE(8, 3, 4, 0, MRU_ANY)
 #define PDPTE_SHAPE SHAPE(1, 0, 4, 0, MRU_FIRST)  /* one entry per 1G of the footprint */
 #define PML4_SHAPE SHAPE(1, 0, 2, 0, MRU_FIRST)
-#define L1_SHAPE SHAPE(64, 6, 8, 1, MRU_ANY)      /* line tags need 42 - 6 bits */
-#define L2_SHAPE SHAPE(512, 9, 8, 1, MRU_ANY)     /* 33 bits */
+#define L1_SHAPE SHAPE(64, 6, 8, 0, MRU_ANY)      /* line tags: 37 - 6 bits */
+#define L2_SHAPE SHAPE(512, 9, 8, 0, MRU_ANY)
 #define L3_SHAPE SHAPE(8192, 13, 16, 0, MRU_ANY)
 /* m->fast: 1 + the page mode (enum mmu_page) of the copy a machine runs */
 enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
@@ -108,6 +116,12 @@ struct mmu_machine {
 	struct ptpool dir, pt;        /* directories (root: dir 0), page tables */
 	uint32_t n_nodes;             /* nodes made, both pools */
 	int nomem;                    /* a node allocation failed */
+	/* data above PT_BASE: the physical base of each 1G region's frame
+	 * (0: not touched yet), indexed by (va - PT_BASE) >> 30, and the
+	 * frames given so far */
+	uint64_t *gb_pa;
+	unsigned n_gb;
+	int phys_full;                /* a region found no frame */
 
 	/* the OS's page aging: a leaf is accessed when its state is epoch */
 	uint8_t epoch;
@@ -201,10 +215,15 @@ static inline int pool_grow(struct ptpool *p, size_t cap)
 }
 
 /* A new empty node in pool p; returns its index + 1, 0 when out of
- * memory (m->nomem set), and its frame in *frame.  May move the pool. */
+ * memory (m->nomem set, or m->phys_full: no page-table frame left), and
+ * its frame in *frame.  May move the pool. */
 static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
 				uint32_t *frame)
 {
+	if (m->n_nodes == PT_FRAMES) {
+		m->phys_full = 1;
+		return 0;
+	}
 	if (p->n == p->cap && pool_grow(p, p->cap ? 2 * p->cap : 16)) {
 		m->nomem = 1;
 		return 0;
@@ -212,6 +231,30 @@ static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
 	memset((char *)p->ent + p->n * 512 * p->esize, 0, 512 * p->esize);
 	*frame = m->n_nodes++;
 	return (uint32_t)++p->n;
+}
+
+/* A 1G frame for data at va (va >= PT_BASE) of a region that has none:
+ * the next one, or with all MMU_DATA_HI_GB taken (m->phys_full set)
+ * the first of them again, which makes the run's results meaningless:
+ * mmu_machine_status() fails it. */
+uint64_t mmu_data_frame_new(struct mmu_machine *m, uint64_t va);
+
+/* The physical address the caches see for data at va (47-bit): va
+ * below 4 TB, else its region's frame (given on first touch) and va's
+ * offset in the region.  Either keeps the low 30 bits, so a line's set in
+ * every cache model is its virtual address's, and two lines share a tag
+ * only if they are the same line. */
+static inline __attribute__((always_inline)) uint64_t
+data_pa(struct mmu_machine *m, uint64_t va)
+{
+	uint64_t base;
+
+	if (__builtin_expect(va < PT_BASE, 1))
+		return va;
+	base = m->gb_pa[(va - PT_BASE) >> 30];
+	if (__builtin_expect(!base, 0))
+		base = mmu_data_frame_new(m, va);
+	return base | (va & ((1ull << 30) - 1));
 }
 
 /* Directory entry e of directory node (an index, not + 1). */

@@ -27,6 +27,7 @@ void mmu_machine_free(struct mmu_machine *m)
 	cp_free(m->ring);
 	cp_free(m->rq);
 	cp_free(m->hold);
+	cp_free(m->gb_pa);
 	cp_free(m);
 }
 
@@ -71,7 +72,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->mix_cut = cfg->mix_2m_share >= 1 ? UINT64_MAX :
 		     (uint64_t)(cfg->mix_2m_share * 18446744073709551616.0);
 	/* key widths: VPNs of 47-bit addresses (the STLB's 2M keys carry
-	 * bit 35), lines below 2^(PT_BITS - 6) */
+	 * bit 35), lines of physical memory below 2^(PT_BITS - 6) */
 	rc = sa_init(&m->dtlb[MMU_PAGE_4K], cfg->dtlb_4k_entries, cfg->dtlb_4k_ways, 35);
 	rc |= sa_init(&m->dtlb[MMU_PAGE_2M], cfg->dtlb_2m_entries, cfg->dtlb_2m_ways, 26);
 	rc |= sa_init(&m->dtlb[MMU_PAGE_1G], cfg->dtlb_1g_entries, cfg->dtlb_1g_ways, 17);
@@ -90,7 +91,10 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	m->ring = cp_calloc(cfg->window, sizeof *m->ring);
 	m->rq = cp_calloc(cfg->window, sizeof *m->rq);
 	m->hold = cp_calloc(cfg->window, sizeof *m->hold);
-	if (rc || !m->mshr || !m->ring || !m->rq || !m->hold)
+	/* one entry per 1G of the 47-bit space above PT_BASE (1 MB, its
+	 * pages touched where used) */
+	m->gb_pa = cp_calloc(((1ull << 47) - PT_BASE) >> 30, sizeof *m->gb_pa);
+	if (rc || !m->mshr || !m->ring || !m->rq || !m->hold || !m->gb_pa)
 		goto nomem;
 	m->dir.esize = 8;
 	m->pt.esize = 1;
@@ -130,9 +134,23 @@ nomem:
 	return NULL;
 }
 
+uint64_t mmu_data_frame_new(struct mmu_machine *m, uint64_t va)
+{
+	if (m->n_gb == MMU_DATA_HI_GB) {
+		m->phys_full = 1;
+		return HI_BASE;
+	}
+	return m->gb_pa[(va - PT_BASE) >> 30] = HI_BASE + ((uint64_t)m->n_gb++ << 30);
+}
+
+uint64_t mmu_data_pa(struct mmu_machine *m, uint64_t va)
+{
+	return data_pa(m, va & ((1ull << 47) - 1));
+}
+
 int mmu_machine_status(const struct mmu_machine *m)
 {
-	return m->nomem ? CP_ENOMEM : CP_OK;
+	return m->nomem ? CP_ENOMEM : m->phys_full ? CP_ELIMIT : CP_OK;
 }
 
 const uint64_t *mmu_counts(const struct mmu_machine *m)

@@ -168,8 +168,18 @@ void mmu_access(struct mmu_machine *m, uint64_t va, int is_store);
 /* One wrong-path μop: translated (walks aborted at its squash with feature
  * abort), never retired.  mmu_run() injects spec_share of them. */
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store);
-/* CP_OK, or CP_ENOMEM if a page-table allocation failed during the run. */
+/* CP_OK; CP_ENOMEM if a page-table allocation failed during the run;
+ * CP_ELIMIT if the run needed more than the machine's physical memory
+ * (data in more than MMU_DATA_HI_GB distinct 1G regions above 4 TB, or
+ * 2 TB of page tables), so that its counts mean nothing. */
 int mmu_machine_status(const struct mmu_machine *m);
+/* The simulated machine's physical memory for data: virtual addresses
+ * below 4 TB are their own physical addresses; each 1G region above gets
+ * a 1G frame (from 6 TB on, in order) when its data is first touched. */
+#define MMU_DATA_HI_GB 2048
+/* The physical address the data caches see for va (47-bit), giving its
+ * region a frame if it needs one and has none. */
+uint64_t mmu_data_pa(struct mmu_machine *m, uint64_t va);
 /* Complete every walk in flight (fills applied); counts are final. */
 void mmu_drain(struct mmu_machine *m);
 /* Cumulative counts, indexed by enum mmu_event. */

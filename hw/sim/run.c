@@ -227,7 +227,12 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		}
 	}
 	rc = mmu_machine_status(m);
-	if (rc)
+	if (rc == CP_ELIMIT)
+		cp_error_set(err, rc, "the workload needs more than the simulated "
+			     "machine's physical memory (data in at most %u "
+			     "distinct 1G regions above 4 TB of virtual addresses)",
+			     MMU_DATA_HI_GB);
+	else if (rc)
 		cp_error_set(err, rc, "out of memory for page tables");
 	else if (dataset->failed || (truth && truth->failed))
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");

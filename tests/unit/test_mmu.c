@@ -413,6 +413,59 @@ static void test_m0_relations(void)
 		}
 }
 
+/* Data's physical memory: below 4 TB a virtual address is its own
+ * physical address; above, each 1G region gets the next 1G frame from
+ * 6 TB on when first touched, keeping the address's low 30 bits (so
+ * lines keep their sets and two regions never share a line); past
+ * MMU_DATA_HI_GB such regions the machine reports CP_ELIMIT. */
+static void test_physical_memory(void)
+{
+	const uint64_t hi = 4096 * GB, frames = 6144 * GB;
+	struct mmu_machine *m;
+	uint64_t i;
+
+	reset();
+	m = machine(0, MMU_PAGE_4K);
+	CHECK(mmu_machine_status(m) == CP_OK);
+	mmu_access(m, BASE + 5 * GB + 4160, 0);
+	CHECK(mmu_data_pa(m, BASE + 5 * GB + 4160) == BASE + 5 * GB + 4160);
+	CHECK(mmu_data_pa(m, hi - 1) == hi - 1);
+	mmu_access(m, hi + 7 * GB + 4160, 0);
+	CHECK(mmu_data_pa(m, hi + 7 * GB + 4160) == frames + 4160);
+	CHECK(mmu_data_pa(m, hi + 7 * GB + GB - 1) == frames + GB - 1);
+	/* a region the μops have not touched gets the next frame */
+	CHECK(mmu_data_pa(m, 100 * hi + 64) == frames + GB + 64);
+	mmu_access(m, 100 * hi + 128, 1);
+	CHECK(mmu_data_pa(m, 100 * hi) == frames + GB);
+	CHECK(mmu_data_pa(m, hi + 7 * GB) == frames);
+	/* addresses are 47-bit: bit 47 and above are dropped */
+	CHECK(mmu_data_pa(m, (1ull << 47) + 100 * hi + 3) == frames + GB + 3);
+	CHECK(mmu_data_pa(m, (1ull << 47) + 3) == 3);
+	mmu_drain(m);
+	CHECK(mmu_machine_status(m) == CP_OK);
+	CHECK(c(m, MMU_RETIRED_LOADS) == 2 && c(m, MMU_RETIRED_STORES) == 1);
+	mmu_machine_free(m);
+
+	/* every frame taken, then one region too many (1G pages: a walk
+	 * makes no page table) */
+	m = machine(0, MMU_PAGE_1G);
+	for (i = 0; i < MMU_DATA_HI_GB; i++)
+		mmu_access(m, hi + i * GB + (i & 63) * 64, 0);
+	mmu_drain(m);
+	CHECK(mmu_machine_status(m) == CP_OK);
+	CHECK(mmu_data_pa(m, hi + (MMU_DATA_HI_GB - 1) * GB) ==
+	      frames + (MMU_DATA_HI_GB - 1) * GB);
+	for (i = 0; i < 4 * GB; i += GB)
+		mmu_access(m, BASE + i, 0);   /* below 4 TB: no frame needed */
+	mmu_drain(m);
+	CHECK(mmu_machine_status(m) == CP_OK);
+	mmu_access(m, hi + MMU_DATA_HI_GB * GB, 0);
+	mmu_drain(m);
+	CHECK(mmu_machine_status(m) == CP_ELIMIT);
+	CHECK(c(m, MMU_RETIRED_LOADS) == MMU_DATA_HI_GB + 5);
+	mmu_machine_free(m);
+}
+
 int main(void)
 {
 	check_prog = "test_mmu";
@@ -427,5 +480,6 @@ int main(void)
 	RUN(test_dtlb_hits);
 	RUN(test_wrong_path_baseline);
 	RUN(test_m0_relations);
+	RUN(test_physical_memory);
 	return check_summary();
 }

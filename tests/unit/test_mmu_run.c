@@ -647,6 +647,38 @@ static void test_sse2_same(void)
 	unsetenv("COUNTERPOINT_SIM_NO_AVX2");
 }
 
+/* A workload whose data spans more 1G regions above 4 TB than the
+ * machine has physical memory for fails the run with a message that says
+ * so; one that spans them all runs. */
+static void test_physical_full(void)
+{
+	struct mmu_run_opts o;
+	struct mmu_config cfg;
+	struct cp_error err;
+	struct cp_buf b;
+
+	mmu_config_default(&cfg);
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 0;
+	o.intervals = 2;
+	o.interval_uops = 10000;
+	cp_buf_init(&b);
+	/* from 1T: 5120 regions above 4T, which 20000 random lines reach
+	 * about 4500 of */
+	CHECK(mmu_run(&cfg, 0, MMU_PAGE_1G, "random:footprint=8T", &o, "obs",
+		      &b, NULL, &err) == CP_ELIMIT);
+	CHECK(err.code == CP_ELIMIT);
+	CHECK(strstr(err.msg, "physical memory") != NULL);
+	CHECK(strstr(err.msg, "2048 distinct 1G regions above 4 TB") != NULL);
+	cp_buf_release(&b);
+	/* 1T .. 6T: all 2048 regions above 4T fit */
+	o.interval_uops = 40000;
+	cp_buf_init(&b);
+	CHECK(mmu_run(&cfg, 0, MMU_PAGE_1G, "random:footprint=5T", &o, "obs",
+		      &b, NULL, &err) == CP_OK);
+	cp_buf_release(&b);
+}
+
 /* Allocation failures surface as CP_ENOMEM, never a crash or a leak. */
 static void test_alloc_failures(void)
 {
@@ -685,5 +717,6 @@ int main(void)
 	RUN(test_lackey);
 	RUN(test_config);
 	RUN(test_alloc_failures);
+	RUN(test_physical_full);
 	return check_summary();
 }
