@@ -230,7 +230,8 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	if (rc == CP_ELIMIT)
 		cp_error_set(err, rc, "the workload needs more than the simulated "
 			     "machine's physical memory (data in at most %u "
-			     "distinct 1G regions above 4 TB of virtual addresses)",
+			     "distinct 1G regions above 4 TB of virtual addresses, "
+			     "and 2 TB of page tables)",
 			     MMU_DATA_HI_GB);
 	else if (rc)
 		cp_error_set(err, rc, "out of memory for page tables");
