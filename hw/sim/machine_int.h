@@ -23,8 +23,11 @@
  * free frame when the machine first touches its data (data_pa()). */
 #define PT_BASE (1ull << 42)      /* page-table frames, 2 TB of them */
 #define PT_FRAMES (1u << 29)
-#define HI_BASE (3ull << 41)      /* 1G frames of data above PT_BASE */
+#define HI_BASE (PT_BASE + ((uint64_t)PT_FRAMES << 12))  /* 1G frames of
+					 * data above PT_BASE, after them */
 #define PT_BITS 43
+_Static_assert(HI_BASE + ((uint64_t)MMU_DATA_HI_GB << 30) == 1ull << PT_BITS,
+	       "physical memory ends at 2^PT_BITS");
 #define DFILLS 8                  /* pending DTLB fills from STLB hits */
 #define E_LEAF 0x80000000u        /* a directory entry mapping a large page */
 
@@ -233,11 +236,11 @@ static inline uint32_t node_new(struct mmu_machine *m, struct ptpool *p,
 	return (uint32_t)++p->n;
 }
 
-/* A 1G frame for data at va (va >= PT_BASE) of a region that has none:
+/* A 1G frame for data in region ((va - PT_BASE) >> 30) that has none:
  * the next one, or with all MMU_DATA_HI_GB taken (m->phys_full set)
  * the first of them again, which makes the run's results meaningless:
  * mmu_machine_status() fails it. */
-uint64_t mmu_data_frame_new(struct mmu_machine *m, uint64_t va);
+uint64_t mmu_data_frame_new(struct mmu_machine *m, size_t region);
 
 /* The physical address the caches see for data at va (47-bit): va
  * below 4 TB, else its region's frame (given on first touch) and va's
@@ -247,13 +250,15 @@ uint64_t mmu_data_frame_new(struct mmu_machine *m, uint64_t va);
 static inline __attribute__((always_inline)) uint64_t
 data_pa(struct mmu_machine *m, uint64_t va)
 {
+	size_t region;
 	uint64_t base;
 
 	if (__builtin_expect(va < PT_BASE, 1))
 		return va;
-	base = m->gb_pa[(va - PT_BASE) >> 30];
+	region = (size_t)((va - PT_BASE) >> 30);
+	base = m->gb_pa[region];
 	if (__builtin_expect(!base, 0))
-		base = mmu_data_frame_new(m, va);
+		base = mmu_data_frame_new(m, region);
 	return base | (va & ((1ull << 30) - 1));
 }
 

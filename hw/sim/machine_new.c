@@ -134,13 +134,13 @@ nomem:
 	return NULL;
 }
 
-uint64_t mmu_data_frame_new(struct mmu_machine *m, uint64_t va)
+uint64_t mmu_data_frame_new(struct mmu_machine *m, size_t region)
 {
 	if (m->n_gb == MMU_DATA_HI_GB) {
 		m->phys_full = 1;
 		return HI_BASE;
 	}
-	return m->gb_pa[(va - PT_BASE) >> 30] = HI_BASE + ((uint64_t)m->n_gb++ << 30);
+	return m->gb_pa[region] = HI_BASE + ((uint64_t)m->n_gb++ << 30);
 }
 
 uint64_t mmu_data_pa(struct mmu_machine *m, uint64_t va)

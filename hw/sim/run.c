@@ -229,7 +229,7 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	rc = mmu_machine_status(m);
 	if (rc == CP_ELIMIT)
 		cp_error_set(err, rc, "the workload needs more than the simulated "
-			     "machine's physical memory (data in at most %u "
+			     "machine's physical memory (data in at most %d "
 			     "distinct 1G regions above 4 TB of virtual addresses, "
 			     "and 2 TB of page tables)",
 			     MMU_DATA_HI_GB);

@@ -434,12 +434,12 @@ static void test_physical_memory(void)
 	CHECK(mmu_data_pa(m, hi + 7 * GB + 4160) == frames + 4160);
 	CHECK(mmu_data_pa(m, hi + 7 * GB + GB - 1) == frames + GB - 1);
 	/* a region the μops have not touched gets the next frame */
-	CHECK(mmu_data_pa(m, 100 * hi + 64) == frames + GB + 64);
-	mmu_access(m, 100 * hi + 128, 1);
-	CHECK(mmu_data_pa(m, 100 * hi) == frames + GB);
+	CHECK(mmu_data_pa(m, 10 * hi + 64) == frames + GB + 64);
+	mmu_access(m, 10 * hi + 128, 1);
+	CHECK(mmu_data_pa(m, 10 * hi) == frames + GB);
 	CHECK(mmu_data_pa(m, hi + 7 * GB) == frames);
 	/* addresses are 47-bit: bit 47 and above are dropped */
-	CHECK(mmu_data_pa(m, (1ull << 47) + 100 * hi + 3) == frames + GB + 3);
+	CHECK(mmu_data_pa(m, (1ull << 47) + 10 * hi + 3) == frames + GB + 3);
 	CHECK(mmu_data_pa(m, (1ull << 47) + 3) == 3);
 	mmu_drain(m);
 	CHECK(mmu_machine_status(m) == CP_OK);
