@@ -121,7 +121,9 @@ build/bench/%: build/obj/bench/%.o $(LIB)
 # hw/sim/ holds the project's one hot loop (docs/simulator.md,
 # "Performance").  Its files are compiled once instrumented (build/pgo/obj),
 # linked with bench/sim.c into build/pgo/train, run on bench/sim's cases
-# (2 M uops each, a few seconds), and compiled again for the library with
+# (2 M uops each, a few seconds; a second time with the AVX-512 copy
+# turned off, so that an AVX-512 host trains the AVX2 copy too), and
+# compiled again for the library with
 # the profile that run wrote: blocks laid out and inlined by how often they
 # ran (docs/simulator.md, "Sixth round").  Both compiles name their profile
 # after the source (-dumpbase), not the object, so that the two object
@@ -146,7 +148,8 @@ build/pgo/train: build/obj/bench/sim.o $(PGO_OBJ) $(filter-out build/obj/hw/sim/
 	$(Q)$(CC) $(CFLAGS) -fprofile-generate -o $@ $^ $(LIBS)
 build/pgo/data.stamp: build/pgo/train
 	@echo "  TRAIN   build/pgo/train 2 1"
-	$(Q)rm -rf $(PGO_DATA) && build/pgo/train 2 1 > build/pgo/train.log && touch $@
+	$(Q)rm -rf $(PGO_DATA) && build/pgo/train 2 1 > build/pgo/train.log && \
+	    COUNTERPOINT_SIM_NO_AVX512=1 build/pgo/train 2 1 >> build/pgo/train.log && touch $@
 $(SIM_SRC:%.c=build/obj/%.o): build/obj/%.o: %.c build/pgo/data.stamp | $(GEN_HDR)
 	@mkdir -p $(@D)
 	@echo "  CC/PGO  $<"

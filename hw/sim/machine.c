@@ -413,12 +413,10 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 	for (i = 0; i < n; i++) {
 		struct mshr *w = &m->mshr[i];
 
-		if (!w->busy)
-			continue;
 		if (w->end <= t) {
 			if (w->fill)
 				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
-			w->busy = 0;
+			w->end = NONE;
 			w->key = NONE;
 		} else if (w->end < next) {
 			next = w->end;
@@ -438,7 +436,7 @@ HOT struct mshr *mshr_free(struct mmu_machine *m, int fast)
 	unsigned i, n = walkers(m, fast);
 
 	for (i = 0; i < n; i++)
-		if (!m->mshr[i].busy)
+		if (m->mshr[i].end == NONE)
 			return &m->mshr[i];
 	return NULL;
 }
@@ -460,13 +458,12 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 		   const struct walk_out *o, int fast)
 {
 	unsigned i, n = walkers(m, fast);
-	int moved = w->busy;      /* a walk taken over: its end moves later */
+	int moved = w->end != NONE;      /* a walk taken over: its end moves later */
 
 	w->key = page_key(va, size);
 	w->va = va;
 	w->size = (uint8_t)size;
 	w->kind = (uint8_t)kind;
-	w->busy = 1;
 	w->fill = (uint8_t)o->completed;
 	w->end = o->end;
 	if (!moved) {
@@ -475,7 +472,7 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 	} else {
 		m->next_end = NONE;
 		for (i = 0; i < n; i++)
-			if (m->mshr[i].busy && m->mshr[i].end < m->next_end)
+			if (m->mshr[i].end < m->next_end)
 				m->next_end = m->mshr[i].end;
 	}
 	if (kind != W_REPLAY && o->end > m->max_end)
@@ -966,9 +963,15 @@ STREAM_COPY(stream_run_mix_all, FAST_MIX | FAST_ALL)
 #endif
 
 #ifdef MMU_SIM_AVX2
-/* hw/sim/machine_avx2.c: this file's μop path for hosts with AVX2 */
+/* hw/sim/machine_avx2.c (hw/sim/machine_avx512.c): this file's μop path
+ * for hosts with AVX2 (and AVX-512) */
+#ifdef MMU_SIM_AVX512
+uint64_t mmu_stream_run_avx512(struct mmu_stream *s, struct mmu_machine *m,
+			       uint64_t n, uint64_t edge)
+#else
 uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
 			     uint64_t n, uint64_t edge)
+#endif
 {
 	switch (m->fast) {
 	case FAST_4K: return stream_run_4k(s, m, n, edge);
@@ -987,7 +990,9 @@ uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge)
 {
 #ifdef MMU_HAVE_AVX2
-	if (m->avx2)
+	if (m->simd == MMU_SIMD_AVX512)
+		return mmu_stream_run_avx512(s, m, n, edge);
+	if (m->simd == MMU_SIMD_AVX2)
 		return mmu_stream_run_avx2(s, m, n, edge);
 #endif
 	switch (FAST_MODE(m->fast)) {
@@ -1009,7 +1014,7 @@ void mmu_drain(struct mmu_machine *m)
 		replay_run(m, m->fast);
 	}
 	for (i = 0; i < m->cfg.walkers; i++)
-		if (m->mshr[i].busy && m->mshr[i].end > m->now)
+		if (m->mshr[i].end != NONE && m->mshr[i].end > m->now)
 			m->now = m->mshr[i].end;
 	if (m->last_retire > m->now)
 		m->now = m->last_retire;

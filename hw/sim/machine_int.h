@@ -59,7 +59,9 @@ enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
 
 /* With GCC on x86-64 the μop path is compiled a second time for hosts
  * with AVX2, BMI1 and BMI2 (hw/sim/machine_avx2.c: every copy above
- * again), which a machine runs when its host has them (m->avx2). */
+ * again) and a third for hosts that have AVX-512 F and VL too
+ * (hw/sim/machine_avx512.c), which a machine runs when its host has them
+ * (m->simd). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define MMU_HAVE_AVX2 1
 #endif
@@ -83,9 +85,9 @@ struct ptpool {
 enum walk_kind { W_DEMAND, W_PREFETCH, W_REPLAY };
 
 struct mshr {
-	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight,
-				  * NONE when the MSHR is free */
-	uint8_t busy;            /* walk in flight until end */
+	uint64_t key, va, end;   /* page key (page_key()) of the walk in flight
+				  * and when it ends: both NONE when the
+				  * MSHR is free */
 	uint8_t fill;            /* completes: fill TLBs and PSCs at end */
 	uint8_t size;            /* page size of its translation */
 	uint8_t kind;            /* enum walk_kind */
@@ -108,7 +110,8 @@ struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
 	int fast;                     /* the copy of the μop path: FAST_4K ... */
-	int avx2;                     /* ... compiled for AVX2 (MMU_HAVE_AVX2) */
+	int simd;                     /* ... compiled for the host's vectors
+				       * (MMU_SIMD_SSE2 ..., mmu_sim_simd()) */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */

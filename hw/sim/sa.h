@@ -33,7 +33,8 @@
  * its tags, then the high halves of wide ones, so that an operation on
  * a set of up to 16 ways (8 with wide tags) touches one host line, found
  * from one pointer.  The tags of a set are compared and shifted with
- * SSE2, or AVX2 where the host has it.  At most 16 ways. */
+ * SSE2, or AVX2 where the host has it, and a set of 16 (one host line)
+ * with AVX-512 where the host has that.  At most 16 ways. */
 
 /* Where a key goes: set = key & mask, tag = key >> shift. */
 struct sa_shape {
@@ -88,6 +89,16 @@ static const int32_t sa_hit8[8][8] __attribute__((aligned(32), unused)) = {
 #define U(r) { r, 0 + (0 >= r), 1 + (1 >= r), 2 + (2 >= r), \
 	       3 + (3 >= r), 4 + (4 >= r), 5 + (5 >= r), 6 + (6 >= r) }
 	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
+#undef U
+};
+/* Row r: the lanes of a set of 16 after a hit at rank r (AVX-512). */
+static const int32_t sa_hit16[16][16] __attribute__((aligned(64), unused)) = {
+#define U(r) { r, 0 + (0 >= r), 1 + (1 >= r), 2 + (2 >= r), \
+	       3 + (3 >= r), 4 + (4 >= r), 5 + (5 >= r), 6 + (6 >= r), \
+	       7 + (7 >= r), 8 + (8 >= r), 9 + (9 >= r), 10 + (10 >= r), \
+	       11 + (11 >= r), 12 + (12 >= r), 13 + (13 >= r), 14 + (14 >= r) }
+	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7),
+	U(8), U(9), U(10), U(11), U(12), U(13), U(14), U(15)
 #undef U
 };
 static const int8_t sa_hit4b[4][16] __attribute__((aligned(16), unused)) = {
@@ -191,6 +202,16 @@ match_n(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 {
 	unsigned w, m = 0;
 
+#ifdef __AVX512F__
+	/* (hw/sim/machine_avx512.c) a set of 16 in one compare.  The mask
+	 * is read with _cvtmask16_u32(): GCC 12 spilled an __mmask8 as one
+	 * byte and read it back as four (the 4-way sets' compare), so the
+	 * smaller sets keep AVX2's compares, as fast there. */
+	if (ways == 16) {
+		m = _cvtmask16_u32(_mm512_cmpeq_epi32_mask(_mm512_load_si512(
+			(const void *)t), _mm512_set1_epi32((int)(uint32_t)tag)));
+	} else
+#endif
 #ifdef __AVX2__
 	/* (hw/sim/machine_avx2.c) 8 ways per compare: a set of 8 is 32
 	 * bytes, of 16 a host line, both aligned */
@@ -290,6 +311,23 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 {
 	unsigned i;
 
+#ifdef __AVX512F__
+	/* a set of 16: a hit is one permutation by its rank (sa_hit16), a
+	 * miss one rotation by a lane with the tag put in lane 0 */
+	if (ways == 16) {
+		__m512i *v = (__m512i *)(void *)t;
+
+		if (!miss)
+			_mm512_store_si512(v, _mm512_permutexvar_epi32(
+				_mm512_load_si512((const void *)sa_hit16[r]),
+				_mm512_load_si512(v)));
+		else
+			_mm512_store_si512(v, _mm512_mask_set1_epi32(
+				_mm512_alignr_epi32(_mm512_load_si512(v),
+					_mm512_load_si512(v), 15), 1,
+				(int)(uint32_t)tag));
+	} else
+#endif
 #ifdef __AVX2__
 	if (ways == 8 && !miss) {
 		/* a hit: one permutation, the tag coming from its rank */

@@ -575,11 +575,13 @@ static void test_config(void)
 	CHECK(mmu_config_load(&c, path, &err) == CP_EIO);
 }
 
-/* The SSE2 code (COUNTERPOINT_SIM_NO_AVX2 set) simulates the same machine
- * as the AVX2 code: every page mode, with and without every feature, and
- * a machine of other shapes (the copy that reads its shapes), give the
- * same dataset and ground truth byte for byte.  On a host without AVX2
- * both runs take the SSE2 code. */
+/* The SSE2 code (COUNTERPOINT_SIM_NO_AVX2 set) and the AVX2 code
+ * (COUNTERPOINT_SIM_NO_AVX512 set) simulate the same machine as the code
+ * the host runs by default (AVX-512 where it has that): every page mode,
+ * with and without every feature, and a machine of other shapes (the
+ * copy that reads its shapes), give the same dataset and ground truth
+ * byte for byte.  On a host without AVX-512 (AVX2) two (all three) runs
+ * take the same code. */
 static void test_sse2_same(void)
 {
 	static const struct {
@@ -605,7 +607,10 @@ static void test_sse2_same(void)
 	struct mmu_run_opts o;
 	struct mmu_config cfg;
 	struct cp_error err;
-	struct cp_buf b[2], t[2];
+	static const char *const off[3] = {
+		NULL, "COUNTERPOINT_SIM_NO_AVX512", "COUNTERPOINT_SIM_NO_AVX2"
+	};
+	struct cp_buf b[3], t[3];
 	size_t i, j;
 	int k, same;
 
@@ -618,25 +623,31 @@ static void test_sse2_same(void)
 		for (j = 0; c[i].odd && j < sizeof odd / sizeof odd[0]; j++)
 			CHECK(mmu_config_set(&cfg, odd[j][0], odd[j][1], &err) == 0);
 		CHECK(mmu_config_check(&cfg, &err) == 0);
-		for (k = 0; k < 2; k++) {
-			if (k)
-				setenv("COUNTERPOINT_SIM_NO_AVX2", "1", 1);
-			else
-				unsetenv("COUNTERPOINT_SIM_NO_AVX2");
+		for (k = 0; k < 3; k++) {
+			if (off[k])
+				setenv(off[k], "1", 1);
 			cp_buf_init(&b[k]);
 			cp_buf_init(&t[k]);
 			CHECK(mmu_run(&cfg, c[i].features, c[i].page, c[i].workload,
 				      &o, "obs", &b[k], &t[k], &err) == 0);
+			if (k == 1)
+				CHECK(mmu_sim_simd() != MMU_SIMD_AVX512);
+			if (k == 2)
+				CHECK(mmu_sim_simd() == MMU_SIMD_SSE2 && !mmu_sim_avx2());
+			if (off[k])
+				unsetenv(off[k]);
 		}
-		CHECK(!mmu_sim_avx2());
-		unsetenv("COUNTERPOINT_SIM_NO_AVX2");
-		same = b[0].len == b[1].len && !memcmp(b[0].data, b[1].data, b[0].len);
-		CHECK(b[0].len > 1000 && same);
-		CHECK(t[0].len > 1000 && t[0].len == t[1].len &&
-		      !memcmp(t[0].data, t[1].data, t[0].len));
-		if (!same)
-			printf("  differs: %s (case %zu)\n", c[i].workload, i);
-		for (k = 0; k < 2; k++) {
+		for (k = 1; k < 3; k++) {
+			same = b[0].len == b[k].len &&
+			       !memcmp(b[0].data, b[k].data, b[0].len);
+			CHECK(b[0].len > 1000 && same);
+			CHECK(t[0].len > 1000 && t[0].len == t[k].len &&
+			      !memcmp(t[0].data, t[k].data, t[0].len));
+			if (!same)
+				printf("  differs: %s (case %zu, %s set)\n",
+				       c[i].workload, i, off[k]);
+		}
+		for (k = 0; k < 3; k++) {
 			cp_buf_release(&b[k]);
 			cp_buf_release(&t[k]);
 		}
@@ -645,6 +656,14 @@ static void test_sse2_same(void)
 	setenv("COUNTERPOINT_SIM_NO_AVX2", "0", 1);   /* "0": as if unset */
 	CHECK(mmu_sim_avx2() == k);
 	unsetenv("COUNTERPOINT_SIM_NO_AVX2");
+	k = mmu_sim_simd();
+	CHECK(k == MMU_SIMD_SSE2 || k == MMU_SIMD_AVX2 || k == MMU_SIMD_AVX512);
+	CHECK((k != MMU_SIMD_SSE2) == mmu_sim_avx2());
+	setenv("COUNTERPOINT_SIM_NO_AVX512", "", 1);  /* empty: as if unset */
+	CHECK(mmu_sim_simd() == k);
+	unsetenv("COUNTERPOINT_SIM_NO_AVX512");
+	printf("  this host runs the %s code\n", k == MMU_SIMD_AVX512 ? "AVX-512" :
+	       k == MMU_SIMD_AVX2 ? "AVX2" : "SSE2");
 }
 
 /* A workload whose data spans more 1G regions above 4 TB than the
