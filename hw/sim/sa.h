@@ -313,7 +313,8 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 
 #ifdef __AVX512F__
 	/* a set of 16: a hit is one permutation by its rank (sa_hit16), a
-	 * miss one rotation by a lane with the tag put in lane 0 */
+	 * miss one rotation by a lane across the set (valignd), the tag
+	 * (the scan's broadcast) coming in at lane 0 */
 	if (ways == 16) {
 		__m512i *v = (__m512i *)(void *)t;
 
@@ -322,10 +323,24 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 				_mm512_load_si512((const void *)sa_hit16[r]),
 				_mm512_load_si512(v)));
 		else
-			_mm512_store_si512(v, _mm512_mask_set1_epi32(
-				_mm512_alignr_epi32(_mm512_load_si512(v),
-					_mm512_load_si512(v), 15), 1,
-				(int)(uint32_t)tag));
+			_mm512_store_si512(v, _mm512_alignr_epi32(
+				_mm512_load_si512(v),
+				_mm512_set1_epi32((int)(uint32_t)tag), 15));
+	} else
+#endif
+#ifdef __AVX512VL__
+	/* a miss in a set of 8 or 4: one rotation by a lane across the
+	 * set, the tag (the scan's broadcast) coming in at lane 0 */
+	if (ways == 8 && miss) {
+		__m256i *v = (__m256i *)(void *)t;
+
+		_mm256_store_si256(v, _mm256_alignr_epi32(_mm256_load_si256(v),
+			_mm256_set1_epi32((int)(uint32_t)tag), 7));
+	} else if (ways == 4 && miss) {
+		__m128i *v = (__m128i *)(void *)t;
+
+		_mm_store_si128(v, _mm_alignr_epi32(_mm_load_si128(v),
+			_mm_set1_epi32((int)(uint32_t)tag), 3));
 	} else
 #endif
 #ifdef __AVX2__
