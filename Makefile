@@ -123,9 +123,9 @@ build/bench/%: build/obj/bench/%.o $(LIB)
 # linked with bench/sim.c into build/pgo/train, run on bench/sim's cases
 # (2 M uops each, a few seconds; a second time with the AVX-512 copy
 # turned off, so that an AVX-512 host trains the AVX2 copy too), and
-# compiled again for the library with
-# the profile that run wrote: blocks laid out and inlined by how often they
-# ran (docs/simulator.md, "Sixth round").  Both compiles name their profile
+# compiled again for the library with the profile those runs wrote: blocks
+# laid out and inlined by how often they ran (docs/simulator.md, "Sixth
+# round").  Both compiles name their profile
 # after the source (-dumpbase), not the object, so that the two object
 # paths find the same profile, static functions included.  Any change to
 # a source or header of hw/sim/ trains again (a stale profile would be a

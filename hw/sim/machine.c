@@ -458,7 +458,7 @@ HOT void mshr_take(struct mmu_machine *m, struct mshr *w, uint64_t va,
 		   const struct walk_out *o, int fast)
 {
 	unsigned i, n = walkers(m, fast);
-	int moved = w->end != NONE;      /* a walk taken over: its end moves later */
+	int moved = w->end != NONE;   /* a walk taken over: its end moves later */
 
 	w->key = page_key(va, size);
 	w->va = va;
