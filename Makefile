@@ -1,6 +1,6 @@
 # counterpoint: one plain Makefile.  `make deps` installs, `make` builds,
-# `make test` runs every test (plain and sanitized) and ends with
-# "N passed, N failed".  Quiet unless V=1.
+# `make check` runs the quick tests, `make test` every test; both end with
+# "N passed, N failed, N skipped".  Quiet unless V=1.
 
 CC      ?= cc
 FUZZCC  ?= clang
@@ -16,6 +16,10 @@ NUMERIC  = geometry/% stats/% solver/% pipeline/% report/%
 GENWARN  = -Wall -Wextra -Werror -Wno-unused-function -Wno-sign-compare \
            -Wno-missing-prototypes -Wno-unused-parameter
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -I. -Ibuild/gen -MMD -MP
+# The library's objects are compiled once, position-independent, for the
+# static and the shared library alike; without semantic interposition
+# calls inside the library stay direct, as in an executable.
+PICFLAGS = -fPIC -fno-semantic-interposition
 CFLAGS  ?= -O2 -g
 ASANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
@@ -46,11 +50,10 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 AUNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=build/bench/%)
 
-# The shared library: its own -fPIC objects (build/pic/), soname
-# libcounterpoint.so.$(SOMAJOR); the version is cp_version()'s.
+# The shared library: soname libcounterpoint.so.$(SOMAJOR), from the same
+# objects as the static one; the version is cp_version()'s.
 VERSION  := $(shell sed -n 's/^[[:space:]]*return "\([0-9][0-9.]*\)";/\1/p' common/cp.c)
 SOMAJOR  = 0
-PLIB_OBJ = $(LIB_SRC:%.c=build/pic/obj/%.o) $(GEN_SRC:build/gen/%.c=build/pic/obj/gen/%.o)
 SONAME   = libcounterpoint.so.$(SOMAJOR)
 SOLIB    = build/libcounterpoint.so.$(VERSION)
 # The installed headers: each module's public header(s), no internal ones.
@@ -74,7 +77,7 @@ BIN      = bin/counterpoint
 ABIN     = build/asan/counterpoint
 
 .SECONDARY:
-.PHONY: all deps test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
+.PHONY: all deps check test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
         shared man install uninstall mpi
 all: $(BIN) $(LIB) shared man
 
@@ -98,11 +101,11 @@ build/gen/dsl/lexer.c: dsl/lexer.l $(GEN_HDR)
 build/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(GENWARN) -c -o $@ $<
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(PICFLAGS) $(GENWARN) -c -o $@ $<
 build/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(PICFLAGS) $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
 $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -117,46 +120,6 @@ build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-# ---- the simulator, compiled on its own profile ----
-# hw/sim/ holds the project's one hot loop (docs/simulator.md,
-# "Performance").  Its files are compiled once instrumented (build/pgo/obj),
-# linked with bench/sim.c into build/pgo/train, run on bench/sim's cases
-# (2 M uops each, a few seconds; a second time with the AVX-512 copy
-# turned off, so that an AVX-512 host trains the AVX2 copy too), and
-# compiled again for the library with the profile those runs wrote: blocks
-# laid out and inlined by how often they ran (docs/simulator.md, "Sixth
-# round").  Both compiles name their profile
-# after the source (-dumpbase), not the object, so that the two object
-# paths find the same profile, static functions included.  Any change to
-# a source or header of hw/sim/ trains again (a stale profile would be a
-# coverage-mismatch error).  PGO=0, or a compiler without
-# -fprofile-partial-training (GCC 10 and later have it; clang does not),
-# compiles them as the rest; the ASan, PIC and fuzz builds never use it.
-PGO      ?= 1
-PGO_CC   := $(shell $(CC) -fprofile-partial-training -fprofile-update=single -E -x c /dev/null >/dev/null 2>&1 && echo 1)
-SIM_SRC  = $(wildcard hw/sim/*.c)
-PGO_OBJ  = $(SIM_SRC:%.c=build/pgo/obj/%.o)
-PGO_DATA = $(CURDIR)/build/pgo/data
-ifeq ($(PGO)$(PGO_CC),11)
-build/pgo/obj/%.o: %.c | $(GEN_HDR)
-	@mkdir -p $(@D)
-	@echo "  CC/PROF $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) -fprofile-generate=$(PGO_DATA) \
-	    -dumpbase $< -fprofile-update=single -c -o $@ $<
-build/pgo/train: build/obj/bench/sim.o $(PGO_OBJ) $(filter-out build/obj/hw/sim/%,$(LIB_OBJ))
-	@echo "  LINK    $@"
-	$(Q)$(CC) $(CFLAGS) -fprofile-generate -o $@ $^ $(LIBS)
-build/pgo/data.stamp: build/pgo/train
-	@echo "  TRAIN   build/pgo/train 2 1"
-	$(Q)rm -rf $(PGO_DATA) && build/pgo/train 2 1 > build/pgo/train.log && \
-	    COUNTERPOINT_SIM_NO_AVX512=1 build/pgo/train 2 1 >> build/pgo/train.log && touch $@
-$(SIM_SRC:%.c=build/obj/%.o): build/obj/%.o: %.c build/pgo/data.stamp | $(GEN_HDR)
-	@mkdir -p $(@D)
-	@echo "  CC/PGO  $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(WARN) -fprofile-use=$(PGO_DATA) \
-	    -dumpbase $< -fprofile-partial-training -Wno-missing-profile -c -o $@ $<
-endif
-
 # ---- the MPI command: cli/ again with mpicc and CP_MPI, the same library ----
 build/mpi/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(@D)
@@ -168,25 +131,17 @@ $(MPI_BIN): $(MPI_CLI_OBJ) $(LIB)
 	$(Q)$(MPICC) $(CFLAGS) -o $@ $(MPI_CLI_OBJ) $(LIB) $(LIBS)
 mpi: $(MPI_BIN)
 
-# ---- shared library: position-independent objects, in their own folder ----
-build/pic/obj/gen/%.o: build/gen/%.c
-	@mkdir -p $(@D)
-	@echo "  CC/PIC  $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -fPIC $(GENWARN) -c -o $@ $<
-build/pic/obj/%.o: %.c | $(GEN_HDR)
-	@mkdir -p $(@D)
-	@echo "  CC/PIC  $<"
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -fPIC $(WARN) $(if $(filter $(NUMERIC),$<),$(NUMWARN)) -c -o $@ $<
+# ---- shared library ----
 # The exported interface is exactly what the public headers declare: the
 # version script lists the objects' global symbols that the headers name
 # (everything else, module-internal cross-file functions included, is
 # local).  tests/check-symbols.sh checks the result with nm -D.
-build/libcounterpoint.map: $(PLIB_OBJ) $(PUBLIC_HDR) build-aux/exports.sh
-	$(Q)CC="$(CC)" sh build-aux/exports.sh COUNTERPOINT_$(SOMAJOR) "$(PUBLIC_HDR)" $(PLIB_OBJ) > $@.tmp && mv $@.tmp $@
-$(SOLIB): $(PLIB_OBJ) build/libcounterpoint.map
+build/libcounterpoint.map: $(LIB_OBJ) $(PUBLIC_HDR) build-aux/exports.sh
+	$(Q)CC="$(CC)" sh build-aux/exports.sh COUNTERPOINT_$(SOMAJOR) "$(PUBLIC_HDR)" $(LIB_OBJ) > $@.tmp && mv $@.tmp $@
+$(SOLIB): $(LIB_OBJ) build/libcounterpoint.map
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/libcounterpoint.map \
-	    -Wl,--no-undefined -o $@ $(PLIB_OBJ) $(LIBS)
+	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
 build/$(SONAME) build/libcounterpoint.so: $(SOLIB)
 	$(Q)ln -sf $(notdir $(SOLIB)) $@
 shared: $(SOLIB) build/$(SONAME) build/libcounterpoint.so
@@ -265,12 +220,18 @@ build/asan/tests/%: build/asan/obj/tests/unit/%.o $(ALIB)
 	$(Q)$(CC) $(ASANFLAGS) -o $@ $< $(ALIB) $(LIBS)
 
 # ---- tests ----
+# make check: the quick tier, to run while working (tests/run.sh --quick);
+# make test: everything, what CI runs: the sanitizer build and the fuzz
+# targets (built with clang, each run on its seed corpus) too.  Both run
+# JOBS tests at a time (default: the processors); tests/run.sh PATTERN
+# runs a subset.
+JOBS    ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 unit: $(UNIT_BIN)
 asan: $(AUNIT_BIN) $(ABIN)
-# fuzz-build too: the fuzz targets are built (with clang) and replay their
-# seed corpora, so a target that no longer compiles fails make test.
+check: all unit check-layers
+	$(Q)sh tests/run.sh --quick -j $(JOBS)
 test: all unit asan fuzz-build check-symbols check-layers $(if $(HAVE_MPICC),mpi)
-	$(Q)LC_ALL=C sh tests/run.sh
+	$(Q)sh tests/run.sh -j $(JOBS)
 
 # Modules include only the headers of modules below them (docs/architecture.md).
 check-layers:

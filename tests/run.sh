@@ -1,144 +1,231 @@
 #!/bin/sh
-# tests/run.sh: runs every test and prints "N passed, N failed, N skipped".
-#  1. unit tests (build/tests/test_*), each printing PASS:/FAIL:/SKIP: lines;
-#  2. the same unit tests built with AddressSanitizer + UBSan;
-#  3. CLI golden cases (tests/cli/cases/NAME/{cmd,stdout,stderr,status});
-#  4. CLI scripts (tests/cli/*.sh, tests/install.sh: exit 0 pass, 77 skip,
-#     else fail);
-#  5. DSL error cases (tests/dsl/errors/NAME.udd with NAME.err) and
-#     dataset error cases (tests/stats/errors/NAME.csv with NAME.err);
-#  6. fuzz corpus and past crashes replayed through the sanitized binary,
-#     and every fuzz target run once on each file of its seed corpus.
-# A failed case keeps its output under build/test-failures/.
+# SPDX-License-Identifier: GPL-3.0-or-later
+# tests/run.sh: runs the tests in parallel and prints
+# "N passed, N failed, N skipped".
+#
+#   sh tests/run.sh [--quick] [-j N] [PATTERN ...]
+#
+# --quick is `make check`'s tier: unit tests, CLI golden cases, the error
+# catalogues, quick CLI scripts and the DSL fuzz corpus replayed through
+# the plain binary.  Without it (`make test`) every test runs: also the
+# CLI scripts marked "# tier: full" (browser, MPI, long sweeps), the
+# corpus replayed through the sanitized binary, the fuzz targets on their
+# seed corpora, and the unit tests again under ASan and UBSan, reported
+# on a line of their own and not added to the count.
+# A PATTERN (an extended regular expression) keeps the tests whose name
+# (group/name, as the failures print it: unit/test_udd, case/check-m0,
+# script/explore, dsl/unknown-counter ...) it matches.
+#
+# Groups run one after another, each with a progress line; the tests of a
+# group run N at a time (default: the number of processors).  A failed
+# test keeps its output under build/test-failures/.
 LC_ALL=C; export LC_ALL
 OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS
 ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS
 top=$(pwd)
-CP="$top/bin/counterpoint"; export CP
-ACP="$top/build/asan/counterpoint"; export ACP
+CP=${CP:-$top/bin/counterpoint}; export CP
+ACP=${ACP:-$top/build/asan/counterpoint}; export ACP
+
+# ---- one test: sh tests/run.sh --one GROUP NAME OUT ----
+# Writes OUT.res ("passed failed skipped") and OUT.log (what to show when
+# it fails).  A unit test program counts its PASS:/FAIL:/SKIP: lines.
+if [ "$1" = --one ]; then
+	g=$2; n=$3; out=$4; log=$out.log
+	pass=0; fail=0; skip=0
+	unit() {  # $1 = binary
+		"$1" >"$log" 2>&1; rc=$?
+		pass=$(grep -c '^PASS: ' "$log"); fail=$(grep -c '^FAIL: ' "$log")
+		skip=$(grep -c '^SKIP: ' "$log")
+		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && {
+			fail=1; echo "exited with status $rc" >>"$log"; }
+	}
+	verdict() {  # $1 = 0 pass, 77 skip, else fail
+		case $1 in 0) pass=1 ;; 77) skip=1 ;; *) fail=1 ;; esac
+	}
+	# an error catalogue's case: command $1 on file $2 exits with
+	# FILE.status (default $3) and prints FILE.err; $4 adds options
+	error_case() {
+		base=${2%.*}
+		# shellcheck disable=SC2086
+		"$CP" "$1" "$2" $4 >/dev/null 2>"$out.stderr"; rc=$?
+		want=$3; [ -f "$base.status" ] && want=$(cat "$base.status")
+		{ echo "status $rc, expected $want"
+		  diff -u "$base.err" "$out.stderr" | head -n 20; } >"$log"
+		[ "$rc" = "$want" ] && cmp -s "$out.stderr" "$base.err"
+		verdict $?
+	}
+	case $g in
+	unit) unit "build/tests/$n" ;;
+	asan) unit "build/asan/tests/$n" ;;
+	case)
+		d=tests/cli/cases/$n
+		sh "$d/cmd" >"$out.stdout" 2>"$out.stderr"; rc=$?
+		want=0; [ -f "$d/status" ] && want=$(cat "$d/status")
+		: >"$log"
+		[ "$rc" = "$want" ] || echo "exit status $rc, expected $want" >>"$log"
+		# every case compares stdout (an empty file when it must be empty)
+		if [ ! -f "$d/stdout" ]; then echo "no $d/stdout" >>"$log"
+		elif ! cmp -s "$out.stdout" "$d/stdout"; then
+			echo "stdout differs:" >>"$log"
+			diff -u "$d/stdout" "$out.stdout" | head -n 30 >>"$log"
+		fi
+		if [ -f "$d/stderr" ] && ! cmp -s "$out.stderr" "$d/stderr"; then
+			echo "stderr differs:" >>"$log"
+			diff -u "$d/stderr" "$out.stderr" | head -n 30 >>"$log"
+		fi
+		[ -s "$log" ]; verdict $((1 - $?))
+		;;
+	script)
+		sh "tests/cli/$n.sh" >"$log" 2>&1; verdict $? ;;
+	install)
+		sh tests/install.sh >"$log" 2>&1; verdict $? ;;
+	dsl)
+		# `counterpoint paths` prints exactly NAME.err on stderr and
+		# exits 1 (NAME.status); a first line "// args: ..." adds options
+		u=tests/dsl/errors/$n.udd
+		error_case paths "$u" 1 "$(sed -n '1s|^// args: ||p' "$u")" ;;
+	dataset)
+		# `counterpoint region NAME.csv` prints exactly NAME.err and
+		# exits 2 (NAME.status); NAME.args adds options
+		c=tests/stats/errors/$n.csv
+		args=""; [ -f "${c%.csv}.args" ] && args=$(cat "${c%.csv}.args")
+		error_case region "$c" 2 "$args" ;;
+	replay)
+		# the DSL fuzz corpus and past crashes: a status above 2 is a
+		# crash (ASan's command in the full tier)
+		bin=$CP; [ -n "$REPLAY_ASAN" ] && bin=$ACP
+		"$bin" paths "$n" >/dev/null 2>"$log"; rc=$?
+		[ "$rc" -le 2 ]; verdict $? ;;
+	fuzz)
+		# a fuzz target (clang, ASan, UBSan) once on each seed: libFuzzer
+		# exits non-zero on a crash, a leak or undefined behaviour
+		t=${n%%/*}; f=tests/fuzz/corpus/$n
+		build/fuzz/"$t" "$f" >"$log" 2>&1; verdict $? ;;
+	esac
+	echo "$pass $fail $skip" >"$out.res"
+	exit 0
+fi
+
+# ---- the list of tests, the groups, the summary ----
+quick=0; jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); pat=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	-j) jobs=$2; shift ;;
+	-j*) jobs=${1#-j} ;;
+	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) pat="$pat${pat:+|}$1" ;;
+	esac
+	shift
+done
+# the quick tier builds no sanitized command: tests that run it run the
+# plain one
+[ $quick = 1 ] && ACP=$CP
 fails="$top/build/test-failures"
 rm -rf "$fails"; mkdir -p "$fails"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0; skip=0
+total_p=0; total_f=0; total_s=0; asan_line=""
 
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
+# A script is in the full tier when it says "# tier: full" in its
+# first lines.
+tier_full() { head -n 12 "$1" | grep -q '^# tier: full'; }
 
-run_unit() {  # $1 = binary, $2 = label prefix
-	name=$2$(basename "$1")
-	out="$tmp/unit.out"
-	"$1" >"$out" 2>&1; rc=$?
-	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out")
-	s=$(grep -c '^SKIP: ' "$out")
-	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	# a skipped test says why (the "  skip: ..." line just before it)
-	awk -v pre="$2" '/^  skip: /{why=substr($0, 9)} /^SKIP: /{print "SKIP: " pre substr($0, 7) ": " why}' "$out"
-	if [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then
-		[ "$f" -eq 0 ] && ko "$name exited with status $rc"
-		grep -v '^PASS: ' "$out" | sed "s|^|  $name: |" | head -n 60
-		cp "$out" "$fails/$name.out"
+# The tests of group $1, one "group NAME" per line.
+list() {
+	case $1 in
+	unit|asan)
+		d=build/tests; [ "$1" = asan ] && d=build/asan/tests
+		for t in "$d"/test_*; do [ -x "$t" ] && echo "$1 ${t##*/}"; done ;;
+	case)
+		for d in tests/cli/cases/*/; do
+			[ -f "$d/cmd" ] && echo "case $(basename "$d")"; done ;;
+	script)
+		for s in tests/cli/*.sh; do
+			[ $quick = 1 ] && tier_full "$s" && continue
+			echo "script $(basename "$s" .sh)"
+		done
+		[ $quick = 1 ] || echo "install install" ;;
+	dsl)
+		for u in tests/dsl/errors/*.udd; do
+			[ -f "$u" ] && echo "dsl $(basename "$u" .udd)"; done ;;
+	dataset)
+		for c in tests/stats/errors/*.csv; do
+			[ -f "$c" ] && echo "dataset $(basename "$c" .csv)"; done ;;
+	replay)
+		for f in tests/fuzz/corpus/fuzz_parser/* tests/fuzz/crashes/*; do
+			[ -f "$f" ] && echo "replay $f"; done ;;
+	fuzz)
+		for t in tests/fuzz/fuzz_*.c; do
+			t=$(basename "$t" .c)
+			for f in tests/fuzz/corpus/"$t"/*; do
+				[ -f "$f" ] && echo "fuzz $t/${f##*/}"; done
+		done ;;
+	esac
+}
+
+# Run group $1 ($2: its label); adds to the totals (or, for asan, makes
+# its own line).
+group() {
+	list "$1" >"$tmp/list"
+	if [ -n "$pat" ]; then
+		awk '{ print $1 "/" $2 " " $0 }' "$tmp/list" | grep -E -- "^[^ ]*($pat)" |
+			cut -d' ' -f2- >"$tmp/list.k"
+		mv "$tmp/list.k" "$tmp/list"
+	fi
+	[ -s "$tmp/list" ] || return 0
+	start=$(date +%s)
+	mkdir -p "$tmp/$1"
+	# each test's output file: its name with / made _
+	awk -v dir="$tmp/$1" '{ f = $2; gsub("/", "_", f); print $1, $2, dir "/" f }' \
+		"$tmp/list" | xargs -P "$jobs" -L 1 sh "$0" --one
+	p=0; f=0; s=0
+	while read -r g n; do
+		o=$tmp/$1/$(echo "$n" | tr / _)
+		if [ ! -f "$o.res" ]; then
+			f=$((f + 1)); echo "FAIL: $g/$n: did not finish"; continue
+		fi
+		read -r tp tf ts <"$o.res"
+		p=$((p + tp)); f=$((f + tf)); s=$((s + ts))
+		if [ "$tf" -gt 0 ]; then
+			echo "FAIL: $g/$n"
+			grep -v '^PASS: ' "$o.log" | head -n 40 | sed 's/^/  /'
+			mkdir -p "$fails/$g"
+			cp "$o".* "$fails/$g/" 2>/dev/null
+		fi
+		if [ "$ts" -gt 0 ]; then
+			# a skipped test says why (a unit test: the "  skip:" line
+			# before it; a script: its last line)
+			if [ "$g" = unit ] || [ "$g" = asan ]; then
+				awk -v pre="$g/" '/^  skip: /{why=substr($0, 9)} /^SKIP: /{print "SKIP: " pre substr($0, 7) ": " why}' "$o.log"
+			else
+				echo "SKIP: $g/$n: $(tail -n 1 "$o.log")"
+			fi
+		fi
+	done <"$tmp/list"
+	printf '%-9s %4d passed, %d failed, %d skipped (%s s)\n' "$2" "$p" "$f" "$s" \
+		$(($(date +%s) - start))
+	if [ "$1" = asan ]; then
+		asan_line="sanitizers (the unit tests again under ASan and UBSan, not counted above): $p passed, $f failed, $s skipped"
+		asan_f=$f
+	else
+		total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + s))
 	fi
 }
 
-for t in build/tests/test_*; do
-	[ -x "$t" ] && run_unit "$t" ""
-done
-for t in build/asan/tests/test_*; do
-	[ -x "$t" ] && run_unit "$t" "asan:"
-done
-
-# CLI golden cases: cmd runs with sh in the repository root.
-for d in tests/cli/cases/*/; do
-	[ -f "$d/cmd" ] || continue
-	name=cli:$(basename "$d")
-	(cd "$top" && sh "$d/cmd") >"$tmp/out" 2>"$tmp/err"; rc=$?
-	want=0; [ -f "$d/status" ] && want=$(cat "$d/status")
-	bad=""
-	[ "$rc" = "$want" ] || bad="exit status $rc, expected $want"
-	if [ -f "$d/stdout" ] && ! cmp -s "$tmp/out" "$d/stdout"; then
-		bad="$bad stdout differs"; diff -u "$d/stdout" "$tmp/out" | head -n 30
-	fi
-	if [ -f "$d/stderr" ] && ! cmp -s "$tmp/err" "$d/stderr"; then
-		bad="$bad stderr differs"; diff -u "$d/stderr" "$tmp/err" | head -n 30
-	fi
-	if [ -n "$bad" ]; then
-		ko "$name: $bad"
-		mkdir -p "$fails/$name"; cp "$tmp/out" "$tmp/err" "$fails/$name/"
-	else
-		ok
-	fi
-done
-
-# CLI scripts: larger end-to-end checks.
-for s in tests/cli/*.sh tests/install.sh; do
-	[ -f "$s" ] || continue
-	name=cli:$(basename "$s" .sh)
-	(cd "$top" && sh "$s") >"$tmp/out" 2>&1; rc=$?
-	if [ "$rc" = 0 ]; then ok
-	elif [ "$rc" = 77 ]; then skip=$((skip + 1)); echo "SKIP: $name: $(tail -n 1 "$tmp/out")"
-	else ko "$name (status $rc)"; tail -n 30 "$tmp/out"; cp "$tmp/out" "$fails/$(basename "$s").out"
-	fi
-done
-
-# DSL error cases: `counterpoint paths` must print exactly NAME.err on
-# stderr and exit 1.  A first line "// args: ..." adds options.
-for u in tests/dsl/errors/*.udd; do
-	[ -f "$u" ] || continue
-	name=dsl:$(basename "$u" .udd)
-	args=$(sed -n '1s|^// args: ||p' "$u")
-	# shellcheck disable=SC2086
-	"$CP" paths "$u" $args >/dev/null 2>"$tmp/err"; rc=$?
-	want=1; [ -f "${u%.udd}.status" ] && want=$(cat "${u%.udd}.status")
-	if [ "$rc" = "$want" ] && cmp -s "$tmp/err" "${u%.udd}.err"; then ok
-	else ko "$name (status $rc)"; diff -u "${u%.udd}.err" "$tmp/err" | head -n 20
-	fi
-done
-
-# Dataset error cases: `counterpoint region NAME.csv` must print exactly
-# NAME.err on stderr (every message "file:line: ...") and exit 2
-# (NAME.status otherwise); NAME.args adds options.
-for c in tests/stats/errors/*.csv; do
-	[ -f "$c" ] || continue
-	name=dataset:$(basename "$c" .csv)
-	args=""; [ -f "${c%.csv}.args" ] && args=$(cat "${c%.csv}.args")
-	# shellcheck disable=SC2086
-	"$CP" region "$c" $args >/dev/null 2>"$tmp/err"; rc=$?
-	want=2; [ -f "${c%.csv}.status" ] && want=$(cat "${c%.csv}.status")
-	if [ "$rc" = "$want" ] && cmp -s "$tmp/err" "${c%.csv}.err"; then ok
-	else ko "$name (status $rc)"; diff -u "${c%.csv}.err" "$tmp/err" | head -n 20
-	fi
-done
-
-# Fuzz corpus replay under the sanitizers: any status above 2 is a crash.
-# The DSL corpus and past DSL crashes go through the sanitized command.
-if [ -x "$ACP" ]; then
-	for f in tests/fuzz/corpus/fuzz_parser/* tests/fuzz/crashes/*; do
-		[ -f "$f" ] || continue
-		"$ACP" paths "$f" >/dev/null 2>"$tmp/err"; rc=$?
-		if [ "$rc" -le 2 ]; then ok
-		else ko "fuzz-replay:$f (status $rc)"; tail -n 20 "$tmp/err"
-		fi
-	done
+asan_f=0
+# the full tier replays the fuzz corpora through the sanitized command
+[ $quick = 0 ] && { REPLAY_ASAN=1; export REPLAY_ASAN; }
+group unit unit
+group case cases
+group dsl dsl
+group dataset datasets
+group replay replay
+group script scripts
+if [ $quick = 0 ]; then
+	group fuzz fuzz
+	group asan asan
 fi
-
-# Every fuzz target (built with clang, ASan and UBSan) runs each file of
-# its seed corpus once: libFuzzer exits non-zero on a crash, a leak or
-# undefined behaviour.
-for t in tests/fuzz/fuzz_*.c; do
-	[ -f "$t" ] || continue
-	n=$(basename "$t" .c); bin="$top/build/fuzz/$n"
-	if [ ! -x "$bin" ]; then ko "fuzz:$n: $bin not built"; continue; fi
-	seeds=0
-	for f in tests/fuzz/corpus/"$n"/*; do
-		[ -f "$f" ] || continue
-		seeds=$((seeds + 1))
-		if "$bin" "$f" >"$tmp/out" 2>&1; then ok
-		else ko "fuzz:$n:$f"; tail -n 20 "$tmp/out"
-		fi
-	done
-	[ "$seeds" -gt 0 ] || ko "fuzz:$n: no seed corpus in tests/fuzz/corpus/$n"
-done
-
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+[ -n "$asan_line" ] && echo "$asan_line"
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ] && [ "$asan_f" -eq 0 ]

@@ -15,14 +15,27 @@
 #include "hw/sim/machine_int.h"
 #include "hw/sim/sim_int.h"
 
-/* The μop path is compiled five times (see DTLB4K_SHAPE): its functions
- * take `fast`, a constant in each copy (FAST_NONE, the general one, or
- * FAST_4K ... FAST_MIX) that mmu_access() and the others choose between,
- * and are inlined into every copy (HOT), so that each set-associative
- * operation on it is a straight line for its structure's shape, and
- * outside a mix the page size is a constant.  Rare steps (page aging,
+/* The μop path is compiled twice (see DTLB4K_SHAPE): its functions take
+ * `fast`, a constant in each copy (FAST_NONE, the general one, or
+ * FAST_SHAPES, for the default machine's shapes) that mmu_stream_run()
+ * and mmu_access_wrong() choose between, and are inlined into both
+ * (HOT), so that each set-associative operation of the FAST_SHAPES copy
+ * is a straight line for its structure's shape.  Rare steps (page aging,
  * prefetches, building nodes) take `fast` as a plain argument. */
+#if defined(__SANITIZE_ADDRESS__)          /* GCC's */
+#define MMU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)     /* clang's */
+#define MMU_SANITIZED 1
+#endif
+#endif
+#ifdef MMU_SANITIZED
+/* sanitized builds (the tests' and the fuzz targets') inline as the
+ * compiler sees fit: forced, their copies took minutes to compile */
+#define HOT static inline
+#else
 #define HOT static inline __attribute__((always_inline))
+#endif
 
 /* Operation OP (lookup, access, probe) on structure s: at the default
  * machine's shape sh when fast, else at the structure's own. */
@@ -38,19 +51,11 @@
 		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_2M], vpn, DTLB2M_SHAPE) : \
 		sa_##OP##_as(&(m)->dtlb[MMU_PAGE_1G], vpn, DTLB1G_SHAPE))
 
-/* A page size read from the machine's state (an MSHR, a replay): the
- * constant it must be in a copy for one page size. */
-HOT unsigned size_in(unsigned size, int fast)
-{
-	return fast && FAST_MODE(fast) != FAST_MIX ?
-	       (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES : size;
-}
-
-/* The machine's features: every one in the copies compiled for a
- * machine with all of them (FAST_ALL: the tests of features fold). */
+/* The machine's features. */
 HOT unsigned feats(const struct mmu_machine *m, int fast)
 {
-	return fast & FAST_ALL ? MMU_F_ALL : m->features;
+	(void)fast;
+	return m->features;
 }
 
 /* What a waiting request watches (m->watch_seen). */
@@ -64,10 +69,12 @@ HOT unsigned page_of(const struct mmu_machine *m, uint64_t va, int fast)
 {
 	uint64_t h;
 
-	if (fast && FAST_MODE(fast) != FAST_MIX)   /* (% : 0..2 to GCC too) */
-		return (unsigned)(FAST_MODE(fast) - FAST_4K) % MMU_N_PAGES;
-	if (FAST_MODE(fast) != FAST_MIX && m->mode != MMU_PAGE_MIX)
+	(void)fast;
+	if (m->mode != MMU_PAGE_MIX) {
+		if ((unsigned)m->mode >= MMU_N_PAGES)   /* (for the compiler) */
+			__builtin_unreachable();
 		return (unsigned)m->mode;
+	}
 	h = ((va >> 21) ^ m->mix_salt) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
@@ -210,22 +217,9 @@ HOT int fill_buffer_hit(const struct mmu_machine *m, uint64_t line,
 {
 	unsigned i, match = 0;
 
-#ifdef __AVX2__
-	/* (hw/sim/machine_avx2.c) the eight in one compare */
-	match = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
-		_mm256_loadu_si256((const __m256i *)(const void *)m->fb_low),
-		_mm256_set1_epi32((int)(uint32_t)line))));
-#elif defined(__SSE2__)
-	__m128i k = _mm_set1_epi32((int)(uint32_t)line);
-
-	match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-		_mm_load_si128((const __m128i *)(const void *)m->fb_low), k))) |
-		(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-		_mm_load_si128((const __m128i *)(const void *)(m->fb_low + 4)), k))) << 4;
-#else
+#pragma GCC unroll 8
 	for (i = 0; i < 8; i++)
 		match |= (unsigned)(m->fb_low[i] == (uint32_t)line) << i;
-#endif
 	for (; match; match &= match - 1) {
 		i = (unsigned)__builtin_ctz(match);
 		if (m->fb_line[i] == line && m->fb_ready[i] &&
@@ -381,7 +375,7 @@ static void dtlb_fills(struct mmu_machine *m, uint64_t t, int force, int fast)
 
 	for (i = 0; i < m->n_dfill; i++) {
 		if (force || m->dfill[i].t <= t) {
-			unsigned size = size_in(m->dfill[i].size, fast);
+			unsigned size = m->dfill[i].size;
 
 			if (vpn_key(m->dfill[i].vpn, size) == m->watch_key)
 				m->watch_seen |= SEEN_TLB;
@@ -415,7 +409,7 @@ HOT void retire_walks_due(struct mmu_machine *m, uint64_t t, int fast)
 
 		if (w->end <= t) {
 			if (w->fill)
-				walk_fill(m, w->va, size_in(w->size, fast), w->key, fast);
+				walk_fill(m, w->va, w->size, w->key, fast);
 			w->end = NONE;
 			w->key = NONE;
 		} else if (w->end < next) {
@@ -724,7 +718,7 @@ static inline size_t ring_add(size_t i, size_t k, size_t n)
 HOT void replay_run(struct mmu_machine *m, int fast)
 {
 	struct replay *r = &m->rq[m->rq_head];
-	unsigned size = size_in(r->size, fast);
+	unsigned size = r->size;
 	struct mshr *w;
 	struct walk_out o;
 	struct rows k;
@@ -832,18 +826,13 @@ HOT void access_correct(struct mmu_machine *m, uint64_t va, int is_store,
 	m->n_uops++;
 }
 
-#ifndef MMU_SIM_AVX2
 void mmu_access(struct mmu_machine *m, uint64_t va, int is_store)
 {
-	switch (FAST_MODE(m->fast)) {
-	case FAST_4K: access_correct(m, va, is_store, FAST_4K); break;
-	case FAST_2M: access_correct(m, va, is_store, FAST_2M); break;
-	case FAST_1G: access_correct(m, va, is_store, FAST_1G); break;
-	case FAST_MIX: access_correct(m, va, is_store, FAST_MIX); break;
-	default: access_correct(m, va, is_store, FAST_NONE); break;
-	}
+	if (m->fast)
+		access_correct(m, va, is_store, FAST_SHAPES);
+	else
+		access_correct(m, va, is_store, FAST_NONE);
 }
-#endif
 
 /* A wrong-path μop (mmu_access_wrong()). */
 HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
@@ -875,31 +864,13 @@ HOT void access_wrong(struct mmu_machine *m, uint64_t va, int is_store,
 }
 
 /* A wrong-path μop: translated (its walk aborted at its squash with
- * feature abort), never retired, never in the window.  The stream loop
- * calls it in its own build (the AVX2 one runs the AVX2 copy). */
-#ifdef MMU_SIM_AVX2
-static __attribute__((noinline)) void
-access_wrong_any(struct mmu_machine *m, uint64_t va, int is_store)
-#else
-#define access_wrong_any mmu_access_wrong
+ * feature abort), never retired, never in the window. */
 void mmu_access_wrong(struct mmu_machine *m, uint64_t va, int is_store)
-#endif
 {
-#ifdef MMU_SIM_AVX2
-	switch (m->fast) {
-	case FAST_4K | FAST_ALL: access_wrong(m, va, is_store, FAST_4K | FAST_ALL); break;
-	case FAST_2M | FAST_ALL: access_wrong(m, va, is_store, FAST_2M | FAST_ALL); break;
-	case FAST_1G | FAST_ALL: access_wrong(m, va, is_store, FAST_1G | FAST_ALL); break;
-	case FAST_MIX | FAST_ALL: access_wrong(m, va, is_store, FAST_MIX | FAST_ALL); break;
-#else
-	switch (FAST_MODE(m->fast)) {
-#endif
-	case FAST_4K: access_wrong(m, va, is_store, FAST_4K); break;
-	case FAST_2M: access_wrong(m, va, is_store, FAST_2M); break;
-	case FAST_1G: access_wrong(m, va, is_store, FAST_1G); break;
-	case FAST_MIX: access_wrong(m, va, is_store, FAST_MIX); break;
-	default: access_wrong(m, va, is_store, FAST_NONE); break;
-	}
+	if (m->fast)
+		access_wrong(m, va, is_store, FAST_SHAPES);
+	else
+		access_wrong(m, va, is_store, FAST_NONE);
 }
 
 /* The stream's loop (mmu_stream_run()) in one copy of the μop path:
@@ -927,7 +898,7 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 		if (spec) {
 			uint64_t j = next + spec - 1;
 
-			access_wrong_any(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
+			mmu_access_wrong(m, s->va[j % MMU_RING], s->st[j % MMU_RING]);
 		}
 		access_correct(m, va, st, fast);
 		k++;
@@ -938,70 +909,21 @@ HOT uint64_t stream_run(struct mmu_stream *s, struct mmu_machine *m,
 	return k;
 }
 
-/* Each copy of the stream loop a function of its own: with the AVX2
- * build's nine in one function GCC's register allocator did worse by
- * each (497.3 M instructions on issue 12's profile command, 482.7 M
- * apart). */
+/* Each copy of the stream loop a function of its own. */
 #define STREAM_COPY(name, F) \
 static __attribute__((noinline)) uint64_t \
 name(struct mmu_stream *s, struct mmu_machine *m, uint64_t n, uint64_t edge) \
 { \
 	return stream_run(s, m, n, edge, F); \
 }
-STREAM_COPY(stream_run_4k, FAST_4K)
-STREAM_COPY(stream_run_2m, FAST_2M)
-STREAM_COPY(stream_run_1g, FAST_1G)
-STREAM_COPY(stream_run_mix, FAST_MIX)
+STREAM_COPY(stream_run_shapes, FAST_SHAPES)
 STREAM_COPY(stream_run_any, FAST_NONE)
-#ifdef MMU_SIM_AVX2
-/* with every feature: for the AVX2 build only (the other builds run
- * the copy of the page mode, reading the features) */
-STREAM_COPY(stream_run_4k_all, FAST_4K | FAST_ALL)
-STREAM_COPY(stream_run_2m_all, FAST_2M | FAST_ALL)
-STREAM_COPY(stream_run_1g_all, FAST_1G | FAST_ALL)
-STREAM_COPY(stream_run_mix_all, FAST_MIX | FAST_ALL)
-#endif
 
-#ifdef MMU_SIM_AVX2
-/* hw/sim/machine_avx2.c (hw/sim/machine_avx512.c): this file's μop path
- * for hosts with AVX2 (and AVX-512) */
-#ifdef MMU_SIM_AVX512
-uint64_t mmu_stream_run_avx512(struct mmu_stream *s, struct mmu_machine *m,
-			       uint64_t n, uint64_t edge)
-#else
-uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
-			     uint64_t n, uint64_t edge)
-#endif
-{
-	switch (m->fast) {
-	case FAST_4K: return stream_run_4k(s, m, n, edge);
-	case FAST_2M: return stream_run_2m(s, m, n, edge);
-	case FAST_1G: return stream_run_1g(s, m, n, edge);
-	case FAST_MIX: return stream_run_mix(s, m, n, edge);
-	case FAST_4K | FAST_ALL: return stream_run_4k_all(s, m, n, edge);
-	case FAST_2M | FAST_ALL: return stream_run_2m_all(s, m, n, edge);
-	case FAST_1G | FAST_ALL: return stream_run_1g_all(s, m, n, edge);
-	case FAST_MIX | FAST_ALL: return stream_run_mix_all(s, m, n, edge);
-	default: return stream_run_any(s, m, n, edge);
-	}
-}
-#else
 uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge)
 {
-#ifdef MMU_HAVE_AVX2
-	if (m->simd == MMU_SIMD_AVX512)
-		return mmu_stream_run_avx512(s, m, n, edge);
-	if (m->simd == MMU_SIMD_AVX2)
-		return mmu_stream_run_avx2(s, m, n, edge);
-#endif
-	switch (FAST_MODE(m->fast)) {
-	case FAST_4K: return stream_run_4k(s, m, n, edge);
-	case FAST_2M: return stream_run_2m(s, m, n, edge);
-	case FAST_1G: return stream_run_1g(s, m, n, edge);
-	case FAST_MIX: return stream_run_mix(s, m, n, edge);
-	default: return stream_run_any(s, m, n, edge);
-	}
+	return m->fast ? stream_run_shapes(s, m, n, edge) :
+			 stream_run_any(s, m, n, edge);
 }
 
 void mmu_drain(struct mmu_machine *m)
@@ -1021,4 +943,3 @@ void mmu_drain(struct mmu_machine *m)
 	retire_walks(m, NONE, m->fast);
 	dtlb_fills(m, 0, 1, m->fast);
 }
-#endif

@@ -33,10 +33,9 @@ _Static_assert(HI_BASE + ((uint64_t)MMU_DATA_HI_GB << 30) == 1ull << PT_BITS,
 
 /* The default machine's shape of each structure (sets - 1, log2(sets),
  * ways, wide tags, where its hits fall: enum sa_mru) and its walkers.
- * hw/sim/machine.c compiles the μop path once for each page mode with
- * these as constants (and the page size too, but with --pages mix),
- * which a machine of exactly this shape runs (m->fast: FAST_4K ...), and
- * once reading them from the structures (0), for any other machine. */
+ * hw/sim/machine.c compiles the μop path once with these as constants,
+ * which a machine of exactly this shape runs (m->fast: FAST_SHAPES), and
+ * once reading them from the structures (FAST_NONE), for any other. */
 #define SHAPE(sets, shift, ways, wide, mru) \
 	((struct sa_shape){ (sets) - 1, (shift), (ways), (wide), (mru) })
 #define DTLB4K_SHAPE SHAPE(16, 4, 4, 0, MRU_SKIP)
@@ -49,22 +48,9 @@ _Static_assert(HI_BASE + ((uint64_t)MMU_DATA_HI_GB << 30) == 1ull << PT_BITS,
 #define L1_SHAPE SHAPE(64, 6, 8, 0, MRU_ANY)      /* line tags: 37 - 6 bits */
 #define L2_SHAPE SHAPE(512, 9, 8, 0, MRU_ANY)
 #define L3_SHAPE SHAPE(8192, 13, 16, 0, MRU_ANY)
-/* m->fast: 1 + the page mode (enum mmu_page) of the copy a machine runs */
-enum { FAST_NONE, FAST_4K, FAST_2M, FAST_1G, FAST_MIX };
-/* ... | FAST_ALL: the copy for a machine with every feature (the
- * features a constant too); FAST_MODE(): the page mode's part */
-#define FAST_ALL 8
-#define FAST_MODE(fast) ((fast) & 7)
+/* m->fast: the copy of the μop path a machine runs (hw/sim/machine.c) */
+enum { FAST_NONE, FAST_SHAPES };
 #define FAST_WALKERS 2
-
-/* With GCC on x86-64 the μop path is compiled a second time for hosts
- * with AVX2, BMI1 and BMI2 (hw/sim/machine_avx2.c: every copy above
- * again) and a third for hosts that have AVX-512 F and VL too
- * (hw/sim/machine_avx512.c), which a machine runs when its host has them
- * (m->simd). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define MMU_HAVE_AVX2 1
-#endif
 
 /* ---- page tables: nodes of 512 entries, levels 3 (PML4) .. 0 (PT) ----
  * Two pools, so a walk touches one host cache line per level: directory
@@ -109,9 +95,8 @@ struct rows {
 struct mmu_machine {
 	struct mmu_config cfg;
 	unsigned features;
-	int fast;                     /* the copy of the μop path: FAST_4K ... */
-	int simd;                     /* ... compiled for the host's vectors
-				       * (MMU_SIMD_SSE2 ..., mmu_sim_simd()) */
+	int fast;                     /* the copy of the μop path: FAST_SHAPES
+				       * or FAST_NONE */
 	enum mmu_page mode;           /* one page size, or MMU_PAGE_MIX */
 	uint64_t rng;
 	uint64_t mix_cut, mix_salt;   /* mix: a 2M region is 2M if hash < cut */
@@ -171,7 +156,7 @@ struct mmu_machine {
 
 	/* bypass: the walker's fill buffer, the last paging-structure lines
 	 * fetched and when each arrived (0: empty); fb_low: the low halves
-	 * of the lines, compared first, four (AVX2: eight) at a time */
+	 * of the lines, compared first */
 	uint64_t fb_line[8], fb_ready[8];
 	uint32_t fb_low[8] __attribute__((aligned(16)));
 	unsigned fb_next;

@@ -31,43 +31,6 @@ void mmu_machine_free(struct mmu_machine *m)
 	cp_free(m);
 }
 
-#ifdef MMU_HAVE_AVX2
-/* Whether environment variable name asks to turn a copy off: set, and
- * neither empty nor "0". */
-static int env_off(const char *name)
-{
-	const char *off = getenv(name);
-
-	return off && *off && strcmp(off, "0");
-}
-#endif
-
-int mmu_sim_avx2(void)
-{
-#ifdef MMU_HAVE_AVX2
-	if (env_off("COUNTERPOINT_SIM_NO_AVX2"))
-		return 0;
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-	       __builtin_cpu_supports("bmi2");
-#else
-	return 0;
-#endif
-}
-
-int mmu_sim_simd(void)
-{
-	if (!mmu_sim_avx2())
-		return MMU_SIMD_SSE2;
-#ifdef MMU_HAVE_AVX2
-	if (!env_off("COUNTERPOINT_SIM_NO_AVX512") &&
-	    __builtin_cpu_supports("avx512f") &&
-	    __builtin_cpu_supports("avx512vl"))
-		return MMU_SIMD_AVX512;
-#endif
-	return MMU_SIMD_AVX2;
-}
-
 struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 				    unsigned features, enum mmu_page page,
 				    uint64_t seed, struct cp_error *err)
@@ -146,9 +109,7 @@ struct mmu_machine *mmu_machine_new(const struct mmu_config *cfg,
 	    sa_is(&m->pdpte, PDPTE_SHAPE) && sa_is(&m->pml4, PML4_SHAPE) &&
 	    sa_is(&m->l1, L1_SHAPE) && sa_is(&m->l2, L2_SHAPE) &&
 	    sa_is(&m->l3, L3_SHAPE) && cfg->walkers == FAST_WALKERS)
-		m->fast = (FAST_4K + (int)page) |
-			  (m->features == MMU_F_ALL ? FAST_ALL : 0);
-	m->simd = mmu_sim_simd();
+		m->fast = FAST_SHAPES;
 	return m;
 nomem:
 	mmu_machine_free(m);

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
+/* SA_VEC: the SSE2 code; SA_PLAIN (defined before this header) asks
+ * for the plain C on any host (tests/unit/test_sa_plain.c). */
+#if defined(__SSE2__) && !defined(SA_PLAIN)
+#define SA_VEC 1
 #include <emmintrin.h>
-#endif
-#ifdef __AVX2__
-#include <immintrin.h>
 #endif
 
 #include "common/cp.h"
@@ -33,8 +33,8 @@
  * its tags, then the high halves of wide ones, so that an operation on
  * a set of up to 16 ways (8 with wide tags) touches one host line, found
  * from one pointer.  The tags of a set are compared and shifted with
- * SSE2, or AVX2 where the host has it, and a set of 16 (one host line)
- * with AVX-512 where the host has that.  At most 16 ways. */
+ * SSE2 (every x86-64 host has it), else in plain C; tests/unit/test_sa.c
+ * checks both against a reference list.  At most 16 ways. */
 
 /* Where a key goes: set = key & mask, tag = key >> shift. */
 struct sa_shape {
@@ -79,41 +79,6 @@ static const int16_t sa_upto16[8][8] __attribute__((aligned(16), unused)) = {
 	       -((r) >= 4), -((r) >= 5), -((r) >= 6), -((r) >= 7) }
 	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
 #undef U
-};
-
-/* Row r: the lanes of a set after a hit at rank r, as the lanes they
- * come from (r, 0, 1, .., r - 1, r + 1, ..), for a hit in a set of 8
- * (32-bit lanes, AVX2) or of 4 (as bytes); the high halves of 8 wide
- * tags as bytes. */
-static const int32_t sa_hit8[8][8] __attribute__((aligned(32), unused)) = {
-#define U(r) { r, 0 + (0 >= r), 1 + (1 >= r), 2 + (2 >= r), \
-	       3 + (3 >= r), 4 + (4 >= r), 5 + (5 >= r), 6 + (6 >= r) }
-	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
-#undef U
-};
-/* Row r: the lanes of a set of 16 after a hit at rank r (AVX-512). */
-static const int32_t sa_hit16[16][16] __attribute__((aligned(64), unused)) = {
-#define U(r) { r, 0 + (0 >= r), 1 + (1 >= r), 2 + (2 >= r), \
-	       3 + (3 >= r), 4 + (4 >= r), 5 + (5 >= r), 6 + (6 >= r), \
-	       7 + (7 >= r), 8 + (8 >= r), 9 + (9 >= r), 10 + (10 >= r), \
-	       11 + (11 >= r), 12 + (12 >= r), 13 + (13 >= r), 14 + (14 >= r) }
-	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7),
-	U(8), U(9), U(10), U(11), U(12), U(13), U(14), U(15)
-#undef U
-};
-static const int8_t sa_hit4b[4][16] __attribute__((aligned(16), unused)) = {
-#define L(w) 4 * (w), 4 * (w) + 1, 4 * (w) + 2, 4 * (w) + 3
-	{ L(0), L(1), L(2), L(3) }, { L(1), L(0), L(2), L(3) },
-	{ L(2), L(0), L(1), L(3) }, { L(3), L(0), L(1), L(2) }
-#undef L
-};
-static const int8_t sa_hit16b[8][16] __attribute__((aligned(16), unused)) = {
-#define L(w) 2 * (w), 2 * (w) + 1
-#define U(r) { L(r), L(0 + (0 >= r)), L(1 + (1 >= r)), L(2 + (2 >= r)), \
-	       L(3 + (3 >= r)), L(4 + (4 >= r)), L(5 + (5 >= r)), L(6 + (6 >= r)) }
-	U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7)
-#undef U
-#undef L
 };
 
 /* The bytes of a set's tags: low halves, and high halves of wide ones. */
@@ -194,40 +159,14 @@ static inline int sa_is(const struct sa *s, struct sa_shape sh)
  * tag computed with immediates; sa_lookup() and the others below pass
  * the structure's own, for any shape. */
 
-/* The rank of the set that holds tag, + 1 (0: none), found with SSE2 or
- * AVX2 where the host has it.  Wide tags: the low halves are compared,
+/* The rank of the set that holds tag, + 1 (0: none).  Wide tags: the low halves are compared,
  * then the high half of a matching way. */
 static inline __attribute__((always_inline)) unsigned
 match_n(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 {
 	unsigned w, m = 0;
 
-#ifdef __AVX512F__
-	/* (hw/sim/machine_avx512.c) a set of 16 in one compare.  The mask
-	 * is read with _cvtmask16_u32(): GCC 12 spilled an __mmask8 as one
-	 * byte and read it back as four (the 4-way sets' compare), so the
-	 * smaller sets keep AVX2's compares, as fast there. */
-	if (ways == 16) {
-		m = _cvtmask16_u32(_mm512_cmpeq_epi32_mask(_mm512_load_si512(
-			(const void *)t), _mm512_set1_epi32((int)(uint32_t)tag)));
-	} else
-#endif
-#ifdef __AVX2__
-	/* (hw/sim/machine_avx2.c) 8 ways per compare: a set of 8 is 32
-	 * bytes, of 16 a host line, both aligned */
-	if (ways == 8 || ways == 16) {
-		__m256i k = _mm256_set1_epi32((int)(uint32_t)tag);
-
-		m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
-			_mm256_cmpeq_epi32(_mm256_load_si256(
-				(const __m256i *)(const void *)t), k)));
-		if (ways == 16)
-			m |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
-				_mm256_cmpeq_epi32(_mm256_load_si256(
-					(const __m256i *)(const void *)(t + 8)), k))) << 8;
-	} else
-#endif
-#ifdef __SSE2__
+#ifdef SA_VEC
 	if (ways == 16) {
 		/* the four compares packed to one byte per way, one mask */
 		__m128i k = _mm_set1_epi32((int)(uint32_t)tag);
@@ -276,7 +215,7 @@ sa_is_mru(const uint32_t *t, uint64_t tag, unsigned ways, int wide)
 	       (!wide || sa_his(t, ways)[0] == (uint16_t)(tag >> 32));
 }
 
-#ifdef __SSE2__
+#ifdef SA_VEC
 /* x where the 16 bytes at mask are 0, s where they are all ones. */
 static inline __attribute__((always_inline)) __m128i
 sa_select(__m128i x, __m128i s, const void *mask)
@@ -299,87 +238,19 @@ sa_select(__m128i x, __m128i s, const void *mask)
 /* Make tag the most recent of its set t: the tags of ranks 0..r-1 move
  * one rank down, over rank r (a hit: tag's own place) and tag goes to
  * rank 0.  miss (a constant where it is called): r is ways - 1, the
- * least recent leaves.  The low halves in vectors of 4 (SSE2) or 8
- * (AVX2) lanes: each vector rotated by one lane, its lane 0 taken from
- * the vector before (the first's: the tag), then lanes 0..r of that
- * blended over the set's.  With AVX2 a hit in a set of 4 or 8 (and the
- * high halves of 8 wide tags) is one permutation of the set by its
- * rank (sa_hit8 ...): the tag is already in the set, at rank r. */
+ * least recent leaves.  With SSE2, the low halves in vectors of 4
+ * lanes: each vector rotated by one lane, its lane 0 taken from the
+ * vector before (the first's: the tag), then lanes 0..r of that blended
+ * over the set's. */
 static inline __attribute__((always_inline)) void
 sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	   int miss)
 {
 	unsigned i;
 
-#ifdef __AVX512F__
-	/* a set of 16: a hit is one permutation by its rank (sa_hit16), a
-	 * miss one rotation by a lane across the set (valignd), the tag
-	 * (the scan's broadcast) coming in at lane 0 */
-	if (ways == 16) {
-		__m512i *v = (__m512i *)(void *)t;
+	(void)miss;      /* a constant: the vector code folds on it */
 
-		if (!miss)
-			_mm512_store_si512(v, _mm512_permutexvar_epi32(
-				_mm512_load_si512((const void *)sa_hit16[r]),
-				_mm512_load_si512(v)));
-		else
-			_mm512_store_si512(v, _mm512_alignr_epi32(
-				_mm512_load_si512(v),
-				_mm512_set1_epi32((int)(uint32_t)tag), 15));
-	} else
-#endif
-#ifdef __AVX512VL__
-	/* a miss in a set of 8 or 4: one rotation by a lane across the
-	 * set, the tag (the scan's broadcast) coming in at lane 0 */
-	if (ways == 8 && miss) {
-		__m256i *v = (__m256i *)(void *)t;
-
-		_mm256_store_si256(v, _mm256_alignr_epi32(_mm256_load_si256(v),
-			_mm256_set1_epi32((int)(uint32_t)tag), 7));
-	} else if (ways == 4 && miss) {
-		__m128i *v = (__m128i *)(void *)t;
-
-		_mm_store_si128(v, _mm_alignr_epi32(_mm_load_si128(v),
-			_mm_set1_epi32((int)(uint32_t)tag), 3));
-	} else
-#endif
-#ifdef __AVX2__
-	if (ways == 8 && !miss) {
-		/* a hit: one permutation, the tag coming from its rank */
-		__m256i *v = (__m256i *)(void *)t;
-
-		_mm256_store_si256(v, _mm256_permutevar8x32_epi32(
-			_mm256_load_si256(v), _mm256_load_si256(
-				(const __m256i *)(const void *)sa_hit8[r])));
-	} else if (ways == 4 && !miss) {
-		__m128i *v = (__m128i *)(void *)t;
-
-		_mm_store_si128(v, _mm_shuffle_epi8(_mm_load_si128(v),
-			_mm_load_si128((const __m128i *)(const void *)sa_hit4b[r])));
-	} else if (ways == 8 || ways == 16) {
-		const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
-		__m256i *v = (__m256i *)(void *)t;
-		__m256i v0 = _mm256_load_si256(v), p0, s0;
-
-		p0 = _mm256_permutevar8x32_epi32(v0, rot);
-		s0 = _mm256_blend_epi32(p0, _mm256_set1_epi32((int)(uint32_t)tag), 1);
-		if (ways == 16) {
-			__m256i v1 = _mm256_load_si256(v + 1);
-			__m256i s1 = _mm256_blend_epi32(
-				_mm256_permutevar8x32_epi32(v1, rot), p0, 1);
-
-			if (!miss)
-				s1 = _mm256_blendv_epi8(v1, s1, _mm256_load_si256(
-					(const __m256i *)(const void *)&sa_upto32[r][8]));
-			_mm256_store_si256(v + 1, s1);
-		}
-		if (!miss)
-			s0 = _mm256_blendv_epi8(v0, s0, _mm256_load_si256(
-				(const __m256i *)(const void *)sa_upto32[r]));
-		_mm256_store_si256(v, s0);
-	} else
-#endif
-#ifdef __SSE2__
+#ifdef SA_VEC
 	if (!(ways & 3)) {
 		__m128i *v = (__m128i *)(void *)t;
 		__m128i carry = _mm_set1_epi32((int)(uint32_t)tag);  /* the scan's */
@@ -404,16 +275,7 @@ sa_promote(uint32_t *t, unsigned r, uint64_t tag, unsigned ways, int wide,
 	if (wide) {
 		uint16_t *h = sa_his(t, ways);
 
-#ifdef __AVX2__
-		if (ways == 8 && !miss) {
-			__m128i *hv = (__m128i *)(void *)h;
-
-			_mm_store_si128(hv, _mm_shuffle_epi8(_mm_load_si128(hv),
-				_mm_load_si128((const __m128i *)(const void *)
-					       sa_hit16b[r])));
-		} else
-#endif
-#ifdef __SSE2__
+#ifdef SA_VEC
 		if (ways == 8) {
 			/* eight high halves, 16 bytes at t + 8 (aligned: the
 			 * block is 64) */

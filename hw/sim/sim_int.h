@@ -20,21 +20,6 @@ static inline uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* Whether the simulator runs its AVX2 code (hw/sim/machine_avx2.c, the
- * random workload's AVX2 batches): the build has it, the host has AVX2,
- * BMI1 and BMI2, and COUNTERPOINT_SIM_NO_AVX2 is unset, empty or "0".
- * Set, the SSE2 code runs instead: the same machine, which the tests
- * check by comparing the two.  Read when a machine or workload is made. */
-int mmu_sim_avx2(void);
-
-/* Which copy of the μop path a machine made now runs: the SSE2 one, the
- * AVX2 one (mmu_sim_avx2()), or the AVX-512 one, when besides the build
- * has it, the host has AVX-512 F and VL, and COUNTERPOINT_SIM_NO_AVX512
- * is unset, empty or "0" (COUNTERPOINT_SIM_NO_AVX2 turns both off).  The
- * three simulate the same machine, which the tests check. */
-enum { MMU_SIMD_SSE2, MMU_SIMD_AVX2, MMU_SIMD_AVX512 };
-int mmu_sim_simd(void);
-
 /* The next n correct-path μops, as n calls of mmu_workload_next() would
  * give them, with a call's dispatch paid once. */
 void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
@@ -75,12 +60,5 @@ void mmu_stream_fill(struct mmu_stream *s);
 uint64_t mmu_stream_run(struct mmu_stream *s, struct mmu_machine *m,
 			uint64_t n, uint64_t edge);
 
-/* The same loop compiled for AVX2 hosts (hw/sim/machine_avx2.c) and for
- * AVX-512 hosts (hw/sim/machine_avx512.c), which mmu_stream_run() calls
- * for a machine that runs it. */
-uint64_t mmu_stream_run_avx2(struct mmu_stream *s, struct mmu_machine *m,
-			     uint64_t n, uint64_t edge);
-uint64_t mmu_stream_run_avx512(struct mmu_stream *s, struct mmu_machine *m,
-			       uint64_t n, uint64_t edge);
 
 #endif

@@ -11,13 +11,6 @@
 #include "hw/sim/mmu.h"
 #include "hw/sim/sim_int.h"
 
-/* With GCC on x86-64 the random workload's batches are also made with
- * AVX2 (random_fill_avx2()), on hosts that have it. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define WL_AVX2 1
-#include <immintrin.h>
-#endif
-
 #define BASE_VA (1ull << 40)     /* 1G-aligned, so every page size fits */
 #define STORE_BIT (1ull << 63)
 #define MAX_PHASES 8
@@ -31,7 +24,6 @@ struct mmu_workload {
 	uint64_t run, run_left;      /* random: lines read in a row per pick */
 	int down;
 	uint64_t store_cut;          /* a μop is a store if rng < store_cut */
-	int avx2;                    /* random: batches made with AVX2 */
 	uint64_t *trace;             /* va | STORE_BIT */
 	size_t n_trace, cap_trace;
 	/* phases: the workloads, the one running and its μops left */
@@ -344,7 +336,6 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 		return NULL;
 	}
 	w->rng = seed ^ 0xd1b54a32d192ed03ull;
-	w->avx2 = mmu_sim_avx2();
 	w->base = base;
 	w->footprint = 1ull << 30;
 	w->stride = 64;
@@ -541,79 +532,6 @@ void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store)
 	workload_next(w, va, is_store);
 }
 
-#ifdef WL_AVX2
-/* z * c (mod 2^64) in each of four lanes, from 32-bit products (AVX2
- * has no 64-bit multiply): c's low and high halves in clo and chi. */
-__attribute__((target("avx2"))) static inline __m256i
-mul64(__m256i z, __m256i clo, __m256i chi)
-{
-	__m256i cross = _mm256_add_epi64(
-		_mm256_mul_epu32(_mm256_srli_epi64(z, 32), clo),
-		_mm256_mul_epu32(z, chi));
-
-	return _mm256_add_epi64(_mm256_mul_epu32(z, clo),
-				_mm256_slli_epi64(cross, 32));
-}
-
-/* rng_next()'s output for the states in z (already advanced). */
-__attribute__((target("avx2"))) static inline __m256i
-mix4(__m256i z)
-{
-	const __m256i c1lo = _mm256_set1_epi64x(0x1ce4e5b9), c1hi = _mm256_set1_epi64x(0xbf58476d);
-	const __m256i c2lo = _mm256_set1_epi64x(0x133111eb), c2hi = _mm256_set1_epi64x(0x94d049bb);
-
-	z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), c1lo, c1hi);
-	z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), c2lo, c2hi);
-	return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
-}
-
-/* The random workload's loop below (a power-of-two number of lines) for
- * n4 (a multiple of 4) μops, four at a time: μop i draws its line from
- * the state advanced 2i + 1 times and its store from 2i + 2 (i + 1 and
- * none without stores), so the lanes' states are known in advance and
- * only the outputs are computed.  Returns the state after them; *pos the
- * last line. */
-__attribute__((target("avx2"))) static uint64_t
-random_fill_avx2(uint64_t rng, uint64_t base, uint64_t lines, uint64_t cut,
-		 uint64_t *va, uint8_t *is_store, size_t n4, uint64_t *pos)
-{
-	const uint64_t g = 0x9e3779b97f4a7c15ull, d = cut ? 2 : 1;
-	const __m256i step = _mm256_set1_epi64x((long long)(4 * d * g));
-	const __m256i mask = _mm256_set1_epi64x((long long)(lines - 1));
-	const __m256i vbase = _mm256_set1_epi64x((long long)base);
-	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
-	/* r < cut, unsigned, as signed compares with the sign bits flipped */
-	const __m256i vcut = _mm256_set1_epi64x((long long)(cut ^ (1ull << 63)));
-	__m256i z = _mm256_setr_epi64x((long long)(rng + g), (long long)(rng + (1 + d) * g),
-				       (long long)(rng + (1 + 2 * d) * g),
-				       (long long)(rng + (1 + 3 * d) * g));
-	__m256i lane = z;
-	size_t i;
-
-	for (i = 0; i < n4; i += 4) {
-		lane = _mm256_add_epi64(_mm256_slli_epi64(
-			_mm256_and_si256(mix4(z), mask), 6), vbase);
-		_mm256_storeu_si256((__m256i *)(void *)(va + i), lane);
-		if (cut) {
-			__m256i r = _mm256_xor_si256(mix4(_mm256_add_epi64(
-				z, _mm256_set1_epi64x((long long)g))), sign);
-			/* one bit per lane, spread to one byte each (the
-			 * shifted copies of 4 bits never overlap) */
-			uint32_t bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-				_mm256_cmpgt_epi64(vcut, r)));
-
-			bits = (bits * 0x204081u) & 0x01010101u;
-			memcpy(is_store + i, &bits, 4);
-		} else {
-			memset(is_store + i, 0, 4);
-		}
-		z = _mm256_add_epi64(z, step);
-	}
-	*pos = ((uint64_t)_mm256_extract_epi64(lane, 3) - base) >> 6;
-	return rng + n4 * d * g;
-}
-#endif
-
 void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
 		       uint8_t *is_store, size_t n)
 {
@@ -626,15 +544,7 @@ void mmu_workload_fill(struct mmu_workload *w, uint64_t *va,
 		uint64_t lines = w->footprint >> 6, cut = w->store_cut;
 		uint64_t rng = w->rng, pos = w->pos;
 
-		i = 0;
-#ifdef WL_AVX2
-		if (!(lines & (lines - 1)) && n >= 4 && w->avx2) {
-			i = n & ~(size_t)3;
-			rng = random_fill_avx2(rng, w->base, lines, cut, va,
-					       is_store, i, &pos);
-		}
-#endif
-		for (; i < n; i++) {
+		for (i = 0; i < n; i++) {
 			pos = below(rng_next(&rng), lines);
 			va[i] = w->base + pos * 64;
 			is_store[i] = cut && rng_next(&rng) < cut;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: full
 # tests/cli/mpi.sh: check and explore under mpirun (bin/counterpoint-mpi,
 # docs/mpi.md) print what one process prints, for 1, 2 and 3 processes
 # (timings aside), and a process that dies fails the run without a report.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: full
 # tests/cli/report_browser.sh: the HTML reports in a real browser.
 # Headless Chromium renders `check --html` and `explore --html` to PNG
 # screenshots (1200x2000); the screenshots are decoded (python3's zlib,

@@ -575,104 +575,6 @@ static void test_config(void)
 	CHECK(mmu_config_load(&c, path, &err) == CP_EIO);
 }
 
-/* The SSE2 code (COUNTERPOINT_SIM_NO_AVX2 set) and the AVX2 code
- * (COUNTERPOINT_SIM_NO_AVX512 set) simulate the same machine as the code
- * the host runs by default (AVX-512 where it has that): every page mode,
- * with and without every feature, and a machine of other shapes (the
- * copy that reads its shapes), give the same dataset and ground truth
- * byte for byte.  On a host without AVX-512 (AVX2) two (all three) runs
- * take the same code. */
-static void test_sse2_same(void)
-{
-	static const struct {
-		const char *workload;
-		enum mmu_page page;
-		unsigned features;
-		int odd;                /* other shapes: l1 4 ways, l3 12, ... */
-	} c[] = {
-		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, MMU_F_ALL, 0 },
-		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, 0, 0 },
-		{ "random:footprint=16G,stores=0.2", MMU_PAGE_MIX, MMU_F_ALL, 0 },
-		{ "linear:footprint=8G,stride=4K,dir=up,stores=0.1", MMU_PAGE_2M, MMU_F_ALL, 0 },
-		{ "linear:footprint=32M,stride=64,dir=down,stores=0.2", MMU_PAGE_1G, MMU_F_ALL, 0 },
-		{ "random:footprint=4G,stores=0.3,run=4", MMU_PAGE_MIX, MMU_F_ALL, 1 },
-		{ "random:footprint=1G,stores=0.2", MMU_PAGE_4K, MMU_F_MERGE | MMU_F_REPLAY, 1 },
-	};
-	static const char *const odd[][2] = {
-		{ "l1_ways", "4" }, { "l2_ways", "16" }, { "l3_ways", "12" },
-		{ "l3_bytes", "6291456" }, { "stlb_ways", "16" },
-		{ "dtlb_4k_ways", "2" }, { "pde_ways", "8" }, { "pml4_ways", "1" },
-		{ "pml4_entries", "4" }, { "walkers", "3" },
-	};
-	struct mmu_run_opts o;
-	struct mmu_config cfg;
-	struct cp_error err;
-	static const char *const off[3] = {
-		NULL, "COUNTERPOINT_SIM_NO_AVX512", "COUNTERPOINT_SIM_NO_AVX2"
-	};
-	struct cp_buf b[3], t[3];
-	size_t i, j;
-	int k, same;
-
-	mmu_run_opts_default(&o);
-	o.warmup_uops = 5000;
-	o.intervals = 3;
-	o.interval_uops = 20000;
-	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
-		mmu_config_default(&cfg);
-		for (j = 0; c[i].odd && j < sizeof odd / sizeof odd[0]; j++)
-			CHECK(mmu_config_set(&cfg, odd[j][0], odd[j][1], &err) == 0);
-		CHECK(mmu_config_check(&cfg, &err) == 0);
-		for (k = 0; k < 3; k++) {
-			if (off[k])
-				setenv(off[k], "1", 1);
-			cp_buf_init(&b[k]);
-			cp_buf_init(&t[k]);
-			CHECK(mmu_run(&cfg, c[i].features, c[i].page, c[i].workload,
-				      &o, "obs", &b[k], &t[k], &err) == 0);
-			if (k == 1)
-				CHECK(mmu_sim_simd() != MMU_SIMD_AVX512);
-			if (k == 2)
-				CHECK(mmu_sim_simd() == MMU_SIMD_SSE2 && !mmu_sim_avx2());
-			if (off[k])
-				unsetenv(off[k]);
-		}
-		for (k = 1; k < 3; k++) {
-			same = b[0].len == b[k].len &&
-			       !memcmp(b[0].data, b[k].data, b[0].len);
-			CHECK(b[0].len > 1000 && same);
-			CHECK(t[0].len > 1000 && t[0].len == t[k].len &&
-			      !memcmp(t[0].data, t[k].data, t[0].len));
-			if (!same)
-				printf("  differs: %s (case %zu, %s set)\n",
-				       c[i].workload, i, off[k]);
-		}
-		for (k = 0; k < 3; k++) {
-			cp_buf_release(&b[k]);
-			cp_buf_release(&t[k]);
-		}
-	}
-	k = mmu_sim_avx2();                           /* the host's */
-	setenv("COUNTERPOINT_SIM_NO_AVX2", "0", 1);   /* "0": as if unset */
-	CHECK(mmu_sim_avx2() == k);
-	unsetenv("COUNTERPOINT_SIM_NO_AVX2");
-	k = mmu_sim_simd();
-	CHECK(k == MMU_SIMD_SSE2 || k == MMU_SIMD_AVX2 || k == MMU_SIMD_AVX512);
-	CHECK((k != MMU_SIMD_SSE2) == mmu_sim_avx2());
-	setenv("COUNTERPOINT_SIM_NO_AVX512", "", 1);  /* empty: as if unset */
-	CHECK(mmu_sim_simd() == k);
-	unsetenv("COUNTERPOINT_SIM_NO_AVX512");
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-	/* a host that has AVX-512 runs that copy, so the runs above compared
-	 * it (the build has it with GCC on x86-64) */
-	if (mmu_sim_avx2() && __builtin_cpu_supports("avx512f") &&
-	    __builtin_cpu_supports("avx512vl"))
-		CHECK(k == MMU_SIMD_AVX512);
-#endif
-	printf("  this host runs the %s code\n", k == MMU_SIMD_AVX512 ? "AVX-512" :
-	       k == MMU_SIMD_AVX2 ? "AVX2" : "SSE2");
-}
-
 /* A workload whose data spans more 1G regions above 4 TB than the
  * machine has physical memory for fails the run with a message that says
  * so; one that spans them all runs. */
@@ -739,7 +641,6 @@ int main(void)
 	RUN(test_truth_accounts);
 	RUN(test_workloads);
 	RUN(test_phases);
-	RUN(test_sse2_same);
 	RUN(test_lackey);
 	RUN(test_config);
 	RUN(test_alloc_failures);
