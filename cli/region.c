@@ -716,8 +716,14 @@ int cli_region(int argc, char **argv)
 	 * observation; text output stops there, JSON gives every
 	 * observation's entry the error. */
 	if (sigset) {
-		for (j = 0; j < udd_sigset_n_counters(sigset); j++)
-			lacking |= stats_dataset_find_event(d, mevents[j]) == (size_t)-1;
+		for (j = 0; j < udd_sigset_n_counters(sigset); j++) {
+			size_t e;
+
+			/* (two names of one event: lacking, its message the
+			 * observation's) */
+			lacking |= stats_model_counter_event(d, model, j, &e, &err) ||
+				   e == (size_t)-1;
+		}
 	} else if (events) {
 		for (j = 0; j < nev; j++)
 			lacking |= stats_dataset_find_event(d, events[j]) == (size_t)-1;

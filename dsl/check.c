@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dsl/internal.h"
 
@@ -163,10 +164,35 @@ static int check_declarations(struct checker *ck)
 		return -1;
 	for (i = 0; i < m->counters.n; i++) {
 		struct udd_counter_decl *c = m->counters.items[i];
+		const struct udd_value *v, *w;
+		size_t j;
 
-		if (!c->event[0])
-			ERR(ck, c->event_span, "counter '%s' has an empty event name",
-			    c->name.text);
+		/* every name of the event non-empty, and naming one
+		 * counter's event only (a dataset's event must find one
+		 * counter); letters' case does not tell events apart */
+		for (v = c->events; v; v = v->next) {
+			if (!v->name.text[0])
+				ERR(ck, v->name.span, "counter '%s' has an empty "
+				    "event name", c->name.text);
+			for (j = 0; j <= i; j++) {
+				const struct udd_counter_decl *d = m->counters.items[j];
+
+				for (w = d->events; w && w != v; w = w->next)
+					if (!strcasecmp(w->name.text, v->name.text))
+						break;
+				if (w && w != v) {
+					if (d == c)
+						ERR(ck, v->name.span, "counter '%s' "
+						    "names event '%s' twice",
+						    c->name.text, v->name.text);
+					else
+						ERR(ck, v->name.span, "event '%s' "
+						    "already names counter '%s'",
+						    v->name.text, d->name.text);
+					break;
+				}
+			}
+		}
 		if (names_find(&ck->groups, c->name.text) >= 0)
 			ERR(ck, c->name.span, "'%s' names both a counter and a group",
 			    c->name.text);

@@ -88,7 +88,9 @@ struct udd_if_chain {
 
 struct udd_counter_decl {
 	struct udd_ident name;
-	const char *event;
+	struct udd_value *events;      /* the event's names: the first, then
+					* its aliases ("a" | "b" | ...) */
+	const char *event;             /* the first's text and span */
 	struct udd_span event_span;
 	int used;
 };

@@ -203,6 +203,26 @@ const char *udd_model_counter_event(const struct udd_model *m, size_t i)
 	return DECL(m->counters, udd_counter_decl, i)->event;
 }
 
+size_t udd_model_counter_n_events(const struct udd_model *m, size_t i)
+{
+	const struct udd_value *v = DECL(m->counters, udd_counter_decl, i)->events;
+	size_t n = 0;
+
+	for (; v; v = v->next)
+		n++;
+	return n;
+}
+
+const char *udd_model_counter_event_at(const struct udd_model *m, size_t i,
+				       size_t j)
+{
+	const struct udd_value *v = DECL(m->counters, udd_counter_decl, i)->events;
+
+	while (v && j--)
+		v = v->next;
+	return v ? v->name.text : NULL;
+}
+
 long udd_model_counter_find(const struct udd_model *m, const char *name)
 {
 	size_t i;

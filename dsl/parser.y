@@ -70,7 +70,7 @@ static struct udd_stmt *new_stmt(struct udd_parse *ps, enum udd_stmt_kind k,
 %token <const char *> NAME "name" STRING "string"
 %token <uint32_t> NUMBER "number"
 
-%type <struct udd_value_list> values names
+%type <struct udd_value_list> values names events
 %type <struct udd_value *> value
 %type <struct udd_stmt_list> stmts
 %type <struct udd_stmt *> stmt if_stmt if_head
@@ -93,12 +93,13 @@ decls:
 	;
 
 decl:
-	COUNTER NAME STRING ';' {
+	COUNTER NAME events ';' {
 		struct udd_counter_decl *c = NEW(struct udd_counter_decl);
 		CHECK_ALLOC(c);
 		c->name = ident($2, @2);
-		c->event = $3;
-		c->event_span = @3;
+		c->events = $3.head;
+		c->event = $3.head->name.text;
+		c->event_span = $3.head->name.span;
 		CHECK_ALLOC(!udd_vec_push(&ps->m->counters, c));
 	}
 	| GROUP NAME '=' names ';' {
@@ -144,6 +145,26 @@ opt_doc:
 
 /* Every list is left-recursive and keeps its tail, so a list of any
  * length leaves the parser stack flat and stays in source order. */
+
+/* `"EVENT" | "alias" | ...`: the names a counter's event goes by */
+events:
+	STRING {
+		struct udd_value *v = NEW(struct udd_value);
+		CHECK_ALLOC(v);
+		v->name = ident($1, @1);
+		v->index = -1;
+		$$.head = $$.tail = v;
+	}
+	| events '|' STRING {
+		struct udd_value *v = NEW(struct udd_value);
+		CHECK_ALLOC(v);
+		v->name = ident($3, @3);
+		v->index = -1;
+		$$ = $1;
+		$$.tail->next = v;
+		$$.tail = v;
+	}
+	;
 
 /* `a + b + c` */
 names:

@@ -218,6 +218,11 @@ const char *udd_sigset_counter_event(const struct udd_sigset *s, size_t i)
 	return udd_model_counter_event(s->m, i);
 }
 
+const struct udd_model *udd_sigset_model(const struct udd_sigset *s)
+{
+	return s->m;
+}
+
 const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j)
 {
 	return s->vec + j * s->k;

@@ -46,6 +46,11 @@ const char *udd_model_counter_name(const struct udd_model *m, size_t i);
 void udd_signature_text(const struct udd_model *m, const uint32_t *sig,
 			struct cp_buf *b);
 const char *udd_model_counter_event(const struct udd_model *m, size_t i);
+/* The names counter i's event goes by (`counter x "EVENT" | "alias";`):
+ * j = 0 is udd_model_counter_event(), then the aliases in model order. */
+size_t udd_model_counter_n_events(const struct udd_model *m, size_t i);
+const char *udd_model_counter_event_at(const struct udd_model *m, size_t i,
+				       size_t j);
 /* Index of a counter by name, or -1. */
 long udd_model_counter_find(const struct udd_model *m, const char *name);
 
@@ -101,6 +106,8 @@ size_t udd_sigset_n_counters(const struct udd_sigset *s);   /* k */
 size_t udd_sigset_size(const struct udd_sigset *s);         /* m */
 const char *udd_sigset_counter_name(const struct udd_sigset *s, size_t i);
 const char *udd_sigset_counter_event(const struct udd_sigset *s, size_t i);
+/* The model the set was built from (its counters are the model's). */
+const struct udd_model *udd_sigset_model(const struct udd_sigset *s);
 /* Signature j: k counts, in counter declaration order.  Signatures are
  * sorted (uop, then lexicographic), so the order is deterministic. */
 const uint32_t *udd_sigset_signature(const struct udd_sigset *s, size_t j);

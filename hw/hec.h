@@ -72,6 +72,19 @@ int hec_event_encode(const char *name, unsigned flags,
 int hec_pmu_terms_encode(const char *name, unsigned flags,
 			 struct hec_encoding *out, struct cp_error *err);
 
+/* Whether `name`, an event as perf printed it (a dataset's), is the
+ * event `want` (a model's counter names it): the same name in any case
+ * (perf prints names as typed: dtlb_load_misses.walk_completed), with
+ * perf's modifiers that want does not give (page-faults:u, cpu/.../u),
+ * or want inside a PMU's slashes (cpu/dtlb_load_misses.walk_completed/);
+ * raw codes and PMU terms compare by value (r0108 is r108, and
+ * cpu/umask=0x1,event=0x08/ is cpu/event=0x8,umask=0x01/). */
+int hec_event_name_matches(const char *name, const char *want);
+/* The length of an event name without perf's modifiers (page-faults:u,
+ * r108:uk, cpu/event=0x8/u); a tracepoint's "sched:sched_switch" keeps
+ * its colon. */
+size_t hec_event_name_base(const char *name);
+
 /* Up to max close matches of an unknown name (edit distance over the
  * software names and libpfm4's event tables), written to buf as
  * "'a', 'b' or 'c'"; returns how many were found. */

@@ -75,7 +75,6 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 			  struct cp_error *err)
 {
 	size_t km = udd_model_n_counters(m), i, missing = 0;
-	const char *modified = NULL;
 	unsigned char *keep = NULL;
 	struct cp_buf b;
 	int rc = CP_OK;
@@ -96,16 +95,14 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 	cp_buf_init(&b);
 	for (i = 0; !rc && i < km; i++) {
 		const char *ev = udd_model_counter_event(m, i);
+		size_t e;
 
-		if (!keep[i])
+		if (!keep[i] || (rc = stats_model_counter_event(pd->data, m, i, &e, err)))
 			continue;
-		if (stats_dataset_find_event(pd->data, ev) == (size_t)-1) {
-			/* a near name, unless it is the event with modifiers,
-			 * which the message explains below; only for those
-			 * listed */
-			const char *near = missing >= 8 ||
-				stats_dataset_event_with_modifiers(pd->data, ev) ?
-				NULL : stats_dataset_closest_event(pd->data, ev);
+		if (e == (size_t)-1) {
+			/* a near name, only for those listed */
+			const char *near = missing >= 8 ? NULL :
+				stats_dataset_closest_event(pd->data, ev);
 
 			if (missing < 8)
 				cp_buf_printf(&b, "%s'%s' (event '%s'%s%s%s)",
@@ -113,28 +110,20 @@ static int match_counters(struct pipe_data *pd, const struct udd_model *m,
 					      udd_model_counter_name(m, i), ev,
 					      near ? "; the dataset has '" : "",
 					      near ? near : "", near ? "'" : "");
-			if (!modified)
-				modified = stats_dataset_event_with_modifiers(pd->data, ev);
 			missing++;
 			continue;
 		}
 		pd->cols[pd->k] = i;
 		pd->names[pd->k] = udd_model_counter_name(m, i);
-		pd->events[pd->k++] = ev;
+		pd->events[pd->k++] = stats_dataset_event(pd->data, e);
 	}
-	if (!rc && missing && modified)
+	if (!rc && missing)
 		rc = cp_error_set(err, CP_EINPUT, "the dataset lacks %zu of the model's "
-				  "counters: %s%s; it has '%s', as perf names a count "
-				  "with modifiers (:u is user space only): import it "
-				  "with 'counterpoint import perf --strip-modifiers', or "
-				  "name '%s' in the counter line", missing,
-				  b.data ? b.data : "", missing > 8 ? ", ..." : "",
-				  modified, modified);
-	else if (!rc && missing)
-		rc = cp_error_set(err, CP_EINPUT, "the dataset lacks %zu of the model's "
-				  "counters: %s%s; --counters checks a subset (the cone "
-				  "projected onto it)", missing, b.data ? b.data : "",
-				  missing > 8 ? ", ..." : "");
+				  "counters: %s%s%s", missing, b.data ? b.data : "",
+				  missing > 8 ? ", ..." : "",
+				  pd->opt.counters && pd->opt.counters[0] ? "" :
+				  "; --counters checks a subset (the cone projected "
+				  "onto it)");
 	else if (!rc && !pd->k)
 		rc = cp_error_set(err, CP_EINPUT, "no counters to check");
 	cp_buf_release(&b);

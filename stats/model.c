@@ -4,59 +4,51 @@
 #include <string.h>
 
 #include "dsl/udd.h"
+#include "hw/hec.h"
 #include "stats/region.h"
 
-/* name is ev with perf's modifiers: "ev:MODS", or "ev/MODS" for an event
- * that ends in '/'. */
-static int with_modifiers(const char *name, const char *ev)
+int stats_model_counter_event(const struct stats_dataset *d,
+			       const struct udd_model *m, size_t i, size_t *e,
+			       struct cp_error *err)
 {
-	size_t len = strlen(ev);
-	const char *m;
+	size_t n = stats_dataset_n_events(d), names = udd_model_counter_n_events(m, i);
+	size_t x, j;
 
-	if (strncmp(name, ev, len))
-		return 0;
-	m = name + len;
-	if (*m == ':' && !(len && ev[len - 1] == '/'))
-		m++;
-	else if (!(len && ev[len - 1] == '/'))
-		return 0;
-	return *m && strspn(m, "ukhIGHpPSDWe") == strlen(m);
-}
+	*e = (size_t)-1;
+	for (x = 0; x < n; x++) {
+		const char *ev = stats_dataset_event(d, x);
 
-const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
-					       const char *ev)
-{
-	size_t e, n = stats_dataset_n_events(d);
-
-	for (e = 0; e < n; e++)
-		if (with_modifiers(stats_dataset_event(d, e), ev))
-			return stats_dataset_event(d, e);
-	return NULL;
+		for (j = 0; j < names; j++)
+			if (hec_event_name_matches(ev, udd_model_counter_event_at(m, i, j)))
+				break;
+		if (j == names)
+			continue;
+		if (*e != (size_t)-1)
+			return cp_error_set(err, CP_EINPUT, "the dataset has two "
+					    "names for the event of counter '%s': "
+					    "'%s' and '%s' (keep one)",
+					    udd_model_counter_name(m, i),
+					    stats_dataset_event(d, *e), ev);
+		*e = x;
+	}
+	return CP_OK;
 }
 
 size_t stats_model_unread_events(const struct stats_dataset *d,
 				 const struct udd_model *m, size_t max,
 				 struct cp_buf *names)
 {
-	size_t n = stats_dataset_n_events(d), i, e, unread = 0;
-	unsigned char *read = cp_calloc(n + 1, 1);
+	size_t n = stats_dataset_n_events(d), i, j, e, unread = 0;
 
-	if (!read) {
-		if (names)
-			names->failed = 1;
-		return 0;
-	}
-	for (i = 0; i < udd_model_n_counters(m); i++)
-		if ((e = stats_dataset_find_event(d, udd_model_counter_event(m, i))) <
-		    n)
-			read[e] = 1;
 	for (e = 0; e < n; e++) {
-		/* page-faults:u is a counter's event, only spelt as perf does
-		 * (the missing-counter error says so): not unread */
-		for (i = 0; !read[e] && i < udd_model_n_counters(m); i++)
-			read[e] = (unsigned char)with_modifiers(
-				stats_dataset_event(d, e), udd_model_counter_event(m, i));
-		if (read[e])
+		const char *ev = stats_dataset_event(d, e);
+		int read = 0;
+
+		for (i = 0; !read && i < udd_model_n_counters(m); i++)
+			for (j = 0; !read && j < udd_model_counter_n_events(m, i); j++)
+				read = hec_event_name_matches(ev,
+					udd_model_counter_event_at(m, i, j));
+		if (read)
 			continue;
 		if (names && unread < max)
 			cp_buf_printf(names, "%s%s", unread ? ", " : "",
@@ -65,7 +57,6 @@ size_t stats_model_unread_events(const struct stats_dataset *d,
 			cp_buf_puts(names, ", ...");
 		unread++;
 	}
-	cp_free(read);
 	return unread;
 }
 
@@ -73,27 +64,18 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 			const struct udd_sigset *s, const char **events,
 			struct cp_error *err)
 {
-	size_t k = udd_sigset_n_counters(s), j, e, n = stats_dataset_n_events(d);
+	const struct udd_model *m = udd_sigset_model(s);
+	size_t k = udd_sigset_n_counters(s), j, e;
+	int rc;
 
 	if (obs >= stats_dataset_n_observations(d))
 		return cp_error_set(err, CP_EINPUT, "no observation #%zu", obs);
 	for (j = 0; j < k; j++) {
 		const char *ev = udd_sigset_counter_event(s, j);
 
-		e = stats_dataset_find_event(d, ev);
-		if (e == (size_t)-1)
-			e = n;
-		if (e == n && stats_dataset_event_with_modifiers(d, ev))
-			return cp_error_set(err, CP_EINPUT, "the dataset has no "
-					    "event '%s' (model counter '%s'), but it "
-					    "has '%s', as perf names a count with "
-					    "modifiers (:u is user space only): import "
-					    "it with 'counterpoint import perf "
-					    "--strip-modifiers', or name '%s' in the "
-					    "counter line", ev,
-					    udd_sigset_counter_name(s, j),
-					    stats_dataset_event_with_modifiers(d, ev), stats_dataset_event_with_modifiers(d, ev));
-		if (e == n) {
+		if ((rc = stats_model_counter_event(d, m, j, &e, err)))
+			return rc;
+		if (e == (size_t)-1) {
 			const char *near = stats_dataset_closest_event(d, ev);
 
 			return cp_error_set(err, CP_EINPUT, "the dataset has no "
@@ -105,9 +87,10 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 		if (!stats_dataset_n_counted(d, obs, e))
 			return stats_observation_error(d, obs, CP_EINPUT, err,
 						       "event '%s' (model counter "
-						       "'%s') was never counted", ev,
+						       "'%s') was never counted",
+						       stats_dataset_event(d, e),
 						       udd_sigset_counter_name(s, j));
-		events[j] = ev;
+		events[j] = stats_dataset_event(d, e);
 	}
 	return CP_OK;
 }

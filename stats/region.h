@@ -106,18 +106,19 @@ int stats_observation_resolution(const struct stats_dataset *d, size_t obs,
 				 const char *const *events, size_t k,
 				 double *res, struct cp_error *err);
 
-/* The dataset's event that is ev with perf's modifiers (page-faults:u for
- * page-faults, cpu/event=0x8/u for cpu/event=0x8/), or NULL: why a
- * model's event is missing from a perf capture. */
-const char *stats_dataset_event_with_modifiers(const struct stats_dataset *d,
-					       const char *ev);
-
 /* ---- models: the μDD's counters read the events they declare ---- */
 struct udd_sigset;
 struct udd_model;
+/* The dataset's event that counter i of m reads: the one whose name is
+ * one of the counter's event's names as perf may spell it
+ * (hec_event_name_matches(): any case, modifiers, raw codes).  *e is its
+ * index, or (size_t)-1 when the dataset has none; CP_EINPUT when it has
+ * two (the message names both). */
+int stats_model_counter_event(const struct stats_dataset *d,
+			      const struct udd_model *m, size_t i, size_t *e,
+			      struct cp_error *err);
 /* The dataset's events that no counter of the model reads (every counter
- * the model declares, whichever of them are checked; an event that is a
- * counter's event with perf's modifiers counts as read), in the dataset's
+ * the model declares, whichever of them are checked), in the dataset's
  * order: returns how many; the first max of their names are appended to
  * names as "a, b, c" (then ", ..."; names may be NULL). */
 size_t stats_model_unread_events(const struct stats_dataset *d,
