@@ -97,6 +97,18 @@ build/gen/dsl/lexer.c: dsl/lexer.l $(GEN_HDR)
 	@echo "  FLEX    $<"
 	$(Q)flex -o $@ $<
 
+# ---- the build's version: the commit `counterpoint --version` names ----
+# git describe of the checkout (CP_BUILD_GIT, "" outside git or at the
+# release's own tag vX.Y.Z), rewritten only when it changes, so that a
+# new commit recompiles cli/main.c alone.
+BUILD_GIT := $(shell git describe --tags --always --dirty 2>/dev/null | grep -vx 'v$(VERSION)')
+build/gen/build-version.h: FORCE
+	@mkdir -p $(@D)
+	$(Q)printf '#define CP_BUILD_GIT "%s"\n' '$(BUILD_GIT)' > $@.tmp && \
+	    (cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@)
+build/obj/cli/main.o build/asan/obj/cli/main.o build/mpi/obj/cli/main.o: build/gen/build-version.h
+FORCE:
+
 # ---- plain build ----
 build/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(@D)

@@ -11,6 +11,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "build-version.h"
 
 struct subcommand {
 	const char *name;
@@ -97,7 +98,11 @@ static int run(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("counterpoint %s\n%s\n", cp_version(), cli_mpi_describe());
+		/* the release, and the commit it was built from when that
+		 * is not the release's tag (build/gen/build-version.h) */
+		printf("counterpoint %s%s%s%s\n%s\n", cp_version(),
+		       *CP_BUILD_GIT ? " (git " : "", CP_BUILD_GIT,
+		       *CP_BUILD_GIT ? ")" : "", cli_mpi_describe());
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "help")) {

@@ -99,7 +99,7 @@ size_t cp_edit_distance(const char *a, const char *b, size_t limit);
  * equally close. */
 const char *cp_closest(const char *word, const char *const *names, size_t n);
 
-/* Version string of the toolkit ("0.1.0"). */
+/* Version string of the toolkit ("0.2.0"). */
 const char *cp_version(void);
 
 /* Write `size` bytes to path ("-": stdout).  A regular file (or a new

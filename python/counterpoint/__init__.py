@@ -164,7 +164,7 @@ if _lib.counterpoint_error_size() != ctypes.sizeof(_CpError):
 
 
 def version():
-    """The library's version ("0.1.0")."""
+    """The library's version ("0.2.0")."""
     return _lib.cp_version().decode()
 
 

@@ -1,0 +1,13 @@
+#!/bin/sh
+# tests/cli/version.sh: one version everywhere (docs/versions.md):
+# cp_version() (what --version prints first), CITATION.cff, and, when the
+# checkout is at a release tag vX.Y.Z, that tag.
+v=$("$CP" --version | sed -n '1s/^counterpoint \([0-9][0-9.]*\).*/\1/p')
+[ -n "$v" ] || { echo "version.sh: --version prints no release"; exit 1; }
+c=$(sed -n 's/^version: //p' CITATION.cff)
+[ "$v" = "$c" ] || { echo "version.sh: --version says $v, CITATION.cff $c"; exit 1; }
+t=$(git describe --tags --exact-match 2>/dev/null)
+case $t in
+v*) [ "$t" = "v$v" ] || { echo "version.sh: checkout at tag $t, version $v"; exit 1; } ;;
+esac
+exit 0
