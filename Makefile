@@ -171,6 +171,10 @@ LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# the bundled models, found by name beside the installed command
+# (cli/model.c: PREFIX/bin/../share/counterpoint/models)
+MODELDIR   = $(PREFIX)/share/counterpoint/models
+MODEL_SRC  = $(wildcard models/*/*.udd)
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # A folder under the prefix is written as ${prefix}/..., so that
 # pkg-config --define-prefix can move the tree.
@@ -202,6 +206,10 @@ install: all build/counterpoint.pc
 	install -m 644 build/counterpoint.pc $(DESTDIR)$(PKGCONFIGDIR)/counterpoint.pc
 	install -m 644 build/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 completion/counterpoint $(DESTDIR)$(BASHCOMPDIR)/counterpoint
+	for m in $(MODEL_SRC:models/%=%); do \
+	    install -d $(DESTDIR)$(MODELDIR)/$${m%/*} && \
+	    install -m 644 models/$$m $(DESTDIR)$(MODELDIR)/$$m || exit 1; \
+	done
 # Removes what install put there (counterpoint*.1: the man pages are
 # counterpoint's namespace), then the header folders left empty.
 uninstall:
@@ -212,7 +220,9 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man1/counterpoint.1 $(DESTDIR)$(MANDIR)/man1/counterpoint-*.1 \
 	    $(DESTDIR)$(BASHCOMPDIR)/counterpoint
 	for h in $(PUBLIC_HDR); do rm -f $(DESTDIR)$(INCLUDEDIR)/counterpoint/$$h; done
-	-find $(DESTDIR)$(INCLUDEDIR)/counterpoint -depth -type d -empty -delete 2>/dev/null
+	for m in $(MODEL_SRC:models/%=%); do rm -f $(DESTDIR)$(MODELDIR)/$$m; done
+	-find $(DESTDIR)$(INCLUDEDIR)/counterpoint $(DESTDIR)$(PREFIX)/share/counterpoint \
+	    -depth -type d -empty -delete 2>/dev/null
 
 # ---- sanitizer build, in its own folder so objects never mix ----
 build/asan/obj/gen/%.o: build/gen/%.c

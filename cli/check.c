@@ -149,34 +149,15 @@ static void phases_print(struct phases *p)
 /* ---- progress on a terminal ---- */
 
 struct progress {
-	int tty;
-	double start;
-	int shown;
+	struct cli_progress line;
 	const char *what;  /* "regions", "checking" */
 };
 
 static void progress_cb(void *ctx, size_t done, size_t total)
 {
 	struct progress *p = ctx;
-	char bar[31];
-	size_t i, fill;
 
-	if (!p->tty || cp_seconds() - p->start < 1.0)
-		return;
-	fill = total ? done * 30 / total : 30;
-	for (i = 0; i < 30; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[30] = '\0';
-	fprintf(stderr, "\rcounterpoint check: %s [%s] %zu/%zu observations", p->what, bar,
-		done, total);
-	fflush(stderr);
-	p->shown = 1;
-}
-
-static void progress_end(struct progress *p)
-{
-	if (p->shown)
-		fputs("\r\033[K", stderr);
+	cli_progress_show(&p->line, "%s %zu/%zu observations", p->what, done, total);
 }
 
 /* ---- output helpers ---- */
@@ -600,9 +581,7 @@ int cli_check(int argc, char **argv)
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
-	prog.tty = isatty(2);
-	prog.start = cp_seconds();
-	prog.shown = 0;
+	cli_progress_init(&prog.line, "check");
 	prog.what = "regions ";
 	phase_mark(&phases, NULL);
 	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
@@ -638,7 +617,7 @@ int cli_check(int argc, char **argv)
 	    cli_mpi_check(rep.model_path, rep.data_path, data, pd, pm, threads, res, &err) :
 	    pipe_check(pm, pd, FEAS_EXPLAIN, threads, res, NULL, progress_cb, &prog, &err))
 		goto fail;
-	progress_end(&prog);
+	cli_progress_end(&prog.line);
 	phase_mark(&phases, po.stream ? "regions and checks" : "checks");
 	if (po.stream && unusable_error(data, pd, strict, &err))
 		goto fail;
@@ -670,7 +649,7 @@ int cli_check(int argc, char **argv)
 		rc = CLI_RESULT;
 	goto out;
 fail:
-	progress_end(&prog);
+	cli_progress_end(&prog.line);
 	rc = cli_print_error("check", &err);
 out:
 	if (phases.on)

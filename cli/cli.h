@@ -15,6 +15,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <limits.h>
 #include <stdio.h>
 
 #include "common/cp.h"
@@ -35,6 +36,7 @@ int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
 int cli_record(int argc, char **argv);
 int cli_events(int argc, char **argv);
+int cli_models(int argc, char **argv);
 int cli_bench_workload(int argc, char **argv);
 
 /* ---- shared helpers ---- */
@@ -45,10 +47,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Print err ("counterpoint CMD: file:line:col: message" and its detail) on
  * stderr; returns the exit status that fits its code. */
 int cli_print_error(const char *cmd, const struct cp_error *err);
-/* Parse and check MODEL, print its diagnostics (errors and warnings) on
- * stderr, and resolve the --with list (may be NULL).  Returns CLI_OK with
- * *model and *sel set, or an exit status (model_error_status for errors in
- * the model, CLI_USAGE for a file that cannot be read). */
+/* Parse and check MODEL (a file, or the name of a bundled model:
+ * haswell/mmu), print its diagnostics (errors and warnings) on stderr,
+ * and resolve the --with list (may be NULL).  Returns CLI_OK with *model
+ * and *sel set, or an exit status (model_error_status for errors in the
+ * model, CLI_USAGE for a file that cannot be read or found). */
+/* The folders of bundled models (at most max, into dirs): models
+ * installed beside the command (PREFIX/share/counterpoint/models for
+ * PREFIX/bin/counterpoint), and the source tree's models/ (for
+ * bin/counterpoint in the tree it was built in).  Returns how many. */
+size_t cli_model_dirs(char dirs[][PATH_MAX], size_t max);
 int cli_load_model(const char *cmd, const char *path, const char *with,
 		   int model_error_status, struct udd_model **model,
 		   udd_features *sel);
@@ -86,6 +94,20 @@ int cli_bad_option(const char *cmd, int opt, char **argv,
 void cli_json_string(struct cp_buf *b, const char *s);
 /* Write a finished buffer to path atomically ("-" or NULL: stdout). */
 int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
+
+/* Progress of long work: one line on stderr, redrawn in place, only when
+ * stderr is a terminal, from half a second into the work and at most
+ * every 50 ms ("counterpoint CMD: ..." with a bar when done/total are
+ * known); cli_progress_end() erases it. */
+struct cli_progress {
+	const char *cmd;
+	int tty, shown;
+	double start, last;
+};
+void cli_progress_init(struct cli_progress *p, const char *cmd);
+void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cli_progress_end(struct cli_progress *p);
 /* --html FILE (cli/report.c): the HTML report of a check or a search,
  * one self-contained page, written atomically; an exit status. */
 struct report_check;

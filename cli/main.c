@@ -29,6 +29,7 @@ static const struct subcommand subcommands[] = {
 	{ "sim", cli_sim, "simulate a Haswell-like MMU and write a dataset" },
 	{ "record", cli_record, "run a command and record its event counters" },
 	{ "events", cli_events, "list the events this machine can count" },
+	{ "models", cli_models, "list the bundled models" },
 	{ "bench-workload", cli_bench_workload, "run a linear or random memory access microbenchmark" },
 	{ "check", cli_check, "test a model against measured observations" },
 	{ "flows", cli_flows, "bound how much of each feature's μpaths the data need" },

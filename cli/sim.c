@@ -54,6 +54,7 @@ static void help(void)
 "  --truth FILE       also write the ground truth: per interval and μop\n"
 "                     class, the μops of each path and the events on the way\n"
 "  --list-events      print the events (name, short name, unit, meaning)\n"
+"  --list-features    print the features, one a line\n"
 "  --print-config     print the machine parameters and exit\n"
 "  -o, --output FILE  dataset file (default standard output), written\n"
 "                     atomically\n"
@@ -77,7 +78,7 @@ static void list_events(void)
 enum {
 	O_WORKLOAD = 256, O_PAGES, O_FEATURES, O_SWEEP, O_INTERVALS,
 	O_IUOPS, O_WARMUP, O_COUNTERS, O_MUXNS, O_EVENTS, O_SEED, O_NAME,
-	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_PRINTCFG
+	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_LISTF, O_PRINTCFG
 };
 
 static const struct option options[] = {
@@ -97,6 +98,7 @@ static const struct option options[] = {
 	{ "set", required_argument, NULL, O_SET },
 	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "list-events", no_argument, NULL, O_LIST },
+	{ "list-features", no_argument, NULL, O_LISTF },
 	{ "print-config", no_argument, NULL, O_PRINTCFG },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -226,6 +228,14 @@ int cli_sim(int argc, char **argv)
 		case O_LIST:
 			list_events();
 			return CLI_OK;
+		case O_LISTF: {
+			char all[256], *p;
+
+			mmu_features_format(MMU_F_ALL, all, sizeof all);
+			for (p = strtok(all, ","); p; p = strtok(NULL, ","))
+				puts(p);
+			return CLI_OK;
+		}
 		case O_PRINTCFG: print_cfg = 1; break;
 		default:
 			return cli_bad_option(cmd, opt, argv, options);
@@ -268,18 +278,28 @@ int cli_sim(int argc, char **argv)
 		mmu_truth_header(&truth);
 	if (sweep) {
 		const char *const *w = mmu_sweep_workloads();
-		size_t k;
+		struct cli_progress prog;
+		size_t k, n, done = 0;
 		int p;
 
 		/* the defaults, then the --workload ones */
+		for (n = 0; w[n]; n++)
+			;
+		n = (n + n_workloads) * MMU_N_PAGE_MODES;
+		cli_progress_init(&prog, cmd);
 		for (k = 0; w[k] && !rc; k++)
-			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++)
+			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++, done++) {
+				cli_progress_show(&prog, "%zu/%zu runs", done, n);
 				rc = run_one(&cfg, features, (enum mmu_page)p, w[k], &ro,
 					     NULL, &data, truth_path ? &truth : NULL);
+			}
 		for (k = 0; k < n_workloads && !rc; k++)
-			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++)
+			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++, done++) {
+				cli_progress_show(&prog, "%zu/%zu runs", done, n);
 				rc = run_one(&cfg, features, (enum mmu_page)p, workloads[k],
 					     &ro, NULL, &data, truth_path ? &truth : NULL);
+			}
+		cli_progress_end(&prog);
 	} else {
 		rc = run_one(&cfg, features, page, n_workloads ? workloads[0] : "linear",
 			     &ro, name, &data, truth_path ? &truth : NULL);

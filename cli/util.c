@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "pipeline/pipeline.h"
@@ -164,3 +165,37 @@ void cli_json_string(struct cp_buf *b, const char *s)
 	cp_buf_json_string(b, s);
 }
 
+
+void cli_progress_init(struct cli_progress *p, const char *cmd)
+{
+	p->cmd = cmd;
+	p->tty = isatty(2);
+	p->shown = 0;
+	p->start = p->last = cp_seconds();
+}
+
+void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
+{
+	double now;
+	va_list ap;
+
+	if (!p->tty)
+		return;
+	now = cp_seconds();
+	if (now - p->start < 0.5 || (p->shown && now - p->last < 0.05))
+		return;
+	p->last = now;
+	fprintf(stderr, "\r\033[Kcounterpoint %s: ", p->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	p->shown = 1;
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = 0;
+}

@@ -38,7 +38,7 @@ ls "$root"/include/counterpoint/*/*_int.h "$root"/include/counterpoint/*/interna
 
 PKG_CONFIG_PATH=$root/lib/pkgconfig; export PKG_CONFIG_PATH
 PKG_CONFIG_SYSROOT_DIR=$dest; export PKG_CONFIG_SYSROOT_DIR
-[ "$(pkg-config --modversion counterpoint)" = "$("$root/bin/counterpoint" --version | sed -n "1s/^counterpoint //p")" ] ||
+[ "$(pkg-config --modversion counterpoint)" = "$("$root/bin/counterpoint" --version | sed -n "1s/^counterpoint \([^ ]*\).*/\1/p")" ] ||
 	fail "counterpoint.pc's version is not the command's"
 cflags=$(pkg-config --cflags counterpoint) || fail "pkg-config --cflags failed"
 pkg-config --static --libs counterpoint | grep -q -- -lglpk || fail "Libs.private lacks glpk"
@@ -93,6 +93,10 @@ comp paths models/haswell/mmu.udd --with merge,ab
 comp explore models/haswell/mmu.udd data.csv --candidates mer
 comp region data.csv --model models/haswell/mmu.udd --with byp
 comp check models/haswell/mmu.udd data.csv --region el
+comp check hasw
+comp check haswell/mmu data.csv --with pde_
+comp sim --features merge,pre
+comp import g
 EOF
 	bash "$tmp/comp.bash" "$root/share/bash-completion/completions/counterpoint" \
 		"$root/bin/counterpoint" > "$tmp/comp.out" 2>&1
@@ -105,9 +109,25 @@ merge,abort
 merge 
 bypass 
 ellipsoid 
+haswell/mmu 
+pde_early 
+merge,prefetch merge,prefetch_dtlb_miss merge,prefetch_stlb_miss merge,prefetch_stores 
+gem5 
 EOF
 	diff -u "$tmp/comp.want" "$tmp/comp.out" || fail "bash completion"
 fi
+
+# ---- the bundled models, by name, from the installed tree alone ----
+"$root/bin/counterpoint" models > "$tmp/models" || fail "counterpoint models failed"
+grep -q '^haswell/mmu ' "$tmp/models" || fail "haswell/mmu is not listed"
+# (the first line names the file read: the installed one)
+(cd "$tmp" && "$root/bin/counterpoint" cone haswell/mmu --with merge > cone.out 2>/dev/null) ||
+	fail "cone haswell/mmu from the installed models failed"
+grep -q "^model $root/share/counterpoint/models/haswell/mmu.udd," "$tmp/cone.out" ||
+	fail "cone haswell/mmu did not read the installed model"
+bin/counterpoint cone models/haswell/mmu.udd --with merge 2>/dev/null | sed 1d > "$tmp/cone.want"
+sed 1d "$tmp/cone.out" | cmp -s - "$tmp/cone.want" || fail "the installed haswell/mmu is not the source's"
+[ -f "$root/share/counterpoint/models/haswell/mmu.udd" ] || fail "models not installed"
 
 # ---- the library example (docs/library.md), shared and static ----
 awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$top/docs/library.md" > "$tmp/verdicts.c"

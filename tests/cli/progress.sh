@@ -1,0 +1,16 @@
+#!/bin/sh
+# tests/cli/progress.sh: long work shows its progress on a terminal (one
+# line on stderr, redrawn in place and erased at the end) and never when
+# stderr is not one.  `script` gives the command a terminal.
+command -v script >/dev/null || { echo "script (util-linux) not installed"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "progress.sh: $*"; exit 1; }
+sweep="$CP sim --sweep --intervals 8 --interval-uops 20000"
+script -qec "$sweep -o $tmp/tty.csv" /dev/null > "$tmp/tty.out" 2>&1 || fail "sim under a terminal failed"
+grep -q 'counterpoint sim: [0-9]*/28 runs' "$tmp/tty.out" || fail "no progress line on a terminal"
+# the last thing written is the erase of the line
+[ "$(tail -c 4 "$tmp/tty.out" | od -An -c | tr -d ' ')" = '\r033[K' ] || fail "the progress line is not erased"
+$sweep -o "$tmp/plain.csv" 2> "$tmp/plain.err" || fail "sim failed"
+[ -s "$tmp/plain.err" ] && fail "progress written where stderr is not a terminal: $(head -c 80 "$tmp/plain.err")"
+cmp -s "$tmp/tty.csv" "$tmp/plain.csv" || fail "the dataset depends on the terminal"
+exit 0
