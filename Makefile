@@ -57,7 +57,7 @@ SOMAJOR  = 0
 SONAME   = libcounterpoint.so.$(SOMAJOR)
 SOLIB    = build/libcounterpoint.so.$(VERSION)
 # The installed headers: each module's public header(s), no internal ones.
-PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/sim/mmu.h \
+PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/gem5.h hw/sim/mmu.h \
              geometry/cone.h stats/region.h solver/feas.h pipeline/pipeline.h \
              explore/explore.h report/report.h capi/counterpoint.h
 # pkg-config: the libraries that ship a .pc file, and the others.

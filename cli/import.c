@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "hw/gem5.h"
 #include "hw/perfstat.h"
 #include "stats/region.h"
 
@@ -162,18 +163,182 @@ out:
 	return status;
 }
 
+/* ==== import gem5 ==== */
+
+static void usage_gem5(FILE *out)
+{
+	fprintf(out,
+		"usage: counterpoint import gem5 STATS [--observation NAME] [-o DATA]\n"
+		"                                      [--append] [--events GLOB,...]\n"
+		"                                      [--dumps auto|delta|cumulative]\n"
+		"\n"
+		"Convert gem5's statistics (m5out/stats.txt; - reads standard input) into\n"
+		"counterpoint's dataset format.  Each dump (a Begin/End Simulation\n"
+		"Statistics block: m5 dumpstats, a periodic or the final dump) is one\n"
+		"interval, lasting its simTicks (sim_ticks) at simFreq ticks per second;\n"
+		"each statistic is an event, elements of vectors and distributions by\n"
+		"gem5's names (::total, ::samples, ::0-1).  A statistic missing from a\n"
+		"dump is not counted there (running_ns = 0).  Dumps are deltas when gem5\n"
+		"reset the statistics at each dump and running totals (differenced) when\n"
+		"it did not, as finalTick - simTicks tells.  Without --events every\n"
+		"statistic that holds integers is kept; ratios, averages and rates (a\n"
+		"fraction, nan or inf in some dump) are left out and counted in the note\n"
+		"on stderr.  A negative count (an overflowed counter) is an error.\n"
+		"\n"
+		"options:\n"
+		"  --observation NAME  the observation's name (default: STATS's file name\n"
+		"                      without directory and extension)\n"
+		"  -o, --output DATA   write here, atomically (default: standard output)\n"
+		"  --append            add to the existing dataset DATA (its observation\n"
+		"                      names must not include NAME)\n"
+		"  --events GLOB,...   keep only the statistics these globs match\n"
+		"                      ('system.cpu.mmu.dtb.*,*::total'); each must hold\n"
+		"                      counts, and each glob must match\n"
+		"  --dumps MODE        auto (default: from the tick counters), delta\n"
+		"                      (statistics reset at every dump) or cumulative\n"
+		"                      (never reset); the ticks must agree where they tell\n"
+		"  -h, --help          show this help\n"
+		"\n"
+		"Exit status: 0 success, 2 bad usage or input (every bad line of STATS is\n"
+		"listed), 3 internal error.\n");
+}
+
+/* The one-line note: what was read and how (stderr). */
+static void note_gem5(const char *path, const struct hec_gem5_summary *s)
+{
+	fprintf(stderr, "counterpoint %s: note: %s: gem5 stats.txt, %zu dump%s",
+		cmd, path, s->dumps, s->dumps == 1 ? "" : "s");
+	if (s->totals && s->deltas)
+		fprintf(stderr, " (%zu deltas and %zu running totals, "
+			"differenced)", s->deltas, s->totals);
+	else if (s->totals)
+		fprintf(stderr, " (running totals, differenced)");
+	else if (s->deltas)
+		fprintf(stderr, " (deltas: statistics reset at each dump)");
+	fprintf(stderr, ", %zu event%s", s->events, s->events == 1 ? "" : "s");
+	if (s->not_counts)
+		fprintf(stderr, "; %zu statistic%s left out as not counts (a "
+			"fraction, nan or inf)", s->not_counts,
+			s->not_counts == 1 ? "" : "s");
+	if (s->not_totals)
+		fprintf(stderr, "; %zu left out as not running totals (they "
+			"decrease)", s->not_totals);
+	if (s->one_line)
+		fprintf(stderr, "; %zu one-line vector%s left out (elements "
+			"unnamed)", s->one_line, s->one_line == 1 ? "" : "s");
+	if (s->missing)
+		fprintf(stderr, "; %zu event%s not counted in some dump (missing "
+			"there)", s->missing, s->missing == 1 ? "" : "s");
+	if (s->short_dumps)
+		fprintf(stderr, "; %zu dump%s shorter than 1 ns, not counted",
+			s->short_dumps, s->short_dumps == 1 ? "" : "s");
+	fprintf(stderr, "\n");
+}
+
+static int import_gem5(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "observation", required_argument, NULL, 'O' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "append", no_argument, NULL, 'a' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "dumps", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hec_gem5_options opt = { 0 };
+	const char *output = NULL;
+	char *name = NULL;
+	struct hec_gem5_summary sum;
+	struct cp_error err;
+	struct cp_buf out;
+	int c, append = 0, status;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'O':
+			opt.observation = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'a':
+			append = 1;
+			break;
+		case 'e':
+			opt.events = optarg;
+			break;
+		case 'd':
+			if (!strcmp(optarg, "auto"))
+				opt.dumps = HEC_GEM5_DUMPS_AUTO;
+			else if (!strcmp(optarg, "delta"))
+				opt.dumps = HEC_GEM5_DUMPS_DELTA;
+			else if (!strcmp(optarg, "cumulative"))
+				opt.dumps = HEC_GEM5_DUMPS_CUMULATIVE;
+			else
+				return cli_usage_error(cmd, "--dumps wants auto, delta "
+						       "or cumulative, not '%s'", optarg);
+			break;
+		case 'h':
+			usage_gem5(stdout);
+			return CLI_OK;
+		default:
+			return cli_bad_option(cmd, c, argv, longopts);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error(cmd, optind >= argc ? "no gem5 stats file "
+				       "given" : "one gem5 stats file only");
+	if (append && (!output || !strcmp(output, "-")))
+		return cli_usage_error(cmd, "--append needs -o DATA");
+	if (opt.observation && !opt.observation[0])
+		return cli_usage_error(cmd, "--observation wants a name");
+	if (opt.events && !opt.events[0])
+		return cli_usage_error(cmd, "--events wants globs");
+	cp_error_clear(&err);
+	cp_buf_init(&out);
+	if (!opt.observation) {
+		if (!(name = default_observation(strcmp(argv[optind], "-") ?
+						 argv[optind] : "stdin"))) {
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+			return cli_print_error(cmd, &err);
+		}
+		opt.observation = name;
+	}
+	opt.header = !append;
+	if ((append && read_existing(output, opt.observation, &out, &err)) ||
+	    hec_gem5_import(argv[optind], &opt, &out, &sum, &err)) {
+		status = cli_print_error(cmd, &err);
+		goto out;
+	}
+	if ((status = cli_write_output(cmd, output, &out)))
+		goto out;
+	note_gem5(argv[optind], &sum);
+out:
+	cp_free(name);
+	cp_buf_release(&out);
+	return status;
+}
+
 int cli_import(int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_usage_error(cmd, "no format given (perf)");
+		return cli_usage_error(cmd, "no format given (perf, gem5)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		printf("\n");
+		usage_gem5(stdout);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "perf"))
 		return import_perf(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "gem5"))
+		return import_gem5(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		return cli_usage_error(cmd, "no format given (perf) before '%s'",
-				       argv[1]);
-	return cli_usage_error(cmd, "unknown format '%s' (known: perf)", argv[1]);
+		return cli_usage_error(cmd, "no format given (perf, gem5) before "
+				       "'%s'", argv[1]);
+	return cli_usage_error(cmd, "unknown format '%s' (known: perf, gem5)",
+			       argv[1]);
 }

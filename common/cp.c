@@ -712,6 +712,30 @@ int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			   S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
 }
 
+int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
+{
+	int in = !strcmp(path, "-");
+	FILE *fp = in ? stdin : fopen(path, "rb");
+	char chunk[65536];
+	size_t got;
+	int rc = CP_OK;
+
+	if (!fp)
+		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
+				    strerror(errno));
+	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		cp_buf_append(b, chunk, got);
+	if (ferror(fp))
+		rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
+				  strerror(errno));
+	else if (b->failed)
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+				  path);
+	if (!in)
+		fclose(fp);
+	return rc;
+}
+
 /* OpenBLAS, which LAPACKE calls here, keeps a thread per core and
  * busy-waits them on every call.  Our matrices are small (a counter set's
  * covariance, 26 x 26 on the Haswell family), so those threads cost more

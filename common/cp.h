@@ -134,5 +134,8 @@ void cp_buf_puts(struct cp_buf *b, const char *s);
 void cp_buf_json_string(struct cp_buf *b, const char *s);
 void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Read the whole file at path ("-": standard input) into b, appended;
+ * CP_EIO ("cannot read 'path': reason") or CP_ENOMEM. */
+int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err);
 
 #endif
