@@ -387,15 +387,19 @@ static int ticks(struct importer *im, const size_t *cells, size_t k,
 }
 
 /* ticks * 10^9 / freq, rounded: whole seconds exactly, the rest in
- * double (below 10^9 ns, so to well under a nanosecond). */
+ * double (below 10^9 ns, so to well under a nanosecond); *beyond when
+ * that is more than 2^53 ns. */
 static uint64_t ticks_to_ns(uint64_t ticks, uint64_t freq, int *beyond)
 {
-	uint64_t sec = ticks / freq, rest = ticks % freq;
-	double ns = (double)sec * 1e9 +
-		    nearbyint((double)rest * 1e9 / (double)freq);
+	uint64_t sec = ticks / freq, rest = ticks % freq, ns;
 
-	*beyond = !(ns <= GEM5_MAX_EXACT);
-	return *beyond ? 0 : (uint64_t)ns;
+	*beyond = sec > UINT64_C(9007199);          /* 2^53 ns = 9007199.25 s */
+	if (*beyond)
+		return 0;
+	ns = sec * UINT64_C(1000000000) +
+	     (uint64_t)nearbyint((double)rest * 1e9 / (double)freq);
+	*beyond = ns > (UINT64_C(1) << 53);
+	return *beyond ? 0 : ns;
 }
 
 /* Each dump's interval: its length, and whether it counts from a reset at
@@ -561,10 +565,21 @@ static int globs_match(struct globs *g, const char *name)
 	return hit;
 }
 
-/* What a value that is not a count is, for messages. */
-static const char *shape_word(enum shape sh)
+/* An integer above 2^53, decided on its text: the doubles near 2^53
+ * round 9007199254740993 down to 2^53. */
+static int beyond_2p53(const struct record *r)
 {
-	return sh == FRACTION ? "a fraction" : sh == NOT_A_NUMBER ? "nan" : "infinite";
+	const char *t = r->text;
+	size_t n;
+
+	if (r->value != GEM5_MAX_EXACT)
+		return r->value > GEM5_MAX_EXACT;
+	if (strpbrk(t, "eE"))
+		return 0;
+	while (*t == '0')
+		t++;
+	n = strspn(t, "0123456789");
+	return n != 16 || strncmp(t, "9007199254740992", 16) != 0;
 }
 
 /* Decide statistic s: 1 an event, 0 left out (counted in sum).  Errors
@@ -594,8 +609,8 @@ static int keep_statistic(struct importer *im, const size_t *cells, size_t s,
 				sum->not_counts++;
 				return 0;
 			}
-			bad(im, r->line, "'%s' is %s (%s), not a count", st->name,
-			    shape_word(r->shape), r->text);
+			bad(im, r->line, "'%s' is %s, not a count", st->name,
+			    r->text);
 			errors++;
 		}
 	}
@@ -608,7 +623,7 @@ static int keep_statistic(struct importer *im, const size_t *cells, size_t s,
 			bad(im, r->line, "'%s' is negative (%s), not a count (an "
 			    "overflowed counter?)", st->name, r->text);
 			errors++;
-		} else if (r->value > GEM5_MAX_EXACT) {
+		} else if (beyond_2p53(r)) {
 			bad(im, r->line, "'%s' is %s, beyond 2^53, more than a "
 			    "dataset holds exactly", st->name, r->text);
 			errors++;
