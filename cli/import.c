@@ -182,8 +182,9 @@ static void usage_gem5(FILE *out)
 		"reset the statistics at each dump and running totals (differenced) when\n"
 		"it did not, as finalTick - simTicks tells.  Without --events every\n"
 		"statistic that holds integers is kept; ratios, averages and rates (a\n"
-		"fraction, nan or inf in some dump) are left out and counted in the note\n"
-		"on stderr.  A negative count (an overflowed counter) is an error.\n"
+		"fraction, nan or inf in some dump, or a unit such as (Byte/Second)) are\n"
+		"left out and counted in the note on stderr.  A negative count (an\n"
+		"overflowed counter) is an error.\n"
 		"\n"
 		"options:\n"
 		"  --observation NAME  the observation's name (default: STATS's file name\n"
@@ -218,7 +219,7 @@ static void note_gem5(const char *path, const struct hec_gem5_summary *s)
 	fprintf(stderr, ", %zu event%s", s->events, s->events == 1 ? "" : "s");
 	if (s->not_counts)
 		fprintf(stderr, "; %zu statistic%s left out as not counts (a "
-			"fraction, nan or inf)", s->not_counts,
+			"fraction, nan, inf, or a rate by its unit)", s->not_counts,
 			s->not_counts == 1 ? "" : "s");
 	if (s->not_totals)
 		fprintf(stderr, "; %zu left out as not running totals (they "

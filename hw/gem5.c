@@ -35,6 +35,7 @@ struct statistic {
 	char *name;
 	unsigned line;           /* first appearance */
 	int one_line;            /* a one-line vector: no element names */
+	int rate;                /* its unit is a rate or a ratio */
 };
 
 enum relation { FIRST, DELTA, TOTAL };
@@ -165,6 +166,7 @@ static size_t stat_index(struct importer *im, const char *s, size_t n,
 	}
 	im->s[i].line = line;
 	im->s[i].one_line = 0;
+	im->s[i].rate = 0;
 	im->ns++;
 	im->hash[h] = i + 1;
 	return i;
@@ -288,6 +290,41 @@ static int is_percent(const char *s, size_t n)
 	return n >= 2 && s[n - 1] == '%' && !parse_value(s, n - 1, &v, &sh);
 }
 
+/* Whether the line (from its description on) ends in the unit of what
+ * is no count: gem5 21 and later append the unit, "(Count)", "(Tick)",
+ * "(Byte/Second)", "((Count/Cycle))", "(Ratio)", "(Volt)"; older
+ * descriptions say "(bytes/s)", "(inst/s)".  A rate, a ratio, or a
+ * level (volts, watts, degrees). */
+static int rate_unit(const char *p)
+{
+	static const char *const levels[] = { "Ratio)", "Volt)", "Watt)",
+					      "DegreeCelsius)" };
+	const char *e = p + strlen(p), *b;
+	int depth = 0;
+	size_t i;
+
+	while (e > p && is_space(e[-1]))
+		e--;
+	if (e == p || e[-1] != ')')
+		return 0;
+	for (b = e; b > p; b--) {
+		if (b[-1] == ')')
+			depth++;
+		else if (b[-1] == '(' && --depth == 0)
+			break;
+	}
+	if (b == p)
+		return 0;
+	/* b[-1] is the opening parenthesis of (unit) */
+	if (memchr(b, '/', (size_t)(e - b)))
+		return 1;
+	for (i = 0; i < sizeof levels / sizeof *levels; i++)
+		if ((size_t)(e - b) == strlen(levels[i]) &&
+		    !strncmp(b, levels[i], (size_t)(e - b)))
+			return 1;
+	return 0;
+}
+
 /* One line inside a dump:
  *     NAME VALUE [PDF% [CDF%]] [# DESCRIPTION] [(UNIT)]
  * or a one-line vector, NAME |VALUE PDF% CDF% |VALUE ... # DESCRIPTION. */
@@ -336,6 +373,8 @@ static void stat_line(struct importer *im, unsigned line, char *text)
 	}
 	if ((st = stat_index(im, name, nlen, line)) == (size_t)-1)
 		return;
+	if (t && rate_unit(t))
+		im->s[st].rate = 1;
 	if (grow(im, (void **)&im->r, &im->rcap, im->nr, sizeof *im->r))
 		return;
 	rec = &im->r[im->nr++];
@@ -599,6 +638,10 @@ static int keep_statistic(struct importer *im, const size_t *cells, size_t s,
 			    "elements stats.txt does not name", st->name);
 		else
 			sum->one_line++;
+		return 0;
+	}
+	if (st->rate && !selected) {
+		sum->not_counts++;
 		return 0;
 	}
 	for (k = 0; k < im->nd; k++) {

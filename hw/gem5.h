@@ -17,9 +17,10 @@
  *
  * What is an event: with no selection, every statistic whose values are
  * all integers (counts); a statistic with a fraction, nan or inf in some
- * dump is a ratio, average or rate and is left out (counted in the
+ * dump, or whose unit is a rate, ratio or level ("(Byte/Second)",
+ * "(bytes/s)", "(Ratio)", "(Volt)"), is left out (counted in the
  * summary).  A selection (globs) keeps exactly the statistics it matches,
- * and each of them must hold counts.  Either way a negative integer (an
+ * and each of them must hold integers.  Either way a negative integer (an
  * overflowed counter) or one beyond 2^53 is an error at its line.
  * hw/ depends only on libc and libpfm4. */
 #ifndef COUNTERPOINT_GEM5_H
@@ -51,7 +52,8 @@ struct hec_gem5_summary {
 				     * and as running totals (differenced) */
 	size_t statistics;          /* distinct statistic names */
 	size_t events;              /* kept: the dataset's events */
-	size_t not_counts;          /* left out: a fraction, nan or inf */
+	size_t not_counts;          /* left out: a fraction, nan or inf, or
+				     * a rate by its unit */
 	size_t not_totals;          /* left out: decreases between running
 				     * totals */
 	size_t one_line;            /* left out: one-line vectors, whose
