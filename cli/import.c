@@ -252,7 +252,7 @@ static int import_gem5(int argc, char **argv)
 	char *name = NULL;
 	struct hec_gem5_summary sum;
 	struct cp_error err;
-	struct cp_buf out;
+	struct cp_buf out, messages;
 	int c, append = 0, status;
 
 	opterr = 0;
@@ -300,6 +300,7 @@ static int import_gem5(int argc, char **argv)
 		return cli_usage_error(cmd, "--events wants globs");
 	cp_error_clear(&err);
 	cp_buf_init(&out);
+	cp_buf_init(&messages);
 	if (!opt.observation) {
 		if (!(name = default_observation(strcmp(argv[optind], "-") ?
 						 argv[optind] : "stdin"))) {
@@ -309,9 +310,16 @@ static int import_gem5(int argc, char **argv)
 		opt.observation = name;
 	}
 	opt.header = !append;
+	opt.messages = &messages;
 	if ((append && read_existing(output, opt.observation, &out, &err)) ||
 	    hec_gem5_import(argv[optind], &opt, &out, &sum, &err)) {
-		status = cli_print_error(cmd, &err);
+		/* every bad line, where err holds what fits in it */
+		if (err.code == CP_EINPUT && messages.len && !messages.failed) {
+			fprintf(stderr, "counterpoint %s: %s", cmd, messages.data);
+			status = CLI_USAGE;
+		} else {
+			status = cli_print_error(cmd, &err);
+		}
 		goto out;
 	}
 	if ((status = cli_write_output(cmd, output, &out)))
@@ -319,6 +327,7 @@ static int import_gem5(int argc, char **argv)
 	note_gem5(argv[optind], &sum);
 out:
 	cp_free(name);
+	cp_buf_release(&messages);
 	cp_buf_release(&out);
 	return status;
 }

@@ -749,13 +749,22 @@ static int diag_cmp(const void *a, const void *b)
 }
 
 /* The first diagnostic (in line order) into err, the others into its
- * detail as far as they fit. */
-static int report(struct importer *im, struct cp_error *err)
+ * detail as far as they fit; all of them into messages. */
+static int report(struct importer *im, struct cp_buf *messages,
+		  struct cp_error *err)
 {
 	size_t i, used = 0;
 	int rc;
 
 	qsort(im->diag, im->ndiag, sizeof *im->diag, diag_cmp);
+	for (i = 0; messages && i < im->ndiag; i++) {
+		if (im->diag[i].line)
+			cp_buf_printf(messages, "%s:%u: %s\n", im->name,
+				      im->diag[i].line, im->diag[i].msg);
+		else
+			cp_buf_printf(messages, "%s: %s\n", im->name,
+				      im->diag[i].msg);
+	}
 	rc = cp_error_at(err, CP_EINPUT, im->name, im->diag[0].line, 0, "%s",
 			 im->diag[0].msg);
 	if (!err)
@@ -942,7 +951,7 @@ out:
 	if (im.nomem || out->failed)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 	else if (!rc && im.ndiag)
-		rc = report(&im, err);
+		rc = report(&im, opt->messages, err);
 	for (i = 0; i < im.ndiag; i++)
 		cp_free(im.diag[i].msg);
 	for (i = 0; i < im.ns; i++)

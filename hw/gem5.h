@@ -43,6 +43,9 @@ struct hec_gem5_options {
 				     * sensitive); NULL: every count */
 	enum hec_gem5_dumps dumps;
 	int header;                 /* start with the dataset's header line */
+	struct cp_buf *messages;    /* not NULL: on CP_EINPUT every message
+				     * ("name:line: message\n", line order),
+				     * where err holds only the first ones */
 };
 
 /* What an import found, for the caller to report. */

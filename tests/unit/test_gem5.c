@@ -27,7 +27,7 @@ static int convert(const char *text, const char *events,
 		   enum hec_gem5_dumps dumps, struct cp_buf *out,
 		   struct hec_gem5_summary *sum, struct cp_error *err)
 {
-	struct hec_gem5_options opt = { "o", events, dumps, 1 };
+	struct hec_gem5_options opt = { "o", events, dumps, 1, NULL };
 
 	cp_buf_init(out);
 	cp_error_clear(err);
@@ -450,7 +450,7 @@ static void test_structure_errors(void)
 		     "blocks)", NULL);
 	{
 		static const char nul[] = BEGIN "a 1\0" END;
-		struct hec_gem5_options opt = { "o", NULL, HEC_GEM5_DUMPS_AUTO, 1 };
+		struct hec_gem5_options opt = { "o", NULL, HEC_GEM5_DUMPS_AUTO, 1, NULL };
 
 		cp_buf_init(&out);
 		cp_error_clear(&err);
@@ -533,7 +533,7 @@ static void test_ticks_to_ns(void)
 static struct stats_dataset *import_file(const char *path, const char *events,
 					 struct hec_gem5_summary *sum)
 {
-	struct hec_gem5_options opt = { "run", events, HEC_GEM5_DUMPS_AUTO, 1 };
+	struct hec_gem5_options opt = { "run", events, HEC_GEM5_DUMPS_AUTO, 1, NULL };
 	struct cp_buf out;
 	struct cp_error err;
 	struct stats_dataset *d = NULL;
@@ -629,9 +629,40 @@ static void test_real_cumulative(void)
 	stats_dataset_free(d);
 }
 
+/* err holds what fits; messages every line: 40 bad lines here. */
+static void test_every_message(void)
+{
+	struct hec_gem5_options opt = { "o", NULL, HEC_GEM5_DUMPS_AUTO, 1, NULL };
+	struct cp_buf text, out, messages;
+	struct cp_error err;
+	size_t i, lines = 0;
+
+	cp_buf_init(&text);
+	cp_buf_init(&out);
+	cp_buf_init(&messages);
+	cp_buf_puts(&text, BEGIN "sim_ticks 1\nsim_freq 1\n");
+	for (i = 0; i < 40; i++)
+		cp_buf_printf(&text, "system.cpu.walker.pendingWalks::%zu -%zu\n", i,
+			      i + 1);
+	cp_buf_puts(&text, END);
+	opt.messages = &messages;
+	cp_error_clear(&err);
+	CHECK(hec_gem5_convert("stats.txt", text.data, text.len, &opt, &out, NULL,
+			       &err) == CP_EINPUT);
+	for (i = 0; i < messages.len; i++)
+		lines += messages.data[i] == '\n';
+	CHECK(lines == 40);
+	CHECK(has(&messages, "stats.txt:43: 'system.cpu.walker.pendingWalks::39' "
+		  "is negative (-40)"));
+	CHECK(strstr(err.detail, "more bad lines") != NULL);
+	cp_buf_release(&text);
+	cp_buf_release(&out);
+	cp_buf_release(&messages);
+}
+
 static void test_allocation_failures(void)
 {
-	struct hec_gem5_options opt = { "o", NULL, HEC_GEM5_DUMPS_AUTO, 1 };
+	struct hec_gem5_options opt = { "o", NULL, HEC_GEM5_DUMPS_AUTO, 1, NULL };
 	unsigned long nth;
 	int failed = 0, ok = 0;
 
@@ -671,6 +702,7 @@ int main(void)
 	RUN(test_ticks_to_ns);
 	RUN(test_real_files);
 	RUN(test_real_cumulative);
+	RUN(test_every_message);
 	RUN(test_allocation_failures);
 	return check_summary();
 }
