@@ -866,8 +866,7 @@ int hec_gem5_convert(const char *name, const char *text, size_t len,
 	if (opt->events && (rc = globs_parse(&g, opt->events, err)))
 		goto out;
 	if (memchr(text, '\0', len)) {
-		rc = cp_error_at(err, CP_EINPUT, name, 0, 0,
-				 "not a text file (NUL byte)");
+		bad(&im, 0, "not a text file (NUL byte)");
 		goto out;
 	}
 	if (!(buf = cp_malloc(len + 1))) {
