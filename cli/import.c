@@ -324,7 +324,7 @@ static int import_gem5(int argc, char **argv)
 	}
 	if ((status = cli_write_output(cmd, output, &out)))
 		goto out;
-	note_gem5(argv[optind], &sum);
+	note_gem5(strcmp(argv[optind], "-") ? argv[optind] : "<stdin>", &sum);
 out:
 	cp_free(name);
 	cp_buf_release(&messages);

@@ -97,6 +97,39 @@ static void test_atomic_write(void)
 	rmdir(dir);
 }
 
+/* cp_read_file: a file larger than one read chunk appended whole; a
+ * missing file or a directory named in the message. */
+static void test_read_file(void)
+{
+	char dir[] = "/tmp/cp-test-XXXXXX";
+	char path[128];
+	static char big[200000];
+	struct cp_error err;
+	struct cp_buf b;
+	size_t i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/in.txt", dir);
+	for (i = 0; i < sizeof big; i++)
+		big[i] = (char)('a' + i % 26);
+	cp_error_clear(&err);
+	CHECK(cp_write_file_atomic(path, big, sizeof big, &err) == CP_OK);
+	cp_buf_init(&b);
+	cp_buf_puts(&b, "x");
+	CHECK(cp_read_file(path, &b, &err) == CP_OK);
+	CHECK(b.len == sizeof big + 1 && !memcmp(b.data + 1, big, sizeof big));
+	cp_buf_release(&b);
+	unlink(path);
+	cp_buf_init(&b);
+	CHECK(cp_read_file(path, &b, &err) == CP_EIO);
+	CHECK(strstr(err.msg, "cannot read '/tmp/cp-test-") != NULL &&
+	      strstr(err.msg, "No such file or directory") != NULL);
+	CHECK(cp_read_file(dir, &b, &err) == CP_EIO);
+	CHECK(strstr(err.msg, "Is a directory") != NULL);
+	cp_buf_release(&b);
+	rmdir(dir);
+}
+
 /* Read a whole small file into got (NUL-terminated); -1 if unreadable. */
 static int slurp(const char *path, char *got, size_t size)
 {
@@ -391,6 +424,7 @@ int main(void)
 	RUN(test_buf);
 	RUN(test_alloc_fail);
 	RUN(test_atomic_write);
+	RUN(test_read_file);
 	RUN(test_atomic_write_keeps_file);
 	RUN(test_atomic_write_symlink);
 	RUN(test_atomic_write_devices);
