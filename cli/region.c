@@ -480,8 +480,6 @@ static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 	json_num(b, r->lag1);
 	if (r->runs)
 		cp_buf_printf(b, ", \"runs\": %zu", r->runs);
-	else
-		cp_buf_puts(b, ", \"runs\": null");
 	cp_buf_puts(b, ",\n     \"counters\": [");
 	for (j = 0; j < k; j++) {
 		cp_buf_puts(b, j ? ",\n       {\"name\": " : "\n       {\"name\": ");
