@@ -752,6 +752,28 @@ static void test_runs_as_intervals(void)
 		hec_perfstat_report_release(&rep);
 		cp_buf_release(&out);
 	}
+	/* -I runs in one log: their stamps restart after a run header or a
+	 * harness's line */
+	{
+		static const char log[] = "# started on Mon Dec  7 00:00:00 2026\n"
+			"     0.100000000,5,,a,100,100.00,,\n"
+			"     0.200000000,6,,a,100,100.00,,\n"
+			"# started on Mon Dec  7 00:01:00 2026\n"
+			"     0.100000000,7,,a,100,100.00,,\n"
+			"     0.200000000,8,,a,100,100.00,,\n"
+			"=== run 3\n"
+			"     0.150000000,9,,a,100,100.00,,\n";
+		struct hec_perfstat_options o = { pool, NULL, 0, NULL, 0 };
+
+		CHECK(convert_opt(log, &o, &out, NULL, &err) == 0);
+		CHECK_STR(out.data, "observation,interval,event,value,enabled_ns,running_ns\n"
+			  "obs,0,a,11,200,200\nobs,1,a,15,200,200\nobs,2,a,9,100,100\n");
+		cp_buf_release(&out);
+		CHECK(convert(log, &out, NULL, &err) == CP_EINPUT);
+		CHECK(err.line == 5 && !strncmp(err.msg, "a second run of perf stat", 25));
+		CHECK(!strncmp(err.detail, "stat.csv:8: a second run", 24));
+		cp_buf_release(&out);
+	}
 	/* without pooling, a second run in one file is an error */
 	CHECK(import_files(&logs[0], 1, "h", 0, 0, &out, NULL, &err) == CP_EINPUT);
 	CHECK_STR(err.msg, "a second run of perf stat starts here (its -I time stamps "
