@@ -2135,8 +2135,10 @@ static int write_rows(struct importer *im, struct cp_buf *out,
 		for (i = 0; i < nk; i++) {
 			const struct record *r = &im->r[ord[i]];
 
-			if (im->b[r->block].input == b && !in_b[r->e]++)
+			if (im->b[r->block].input == b && !in_b[r->e]) {
+				in_b[r->e] = 1;
 				nev[b]++;
+			}
 		}
 	}
 	if (rep) {

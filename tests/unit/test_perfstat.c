@@ -130,6 +130,26 @@ static void test_scaling_rule(void)
 	cp_buf_release(&out);
 }
 
+/* The note counts events, not rows (a per-event counter that wrapped
+ * at 256 rows once made 6 events 474). */
+static void test_note_counts_events(void)
+{
+	struct hec_perfstat_report rep = { 0 };
+	struct cp_buf text, out;
+	struct cp_error err;
+	size_t t;
+
+	cp_buf_init(&text);
+	for (t = 1; t <= 600; t++)
+		cp_buf_printf(&text, "%zu.000000000,5,,a,1000,100.00,,\n", t);
+	hec_perfstat_report_init(&rep);
+	CHECK(convert_opt(text.data, NULL, &out, &rep, &err) == 0);
+	expect_note(&rep, "stat.csv: perf stat -x, -I: 1 event, 600 intervals\n");
+	hec_perfstat_report_release(&rep);
+	cp_buf_release(&out);
+	cp_buf_release(&text);
+}
+
 static void test_committed_multiplexed(void)
 {
 	struct hec_perfstat_report sum = { 0 };
@@ -1046,6 +1066,7 @@ int main(void)
 {
 	check_prog = "test_perfstat";
 	RUN(test_scaling_rule);
+	RUN(test_note_counts_events);
 	RUN(test_committed_multiplexed);
 	RUN(test_real_software_capture);
 	RUN(test_real_unsupported_capture);
