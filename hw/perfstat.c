@@ -83,7 +83,7 @@ struct input_state {
 	double last_time;
 	unsigned last_time_line;
 	/* for the note */
-	size_t metric, foreign, rows;
+	size_t metric, foreign, rows, stamped;
 	unsigned foreign_lines[FOREIGN_SHOWN];
 	unsigned agg_kinds;
 	int variance;
@@ -636,6 +636,7 @@ static void take_row(struct importer *im, struct input_state *st,
 	if (!w->summary)
 		im->b[st->block].rows++;
 	st->rows++;
+	st->stamped += w->stamped;
 }
 
 /* Units perf prints after a count (evsel->unit of its events). */
@@ -2179,6 +2180,20 @@ out:
 	return rc;
 }
 
+/* perf stat --summary without -I prefixes its totals with "summary":
+ * an input of summary rows alone is a total. */
+static void totals_of_summaries(struct importer *im, struct input_state *st)
+{
+	size_t i;
+
+	st->intervals = 0;
+	for (i = 0; i < im->n; i++)
+		if (input_of(im, &im->r[i]) == st && im->r[i].summary) {
+			im->r[i].summary = 0;
+			im->b[im->r[i].block].rows++;
+		}
+}
+
 int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 			 const struct hec_perfstat_options *opt,
 			 struct cp_buf *out, struct hec_perfstat_report *report,
@@ -2221,6 +2236,9 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 			bad(&im, i, 1, "no counts found (is this the output of perf "
 			    "stat?)");
 	}
+	for (i = 0; i < n; i++)
+		if (im.st[i].intervals > 0 && !im.st[i].stamped)
+			totals_of_summaries(&im, &im.st[i]);
 	if (!im.nomem && im.n)
 		rc = write_rows(&im, out, report, err);
 	if (im.nomem || out->failed || (report && report->note.failed)) {

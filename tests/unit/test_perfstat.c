@@ -571,6 +571,12 @@ static void test_summary_rows(void)
 		CHECK(d && stats_dataset_n_intervals(d, 0) == rep.intervals);
 		stats_dataset_free(d);
 	}
+	/* --summary without -I: totals prefixed "summary" */
+	d = import_file("tests/data/perf/csv-summary-total.csv", &rep);
+	CHECK(d && rep.rows == 5 && stats_dataset_n_intervals(d, 0) == 1);
+	expect_note(&rep, "tests/data/perf/csv-summary-total.csv: perf stat -x,: 5 "
+		    "events, one total\n");
+	stats_dataset_free(d);
 	hec_perfstat_report_release(&rep);
 	expect_error("     0.100000000,5,,a,100,100.00,,\n     0.200000000,6,,a,100,100.00,,\n"
 		     "summary,12,,a,200,100.00,,\n",

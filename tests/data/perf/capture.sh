@@ -55,3 +55,4 @@ for i in 1 2 3; do echo "=== run $i of 3: python3 workload.py"
 done > runs/harness-runs.log 2>&1
 for i in 1 2 3; do echo "### run $i"; perf stat -e $SW5 -- python3 workload.py; done \
 	> runs/std-runs.log 2>&1
+perf stat --summary -x, -o csv-summary-total.csv -e $SW5 -- python3 workload.py
