@@ -270,7 +270,14 @@ static int report_text(struct report *r, struct cp_buf *b)
 				      pipe_data_region(pd, i)->q, res->p_value);
 		if (pipe_verdict_note(res))
 			cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
-		if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
+		if (pipe_data_region(pd, i)->runs)
+			cp_buf_printf(b, " (a perf stat -r summary of %zu runs: "
+				      "correlations unknown, %s)",
+				      pipe_data_region(pd, i)->runs,
+				      o->shape == FEAS_ELLIPSOID ? "the ellipsoid "
+				      "through the independent box's corners" :
+				      "the independent box");
+		else if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
 			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
 				    "covariance)");
 		if (pipe_data_region(pd, i)->dof_floored)
@@ -368,6 +375,8 @@ static int report_json(struct report *r, struct cp_buf *b)
 			      "diagonal" : "full",
 			      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
 			      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
+		if (pipe_data_region(pd, i)->runs)
+			cp_buf_printf(b, ", \"runs\": %zu", pipe_data_region(pd, i)->runs);
 		if (o->shape == FEAS_ELLIPSOID) {
 			cp_buf_puts(b, ", \"d2\": ");
 			json_num(b, res->d2);

@@ -1,6 +1,7 @@
-/* cli/import.c: `counterpoint import perf STAT`: convert `perf stat -I`
- * output (CSV from -x, or JSON from -j) into the long dataset format,
- * written atomically.  The conversion itself is hw/perfstat.c. */
+/* cli/import.c: `counterpoint import perf FILE...`: convert `perf stat`
+ * output of any variant (CSV, JSON, the human-readable output) into the
+ * long dataset format, written atomically.  The conversion itself is
+ * hw/perfstat.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,33 +17,59 @@ static const char *const cmd = "import";
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: counterpoint import perf STAT [--observation NAME] [-o DATA]\n"
-		"                                     [--append] [--strip-modifiers]\n"
+		"usage: counterpoint import perf FILE... [--observation NAME] [-o DATA]\n"
+		"                                        [--append] [--strip-modifiers]\n"
+		"                                        [--runs-as-intervals] [--runs N]\n"
+		"                                        [-x SEP] [--strict]\n"
 		"\n"
-		"Convert `perf stat -x ,` output (or the JSON of `perf stat -j`) into\n"
-		"counterpoint's dataset format, one row per interval and event:\n"
-		"observation,interval,event,value,enabled_ns,running_ns.  With -I MS each\n"
-		"time stamp is an interval; without -I the whole run is one interval\n"
-		"(with -r N, perf's means over the runs; -r's variance column is dropped).\n"
-		"perf's scaled counts are stored as raw value and enabled/running times\n"
-		"that scale back to them exactly; per-CPU (-A) and per-thread rows are\n"
-		"summed; <not counted> and <not supported> become rows with\n"
-		"running_ns = 0; msec (task-clock, cpu-clock) becomes ns.\n"
+		"Convert `perf stat` output into counterpoint's dataset format, one row\n"
+		"per interval and event: observation,interval,event,value,enabled_ns,\n"
+		"running_ns.  Every variant perf writes is read and named in a note on\n"
+		"stderr: CSV (-x with any separator), JSON lines (-j) and the\n"
+		"human-readable default output; with -I each time stamp is an interval,\n"
+		"without it the whole run is one; per-CPU (-A), per-thread, per-core,\n"
+		"per-socket and per-cgroup rows are summed.  perf's scaled counts are\n"
+		"stored as raw value and enabled/running times that scale back to them\n"
+		"exactly (the human-readable output has no run times: an interval's\n"
+		"length is its enabled time); <not counted> and <not supported> become\n"
+		"rows with running_ns = 0; msec (task-clock, cpu-clock) becomes ns.\n"
+		"Metric-only lines, -I --summary rows (checked against the sum of the\n"
+		"intervals) and later copies of a repeated event are skipped, and lines\n"
+		"that are not perf's (program output, harness headers) too: the note\n"
+		"counts them.  A line shaped like perf's that does not parse is an error.\n"
+		"A `perf stat -r N` total keeps perf's deviation (columns runs,se_pct):\n"
+		"`region` and `check` build a per-counter region from it.\n"
+		"\n"
+		"FILE is a file or - (standard input).  Several files are several\n"
+		"observations, each named after its file, unless --runs-as-intervals.\n"
 		"\n"
 		"options:\n"
-		"  --observation NAME  the observation's name (default: STAT's file name\n"
+		"  --observation NAME  the observation's name (default: FILE's name\n"
 		"                      without directory and extension)\n"
+		"  --runs-as-intervals\n"
+		"                      every run (each FILE, or each run of a FILE that\n"
+		"                      holds several) is one interval of one observation,\n"
+		"                      its counts summed over its -I intervals, so that N\n"
+		"                      runs of a workload form a region over their spread;\n"
+		"                      every run must hold the same events\n"
+		"  --runs N            the N of `perf stat -r N` for CSV and JSON output,\n"
+		"                      which do not say it (the human-readable header\n"
+		"                      does); without it their deviations are dropped\n"
+		"  -x, --separator SEP\n"
+		"                      the separator given to perf stat -x (default:\n"
+		"                      detected among , ; | tab and :)\n"
+		"  --strict            lines that are not perf's are errors, not skipped\n"
 		"  -o, --output DATA   write here, atomically (default: standard output)\n"
 		"  --append            add to the existing dataset DATA (its observation\n"
-		"                      names must not include NAME)\n"
+		"                      names must not include the new ones)\n"
 		"  --strip-modifiers   drop perf's event modifiers from the names:\n"
 		"                      page-faults:u becomes page-faults, as `counterpoint\n"
 		"                      record --user-only` names it, so that a model's\n"
 		"                      counter lines match a user-only capture\n"
 		"  -h, --help          show this help\n"
 		"\n"
-		"Exit status: 0 success, 2 bad usage or input (every bad line of STAT is\n"
-		"listed), 3 internal error.\n");
+		"Exit status: 0 success, 2 bad usage or input (every bad line is\n"
+		"listed, as FILE:LINE: in line order), 3 internal error.\n");
 }
 
 /* "dir/run-1.csv" -> "run-1" (caller frees). */
@@ -56,32 +83,81 @@ static char *default_observation(const char *path)
 	return cp_strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
 }
 
-/* Read an existing dataset for --append: it must load cleanly and not
- * hold the observation already.  Its text goes to out first. */
-static int read_existing(const char *path, const char *observation,
-			 struct cp_buf *out, struct cp_error *err)
+/* The column names of a dataset's header line (simple names: the loader
+ * matches them exactly), split at commas; n set. */
+static char **header_columns(const char *text, size_t *n)
+{
+	size_t len = strcspn(text, "\r\n"), i, cap = 8;
+	char **cols = cp_calloc(cap, sizeof *cols);
+	const char *p = text;
+
+	*n = 0;
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+		p += 3;
+		len -= 3;
+	}
+	while (cols) {
+		size_t f = strcspn(p, ",\r\n");
+		const char *a = p, *b = p + f;
+
+		while (a < b && (*a == ' ' || *a == '\t' || *a == '"'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '"'))
+			b--;
+		if (*n == cap) {
+			char **c = cp_reallocarray(cols, cap * 2, sizeof *c);
+
+			if (!c)
+				break;
+			cols = c;
+			cap *= 2;
+		}
+		if (!(cols[(*n)++] = cp_strndup(a, (size_t)(b - a))))
+			break;
+		if (p[f] != ',')
+			return cols;
+		p += f + 1;
+	}
+	for (i = 0; cols && i < *n; i++)
+		cp_free(cols[i]);
+	cp_free(cols);
+	*n = 0;
+	return NULL;
+}
+
+/* Read an existing dataset for --append: it must load cleanly and hold
+ * none of the observations; its text goes to out, its header's columns
+ * to *cols. */
+static int read_existing(const char *path, const struct hec_perfstat_input *in,
+			 size_t n, struct cp_buf *out, char ***cols,
+			 size_t *ncols, struct cp_error *err)
 {
 	struct stats_dataset *d = NULL;
 	FILE *fp;
 	char chunk[65536];
-	size_t got;
+	size_t got, i;
 	int rc;
 
 	if ((rc = stats_dataset_load(path, &d, err)))
 		return rc;
-	if (stats_dataset_find_observation(d, observation) != (size_t)-1) {
-		stats_dataset_free(d);
-		return cp_error_set(err, CP_EINPUT, "'%s' already has observation "
-				    "'%s'", path, observation);
-	}
+	for (i = 0; i < n; i++)
+		if (stats_dataset_find_observation(d, in[i].observation) != (size_t)-1) {
+			stats_dataset_free(d);
+			return cp_error_set(err, CP_EINPUT, "'%s' already has observation "
+					    "'%s'", path, in[i].observation);
+		}
 	stats_dataset_free(d);
 	if (!(fp = fopen(path, "rb")))
 		return cp_error_set(err, CP_EIO, "cannot read '%s'", path);
 	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
 		cp_buf_append(out, chunk, got);
 	fclose(fp);
+	if (out->failed)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (out->len && out->data[out->len - 1] != '\n')
 		cp_buf_puts(out, "\n");
+	if (!(*cols = header_columns(out->data ? out->data : "", ncols)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	return CP_OK;
 }
 
@@ -92,19 +168,28 @@ static int import_perf(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "append", no_argument, NULL, 'a' },
 		{ "strip-modifiers", no_argument, NULL, 's' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "runs-as-intervals", no_argument, NULL, 'R' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "separator", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *output = NULL, *observation = NULL;
-	char *name = NULL;
-	struct hec_perfstat_summary sum;
+	const char *output = NULL, *observation = NULL, *sep = NULL;
+	struct hec_perfstat_input *in = NULL;
+	struct hec_perfstat_options opt;
+	struct hec_perfstat_report rep;
+	struct cp_buf *text = NULL;
+	char **names = NULL, **cols = NULL;
 	struct cp_error err;
 	struct cp_buf out;
-	int c, append = 0, strip = 0, status;
+	size_t nin = 0, ncols = 0, i, j, runs = 0;
+	int c, append = 0, status = CLI_OK;
 
+	memset(&opt, 0, sizeof opt);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'O':
 			observation = optarg;
@@ -116,7 +201,26 @@ static int import_perf(int argc, char **argv)
 			append = 1;
 			break;
 		case 's':
-			strip = 1;
+			opt.flags |= HEC_PERFSTAT_STRIP_MODIFIERS;
+			break;
+		case 'S':
+			opt.flags |= HEC_PERFSTAT_STRICT;
+			break;
+		case 'R':
+			opt.flags |= HEC_PERFSTAT_RUNS_AS_INTERVALS;
+			break;
+		case 'r':
+			if (cli_parse_size(cmd, "--runs", optarg, &runs))
+				return CLI_USAGE;
+			if (runs < 2 || runs > 1000000)
+				return cli_usage_error(cmd, "--runs wants the N of perf "
+						       "stat -r N, at least 2, not '%s'",
+						       optarg);
+			break;
+		case 'x':
+			sep = !strcmp(optarg, "\\t") ? "\t" : optarg;
+			if (!sep[0])
+				return cli_usage_error(cmd, "-x wants a separator");
 			break;
 		case 'h':
 			usage(stdout);
@@ -125,40 +229,115 @@ static int import_perf(int argc, char **argv)
 			return cli_bad_option(cmd, c, argv, longopts);
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_error(cmd, optind >= argc ? "no perf stat file given" :
-				       "one perf stat file only");
+	nin = optind < argc ? (size_t)(argc - optind) : 0;
+	if (!nin)
+		return cli_usage_error(cmd, "no perf stat file given");
 	if (append && (!output || !strcmp(output, "-")))
 		return cli_usage_error(cmd, "--append needs -o DATA");
 	if (observation && !observation[0])
 		return cli_usage_error(cmd, "--observation wants a name");
+	if (observation && nin > 1 && !(opt.flags & HEC_PERFSTAT_RUNS_AS_INTERVALS))
+		return cli_usage_error(cmd, "--observation names one observation: "
+				       "several files make one only with "
+				       "--runs-as-intervals");
+	for (i = optind; i < (size_t)argc; i++)
+		if (!strcmp(argv[i], "-") && !observation)
+			return cli_usage_error(cmd, "standard input has no file name: "
+					       "give --observation NAME");
+	opt.sep = sep;
+	opt.runs = (unsigned)runs;
 	cp_error_clear(&err);
 	cp_buf_init(&out);
-	if (!observation) {
-		if (!(name = default_observation(argv[optind]))) {
-			cp_error_set(&err, CP_ENOMEM, "out of memory");
-			return cli_print_error(cmd, &err);
-		}
-		observation = name;
-	}
-	if (append && read_existing(output, observation, &out, &err)) {
+	hec_perfstat_report_init(&rep);
+	in = cp_calloc(nin, sizeof *in);
+	names = cp_calloc(nin, sizeof *names);
+	text = cp_calloc(nin, sizeof *text);
+	if (!in || !names || !text) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		status = cli_print_error(cmd, &err);
 		goto out;
 	}
-	if (hec_perfstat_import(argv[optind], observation,
-				(append ? 0u : HEC_PERFSTAT_HEADER) |
-				(strip ? HEC_PERFSTAT_STRIP_MODIFIERS : 0u),
-				&out, &sum, &err)) {
-		status = cli_print_error(cmd, &err);
+	for (i = 0; i < nin; i++) {
+		const char *path = argv[optind + (int)i];
+
+		cp_buf_init(&text[i]);
+		if (!observation && !(names[i] = default_observation(path))) {
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+		in[i].name = strcmp(path, "-") ? path : "<stdin>";
+		in[i].observation = observation ? observation : names[i];
+		for (j = 0; j < i; j++)
+			if (!strcmp(in[j].observation, in[i].observation) &&
+			    !(opt.flags & HEC_PERFSTAT_RUNS_AS_INTERVALS)) {
+				status = cli_usage_error(cmd, "'%s' and '%s' would both be "
+							 "observation '%s' (rename a file, "
+							 "or pool them with --runs-as-intervals)",
+							 in[j].name, in[i].name,
+							 in[i].observation);
+				goto out;
+			}
+	}
+	for (i = 0; i < nin; i++) {
+		if (hec_perfstat_read(argv[optind + (int)i], &text[i], &err)) {
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+		in[i].text = text[i].data ? text[i].data : "";
+		in[i].len = text[i].len;
+	}
+	if (append) {
+		if (read_existing(output, in, nin, &out, &cols, &ncols, &err)) {
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+		opt.columns = (const char *const *)cols;
+		opt.ncolumns = ncols;
+	} else {
+		opt.flags |= HEC_PERFSTAT_HEADER;
+	}
+	if (hec_perfstat_convert(in, nin, &opt, &out, &rep, &err)) {
+		/* the first bad line, then every other one */
+		const char *rest = rep.diag.data ? strchr(rep.diag.data, '\n') : NULL;
+
+		if (rest) {
+			err.detail[0] = '\0';
+			status = cli_print_error(cmd, &err);
+			fputs(rest + 1, stderr);
+		} else {
+			status = cli_print_error(cmd, &err);
+		}
 		goto out;
 	}
 	if ((status = cli_write_output(cmd, output, &out)))
 		goto out;
-	if (sum.unsupported[0])
+	if (rep.note.data) {
+		char *line = rep.note.data, *nl;
+
+		for (; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			fprintf(stderr, "counterpoint %s: note: %.*s\n", cmd,
+				(int)(nl ? nl - line : (long)strlen(line)), line);
+			if (!nl)
+				break;
+		}
+	}
+	if (rep.unsupported[0])
 		fprintf(stderr, "counterpoint %s: warning: never counted "
-			"(<not supported>): %s\n", cmd, sum.unsupported);
+			"(<not supported>): %s\n", cmd, rep.unsupported);
 out:
-	cp_free(name);
+	for (i = 0; i < nin && names; i++)
+		cp_free(names[i]);
+	for (i = 0; i < nin && text; i++)
+		cp_buf_release(&text[i]);
+	for (i = 0; i < ncols; i++)
+		cp_free(cols[i]);
+	cp_free(cols);
+	cp_free(names);
+	cp_free(text);
+	cp_free(in);
+	hec_perfstat_report_release(&rep);
 	cp_buf_release(&out);
 	return status;
 }
@@ -311,8 +490,26 @@ static int import_gem5(int argc, char **argv)
 	}
 	opt.header = !append;
 	opt.messages = &messages;
-	if ((append && read_existing(output, opt.observation, &out, &err)) ||
-	    hec_gem5_import(argv[optind], &opt, &out, &sum, &err)) {
+	if (append) {
+		struct hec_perfstat_input one = { NULL, NULL, 0, opt.observation };
+		char **cols = NULL;
+		size_t ncols = 0, i;
+
+		/* gem5's rows have the dataset's six columns, no more */
+		if (!read_existing(output, &one, 1, &out, &cols, &ncols, &err) &&
+		    ncols != 6)
+			cp_error_set(&err, CP_EINPUT, "'%s' has %zu columns; gem5's "
+				     "rows fill the six of a dataset only", output,
+				     ncols);
+		for (i = 0; i < ncols; i++)
+			cp_free(cols[i]);
+		cp_free(cols);
+		if (err.code) {
+			status = cli_print_error(cmd, &err);
+			goto out;
+		}
+	}
+	if (hec_gem5_import(argv[optind], &opt, &out, &sum, &err)) {
 		/* every bad line, where err holds what fits in it */
 		if (err.code == CP_EINPUT && messages.len && !messages.failed) {
 			fprintf(stderr, "counterpoint %s: %s", cmd, messages.data);

@@ -382,9 +382,17 @@ static void report_text(struct cp_buf *b, const struct stats_dataset *d,
 		cp_buf_puts(b, "\n");
 	if (!r)
 		return;
-	cp_buf_printf(b, "  %zu intervals, %zu counter%s, confidence %g, rule: %s\n",
-		      stats_dataset_n_intervals(d, o->obs), k, k == 1 ? "" : "s",
-		      r->confidence, rule_name(r->rule));
+	if (r->runs)
+		cp_buf_printf(b, "  a perf stat -r summary of %zu runs, %zu counter%s, "
+			      "confidence %g: means and standard errors only, the "
+			      "correlations unknown, so the region is the independent "
+			      "box (the PCA box is that box, the ellipsoid the one "
+			      "through its corners)\n", r->runs, k, k == 1 ? "" : "s",
+			      r->confidence);
+	else
+		cp_buf_printf(b, "  %zu intervals, %zu counter%s, confidence %g, rule: %s\n",
+			      stats_dataset_n_intervals(d, o->obs), k, k == 1 ? "" : "s",
+			      r->confidence, rule_name(r->rule));
 	if (r->batch_size > 1)
 		cp_buf_printf(b, "  batch means: %zu samples of %zu intervals "
 			      "(intervals are autocorrelated)\n", r->n, r->batch_size);
@@ -470,6 +478,8 @@ static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 		      r->dof_floored ? "true" : "false",
 		      lag1_flagged(r) ? "true" : "false");
 	json_num(b, r->lag1);
+	if (r->runs)
+		cp_buf_printf(b, ", \"runs\": %zu", r->runs);
 	cp_buf_puts(b, ",\n     \"counters\": [");
 	for (j = 0; j < k; j++) {
 		cp_buf_puts(b, j ? ",\n       {\"name\": " : "\n       {\"name\": ");

@@ -179,7 +179,11 @@ static int observation(const struct report_check *c, size_t i, struct cp_buf *b,
 	if (o->shape == FEAS_ELLIPSOID)
 		cp_buf_printf(b, "; squared distance to the cone %.4g against q %.4g, "
 			      "p %.3g", res->d2, r->q, res->p_value);
-	if (r->rule == REGION_RULE_DIAGONAL)
+	if (r->runs)
+		cp_buf_printf(b, "; a perf stat -r summary of %zu runs: means and "
+			      "standard errors only, correlations unknown (the "
+			      "independent box)", r->runs);
+	else if (r->rule == REGION_RULE_DIAGONAL)
 		cp_buf_puts(b, "; diagonal rule (too few samples for the full covariance)");
 	if (r->dof_floored)
 		cp_buf_puts(b, "; autocorrelated and short: the region may be too small");

@@ -221,10 +221,13 @@ static void loader_release(struct loader *l)
 
 /* ==== the loader's state across lines (and blocks of the file) ==== */
 
+/* The six columns every dataset has, then the two of a perf stat -r
+ * summary (optional, both or neither), then any other (ignored). */
 enum { COL_OBS, COL_INTERVAL, COL_EVENT, COL_VALUE, COL_ENABLED,
-       COL_RUNNING, NCOLS, COL_OTHER = NCOLS };
-static const char *const col_names[NCOLS] = {
-	"observation", "interval", "event", "value", "enabled_ns", "running_ns"
+       COL_RUNNING, NCOLS, COL_RUNS = NCOLS, COL_SE, NALL, COL_OTHER = NALL };
+static const char *const col_names[NALL] = {
+	"observation", "interval", "event", "value", "enabled_ns", "running_ns",
+	"runs", "se_pct"
 };
 
 struct ctx {
@@ -233,7 +236,7 @@ struct ctx {
 	unsigned line;            /* lines read (a fragment: from its range's start) */
 	int body;                 /* the header is read: lines are rows */
 	int stop;                 /* header errors, a NUL byte: read no more */
-	long nheader, col[NCOLS];
+	long nheader, col[NALL];
 	unsigned char *kind;      /* nheader: COL_* of each field */
 	struct stats_field *f;    /* the slow path's fields */
 	size_t fcap;
@@ -435,7 +438,12 @@ static int row_fast(const struct ctx *c, const char *p, const char *eol,
 		const char *s = p;
 		int k = c->kind[i];
 
-		if (k == COL_OBS || k == COL_EVENT || k == COL_OTHER) {
+		if (k == COL_RUNS || k == COL_SE) {
+			/* empty in a row of intervals; a summary's row takes
+			 * the slow path */
+			if (p < eol && *p != ',')
+				return 0;
+		} else if (k == COL_OBS || k == COL_EVENT || k == COL_OTHER) {
 			if (p < eol && (*p == '"' || *p == ' ' || *p == '\t'))
 				return 0;
 			p = to_comma(p, eol);
@@ -492,6 +500,63 @@ static const char *num_why(int rc)
 	default:
 		return "is not a non-negative integer";
 	}
+}
+
+/* A row of a perf stat -r summary: runs (an integer, at least 2) and
+ * se_pct (the relative standard error of the mean value, percent, as
+ * perf prints it after "+-"), both given; kept by line beside the
+ * sample. */
+static int summary_row(struct ctx *c, const struct row *r)
+{
+	struct loader *l = &c->l;
+	struct stats_dataset *d = c->d;
+	const struct stats_field *fr = &c->f[c->col[COL_RUNS]];
+	const struct stats_field *fs = &c->f[c->col[COL_SE]];
+	uint64_t runs;
+	double se;
+	int rc;
+
+	if (!fr->len || !fs->len) {
+		diag_add(l, c->line, "'%s' without '%s' (a perf stat -r summary "
+			 "row has both)", fr->len ? "runs" : "se_pct",
+			 fr->len ? "se_pct" : "runs");
+		return CP_OK;
+	}
+	if ((rc = stats_csv_u64(fr->p, fr->len, &runs))) {
+		diag_add(l, c->line, "runs '%.*s' %s", (int)fr->len, fr->p, num_why(rc));
+		return CP_OK;
+	}
+	if (runs < 2 || runs > UINT32_MAX) {
+		diag_add(l, c->line, "runs %llu: a summary holds 2 to %u runs",
+			 (unsigned long long)runs, UINT32_MAX);
+		return CP_OK;
+	}
+	rc = stats_csv_count(fs->p, fs->len, &se);
+	if (rc == STATS_NUM_NOMEM)
+		return CP_ENOMEM;
+	if (rc == STATS_NUM_NEGATIVE) {
+		diag_add(l, c->line, "negative se_pct (%.*s)", (int)fs->len, fs->p);
+		return CP_OK;
+	}
+	if (rc) {
+		diag_add(l, c->line, "se_pct '%.*s' is not a number", (int)fs->len,
+			 fs->p);
+		return CP_OK;
+	}
+	if (d->n_sr == d->cap_sr) {
+		size_t cap = d->cap_sr ? 2 * d->cap_sr : 64;
+		struct summary_row *sr = cp_reallocarray(d->sr, cap, sizeof *sr);
+
+		if (!sr)
+			return CP_ENOMEM;
+		d->sr = sr;
+		d->cap_sr = cap;
+	}
+	d->sr[d->n_sr].line = c->line;
+	d->sr[d->n_sr].runs = (uint32_t)runs;
+	d->sr[d->n_sr].se_pct = se;
+	d->n_sr++;
+	return store_row(c, r);
 }
 
 /* The slow path: any row, every rule, the first problem a diagnostic. */
@@ -588,6 +653,9 @@ static int row_slow(struct ctx *c, const char *p, const char *eol)
 			 "that was not counted has no value)", FLD(COL_VALUE));
 		return CP_OK;
 	}
+	if (c->col[COL_RUNS] >= 0 && c->col[COL_SE] >= 0 &&
+	    (f[c->col[COL_RUNS]].len || f[c->col[COL_SE]].len))
+		return summary_row(c, &r);
 #undef FLD
 	return store_row(c, &r);
 }
@@ -628,11 +696,11 @@ static int load_header(struct ctx *c, const char *p, const char *eol)
 		return CP_ENOMEM;
 	c->fcap = (size_t)nf;
 	stats_csv_split(p, eol, c->f, c->fcap, c->scratch);
-	for (k = 0; k < NCOLS; k++)
+	for (k = 0; k < NALL; k++)
 		c->col[k] = -1;
 	for (i = 0; i < nf; i++) {
 		c->kind[i] = COL_OTHER;
-		for (k = 0; k < NCOLS; k++)
+		for (k = 0; k < NALL; k++)
 			if (c->f[i].len == strlen(col_names[k]) &&
 			    !memcmp(c->f[i].p, col_names[k], c->f[i].len)) {
 				if (c->col[k] >= 0) {
@@ -647,6 +715,10 @@ static int load_header(struct ctx *c, const char *p, const char *eol)
 	for (k = 0; k < NCOLS; k++)
 		if (c->col[k] < 0)
 			diag_add(l, 1, "missing header column '%s'", col_names[k]);
+	if ((c->col[COL_RUNS] < 0) != (c->col[COL_SE] < 0))
+		diag_add(l, 1, "header column '%s' without '%s' (a perf stat -r "
+			 "summary has both)", col_names[c->col[COL_RUNS] < 0 ? COL_SE :
+			 COL_RUNS], col_names[c->col[COL_RUNS] < 0 ? COL_RUNS : COL_SE]);
 	c->nheader = nf;
 	return CP_OK;
 }
@@ -801,6 +873,89 @@ static int sort_groups(struct stats_dataset *d)
 	return CP_OK;
 }
 
+const struct summary_row *stats_summary_row(const struct stats_dataset *d,
+					    unsigned line)
+{
+	size_t lo = 0, hi = d->n_sr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->sr[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->n_sr && d->sr[lo].line == line ? &d->sr[lo] : NULL;
+}
+
+/* An observation is intervals or one perf stat -r summary: every row of
+ * a summary has runs and se_pct, the same runs, and one interval.
+ * obs_runs says which each observation is. */
+static int check_summaries(struct ctx *c)
+{
+	struct stats_dataset *d = c->d;
+	size_t o, g, j;
+
+	if (!(d->obs_runs = cp_calloc(d->obs.n + 1, sizeof *d->obs_runs)))
+		return CP_ENOMEM;
+	for (o = 0; o < d->obs.n; o++) {
+		unsigned first_sum = 0, first_plain = 0, bad = 0;
+		const struct summary_row *ref = NULL;
+
+		for (g = d->obs_g[o]; g < d->obs_g[o + 1]; g++)
+			for (j = 0; j < d->g[g].n; j++) {
+				unsigned line = d->g[g].line + (unsigned)j;
+				const struct summary_row *sr = stats_summary_row(d, line);
+
+				if (sr && (!first_sum || line < first_sum))
+					first_sum = line;
+				if (!sr && (!first_plain || line < first_plain))
+					first_plain = line;
+				if (sr && (!ref || sr->line < ref->line))
+					ref = sr;
+			}
+		if (!first_sum)
+			continue;
+		if (first_plain) {
+			unsigned at = first_sum > first_plain ? first_sum : first_plain;
+
+			diag_add(&c->l, at, "a row %s runs,se_pct in observation '%s', "
+				 "whose row at line %u has %s: an observation is "
+				 "intervals or one perf stat -r summary",
+				 at == first_sum ? "with" : "without", d->obs.name[o],
+				 at == first_sum ? first_plain : first_sum,
+				 at == first_sum ? "none" : "them");
+			continue;
+		}
+		for (g = d->obs_g[o]; g < d->obs_g[o + 1] && !bad; g++) {
+			if (d->g[g].interval != d->g[d->obs_g[o]].interval) {
+				diag_add(&c->l, d->g[g].line, "observation '%s' is a perf "
+					 "stat -r summary (line %u): one interval, not "
+					 "intervals %llu and %llu", d->obs.name[o], ref->line,
+					 (unsigned long long)d->g[d->obs_g[o]].interval,
+					 (unsigned long long)d->g[g].interval);
+				bad = 1;
+			}
+			for (j = 0; j < d->g[g].n && !bad; j++) {
+				const struct summary_row *sr =
+					stats_summary_row(d, d->g[g].line + (unsigned)j);
+
+				if (sr->runs != ref->runs) {
+					diag_add(&c->l, sr->line, "runs %u, where line %u of "
+						 "observation '%s' has %u (one perf stat -r "
+						 "summary)", sr->runs, ref->line,
+						 d->obs.name[o], ref->runs);
+					bad = 1;
+				}
+			}
+		}
+		if (!bad)
+			d->obs_runs[o] = ref->runs;
+	}
+	return CP_OK;
+}
+
 static int index_groups(struct ctx *c)
 {
 	struct stats_dataset *d = c->d;
@@ -836,7 +991,7 @@ static int index_groups(struct ctx *c)
 	}
 	for (o = 0; o < d->obs.n; o++)
 		d->obs_g[o + 1] += d->obs_g[o];
-	return CP_OK;
+	return d->n_sr ? check_summaries(c) : CP_OK;
 }
 
 static int ctx_init(struct ctx *c, const char *name, struct cp_error *err)
@@ -1120,6 +1275,21 @@ static int join_fragment(struct ctx *c, struct ctx *f)
 	}
 	if (diag_move(&c->l, &f->l, off))
 		goto out;
+	if (e->n_sr) {                /* summary rows: lines moved by off */
+		if (d->n_sr + e->n_sr > d->cap_sr) {
+			struct summary_row *sr = cp_reallocarray(d->sr, d->n_sr + e->n_sr,
+								 sizeof *sr);
+
+			if (!sr)
+				goto out;
+			d->sr = sr;
+			d->cap_sr = d->n_sr + e->n_sr;
+		}
+		for (i = 0; i < e->n_sr; i++) {
+			d->sr[d->n_sr] = e->sr[i];
+			d->sr[d->n_sr++].line += off;
+		}
+	}
 	for (i = 0; i < e->obs.n; i++) {
 		size_t j = names_intern(&d->obs, e->obs.name[i], e->obs.len[i]);
 
@@ -1508,6 +1678,8 @@ void stats_dataset_free(struct stats_dataset *d)
 	cp_free(d->obs_g);
 	cp_free(d->obs_nint);
 	cp_free(d->obs_line);
+	cp_free(d->sr);
+	cp_free(d->obs_runs);
 	cp_free(d->path);
 	cp_free(d);
 }

@@ -39,6 +39,14 @@ struct chunk {
 #define S_VALUE(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->value[(i) & (SAMPLE_CHUNK - 1)])
 #define S_RUNNING(d, i) ((d)->ch[(i) >> SAMPLE_SHIFT]->running[(i) & (SAMPLE_CHUNK - 1)])
 
+/* A row of a perf stat -r summary: the mean over runs runs and its
+ * relative standard error (se_pct, percent), kept by line (sorted). */
+struct summary_row {
+	unsigned line;
+	uint32_t runs;
+	double se_pct;
+};
+
 struct stats_dataset {
 	char *path;
 	struct names obs, ev;
@@ -50,7 +58,15 @@ struct stats_dataset {
 	size_t *obs_g;            /* n_obs + 1 offsets into g */
 	size_t *obs_nint;         /* distinct intervals per observation */
 	unsigned *obs_line;       /* per observation: the line of its first row */
+	struct summary_row *sr;   /* rows with runs,se_pct, by line */
+	size_t n_sr, cap_sr;
+	uint32_t *obs_runs;       /* per observation: the runs of its summary,
+				   * 0 for intervals (NULL: no summary at all) */
 };
+
+/* stats/dataset.c: the summary row read from line, or NULL. */
+const struct summary_row *stats_summary_row(const struct stats_dataset *d,
+					    unsigned line);
 
 /* stats/dataset.c: a name's index in t, or (size_t)-1 */
 size_t stats_names_find(const struct names *t, const char *s, size_t len,

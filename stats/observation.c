@@ -96,7 +96,12 @@ size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
 			if (S_EV(d, j) == e && S_RUNNING(d, j) > 0)
 				n++;
-	return n;
+	return n && stats_dataset_runs(d, obs) ? stats_dataset_runs(d, obs) : n;
+}
+
+unsigned stats_dataset_runs(const struct stats_dataset *d, size_t obs)
+{
+	return d->obs_runs && obs < d->obs.n ? d->obs_runs[obs] : 0;
 }
 
 /* ==== rates ==== */
@@ -278,6 +283,45 @@ out:
 	cp_free(cnt);
 	columns_release(&m);
 	return rc;
+}
+
+int stats_observation_summary(const struct stats_dataset *d, size_t obs,
+			      const char *const *events, size_t k, double *mu,
+			      double *se, double *res, struct cp_error *err)
+{
+	struct columns m;
+	size_t i, c, g;
+	int rc;
+
+	if ((rc = resolve_events(d, obs, events, k, &m, err)))
+		return rc;
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
+		const struct group *gr = &d->g[g];
+
+		for (i = gr->start; i < gr->start + gr->n; i++) {
+			const struct summary_row *sr;
+			double rate;
+
+			if (!S_RUNNING(d, i) || (c = columns_find(&m, S_EV(d, i))) == SIZE_MAX)
+				continue;
+			sr = stats_summary_row(d, gr->line + (unsigned)(i - gr->start));
+			/* the mean rate of the runs, value*1e9/running as for
+			 * an interval; perf's deviation is of the scaled count,
+			 * which the mean enabled time divides as a constant */
+			rate = S_VALUE(d, i) * 1e9 / (double)S_RUNNING(d, i);
+			mu[c] = rate;
+			se[c] = sr ? rate * sr->se_pct / 100 : 0;
+			res[c] = 1e9 / (double)S_RUNNING(d, i);
+		}
+	}
+	for (c = 0; c < k; c++)
+		if (m.first[c] != c) {
+			mu[c] = mu[m.first[c]];
+			se[c] = se[m.first[c]];
+			res[c] = res[m.first[c]];
+		}
+	columns_release(&m);
+	return CP_OK;
 }
 
 int stats_observation_rates(const struct stats_dataset *d, size_t obs,

@@ -179,6 +179,64 @@ static void independent_as_box(struct region *r)
 	r->pca_on_counters = 1;
 }
 
+/* The floor of counter j's variance of the mean from its counting
+ * resolution res (one count as a rate) over n samples: rounding to
+ * whole counts, res^2 / (12 n), and the zero-count bound, (L res / n)^2
+ * / q1 with L = ln(1/(1-gamma)) at the per-counter level gamma (the
+ * exact Poisson bound for no event in running time n / res); a
+ * per-interval region adds one sample's rounding, res^2 / 12. */
+static double resolution_floor(double res, double n, double zero_count,
+			       double q1, int per_interval)
+{
+	double z = zero_count * res / n;
+
+	return res * res / 12.0 / n + z * z / q1 + (per_interval ? res * res / 12.0 : 0);
+}
+
+/* Diagonal rule (too few samples for a full covariance, or a summary
+ * without them): keep only the variances; the axes are the counters
+ * themselves, ordered by ascending variance (w: k scratch values). */
+static void diagonal_rule(struct region *r, double *w)
+{
+	size_t k = r->k, j, l;
+
+	r->rule = REGION_RULE_DIAGONAL;
+	memset(r->axes, 0, k * k * sizeof *r->axes);
+	for (j = 0; j < k; j++)
+		for (l = 0; l < k; l++)
+			if (j != l)
+				r->cov[j * k + l] = 0;
+	for (j = 0; j < k; j++)
+		r->lambda[j] = r->cov[j * k + j];
+	for (j = 0; j < k; j++) {
+		/* rank of counter j in ascending variance (stable) */
+		size_t rank = 0;
+
+		for (l = 0; l < k; l++)
+			if (r->lambda[l] < r->lambda[j] ||
+			    (r->lambda[l] == r->lambda[j] && l < j))
+				rank++;
+		w[rank] = r->lambda[j];
+		r->axes[rank * k + j] = 1;
+	}
+	memcpy(r->lambda, w, k * sizeof *w);
+}
+
+/* The arrays a lean region (region_options.lean) does without. */
+static void make_lean(struct region *r)
+{
+	cp_free(r->sigma);
+	cp_free(r->axes);
+	r->sigma = r->axes = NULL;
+	/* a PCA box along the counters is checked as the independent box
+	 * (feas_query_from_region): its own copy is not read */
+	if (!r->pca_box || r->pca_on_counters) {
+		cp_free(r->box_axes);
+		cp_free(r->half_pca);
+		r->box_axes = r->half_pca = NULL;
+	}
+}
+
 /* One function, in the order docs/statistics.md derives the region:
  * validate, prewhiten or batch, means, (long-run) covariance of the mean,
  * the counting-resolution floor, the rule (full covariance or diagonal)
@@ -392,7 +450,6 @@ int region_build(const double *rates, size_t n, size_t k,
 	zero_count = -log1p(-pow(conf, 1.0 / (double)k));
 	for (j = 0; j < k; j++) {
 		double res = opt && opt->resolution ? opt->resolution[j] : 1.0;
-		double z;
 
 		if (!(res > 0) || !isfinite(res)) {
 			rc = cp_error_set(err, CP_EINPUT,
@@ -401,10 +458,8 @@ int region_build(const double *rates, size_t n, size_t k,
 					  res);
 			goto out;
 		}
-		z = zero_count * res / (double)nint[j];
-		floor_[j] = res * res / 12.0 / (double)nint[j] + z * z / r->q1;
-		if (per_interval)
-			floor_[j] += res * res / 12.0;
+		floor_[j] = resolution_floor(res, (double)nint[j], zero_count, r->q1,
+					     per_interval);
 		r->cov[j * k + j] += floor_[j];
 	}
 
@@ -439,29 +494,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		memcpy(r->axes, v, k * k * sizeof *v);
 		/* max(w_i, lo) keeps dsyevd's ascending order */
 	} else {
-		/* Diagonal rule (too few samples for a full covariance): keep
-		 * only the variances; the axes are the counters themselves,
-		 * ordered by ascending variance. */
-		r->rule = REGION_RULE_DIAGONAL;
-		memset(r->axes, 0, k * k * sizeof *r->axes);
-		for (j = 0; j < k; j++)
-			for (l = 0; l < k; l++)
-				if (j != l)
-					r->cov[j * k + l] = 0;
-		for (j = 0; j < k; j++)
-			r->lambda[j] = r->cov[j * k + j];
-		for (j = 0; j < k; j++) {
-			/* rank of counter j in ascending variance (stable) */
-			size_t rank = 0;
-
-			for (l = 0; l < k; l++)
-				if (r->lambda[l] < r->lambda[j] ||
-				    (r->lambda[l] == r->lambda[j] && l < j))
-					rank++;
-			w[rank] = r->lambda[j];
-			r->axes[rank * k + j] = 1;
-		}
-		memcpy(r->lambda, w, k * sizeof *w);
+		diagonal_rule(r, w);
 	}
 	r->q = stats_quantile_for(conf, k, nmin, r->rule, r->q1);
 	if (!isfinite(r->q) || !isfinite(r->q1)) {
@@ -517,18 +550,8 @@ int region_build(const double *rates, size_t n, size_t k,
 		}
 		rc = CP_OK;
 	}
-	if (opt && opt->lean) {
-		cp_free(r->sigma);
-		cp_free(r->axes);
-		r->sigma = r->axes = NULL;
-		/* a PCA box along the counters is checked as the independent
-		 * box (feas_query_from_region): its own copy is not read */
-		if (!r->pca_box || r->pca_on_counters) {
-			cp_free(r->box_axes);
-			cp_free(r->half_pca);
-			r->box_axes = r->half_pca = NULL;
-		}
-	}
+	if (opt && opt->lean)
+		make_lean(r);
 	*out = r;
 	r = NULL;
 	goto out;
@@ -548,6 +571,101 @@ out:
 	cp_free(v);
 	cp_free(acc);
 	cp_free(nacc);
+	return rc;
+}
+
+/* A perf stat -r summary: N runs, per counter the mean mu_j and the
+ * standard error of the mean se_j (perf's stddev_stats() divides the
+ * runs' variance by N; its "+- x%" is 100 se_j / mu_j).  The covariance
+ * of the mean is diagonal, its off-diagonal terms unknown:
+ *     C_jj = se_j^2 + floor_j,
+ * floor_j the counting-resolution floor of N samples (section 5.2),
+ * and each counter's half-width sqrt(q1 C_jj) with q1 the squared
+ * Student t quantile with N - 1 degrees of freedom at the Sidak level
+ * c^(1/k): the independent box, which holds the k means together with
+ * probability >= c whatever their correlations (Sidak's inequality).
+ * A per-interval region is for one new run: C_jj = se_j^2 (N + 1) plus
+ * the floor of one run.  The PCA box is the independent box and the
+ * ellipsoid the one through its corners (the diagonal rule's). */
+int region_build_summary(const double *mu, const double *se, size_t runs,
+			 size_t k, const struct region_options *opt,
+			 struct region **out, struct cp_error *err)
+{
+	struct region *r = NULL;
+	double conf = opt && opt->confidence > 0 ? opt->confidence : 0.99;
+	double zero_count, *w = NULL, n = (double)runs;
+	char cname[32];
+	size_t j;
+	int rc = CP_OK;
+
+	*out = NULL;
+	if (k == 0)
+		return cp_error_set(err, CP_EINPUT, "a region needs at least one counter");
+	if (!stats_conf_ok(conf))
+		return cp_error_set(err, CP_EINPUT,
+				    "confidence %g is not in (0, 1)", conf);
+	if (runs < 2)
+		return cp_error_set(err, CP_EINPUT, "a summary of %zu run%s has no "
+				    "spread; a region needs at least 2", runs,
+				    runs == 1 ? "" : "s");
+	if (k > 46340)
+		return cp_error_set(err, CP_ELIMIT, "too many counters (%zu)", k);
+	for (j = 0; j < k; j++)
+		if (!isfinite(mu[j]) || !(se[j] >= 0) || !isfinite(se[j]))
+			return cp_error_set(err, CP_EINPUT, "mean or standard error of "
+					    "'%s' is not a finite number",
+					    counter_name(opt, j, cname));
+	if (!(r = region_alloc(k)) || !(w = cp_malloc(k * sizeof *w))) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	r->confidence = conf;
+	r->n = r->n_samples = runs;
+	r->batch_size = 1;
+	r->lag1 = NAN;
+	r->runs = runs;
+	r->q1 = region_quantile1(conf, k, runs);
+	zero_count = -log1p(-pow(conf, 1.0 / (double)k));
+	memset(r->cov, 0, k * k * sizeof *r->cov);
+	memset(r->sigma, 0, k * k * sizeof *r->sigma);
+	for (j = 0; j < k; j++) {
+		double res = opt && opt->resolution ? opt->resolution[j] : 1.0;
+
+		if (!(res > 0) || !isfinite(res)) {
+			rc = cp_error_set(err, CP_EINPUT, "resolution of '%s' is %g, not "
+					  "a positive number", counter_name(opt, j, cname),
+					  res);
+			goto out;
+		}
+		r->mu[j] = mu[j];
+		r->n_counted[j] = runs;
+		r->sigma[j * k + j] = se[j] * se[j] * n;   /* one run's variance */
+		r->cov[j * k + j] = se[j] * se[j] + resolution_floor(res, n, zero_count,
+			r->q1, opt && opt->per_interval);
+		if (opt && opt->per_interval)
+			r->cov[j * k + j] += se[j] * se[j] * n;
+	}
+	diagonal_rule(r, w);
+	r->q = stats_quantile_for(conf, k, runs, r->rule, r->q1);
+	if (!isfinite(r->q) || !isfinite(r->q1)) {
+		rc = cp_error_set(err, CP_ENUMERIC, "quantile failed for confidence "
+				  "%g, k = %zu, n = %zu", conf, k, runs);
+		goto out;
+	}
+	for (j = 0; j < k; j++)
+		r->half_ind[j] = sqrt(r->q1 * r->cov[j * k + j]);
+	memcpy(r->box_axes, r->axes, k * k * sizeof *r->axes);
+	for (j = 0; j < k; j++)
+		r->half_pca[j] = sqrt(r->q1 * r->lambda[j]);
+	r->pca_box = !(opt && opt->no_pca_box);
+	r->pca_on_counters = 1;
+	if (opt && opt->lean)
+		make_lean(r);
+	*out = r;
+	r = NULL;
+out:
+	region_free(r);
+	cp_free(w);
 	return rc;
 }
 
@@ -606,7 +724,7 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 	struct region_options o;
 	double *rates = NULL, *res = NULL;
 	size_t n;
-	int rc;
+	int rc, built = 0;
 
 	*out = NULL;
 	memset(&o, 0, sizeof o);
@@ -614,14 +732,32 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 		o = *opt;
 	if (!o.resolution && !(res = cp_calloc(k ? k : 1, sizeof *res)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if ((rc = stats_observation_read(d, obs, events, k, &rates, &n, res, err)))
-		goto out;
-	if (res)
-		o.resolution = res;
 	if (!o.names)
 		o.names = events;
-	if ((rc = region_build(rates, n, k, &o, out, err)) && err &&
-	    err->code == CP_EINPUT) {
+	if (stats_dataset_runs(d, obs)) {
+		/* a perf stat -r summary: means and standard errors */
+		double *mu = cp_calloc(k ? 3 * k : 3, sizeof *mu);
+
+		if (!mu) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!(rc = stats_observation_summary(d, obs, events, k, mu, mu + k,
+						     mu + 2 * k, err))) {
+			if (!o.resolution)
+				o.resolution = mu + 2 * k;
+			rc = built = region_build_summary(mu, mu + k,
+							  stats_dataset_runs(d, obs),
+							  k, &o, out, err);
+		}
+		cp_free(mu);
+	} else if (!(rc = stats_observation_read(d, obs, events, k, &rates, &n, res,
+						 err))) {
+		if (res)
+			o.resolution = res;
+		rc = built = region_build(rates, n, k, &o, out, err);
+	}
+	if (built && err && err->code == CP_EINPUT) {
 		char msg[CP_ERROR_MAX];
 
 		snprintf(msg, sizeof msg, "%s", err->msg);

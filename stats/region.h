@@ -75,10 +75,15 @@ int stats_observation_error(const struct stats_dataset *d, size_t obs, int code,
 	__attribute__((format(printf, 5, 6)));
 /* Number of distinct intervals of observation obs. */
 size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
-/* Number of intervals of observation obs in which event e was counted
- * (running_ns > 0). */
+/* Number of samples of observation obs in which event e was counted:
+ * intervals (running_ns > 0), or, for a perf stat -r summary
+ * (stats_dataset_runs), its runs when the event was counted. */
 size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 			       size_t e);
+/* A perf stat -r summary's number of runs: the observation's rows carry
+ * runs and se_pct (docs/statistics.md), one interval of means and their
+ * relative standard errors; 0 for an observation of intervals. */
+unsigned stats_dataset_runs(const struct stats_dataset *d, size_t obs);
 
 /* Where observation obs was read from: its rows are n_line_runs runs of
  * consecutive lines of the file (line 1 the header), run j from
@@ -222,6 +227,11 @@ struct region {           /* public, read by the solver */
 	int pca_box;          /* box_axes/half_pca are the PCA box (1), or the
 			       * independent box because the caller asked for
 			       * none (region_options.no_pca_box: 0) */
+	size_t runs;          /* built from a perf stat -r summary of this many
+			       * runs (region_build_summary): means and
+			       * standard errors only, correlations unknown,
+			       * so the independent box is the region (rule
+			       * diagonal); 0 for a region of samples */
 	int pca_on_counters;  /* box_axes are the counters and half_pca the
 			       * independent box's widths (in variance
 			       * order): the PCA box is the independent box
@@ -233,6 +243,16 @@ int region_build(const double *rates, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err);
 void region_free(struct region *r);
+/* The region of k means mu with standard errors of the mean se over
+ * runs >= 2 runs each (perf stat -r: its "+- x%" is se/mu): the
+ * independent box, each counter |x_j - mu_j| <= t_{runs-1} se_j at the
+ * Sidak level, plus the counting-resolution floor.  The correlations
+ * are unknown: the PCA box is that box and the ellipsoid the one
+ * through its corners, as under REGION_RULE_DIAGONAL (r->runs says
+ * so).  opt as for region_build (batches ignored). */
+int region_build_summary(const double *mu, const double *se, size_t runs,
+			 size_t k, const struct region_options *opt,
+			 struct region **out, struct cp_error *err);
 /* Free r's arrays (mu, cov, axes, the boxes, sigma, n_counted: all NULL
  * after), keeping its numbers (k, n, q, rule, dof_floored, ...): what a
  * report of verdicts reads once the region has been checked.  A trimmed

@@ -85,5 +85,11 @@ int stats_observation_read(const struct stats_dataset *d, size_t obs,
 			   const char *const *events, size_t k,
 			   double **rates, size_t *n, double *res,
 			   struct cp_error *err);
+/* A perf stat -r summary's k mean rates, their standard errors (the
+ * rate times se_pct / 100) and resolutions (one count in the mean
+ * running time), for the events named (errors as for rates). */
+int stats_observation_summary(const struct stats_dataset *d, size_t obs,
+			      const char *const *events, size_t k, double *mu,
+			      double *se, double *res, struct cp_error *err);
 
 #endif

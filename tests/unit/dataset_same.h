@@ -96,6 +96,15 @@ static inline const char *load_result_diff(const struct load_result *a,
 		if (x->obs_g[i] != y->obs_g[i] || x->obs_nint[i] != y->obs_nint[i] ||
 		    x->obs_line[i] != y->obs_line[i])
 			return "observation index";
+	if (x->n_sr != y->n_sr || !x->obs_runs != !y->obs_runs)
+		return "summary rows";
+	for (i = 0; i < x->n_sr; i++)
+		if (x->sr[i].line != y->sr[i].line || x->sr[i].runs != y->sr[i].runs ||
+		    memcmp(&x->sr[i].se_pct, &y->sr[i].se_pct, sizeof x->sr[i].se_pct))
+			return "summary row";
+	for (i = 0; x->obs_runs && i < x->obs.n; i++)
+		if (x->obs_runs[i] != y->obs_runs[i])
+			return "summary runs";
 	return NULL;
 }
 

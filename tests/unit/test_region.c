@@ -496,6 +496,97 @@ static void test_split_blocks(void)
 	region_free(r);
 }
 
+/* A perf stat -r summary's region by hand: per counter the mean and the
+ * standard error of the mean; half-width t_{N-1}((1+g)/2) * se at the
+ * Sidak level g = c^(1/k), plus the resolution floor; correlations
+ * unknown, so the PCA box is the independent box and the ellipsoid the
+ * one through its corners. */
+static void test_summary_by_hand(void)
+{
+	static const double mu[2] = { 1000, 20 }, se[2] = { 10, 0 };
+	double res[2] = { 1e-3, 1e-3 }, g = sqrt(0.99);
+	struct region_options o = { .confidence = 0.99, .resolution = res };
+	struct region *r = NULL;
+	struct cp_error err;
+	double t, floor0, x[2];
+
+	cp_error_clear(&err);
+	CHECK(region_build_summary(mu, se, 5, 2, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	/* t_4 at (1 + 0.99^(1/2))/2 = 0.997494: 5.0 from tables (t_4(0.9975)
+	 * = 5.5976, t_4(0.995) = 4.6041) */
+	t = sqrt(region_quantile1(0.99, 2, 5));
+	CHECK(t > 4.6041 && t < 5.5976);
+	CHECK_NEAR(region_quantile1(0.99, 2, 5), region_quantile1(g, 1, 5), 1e-9);
+	floor0 = 1e-6 / 12 / 5 + pow(-log1p(-g) * 1e-3 / 5, 2) / r->q1;
+	CHECK_NEAR(r->half_ind[0], sqrt(r->q1 * (100 + floor0)), 1e-9);
+	CHECK_NEAR(r->half_ind[0], t * 10, 1e-6);
+	/* a counter constant over the runs keeps the zero-count bound, L res/N */
+	CHECK(r->half_ind[1] >= -log1p(-g) * 1e-3 / 5 && r->half_ind[1] < 2e-3);
+	CHECK(r->runs == 5 && r->n == 5 && r->rule == REGION_RULE_DIAGONAL);
+	CHECK(r->pca_on_counters && r->n_counted[0] == 5);
+	CHECK(r->cov[1] == 0 && r->cov[2] == 0);
+	CHECK_NEAR(r->q, 2 * r->q1, 1e-9);
+	/* the box's corner is on the ellipsoid */
+	x[0] = mu[0] + r->half_ind[0];
+	x[1] = mu[1] + r->half_ind[1];
+	CHECK_NEAR(region_mahalanobis2(r, x), r->q, 1e-6);
+	x[0] = mu[0] + r->half_ind[0] * 0.999999;
+	x[1] = mu[1] - r->half_ind[1] * 0.999999;
+	CHECK(region_contains(r, REGION_INDEPENDENT, x) == 1);
+	CHECK(region_contains(r, REGION_PCA, x) == 1);
+	x[0] = mu[0] + r->half_ind[0] * 1.000001;
+	CHECK(region_contains(r, REGION_INDEPENDENT, x) == 0);
+	region_free(r);
+	/* one new run: se^2 (N + 1) */
+	o.per_interval = 1;
+	CHECK(region_build_summary(mu, se, 5, 2, &o, &r, &err) == 0);
+	CHECK(r && r->half_ind[0] > t * 10 * sqrt(6) * 0.999999 &&
+	      r->half_ind[0] < t * 10 * sqrt(6) * 1.000001);
+	region_free(r);
+	r = NULL;
+	CHECK(region_build_summary(mu, se, 1, 2, NULL, &r, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "a summary of 1 run has no spread; a region needs at least 2");
+	CHECK(r == NULL);
+	o.per_interval = 0;
+	o.names = (const char *[]){ "a", "b" };
+	CHECK(region_build_summary((double[]){ 1, NAN }, se, 3, 2, &o, &r, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "mean or standard error of 'b' is not a finite number");
+	CHECK(region_build_summary(mu, se, 3, 0, &o, &r, &err) == CP_EINPUT);
+}
+
+/* The same through a dataset: se_pct of the value, rates per second of
+ * running time, the observation's runs. */
+static void test_summary_dataset(void)
+{
+	static const char text[] =
+		"observation,interval,event,value,enabled_ns,running_ns,runs,se_pct\n"
+		"r,0,a,3000,2000000000,2000000000,4,2.5\n"
+		"r,0,b,500,2000000000,1000000000,4,0\n";
+	const char *ev[] = { "a", "b" };
+	struct stats_dataset *d = NULL;
+	struct region *r = NULL;
+	struct cp_error err;
+	double t;
+
+	cp_error_clear(&err);
+	CHECK(stats_dataset_parse("s.csv", text, strlen(text), &d, NULL, &err) == 0);
+	if (!d)
+		return;
+	CHECK(stats_observation_region(d, 0, ev, 2, NULL, &r, &err) == 0);
+	if (r) {
+		/* 3000 in 2 s: 1500/s, +- 2.5%: se 37.5/s; 500 in 1 s running */
+		CHECK_NEAR(r->mu[0], 1500, 1e-9);
+		CHECK_NEAR(r->mu[1], 500, 1e-9);
+		t = sqrt(region_quantile1(0.99, 2, 4));
+		CHECK_NEAR(r->half_ind[0], t * 37.5, 0.01);
+		CHECK(r->runs == 4);
+	}
+	region_free(r);
+	stats_dataset_free(d);
+}
+
 static void expect_build_error(const double *x, size_t n, size_t k,
 			       const struct region_options *o, const char *msg)
 {
@@ -598,6 +689,8 @@ int main(void)
 	RUN(test_split_penalty);
 	RUN(test_split_blocks);
 	RUN(test_build_errors);
+	RUN(test_summary_by_hand);
+	RUN(test_summary_dataset);
 	RUN(test_batch_means);
 	RUN(test_lag1);
 	RUN(test_allocation_failures);

@@ -549,6 +549,76 @@ static void test_model_events(void)
 	udd_model_free(m);
 }
 
+#define SUMMARY "observation,interval,event,value,enabled_ns,running_ns,runs,se_pct\n"
+
+/* perf stat -r summaries: rows with runs and se_pct beside observations
+ * of intervals, whose rows leave them empty (the fast path); the rules
+ * that keep an observation one or the other. */
+static void test_summaries(void)
+{
+	struct stats_dataset *d = NULL;
+	struct cp_error err;
+	const char *ev[] = { "a", "b" };
+	double rates[2];
+	size_t e;
+
+	CHECK(parse(SUMMARY "r,0,a,100,1000000000,1000000000,5,1.5\n"
+		    "r,0,b,0,1000000000,0,5,0\n"
+		    "i,0,a,3,10,10,,\ni,1,a,4,10,10,,\n"
+		    "\"q\",\"0\",\"a\",\"8\",\"10\",\"10\",\"3\",\"0.25\"\n",
+		    &d, NULL, &err) == 0);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK(stats_dataset_runs(d, 0) == 5);
+	CHECK(stats_dataset_runs(d, 1) == 0);
+	CHECK(stats_dataset_runs(d, 2) == 3);
+	CHECK(stats_dataset_runs(d, 7) == 0);
+	/* a summary's counted samples are its runs */
+	e = stats_dataset_find_event(d, "a");
+	CHECK(stats_dataset_n_counted(d, 0, e) == 5);
+	CHECK(stats_dataset_n_counted(d, 0, stats_dataset_find_event(d, "b")) == 0);
+	CHECK(stats_dataset_n_counted(d, 1, e) == 2);
+	CHECK(stats_dataset_n_intervals(d, 0) == 1);
+	CHECK(stats_observation_resolution(d, 0, ev, 1, rates, &err) == 0);
+	CHECK_NEAR(rates[0], 1, 1e-12);
+	stats_dataset_free(d);
+	/* a dataset without the columns has no summary */
+	CHECK(parse(HEADER "o,0,a,1,10,10\n", &d, NULL, &err) == 0);
+	CHECK(d && stats_dataset_runs(d, 0) == 0);
+	stats_dataset_free(d);
+	expect_error("observation,interval,event,value,enabled_ns,running_ns,runs\n"
+		     "o,0,a,1,10,10,3\n", "data.csv:1: header column 'runs' without "
+		     "'se_pct' (a perf stat -r summary has both)");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,\n",
+		     "data.csv:2: 'runs' without 'se_pct' (a perf stat -r summary row has both)");
+	expect_error(SUMMARY "o,0,a,1,10,10,,2\n",
+		     "data.csv:2: 'se_pct' without 'runs' (a perf stat -r summary row has both)");
+	expect_error(SUMMARY "o,0,a,1,10,10,1,2\n",
+		     "data.csv:2: runs 1: a summary holds 2 to 4294967295 runs");
+	expect_error(SUMMARY "o,0,a,1,10,10,x,2\n",
+		     "data.csv:2: runs 'x' is not a non-negative integer");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,-2\n", "data.csv:2: negative se_pct (-2)");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,2%\n", "data.csv:2: se_pct '2%' is not a number");
+	expect_error(SUMMARY "o,0,a,1,10,10,,\no,0,b,1,10,10,3,1\n",
+		     "data.csv:3: a row with runs,se_pct in observation 'o', whose row "
+		     "at line 2 has none: an observation is intervals or one perf stat "
+		     "-r summary");
+	expect_error(SUMMARY "o,0,b,1,10,10,3,1\no,0,a,1,10,10,,\n",
+		     "data.csv:3: a row without runs,se_pct in observation 'o', whose "
+		     "row at line 2 has them: an observation is intervals or one perf "
+		     "stat -r summary");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,1\no,1,a,1,10,10,3,1\n",
+		     "data.csv:3: observation 'o' is a perf stat -r summary (line 2): "
+		     "one interval, not intervals 0 and 1");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,1\no,0,b,1,10,10,4,1\n",
+		     "data.csv:3: runs 4, where line 2 of observation 'o' has 3 (one "
+		     "perf stat -r summary)");
+	expect_error(SUMMARY "o,0,a,1,10,10,3,1\no,0,a,1,10,10,3,1\n",
+		     "data.csv:3: duplicate row for observation 'o', interval 0, "
+		     "event 'a' (first at line 2)");
+}
+
 static void test_allocation_failures(void)
 {
 	unsigned long nth;
@@ -592,6 +662,7 @@ int main(void)
 	RUN(test_every_bad_row_reported);
 	RUN(test_load_files);
 	RUN(test_model_events);
+	RUN(test_summaries);
 	RUN(test_allocation_failures);
 	return check_summary();
 }

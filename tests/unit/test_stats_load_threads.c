@@ -112,6 +112,45 @@ static void test_large_dataset(void)
 	cp_buf_release(&b);
 }
 
+/* perf stat -r summaries among observations of intervals, in every
+ * range: their rows (runs, se_pct) kept by line across the cuts, and
+ * the rule's messages (a summary of two intervals, rows without runs)
+ * the same on any number of threads. */
+static void test_summaries_on_threads(void)
+{
+	struct load_result one;
+	struct cp_buf b;
+	size_t o, t, e;
+	int bad;
+
+	for (bad = 0; bad < 2; bad++) {
+		cp_buf_init(&b);
+		cp_buf_puts(&b, "observation,interval,event,value,enabled_ns,running_ns,"
+			    "runs,se_pct\n");
+		for (o = 0; o < 300; o++)
+			for (t = 0; t < (o % 3 ? 4u : 1u); t++)
+				for (e = 0; e < 4; e++)
+					if (o % 3)
+						cp_buf_printf(&b, "obs-%zu,%zu,ev%zu,%zu,1000,900,,\n",
+							      o, t, e, (o + t + e) % 50);
+					else
+						cp_buf_printf(&b, "sum-%zu,%zu,ev%zu,%zu,1000,1000,"
+							      "%zu,%zu.5\n", o,
+							      bad && o % 57 == 0 ? e % 2 : 0, e,
+							      o + e, (size_t)(3 + (bad && o % 171 == 0 &&
+										   e == 3)), e);
+		CHECK(!b.failed);
+		same_on_threads("summaries", b.data, b.len, &one);
+		if (bad)
+			CHECK(one.rc == CP_EINPUT && one.d == NULL);
+		else
+			CHECK(one.rc == 0 && one.d && stats_dataset_runs(one.d, 0) == 3 &&
+			      stats_dataset_runs(one.d, 1) == 0 && one.d->n_sr == 400);
+		load_result_release(&one);
+		cp_buf_release(&b);
+	}
+}
+
 /* Bad rows in every range: their messages in line order, the first in
  * the error, the detail cut at its size ("... and N more bad rows"),
  * duplicates whose rows are ranges apart among them. */
@@ -350,6 +389,7 @@ int main(void)
 {
 	check_prog = "test_stats_load_threads";
 	RUN(test_large_dataset);
+	RUN(test_summaries_on_threads);
 	RUN(test_bad_rows_everywhere);
 	RUN(test_nul_byte_in_a_range);
 	RUN(test_group_across_ranges);

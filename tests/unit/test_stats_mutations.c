@@ -111,26 +111,32 @@ static void test_dataset_mutations(void)
 static void test_perfstat_mutations(void)
 {
 	static const char *const files[] = { "tests/data/perf/per-cpu.csv",
-					     "tests/data/perf/sw.json" };
+					     "tests/data/perf/sw.json",
+					     "tests/data/perf/std-repeat.txt",
+					     "tests/data/perf/std-interval-summary.txt" };
+	const size_t nf = sizeof files / sizeof *files;
 	size_t f, i, n, len, ok = 0;
 
-	for (f = 0; f < 2; f++) {
+	for (f = 0; f < nf; f++) {
 		char *src = read_all(files[f], &len), *buf;
 
 		CHECK(src != NULL);
 		if (!src)
 			continue;
 		buf = cp_malloc(len + 16);
-		for (i = 0; i < MUTATIONS / 2; i++) {
+		for (i = 0; i < MUTATIONS / nf; i++) {
+			struct hec_perfstat_options opt = { HEC_PERFSTAT_HEADER, NULL,
+							    0, NULL, 0 };
+			struct hec_perfstat_input in = { "m.csv", buf, 0, "o" };
 			struct cp_buf out;
 			struct cp_error err;
 			int rc;
 
 			n = mutate(src, len, buf);
+			in.len = n;
 			cp_buf_init(&out);
 			cp_error_clear(&err);
-			rc = hec_perfstat_convert("m.csv", buf, n, "o", 1, &out,
-						  NULL, &err);
+			rc = hec_perfstat_convert(&in, 1, &opt, &out, NULL, &err);
 			CHECKF(rc == 0 || rc == CP_EINPUT,
 			       "%s mutation %zu: rc %d: %s", files[f], i, rc, err.msg);
 			if (rc == 0) {
