@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/hec.h"
 #include "hw/perfstat.h"
 
 enum state { COUNTED, NOT_COUNTED, NOT_SUPPORTED };
@@ -305,25 +306,6 @@ static int is_stamp_text(const char *s, size_t min_decimals)
 
 /* ==== names ==== */
 
-/* perf's event modifiers: page-faults:u, r108:uk, cpu/event=0x8/u.  The
- * length of name without them (the whole length when it has none; a
- * tracepoint's "sched:sched_switch" keeps its colon). */
-static size_t name_without_modifiers(const char *name)
-{
-	static const char mods[] = "ukhIGHpPSDWe";
-	size_t n = strlen(name), i = n;
-
-	while (i > 0 && strchr(mods, name[i - 1]))
-		i--;
-	if (i == n || i == 0)
-		return n;
-	if (name[i - 1] == ':' && i > 1)
-		return i - 1;
-	if (name[i - 1] == '/' && memchr(name, '/', i - 1))
-		return i;     /* keep the closing slash: cpu/event=0x8/ */
-	return n;
-}
-
 /* A name perf could print as an event: no parentheses of prose, not a
  * number. */
 static int event_like(const char *s)
@@ -482,7 +464,7 @@ static int in_block(const struct importer *im, size_t b, const char *agg,
 /* task-clock and cpu-clock, which perf prints in msec. */
 static int is_clock(const char *event)
 {
-	size_t n = name_without_modifiers(event);
+	size_t n = hec_event_name_base(event);
 
 	return (n == 10 && !strncmp(event, "task-clock", 10)) ||
 	       (n == 9 && !strncmp(event, "cpu-clock", 9));
@@ -623,7 +605,7 @@ static void take_row(struct importer *im, struct input_state *st,
 	rec.block = st->block;
 	rec.agg = cp_strdup(agg);
 	rec.raw = cp_strdup(event);
-	rec.event = im->strip ? cp_strndup(event, name_without_modifiers(event))
+	rec.event = im->strip ? cp_strndup(event, hec_event_name_base(event))
 			      : cp_strdup(event);
 	if (!rec.agg || !rec.event || !rec.raw) {
 		cp_free(rec.agg);
