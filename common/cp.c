@@ -710,12 +710,13 @@ int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			   S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
 }
 
-/* OpenBLAS, which LAPACKE calls here, keeps a thread per core and
- * busy-waits them on every call.  Our matrices are small (a counter set's
- * covariance, 26 x 26 on the Haswell family), so those threads cost more
- * than they save (check on the bundled sweep ran 2.2x slower with them)
- * and spin on the cores --threads gives to workers.  The symbol is weak:
- * linked against another BLAS, this does nothing. */
+/* The library is linked with the reference LAPACK and BLAS (Makefile),
+ * which run on the calling thread.  A program that links OpenBLAS itself
+ * (or a Python process whose numpy loaded it first) gives LAPACKE
+ * OpenBLAS instead, which keeps a thread per core busy-waiting beside
+ * the ones --threads gives to workers; our matrices are small (26 x 26
+ * on the Haswell family), so those threads cost more than they save.
+ * The symbol is weak: without OpenBLAS this does nothing. */
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 
 static void lapack_serial_once(void)
