@@ -23,12 +23,24 @@ PICFLAGS = -fPIC -fno-semantic-interposition
 CFLAGS  ?= -O2 -g
 ASANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
-LIBS     = -lglpk -lqhull_r -lgmp -llapacke -lopenblas -lgsl -lgslcblas \
+# LAPACK and BLAS: the reference implementations.  The matrices here are
+# small (a counter set's covariance, 26 x 26 on the Haswell family), where
+# OpenBLAS's threads cost more than they save, and OpenBLAS retries a
+# failed mmap forever, so a process under an address-space limit (ulimit
+# -v) hung before main.  Debian and Ubuntu switch liblapack.so.3 and
+# libblas.so.3 among the installed implementations (update-alternatives)
+# and keep the reference ones in lapack/ and blas/ beside them: linked
+# and run from there, whatever the switch says.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+REFBLAS_DIRS := $(wildcard $(MULTIARCH:%=/usr/lib/%/lapack) $(MULTIARCH:%=/usr/lib/%/blas))
+BLAS_LIBS = $(REFBLAS_DIRS:%=-L%) $(REFBLAS_DIRS:%=-Wl,-rpath,%) -llapacke \
+            -Wl,--push-state,--no-as-needed -llapack -lblas -Wl,--pop-state
+LIBS     = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
            -lpfm -lpthread -lm
 
 # Debian packages: every one the project needs, in one place.
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
-            liblapacke-dev libopenblas-dev libgsl-dev libpfm4-dev graphviz \
+            liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
             libopenmpi-dev openmpi-bin
@@ -61,8 +73,8 @@ PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/gem5.h hw/sim/mmu.h
              geometry/cone.h stats/region.h solver/feas.h pipeline/pipeline.h \
              explore/explore.h report/report.h capi/counterpoint.h
 # pkg-config: the libraries that ship a .pc file, and the others.
-PC_REQUIRES = gmp gsl lapacke qhull_r
-PC_LIBS     = -lglpk -lpfm -lpthread -lm
+PC_REQUIRES = gmp gsl qhull_r
+PC_LIBS     = -lglpk $(BLAS_LIBS) -lpfm -lpthread -lm
 
 # The MPI build of the same cli sources (docs/mpi.md): make mpi, made and
 # tested by make test when mpicc exists (tests/cli/mpi.sh skips otherwise).

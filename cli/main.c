@@ -171,12 +171,6 @@ static void keep_freed_memory(void)
  * check, which keeps no region, sets it back to an arena a thread
  * (cli/check.c). */
 #define ARENA_TUNABLE "glibc.malloc.arena_max=1"
-/* OpenBLAS starts a thread per core when it loads, before main, and that
- * thread busy-waits about 0.1 s for work it never gets (LAPACKE runs
- * serially here: cp_lapack_serial): on two cores, a tenth of a second
- * taken from the second worker.  The second start runs with
- * OPENBLAS_NUM_THREADS=1 (unless the caller set it), then unsets it. */
-#define BLAS_MARK "COUNTERPOINT_CALLER_NO_BLAS_THREADS"
 #define HUGE_MIN_BYTES ((off_t)64 << 20)
 
 #if defined(__GLIBC__) && !defined(CP_MPI)
@@ -214,10 +208,6 @@ static void huge_pages(int argc, char **argv)
 		else
 			unsetenv("GLIBC_TUNABLES");
 		unsetenv(HUGE_MARK);
-		if (getenv(BLAS_MARK)) {
-			unsetenv("OPENBLAS_NUM_THREADS");
-			unsetenv(BLAS_MARK);
-		}
 		return;
 	}
 	if (argc < 2 || !huge_pages_wanted(argc, argv) ||
@@ -240,9 +230,6 @@ static void huge_pages(int argc, char **argv)
 	sprintf(val, "%s%s", t ? "=" : "-", t ? t : "");
 	if (setenv(HUGE_MARK, val, 1) == 0) {
 		int own_arenas = t && strstr(t, "glibc.malloc.arena_max");
-		int blas = !getenv("OPENBLAS_NUM_THREADS") &&
-			setenv(BLAS_MARK, "1", 1) == 0 &&
-			setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0;
 
 		sprintf(val, "%s%s%s%s%s", t ? t : "", t ? ":" : "", HUGE_TUNABLE,
 			own_arenas ? "" : ":", own_arenas ? "" : ARENA_TUNABLE);
@@ -254,9 +241,6 @@ static void huge_pages(int argc, char **argv)
 		else
 			unsetenv("GLIBC_TUNABLES");
 		unsetenv(HUGE_MARK);
-		if (blas)
-			unsetenv("OPENBLAS_NUM_THREADS");
-		unsetenv(BLAS_MARK);
 	}
 	free(val);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "cli/cli.h"
 #include "pipeline/pipeline.h"
@@ -24,6 +25,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+/* Out of memory: under an address-space limit (ulimit -v, a batch
+ * scheduler's or a container's bound) that limit is likely the reason. */
+static void note_address_limit(const char *cmd)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	fprintf(stderr, "counterpoint %s: note: the address space of this process "
+		"is limited to %llu MB (ulimit -v %llu)\n", cmd,
+		(unsigned long long)(rl.rlim_cur >> 20),
+		(unsigned long long)(rl.rlim_cur >> 10));
+}
+
 int cli_print_error(const char *cmd, const struct cp_error *err)
 {
 	char line[CP_ERROR_MAX + 300];
@@ -32,6 +47,8 @@ int cli_print_error(const char *cmd, const struct cp_error *err)
 	fprintf(stderr, "counterpoint %s: %s\n", cmd, line);
 	if (err->detail[0])
 		fputs(err->detail, stderr);
+	if (err->code == CP_ENOMEM)
+		note_address_limit(cmd);
 	switch (err->code) {
 	case CP_EINTERNAL:
 	case CP_ENOMEM:

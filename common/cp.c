@@ -1,5 +1,5 @@
-/* common/cp.c: error records, allocation wrappers with failure injection,
- * text buffers and atomic file writes shared by every module. */
+/* common/cp.c: error records, allocation wrappers with failure injection
+ * and text buffers shared by every module (files: common/files.c). */
 #include "cp.h"
 
 #include <ctype.h>
@@ -377,204 +377,6 @@ void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
 	}
 }
 
-/* ---- output files ----
- * What -o does with each kind of target:
- *   a regular file (or none yet): written to a temporary file beside it,
- *     fsync'd and renamed over it, so a reader never sees half a result;
- *     an existing file keeps its mode and owner;
- *   a regular file with several hard links: rewritten in place, so that
- *     every name sees the result (renaming would cut the links);
- *   a symbolic link: followed (a dangling one's target is created), and
- *     its target written as above; the link stays;
- *   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that
- *     open descriptor as it is (a pipe, a file opened for appending);
- *   a character device or a FIFO: written in place (/dev/null, a pipe);
- *   anything else (a directory, a block device, a socket): refused. */
-
-#define CP_MAX_LINKS 40   /* symlinks followed at most, as the kernel does */
-
-static int write_fd_all(int fd, const char *data, size_t size)
-{
-	size_t off = 0;
-
-	while (off < size) {
-		ssize_t w = write(fd, data + off, size - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	return 0;
-}
-
-/* The path that a chain of symlinks at path leads to, for a target that
- * does not exist yet (stat resolves the others); cp_malloc'd, or NULL
- * with *rc and err set. */
-static char *resolve_links(const char *path, int *rc, struct cp_error *err)
-{
-	char *cur = cp_strdup(path);
-	int hops;
-
-	*rc = CP_ENOMEM;
-	if (!cur) {
-		cp_error_set(err, CP_ENOMEM, "out of memory");
-		return NULL;
-	}
-	for (hops = 0; hops <= CP_MAX_LINKS; hops++) {
-		struct stat st;
-		char target[4096], *next;
-		ssize_t n;
-
-		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
-			return cur;
-		n = readlink(cur, target, sizeof target - 1);
-		if (n < 0) {
-			*rc = cp_error_at(err, CP_EIO, path, 0, 0,
-				    "cannot follow the symbolic link: %s",
-				    strerror(errno));
-			cp_free(cur);
-			return NULL;
-		}
-		target[n] = '\0';
-		if (target[0] == '/' || !strchr(cur, '/')) {
-			next = cp_strdup(target);
-		} else {   /* relative to the link's directory */
-			size_t dir = (size_t)(strrchr(cur, '/') - cur) + 1;
-
-			next = cp_malloc(dir + (size_t)n + 1);
-			if (next) {
-				memcpy(next, cur, dir);
-				memcpy(next + dir, target, (size_t)n + 1);
-			}
-		}
-		cp_free(cur);
-		if (!(cur = next)) {
-			cp_error_set(err, CP_ENOMEM, "out of memory");
-			return NULL;
-		}
-	}
-	*rc = cp_error_at(err, CP_EIO, path, 0, 0,
-			  "cannot follow the symbolic link: %s", strerror(ELOOP));
-	cp_free(cur);
-	return NULL;
-}
-
-/* Write in place: a character device, a FIFO, a file with hard links. */
-static int write_in_place(const char *path, const char *data, size_t size,
-			  int truncate, struct cp_error *err)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | (truncate ? O_TRUNC : 0));
-
-	if (fd < 0)
-		return cp_error_set(err, CP_EIO, "cannot open '%s' for writing: %s",
-				    path, strerror(errno));
-	if (write_fd_all(fd, data, size) < 0 ||
-	    (truncate && fsync(fd) < 0)) {
-		cp_error_set(err, CP_EIO, "cannot write '%s': %s", path,
-			     strerror(errno));
-		close(fd);
-		return CP_EIO;
-	}
-	if (close(fd) < 0)
-		return cp_error_set(err, CP_EIO, "cannot write '%s': %s", path,
-				    strerror(errno));
-	return CP_OK;
-}
-
-/* A temporary file beside path: path.tmp.PID.N, created exclusively with
- * mode (the umask applies).  Returns the fd, with its name in tmp. */
-static int create_temp(const char *path, char *tmp, size_t size, mode_t mode)
-{
-	static unsigned serial;
-	unsigned tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		int fd;
-
-		snprintf(tmp, size, "%s.tmp.%ld.%u", path, (long)getpid(),
-			 serial++);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	errno = EEXIST;
-	return -1;
-}
-
-/* Temporary file, fsync, rename; old (when exists) gives mode and owner. */
-static int write_replace(const char *path, const struct stat *old,
-			 const char *data, size_t size, struct cp_error *err)
-{
-	size_t tlen = strlen(path) + 48;
-	char *tmp = cp_malloc(tlen);
-	int fd, rc = CP_OK;
-
-	if (!tmp)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	/* an existing file's copy starts private and gets its mode below */
-	fd = create_temp(path, tmp, tlen, old ? 0600 : 0666);
-	if (fd < 0) {
-		rc = cp_error_set(err, CP_EIO, "cannot create '%s': %s", tmp,
-				  strerror(errno));
-		cp_free(tmp);
-		return rc;
-	}
-	if (old) {
-		/* the owner first: chown clears set-id bits, chmod restores
-		 * them; an unprivileged user cannot give a file away, and the
-		 * copy then stays theirs */
-		if (fchown(fd, old->st_uid, old->st_gid) < 0 && errno != EPERM) {
-			rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s",
-					  tmp, strerror(errno));
-			goto out;
-		}
-		if (fchmod(fd, old->st_mode & 07777) < 0) {
-			rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s",
-					  tmp, strerror(errno));
-			goto out;
-		}
-	}
-	if (write_fd_all(fd, data, size) < 0 || fsync(fd) < 0) {
-		rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s", tmp,
-				  strerror(errno));
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		rc = cp_error_set(err, CP_EIO, "cannot write '%s': %s", tmp,
-				  strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		rc = cp_error_set(err, CP_EIO, "cannot rename '%s' to '%s': %s",
-				  tmp, path, strerror(errno));
-		goto out;
-	}
-	{	/* make the rename itself durable (best effort) */
-		const char *slash = strrchr(path, '/');
-		char *dir = slash ? cp_strndup(path, slash == path ? 1 :
-					       (size_t)(slash - path)) : cp_strdup(".");
-		int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-
-		if (dfd >= 0) {
-			(void)fsync(dfd);
-			close(dfd);
-		}
-		cp_free(dir);
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc != CP_OK)
-		unlink(tmp);
-	cp_free(tmp);
-	return rc;
-}
-
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 (RFC 3629: no
  * overlongs, no surrogates, nothing above U+10FFFF). */
 static size_t utf8_len(const unsigned char *s)
@@ -631,87 +433,6 @@ void cp_buf_json_string(struct cp_buf *b, const char *str)
 	cp_buf_puts(b, "\"");
 }
 
-/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: N, else -1. */
-static int named_fd(const char *path)
-{
-	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
-	size_t i;
-
-	if (!strcmp(path, "/dev/stdout"))
-		return 1;
-	if (!strcmp(path, "/dev/stderr"))
-		return 2;
-	for (i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-		size_t n = strlen(dirs[i]);
-		const char *d = path + n;
-		long v = 0;
-
-		if (strncmp(path, dirs[i], n) || !*d || strspn(d, "0123456789") != strlen(d) ||
-		    strlen(d) > 9)
-			continue;
-		for (; *d; d++)
-			v = v * 10 + (*d - '0');
-		return (int)v;
-	}
-	return -1;
-}
-
-int cp_write_file_atomic(const char *path, const char *data, size_t size,
-			 struct cp_error *err)
-{
-	struct stat st;
-	char *real;
-	int rc, fd;
-
-	if (!strcmp(path, "-")) {
-		if (fwrite(data, 1, size, stdout) != size || fflush(stdout))
-			return cp_error_set(err, CP_EIO,
-					    "cannot write to standard output: %s",
-					    strerror(errno));
-		return CP_OK;
-	}
-	/* a descriptor named by path: written as it is open (a pipe, a file
-	 * opened for appending), never reopened, truncated or replaced */
-	if ((fd = named_fd(path)) >= 0) {
-		if (fd == 1)
-			fflush(stdout);
-		if (write_fd_all(fd, data, size) < 0)
-			return cp_error_set(err, CP_EIO, "cannot write to '%s': %s",
-					    path, strerror(errno));
-		return CP_OK;
-	}
-	if (stat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return cp_error_set(err, CP_EIO, "cannot write '%s': %s",
-					    path, strerror(errno));
-		/* a new file, maybe at the end of a dangling symlink */
-		if (!(real = resolve_links(path, &rc, err)))
-			return rc;
-		rc = write_replace(real, NULL, data, size, err);
-		cp_free(real);
-		return rc;
-	}
-	if (S_ISREG(st.st_mode)) {
-		if (st.st_nlink > 1)
-			return write_in_place(path, data, size, 1, err);
-		/* replaced where it really is: a symlink stays a symlink */
-		if (!(real = realpath(path, NULL)))
-			return write_in_place(path, data, size, 1, err);
-		rc = write_replace(real, &st, data, size, err);
-		free(real);   /* realpath's own malloc */
-		return rc;
-	}
-	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-		return write_in_place(path, data, size, 0, err);
-	if (S_ISDIR(st.st_mode))
-		return cp_error_at(err, CP_EIO, path, 0, 0,
-				   "cannot write to a directory");
-	return cp_error_at(err, CP_EIO, path, 0, 0, "cannot write to %s (only "
-			   "to a regular file, a character device or a FIFO)",
-			   S_ISBLK(st.st_mode) ? "a block device" :
-			   S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
-}
-
 int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
 {
 	int in = !strcmp(path, "-");
@@ -736,12 +457,13 @@ int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
 	return rc;
 }
 
-/* OpenBLAS, which LAPACKE calls here, keeps a thread per core and
- * busy-waits them on every call.  Our matrices are small (a counter set's
- * covariance, 26 x 26 on the Haswell family), so those threads cost more
- * than they save (check on the bundled sweep ran 2.2x slower with them)
- * and spin on the cores --threads gives to workers.  The symbol is weak:
- * linked against another BLAS, this does nothing. */
+/* The library is linked with the reference LAPACK and BLAS (Makefile),
+ * which run on the calling thread.  A program that links OpenBLAS itself
+ * (or a Python process whose numpy loaded it first) gives LAPACKE
+ * OpenBLAS instead, which keeps a thread per core busy-waiting beside
+ * the ones --threads gives to workers; our matrices are small (26 x 26
+ * on the Haswell family), so those threads cost more than they save.
+ * The symbol is weak: without OpenBLAS this does nothing. */
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 
 static void lapack_serial_once(void)

@@ -102,17 +102,102 @@ const char *cp_closest(const char *word, const char *const *names, size_t n);
 /* Version string of the toolkit ("0.2.0"). */
 const char *cp_version(void);
 
-/* Write `size` bytes to path ("-": stdout).  A regular file (or a new
- * one) is written atomically: a temporary file beside it, fsync, rename,
- * keeping an existing file's mode and owner; a regular file with several
- * hard links is rewritten in place, so that every name sees the result.
- * Symbolic links are followed (the link stays).  /dev/stdout,
- * /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to that open
- * descriptor as it is.  Character devices and FIFOs are written in place;
- * other targets (directories, block devices, sockets) are refused with
- * CP_EIO. */
+/* ---- files (common/files.c) ---- */
+
+/* An output file, written the way -o writes (README, "Output files"): a
+ * regular file (or a new one) goes to a temporary file beside it,
+ * PATH.tmp.PID.N, until cp_output_commit renames it over the target
+ * (keeping an existing file's mode and owner), or for a file with
+ * several hard links copies it over the target in place after reserving
+ * the space; symbolic links are followed; "-", /dev/stdout, /dev/stderr,
+ * /dev/fd/N and /proc/self/fd/N are written to that descriptor as it is;
+ * character devices and FIFOs in place; anything else is refused with
+ * CP_EIO.  Temporary files beside the target whose process is gone are
+ * removed at open.  After a commit, fd writes to the target itself (a
+ * dataset that grows as a command runs).  Lifecycle: cp_output_open,
+ * writes to fd (or cp_output_write), then cp_output_close (commits), or
+ * cp_output_abort (an uncommitted target stays as it was). */
+struct cp_output {
+	int fd;                     /* where the data go */
+	/* private */
+	const char *name;           /* as given, for messages */
+	char *path, *tmp;
+	long long old_size;
+	int kind, has_old, borrowed, committed;
+};
+int cp_output_open(struct cp_output *o, const char *path, struct cp_error *err);
+int cp_output_write(struct cp_output *o, const void *data, size_t size,
+		    struct cp_error *err);
+int cp_output_commit(struct cp_output *o, struct cp_error *err);
+int cp_output_close(struct cp_output *o, struct cp_error *err);
+void cp_output_abort(struct cp_output *o);
+/* The whole of data written to path that way, at once. */
 int cp_write_file_atomic(const char *path, const char *data, size_t size,
 			 struct cp_error *err);
+
+/* One file a command reads (output 0) or writes (output 1), and what the
+ * command calls it ("-o", "DATA"). */
+struct cp_file_use {
+	const char *what;
+	const char *path;           /* NULL or "-": none */
+	int output;
+};
+/* Refuse (CP_EINPUT: "-o 'a' and DATA 'a' are the same file") an output
+ * that is, by device and inode, one of the inputs or another output, as
+ * cp refuses "are the same file".  Outputs that do not exist yet are
+ * compared by directory and name; standard output, named descriptors,
+ * devices and FIFOs are not compared. */
+int cp_files_distinct(const struct cp_file_use *u, size_t n,
+		      struct cp_error *err);
+
+/* An exclusive lock (flock) on the file at path, for a read-modify-write
+ * such as an append: held until cp_lock_release, across the read, the
+ * header check and the rename or the writes.  A file replaced while
+ * waiting is locked again as it is now.  CP_LOCK_CREATE makes an absent
+ * file (empty; release removes it if it is still empty); CP_LOCK_NOWAIT
+ * returns 1 instead of waiting for another holder. */
+struct cp_lock {
+	int fd;
+	int created;
+	char *path;
+};
+#define CP_LOCK_CREATE 1u
+#define CP_LOCK_NOWAIT 2u
+int cp_lock_acquire(struct cp_lock *l, const char *path, unsigned flags,
+		    struct cp_error *err);
+void cp_lock_release(struct cp_lock *l);
+
+/* Lines of a text file, of any length.  A NUL byte is an error at its
+ * line and column; from an input that is not a regular file (a pipe, a
+ * device, which may never end) a line of more than CP_LINE_MAX_STREAM
+ * bytes is one too.  cp_lines_next returns 1 with the line in line/len
+ * (without its newline; a \r before it stays) and its number in lineno,
+ * 0 at the end, or an error code with err set. */
+#define CP_LINE_MAX_STREAM (16 << 20)
+struct cp_lines {
+	const char *name;
+	char *line;
+	size_t len;
+	unsigned long lineno;
+	/* private */
+	int fd, own_fd, regular, eof;
+	char *buf;
+	size_t start, end, line_cap;
+};
+int cp_lines_open(struct cp_lines *r, const char *path, struct cp_error *err);
+/* Lines from an open descriptor, named name in messages (not closed). */
+void cp_lines_fd(struct cp_lines *r, int fd, const char *name);
+int cp_lines_next(struct cp_lines *r, struct cp_error *err);
+void cp_lines_close(struct cp_lines *r);
+
+/* The whole of a text file in *text (cp_malloc'd, NUL-terminated) and
+ * *len.  From an input that is not a regular file, reading stops after
+ * the first NUL byte (a text has none; the caller reports it) and more
+ * than max bytes is CP_ELIMIT.  CP_TEXT_NO_NUL: a NUL byte is CP_EINPUT
+ * at its line and column. */
+#define CP_TEXT_NO_NUL 1u
+int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
+		 size_t *len, struct cp_error *err);
 
 /* ---- growable text buffer (output is built here, then written once) ----
  * Lifecycle: cp_buf_init() on a stack struct, cp_buf_release() at the end.

@@ -23,10 +23,9 @@
 
 #include "explore/explore_int.h"
 
-/* Families beyond this many candidates are not enumerated: their claims
- * stay undecided (2^24 lookups are a fraction of a second); verdicts are
- * implied through monotonicity up to 2^20 models. */
-#define CLAIMS_MAX_CANDIDATES 24
+/* Families beyond EXPLORE_CLAIMS_MAX_CANDIDATES candidates are not
+ * enumerated: their claims stay undecided (2^24 lookups are a fraction of
+ * a second); verdicts are implied through monotonicity up to 2^20 models. */
 #define CLAIMS_MAX_IMPLIED 20
 
 struct known {
@@ -191,6 +190,11 @@ static void imply(struct explore_verdicts *t, unsigned char *ref,
 		}
 }
 
+int explore_claims_enumerable(const struct explore_search *s)
+{
+	return udd_features_count(varying(s)) <= EXPLORE_CLAIMS_MAX_CANDIDATES;
+}
+
 struct explore_verdicts *explore_verdicts_new(const struct explore_search *s)
 {
 	struct explore_verdicts *t;
@@ -207,7 +211,7 @@ struct explore_verdicts *explore_verdicts_new(const struct explore_search *s)
 			t->cand[t->nc++] = f;
 	t->fixed = fixed_part(s);
 	t->mono = s->has_mono ? s->mono.grows & varying(s) : 0;
-	if (t->nc > CLAIMS_MAX_CANDIDATES)
+	if (t->nc > EXPLORE_CLAIMS_MAX_CANDIDATES)
 		goto fail;
 	total = (uint64_t)1 << t->nc;
 	t->v = cp_malloc((size_t)total);

@@ -637,8 +637,9 @@ static int targeted(struct explore_search *s, const struct explore_evaluator *ev
 	for (round = 0; round < 8 && !rc; round++) {
 		struct explore_verdicts *t = explore_verdicts_new(s);
 
-		if (!t) {
-			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		if (!t) {   /* beyond the table's limit: no claim to target */
+			if (explore_claims_enumerable(s))
+				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 			break;
 		}
 		n = open_checks(s, t, list);
@@ -671,7 +672,7 @@ static int mark_minimal(struct explore_search *s, struct cp_error *err)
 	struct explore_verdicts *t = explore_verdicts_new(s);
 	size_t i;
 
-	if (!t && s->n_models)
+	if (!t && s->n_models && explore_claims_enumerable(s))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < s->n_models; i++)
 		s->models[i].minimal = s->models[i].feasible &&

@@ -72,7 +72,15 @@ struct explore_verdicts {
 	signed char *v;             /* 2^nc: 1 feasible, 0 refuted, -1 unknown */
 	size_t implied, conflicts;
 };
+/* Families of up to 2^24 models have a verdict table (explore/claims.c). */
+#define EXPLORE_CLAIMS_MAX_CANDIDATES 24
+/* The family's verdicts as a table, or NULL: out of memory, or a family
+ * beyond the table's limit (explore_claims_enumerable). */
 struct explore_verdicts *explore_verdicts_new(const struct explore_search *s);
+/* Whether the family is small enough for a verdict table (at most
+ * EXPLORE_CLAIMS_MAX_CANDIDATES varying features); beyond, no claim is
+ * proven and no model is proven minimal. */
+int explore_claims_enumerable(const struct explore_search *s);
 void explore_verdicts_free(struct explore_verdicts *t);
 /* The verdict of feature set f (-1 when unknown or outside the family). */
 int explore_verdict(const struct explore_verdicts *t, udd_features f);

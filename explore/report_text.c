@@ -173,6 +173,10 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 			cp_buf_printf(b, " (%zu of the family's %zu models untested; "
 				      "--exhaustive decides)", c.universe - c.known,
 				      c.universe);
+		else
+			cp_buf_printf(b, " (claims are proven for families of at most "
+				      "%d candidate features; restrict --candidates)",
+				      EXPLORE_CLAIMS_MAX_CANDIDATES);
 		cp_buf_puts(b, ".");
 	}
 	if (s->truncated)
@@ -281,7 +285,13 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 			list_features(s, c.either, ", ", b);
 		else
 			cp_buf_puts(b, "none");
-		cp_buf_puts(b, "\nundecided features (models untested; --exhaustive decides): ");
+		if (c.enumerable)
+			cp_buf_puts(b, "\nundecided features (models untested; "
+				    "--exhaustive decides): ");
+		else
+			cp_buf_printf(b, "\nundecided features (claims need at most %d "
+				      "candidates; restrict --candidates): ",
+				      EXPLORE_CLAIMS_MAX_CANDIDATES);
 		if (c.undecided)
 			list_features(s, c.undecided, ", ", b);
 		else

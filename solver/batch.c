@@ -1,6 +1,7 @@
 /* solver/batch.c: many checks on threads of its own, each with a private LP,
  * observations handed out in chunks so each thread warm-starts from a
  * neighbour; results in input order. */
+#include <errno.h>
 #include <glpk.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -163,7 +164,7 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 	struct batch_part *part;
 	pthread_t *tid;
 	size_t t, started = 0;
-	int rc = CP_OK;
+	int rc = CP_OK, e = 0;
 
 	if (n == 0)
 		return CP_OK;
@@ -200,7 +201,7 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 	for (t = 0; t < threads; t++) {
 		part[t].b = &b;
 		part[t].first = t;
-		if (pthread_create(&tid[t], NULL, batch_thread, &part[t]))
+		if ((e = pthread_create(&tid[t], NULL, batch_thread, &part[t])) != 0)
 			break;
 		started++;
 	}
@@ -210,7 +211,9 @@ int feas_check_batch(const struct feas_model *fm, size_t n,
 		pthread_mutex_unlock(&b.lock);
 		for (t = 0; t < started; t++)
 			pthread_join(tid[t], NULL);
-		rc = cp_error_set(err, CP_EINTERNAL, "cannot start a thread");
+		/* EAGAIN: no memory for its stack */
+		rc = cp_error_set(err, e == EAGAIN ? CP_ENOMEM : CP_EINTERNAL,
+				  "cannot start a thread: %s", strerror(e));
 		goto out;
 	}
 	/* wait for the end, woken by every chunk done (so a short batch

@@ -3,6 +3,7 @@
  * ellipsoid's enclosing box and tangent cuts); every bound certified by
  * weak duality from the LP's row duals, evaluated with its rounding
  * error, so the bounds printed are rounded outward. */
+#include <errno.h>
 #include <float.h>
 #include <glpk.h>
 #include <lapacke.h>
@@ -883,7 +884,7 @@ int feas_flows_batch(const struct feas_flows *ff, size_t n,
 	struct flow_batch b;
 	pthread_t *tid;
 	size_t t, started = 0;
-	int rc = CP_OK;
+	int rc = CP_OK, e = 0;
 
 	if (n == 0)
 		return CP_OK;
@@ -915,14 +916,15 @@ int feas_flows_batch(const struct feas_flows *ff, size_t n,
 		return cp_error_set(err, CP_ENOMEM, "out of memory starting threads");
 	}
 	for (t = 0; t < threads; t++) {
-		if (pthread_create(&tid[t], NULL, flow_thread, &b))
+		if ((e = pthread_create(&tid[t], NULL, flow_thread, &b)) != 0)
 			break;
 		started++;
 	}
 	for (t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
-	if (started == 0)
-		rc = cp_error_set(err, CP_EINTERNAL, "cannot start a thread");
+	if (started == 0)   /* EAGAIN: no memory for its stack */
+		rc = cp_error_set(err, e == EAGAIN ? CP_ENOMEM : CP_EINTERNAL,
+				  "cannot start a thread: %s", strerror(e));
 	else if (b.failed) {
 		rc = b.err.code ? b.err.code : CP_EINTERNAL;
 		if (err) {

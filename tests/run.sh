@@ -20,7 +20,6 @@
 # group run N at a time (default: the number of processors).  A failed
 # test keeps its output under build/test-failures/.
 LC_ALL=C; export LC_ALL
-OPENBLAS_NUM_THREADS=1; export OPENBLAS_NUM_THREADS
 ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS
 top=$(pwd)

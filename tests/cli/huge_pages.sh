@@ -4,8 +4,7 @@
 # (cli/main.c): the same output, far fewer page faults; the caller's own
 # hugetlb setting and COUNTERPOINT_NO_HUGE_PAGES=1 are respected, another
 # tunable of the caller's is kept, a second thread's memory is on huge
-# pages too (one malloc arena), and the second start has no OpenBLAS
-# thread busy-waiting beside the work.
+# pages too (one malloc arena).
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "huge_pages.sh: $*"; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
@@ -61,27 +60,4 @@ assert f_huge * 2 < f_plain, "huge pages did not cut the page faults"
 assert f_huge2 < 2 * f_huge, "the second thread's memory is not on huge pages"
 assert f_other * 2 < f_plain, "another tunable of the caller's stopped it"
 assert f_theirs * 2 > f_plain, "the caller's hugetlb=0 was overridden"
-# the second start has no OpenBLAS thread busy-waiting beside the work:
-# one thread all along at --threads 1 (its name is exe once restarted)
-if os.cpu_count() > 1 and "openblas" in subprocess.run(
-        ["ldd", cp], capture_output=True, text=True).stdout:
-    import time
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GLIBC_TUNABLES", "COUNTERPOINT_NO_HUGE_PAGES",
-                        "OPENBLAS_NUM_THREADS")}
-    p = subprocess.Popen([cp, "region", data, "--threads", "1"], env=env,
-                         stdout=subprocess.DEVNULL)
-    most, seen = 0, 0
-    while p.poll() is None:
-        try:
-            if open("/proc/%d/comm" % p.pid).read().strip() == "exe":
-                seen += 1
-                most = max(most, len(os.listdir("/proc/%d/task" % p.pid)))
-        except OSError:
-            pass
-        time.sleep(0.005)
-    assert p.returncode == 0
-    print("restarted process seen %d times, at most %d threads" % (seen, most))
-    assert seen > 0, "never saw the second start"
-    assert most == 1, "the second start runs %d threads at --threads 1" % most
 PY

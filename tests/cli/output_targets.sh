@@ -17,6 +17,17 @@ sim -o "$out/f.csv" || exit 1
 cmp -s "$out/g.csv" "$out/want.csv" || { echo "hard link cut"; exit 1; }
 [ "$(stat -c %a "$out/f.csv")" = 600 ] || { echo "mode $(stat -c %a "$out/f.csv")"; exit 1; }
 
+# a hard-linked target without room for the new content (a file size
+# limit here, as a full disk) keeps its old content under both names
+cp "$out/want.csv" "$out/f.csv" && [ "$(stat -c %h "$out/g.csv")" = 2 ] || exit 1
+(trap '' XFSZ; ulimit -f 4 && exec "$CP" sim --intervals 300 --interval-uops 200 \
+	-o "$out/f.csv") 2>"$out/err"; rc=$?
+[ "$rc" = 2 ] || { echo "full: status $rc"; exit 1; }
+cmp -s "$out/f.csv" "$out/want.csv" && cmp -s "$out/g.csv" "$out/want.csv" ||
+	{ echo "a failed write changed the hard-linked target"; exit 1; }
+grep -q "File too large" "$out/err" || { cat "$out/err"; exit 1; }
+ls "$out" | grep -q '\.tmp\.' && { echo "temporary file left"; ls "$out"; exit 1; }
+
 # a symlink is followed and stays
 ln -s f.csv "$out/l.csv" && rm "$out/g.csv" && : > "$out/f.csv" || exit 1
 sim -o "$out/l.csv" || exit 1
