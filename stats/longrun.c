@@ -323,19 +323,25 @@ static void split_blocks(double *S, size_t k, size_t *root)
  * than the independent box along every counter by more than the
  * correlations typically win back, and the caller takes the independent
  * box (a rule on k and the degrees of freedom, never on the data's
- * values).  Returns 0; -1 when a half is too short, -2 when samples are
+ * values).  A counter whose spread in the two halves differs beyond
+ * what stationary samples allow (stats_halves_differ: a phase in one
+ * half) voids the premise that the second half speaks for the run:
+ * then the axes it weighs on keep at least the whole sample's width
+ * along them, sqrt(q1 v'C v) with C the full covariance of the mean
+ * (cfull).  Returns 0; -1 when a half is too short, -2 when samples are
  * missing (the caller chooses another box). */
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
-			 const double *floor_, int per_interval, double conf,
-			 struct cp_error *err)
+			 const double *floor_, const double *cfull,
+			 int per_interval, double conf, struct cp_error *err)
 {
 	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
 	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
 	       *h = NULL;
-	double *VT = NULL, *uw, *us, *sv, *fv, *pv, *nuj;
+	double *VT = NULL, *uw, *us, *uc, *sv, *fv, *pv, *cv, *nuj;
 	double nu, q1b;
-	int rc = -1;
+	int rc = -1, any_unsteady = 0;
+	unsigned char *unsteady = NULL;
 
 	if (na < 2 || nb < 3)
 		return -1;
@@ -362,13 +368,28 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	V = cp_malloc(k * k * sizeof *V);
 	h = cp_malloc(k * sizeof *h);
 	ord = cp_malloc(k * sizeof *ord);
-	VT = cp_malloc((k * k + 6 * k) * sizeof *VT);
-	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT) {
+	VT = cp_malloc((k * k + 8 * k) * sizeof *VT);
+	unsteady = cp_malloc(k);
+	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT || !unsteady) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
 	stats_block_cov(x, 0, na, k, L, mu, SA);
 	stats_block_cov(x, na, m, k, L, mb, SB);
+	/* A counter whose spread differs between the halves (a phase in
+	 * one of them) breaks the split's premise that the second half
+	 * speaks for the whole run: the widths of the axes it weighs on may
+	 * not fall below the whole sample's (below). */
+	{
+		double nua = L ? stats_hac_dof(na, L) : (double)na - 1;
+		double nub = L ? stats_hac_dof(nb, L) : (double)nb - 1;
+
+		for (j = 0; j < k; j++) {
+			unsteady[j] = (unsigned char)stats_halves_differ(SA[j * k + j],
+						SB[j * k + j], nua, nub, k);
+			any_unsteady |= unsteady[j];
+		}
+	}
 	if (!L && !rho) {
 		/* the halves' contrast: one more degree of freedom for B */
 		double c = (double)na * (double)nb / (double)m;
@@ -409,10 +430,12 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		goto out;
 	uw = VT + k * k;
 	us = uw + k;
-	sv = us + k;
+	uc = us + k;
+	sv = uc + k;
 	fv = sv + k;
 	pv = fv + k;
-	nuj = pv + k;
+	cv = pv + k;
+	nuj = cv + k;
 	/* the mean's covariance as the full one is made (pairwise counts
 	 * n_jl / (n_j n_l)), from the second half's S; formed once, so each
 	 * axis costs two quadratic forms (k^2) and no division */
@@ -428,14 +451,17 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		for (i = 0; i < k; i++)
 			VT[l * k + i] = V[i * k + l];
 	for (i = 0; i < k; i++)
-		sv[i] = fv[i] = pv[i] = 0;
+		sv[i] = fv[i] = pv[i] = cv[i] = 0;
 	for (j = 0; j < k; j++) {
 		const double *wj = SA + j * k, *sj = SB + j * k, *vj = VT + j * k;
+		const double *cj = cfull + j * k;
 
 		for (i = 0; i < k; i++)
-			uw[i] = us[i] = 0;
-		for (l = 0; l < k; l++)
+			uw[i] = us[i] = uc[i] = 0;
+		for (l = 0; l < k; l++) {
 			axpy(k, wj[l], VT + l * k, uw);
+			axpy(k, cj[l], VT + l * k, uc);
+		}
 		if (per_interval)
 			for (l = 0; l < k; l++)
 				axpy(k, sj[l], VT + l * k, us);
@@ -443,6 +469,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			sv[i] += vj[i] * uw[i];
 			pv[i] += vj[i] * us[i];
 			fv[i] += vj[i] * vj[i] * floor_[j];
+			cv[i] += vj[i] * uc[i];
 		}
 	}
 	/* each counter's own degrees of freedom (prewhitened), the same for
@@ -477,6 +504,23 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		} else {
 			h[i] = sqrt(q1b * s);
 		}
+		/* never narrower than the whole sample's interval along the
+		 * same axis when counters whose halves differ carry a share
+		 * of its variance: one active in the first half only (a
+		 * phase) has no spread in the second, whose widths would then
+		 * fall to the counting floor */
+		if (any_unsteady && cv[i] > 0 && sqrt(r->q1 * cv[i]) > h[i]) {
+			double part = 0, all = 0;
+
+			for (j = 0; j < k; j++) {
+				double t = v[j] * v[j] * cfull[j * k + j];
+
+				all += t;
+				part += unsteady[j] ? t : 0;
+			}
+			if (part >= SPLIT_UNSTEADY_SHARE * all)
+				h[i] = sqrt(r->q1 * cv[i]);
+		}
 		ord[i] = i;
 	}
 	for (i = 1; i < k; i++)   /* ascending half-width (insertion sort) */
@@ -501,6 +545,7 @@ out:
 	cp_free(h);
 	cp_free(ord);
 	cp_free(VT);
+	cp_free(unsteady);
 	return rc;
 }
 
