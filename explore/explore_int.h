@@ -21,7 +21,22 @@ struct explore_search {
 	struct explore_flows *flows;  /* the proven minimal models' bounds */
 	size_t n_flows;
 	char *check_command;        /* NULL: "check" */
+	/* the levels (explore_options): family_level 0 when the verdicts
+	 * are not family-wise */
+	double confidence, family_confidence, family_level;
 };
+
+/* The two views of a model's verdict: family-wise (what the search and
+ * its claims use) and each observation at the regions' confidence
+ * alone (reports print it where it differs). */
+enum explore_view { EXPLORE_VIEW_FAMILY = 0, EXPLORE_VIEW_EACH = 1 };
+int explore_model_feasible(const struct explore_model *m, enum explore_view v);
+/* Do the two views differ anywhere (some model feasible in one only)? */
+int explore_views_differ(const struct explore_search *s);
+/* "99% over all 32 observations" (the family-wise view) or "99% each"
+ * (appended to b). */
+void explore_put_view(const struct explore_search *s, enum explore_view v,
+		      struct cp_buf *b);
 
 struct explore_verdicts;
 
@@ -47,6 +62,8 @@ struct explore_claims {
 };
 void explore_claims_compute(const struct explore_search *s,
 			    struct explore_claims *c);
+void explore_claims_compute_view(const struct explore_search *s, enum explore_view v,
+				 struct explore_claims *c);
 /* 1 when m (feasible) is proven minimal: every proper sub-model of the
  * family is known refuted; 0 otherwise. */
 int explore_proven_minimal(const struct explore_search *s, udd_features m);
@@ -73,6 +90,8 @@ struct explore_verdicts {
 	size_t implied, conflicts;
 };
 struct explore_verdicts *explore_verdicts_new(const struct explore_search *s);
+struct explore_verdicts *explore_verdicts_new_view(const struct explore_search *s,
+						   enum explore_view v);
 void explore_verdicts_free(struct explore_verdicts *t);
 /* The verdict of feature set f (-1 when unknown or outside the family). */
 int explore_verdict(const struct explore_verdicts *t, udd_features f);

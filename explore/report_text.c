@@ -29,6 +29,16 @@ static void list_features(const struct explore_search *s, udd_features sel,
 	}
 }
 
+/* "a, b" or "none". */
+static void list_or_none(const struct explore_search *s, udd_features sel,
+			 struct cp_buf *b)
+{
+	if (sel)
+		list_features(s, sel, ", ", b);
+	else
+		cp_buf_puts(b, "none");
+}
+
 void explore_format_features(const struct explore_search *s,
 			     udd_features sel, struct cp_buf *b)
 {
@@ -82,6 +92,8 @@ static void say_features(const struct explore_search *s, udd_features sel,
 	}
 }
 
+static void each_view_text(const struct explore_search *s, struct cp_buf *b);
+
 /* Only proven sentences (explore/claims.c): what was refuted or fits,
  * what every consistent model needs, what none can have, and what the
  * tested models leave undecided. */
@@ -101,16 +113,21 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	imp = c.impossible & ~c.required;
 	for (i = 0; i < s->n_models; i++) {
 		n_min += s->models[i].minimal != 0;
-		if (s->models[i].eval.n_infeasible <
-		    s->models[best].eval.n_infeasible)
+		if (explore_eval_refuting(&s->models[i].eval) <
+		    explore_eval_refuting(&s->models[best].eval))
 			best = i;
 	}
 	start = explore_find_model(s, s->space.start);
+	if (s->family_level > 0) {
+		cp_buf_puts(b, "(Every claim here holds at ");
+		explore_put_view(s, EXPLORE_VIEW_FAMILY, b);
+		cp_buf_puts(b, ".) ");
+	}
 	if (!n_feas) {
 		cp_buf_printf(b, "No model tested explains the data: the best, ");
 		explore_format_features(s, s->models[best].features, b);
 		cp_buf_printf(b, ", is still refuted by %zu of %zu observations. ",
-			      s->models[best].eval.n_infeasible,
+			      explore_eval_refuting(&s->models[best].eval),
 			      s->models[best].eval.n_observations);
 		if (c.enumerable && c.known == c.universe)
 			cp_buf_puts(b, "Every model of the family is refuted: it lacks a "
@@ -122,6 +139,7 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 				      c.enumerable ? c.universe : 0);
 		return;
 	}
+	each_view_text(s, b);
 	if (start >= 0 && s->models[start].feasible)
 		cp_buf_printf(b, "The %s explains the data: no feature is needed. ",
 			      s->space.start ? "starting model" : "baseline");
@@ -180,6 +198,99 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	cp_buf_puts(b, "\n");
 }
 
+/* Where the views differ: what each observation's verdict at the
+ * regions' confidence alone would have said, as a sentence of the
+ * conclusion (not a claim: no correction for the number of
+ * observations). */
+static void each_view_text(const struct explore_search *s, struct cp_buf *b)
+{
+	size_t i, n_each = 0, n_obs = s->models[0].eval.n_observations, flips = 0;
+	struct explore_claims fw, each;
+
+	if (!(s->family_level > 0) || !explore_views_differ(s))
+		return;
+	for (i = 0; i < s->n_models; i++) {
+		n_each += s->models[i].feasible_each != 0;
+		flips += s->models[i].feasible && !s->models[i].feasible_each;
+	}
+	explore_claims_compute_view(s, EXPLORE_VIEW_FAMILY, &fw);
+	explore_claims_compute_view(s, EXPLORE_VIEW_EACH, &each);
+	cp_buf_printf(b, "At ");
+	explore_put_view(s, EXPLORE_VIEW_EACH, b);
+	cp_buf_printf(b, " (one observation alone, no correction for %zu), ", n_obs);
+	if (flips)
+		cp_buf_printf(b, "%zu of these model%s would be refuted", flips,
+			      flips == 1 ? "" : "s");
+	if (!n_each) {
+		cp_buf_puts(b, flips ? " and " : "");
+		cp_buf_puts(b, "no model tested would explain the data");
+	}
+	if ((each.required & ~each.impossible) != (fw.required & ~fw.impossible) &&
+	    (each.required & ~each.impossible)) {
+		cp_buf_puts(b, "; ");
+		say_features(s, each.required & ~each.impossible, b);
+		cp_buf_puts(b, " would seem required");
+	}
+	if ((each.impossible & ~each.required) != (fw.impossible & ~fw.required) &&
+	    (each.impossible & ~each.required)) {
+		cp_buf_puts(b, "; ");
+		say_features(s, each.impossible & ~each.required, b);
+		cp_buf_puts(b, " would seem impossible");
+	}
+	cp_buf_puts(b, ". ");
+}
+
+/* ", at 99% over all 32 observations": the level of the claims. */
+static void level_text(const struct explore_search *s, struct cp_buf *b)
+{
+	if (!(s->family_level > 0))
+		return;
+	cp_buf_puts(b, ", at ");
+	explore_put_view(s, EXPLORE_VIEW_FAMILY, b);
+}
+
+/* The claims of the other view, where they differ: each observation's
+ * verdict at the regions' confidence alone. */
+static void each_view_claims(const struct explore_search *s,
+			     const struct explore_claims *fw, struct cp_buf *b)
+{
+	struct explore_claims each;
+	struct explore_verdicts *t;
+	udd_features ereq, eimp, freq = fw->required & ~fw->impossible,
+		     fimp = fw->impossible & ~fw->required;
+	size_t i, n = 0;
+
+	if (!(s->family_level > 0) || !explore_views_differ(s))
+		return;
+	explore_claims_compute_view(s, EXPLORE_VIEW_EACH, &each);
+	ereq = each.required & ~each.impossible;
+	eimp = each.impossible & ~each.required;
+	cp_buf_puts(b, "at ");
+	explore_put_view(s, EXPLORE_VIEW_EACH, b);
+	cp_buf_printf(b, " (one observation alone, not corrected for %zu; not "
+		      "claims): ", s->models[0].eval.n_observations);
+	t = explore_verdicts_new_view(s, EXPLORE_VIEW_EACH);
+	cp_buf_puts(b, "minimal");
+	for (i = 0; t && i < s->n_models; i++)
+		if (s->models[i].feasible_each &&
+		    explore_proven_minimal_in(t, s->models[i].features)) {
+			cp_buf_puts(b, " ");
+			explore_format_features(s, s->models[i].features, b);
+			n++;
+		}
+	explore_verdicts_free(t);
+	cp_buf_puts(b, n ? "" : " none");
+	if (ereq != freq) {
+		cp_buf_puts(b, "; required ");
+		list_or_none(s, ereq, b);
+	}
+	if (eimp != fimp) {
+		cp_buf_puts(b, "; impossible ");
+		list_or_none(s, eimp, b);
+	}
+	cp_buf_puts(b, "\n");
+}
+
 void explore_report(const struct explore_search *s, struct cp_buf *b)
 {
 	explore_report_n(s, 0, b);
@@ -209,11 +320,19 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 
 		cp_buf_init(&t);
 		explore_format_features(s, m->features, &t);
-		cp_buf_printf(b, "  #%-3zu %-*s  %-10s %zu/%zu infeasible  (",
+		cp_buf_printf(b, "  #%-3zu %-*s  %-10s %zu/%zu infeasible",
 			      i + 1, width, t.len ? t.data : "",
 			      m->feasible ? (m->minimal ? "MINIMAL" : "feasible") :
 			      "INFEASIBLE", m->eval.n_infeasible,
 			      m->eval.n_observations);
+		if (m->eval.family && m->eval.n_refuting != m->eval.n_infeasible) {
+			if (m->eval.n_refuting)
+				cp_buf_printf(b, ", %zu refute", m->eval.n_refuting);
+			else
+				cp_buf_puts(b, ", none refutes");
+			cp_buf_printf(b, " over all %zu", m->eval.n_observations);
+		}
+		cp_buf_puts(b, "  (");
 		cp_buf_release(&t);
 		origin_text(s, m, b);
 		cp_buf_printf(b, "; %.3f s)\n", m->seconds);
@@ -247,7 +366,9 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 				      "relaxes no violated constraint");
 		}
 	}
-	cp_buf_puts(b, "minimal feasible models (proven: no feasible sub-model):");
+	cp_buf_puts(b, "minimal feasible models (proven: no feasible sub-model");
+	level_text(s, b);
+	cp_buf_puts(b, "):");
 	for (i = 0, j = 0; i < s->n_models; i++)
 		if (s->models[i].minimal) {
 			cp_buf_puts(b, " ");
@@ -266,27 +387,20 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 			      "evaluated, %zu implied by monotonicity, the rest refuted "
 			      "by cone containment)\n", c.known, c.universe, s->n_models,
 			      c.implied);
-		cp_buf_puts(b, "required features (proven: every model without one is refuted): ");
-		if (req)
-			list_features(s, req, ", ", b);
-		else
-			cp_buf_puts(b, "none");
-		cp_buf_puts(b, "\nimpossible features (proven: every model with one is refuted): ");
-		if (imp)
-			list_features(s, imp, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		cp_buf_puts(b, "required features (proven: every model without one is refuted");
+		level_text(s, b);
+		cp_buf_puts(b, "): ");
+		list_or_none(s, req, b);
+		cp_buf_puts(b, "\nimpossible features (proven: every model with one is refuted");
+		level_text(s, b);
+		cp_buf_puts(b, "): ");
+		list_or_none(s, imp, b);
 		cp_buf_puts(b, "\nfeatures the data allow either way (models with and without fit): ");
-		if (c.either)
-			list_features(s, c.either, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		list_or_none(s, c.either, b);
 		cp_buf_puts(b, "\nundecided features (models untested; --exhaustive decides): ");
-		if (c.undecided)
-			list_features(s, c.undecided, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		list_or_none(s, c.undecided, b);
 		cp_buf_puts(b, "\n");
+		each_view_claims(s, &c, b);
 	}
 	explore_report_proofs(s, b);
 	explore_report_alternatives(s, b);
