@@ -205,7 +205,7 @@ int cli_explore(int argc, char **argv)
 	struct cp_error err;
 	struct cp_buf b, g;
 	double cone_seconds = 5, t0;
-	size_t i, n_models, n_facets, n_checked, n_checks;
+	size_t i, n_models, n_facets, n_checked, n_checks, n_obs;
 	int opt, rc, verbose = 0;
 
 	memset(&fo, 0, sizeof fo);
@@ -365,16 +365,22 @@ int cli_explore(int argc, char **argv)
 		explore_report_json(s, &b);
 		goto write;
 	}
-	cp_buf_printf(&b, "model %s, data %s: %zu observations, %s at %g "
+	n_obs = explore_family_n_observations(fam);
+	cp_buf_printf(&b, "model %s, data %s: %zu observation%s, %s at %g "
 		      "confidence each; claims at ", udd_model_file(m), argv[optind + 1],
-		      explore_family_n_observations(fam),
-		      region_names[fo.region],
+		      n_obs, n_obs == 1 ? "" : "s", region_names[fo.region],
 		      fo.confidence > 0 ? fo.confidence : 0.99);
 	pipe_put_level(&b, so.family_confidence);
-	cp_buf_printf(&b, " over all %zu (an observation refutes a model when its "
-		      "region at ", explore_family_n_observations(fam));
-	pipe_put_level(&b, so.family_level);
-	cp_buf_puts(&b, " misses the cone too)\n");
+	if (n_obs == 1)
+		cp_buf_puts(&b, " over the one observation");
+	else
+		cp_buf_printf(&b, " over all %zu", n_obs);
+	if (so.family_level > so.confidence) {
+		cp_buf_puts(&b, " (an observation refutes a model when its region at ");
+		pipe_put_level(&b, so.family_level);
+		cp_buf_puts(&b, " misses the cone too)");
+	}
+	cp_buf_puts(&b, "\n");
 	if (explore_family_n_missing(fam)) {
 		cp_buf_puts(&b, "counters left out (the model is projected onto the "
 			    "others):");

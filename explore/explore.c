@@ -181,6 +181,15 @@ static int get_model(struct explore_search *s,
 	return 0;
 }
 
+int explore_get_model(struct explore_search *s, const struct explore_evaluator *ev,
+		      size_t max_models, udd_features sel, enum explore_origin origin,
+		      long *index, struct cp_error *err)
+{
+	int fresh;
+
+	return get_model(s, ev, max_models, sel, origin, 0, index, &fresh, err);
+}
+
 /* get_model for a list known in advance, in its order: the feature sets
  * not evaluated before go to the evaluator's evaluate_batch at once (one
  * by one without it).  *spent = 1 when the max_models budget stopped the
@@ -843,6 +852,8 @@ int explore_run(const struct explore_space *space,
 			rc = eliminate(s, ev, max_models, err);
 		if (!rc && !opt->no_targeted)
 			rc = targeted(s, ev, max_models, err);
+		if (!rc && !opt->no_targeted)
+			rc = explore_dualize(s, ev, max_models, err);
 	}
 	if (!rc)
 		rc = mark_minimal(s, err);

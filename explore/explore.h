@@ -196,7 +196,8 @@ struct explore_options {
 	int deep;                   /* keep discovering past the first level
 	                             * that holds a feasible model */
 	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
-	int no_targeted;            /* skip the targeted checks (below) */
+	int no_targeted;            /* skip the targeted checks and the
+	                             * dualization (below) */
 	int no_flows;               /* do not bound the minimal models' flows */
 	/* The levels of the verdicts, for the reports: each region's
 	 * confidence (0: 0.99) and, with family-wise verdicts, the
@@ -217,6 +218,9 @@ enum explore_origin {
 	EXPLORE_EXHAUSTIVE = 3,
 	EXPLORE_TARGETED = 4,       /* a largest model with or without a
 	                             * feature, checked to decide a claim */
+	EXPLORE_DUALIZATION = 5,    /* checked to learn an alternative's
+	                             * minimal feasible and maximal refuted
+	                             * sets (explore/dualize.c) */
 };
 
 struct explore_model {

@@ -134,6 +134,18 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
  * and summary. */
 void explore_json_flows(const struct explore_search *s, size_t m, struct cp_buf *b);
 
+/* explore/explore.c: evaluate sel unless it was (its row in *index), or
+ * *index = -1 when the model budget is spent. */
+int explore_get_model(struct explore_search *s, const struct explore_evaluator *ev,
+		      size_t max_models, udd_features sel, enum explore_origin origin,
+		      long *index, struct cp_error *err);
+/* explore/dualize.c: check models until every verdict of the family is
+ * known (within each alternative of the cone-shrinking features, the
+ * minimal feasible and maximal refuted sets learnt together), or the
+ * budget is spent; nothing when monotonicity is not known. */
+int explore_dualize(struct explore_search *s, const struct explore_evaluator *ev,
+		    size_t max_models, struct cp_error *err);
+
 /* explore/explore.c: index of the model with exactly these features, or
  * -1 (linear: a search tests at most a few thousand models). */
 long explore_find_model(const struct explore_search *s, udd_features sel);

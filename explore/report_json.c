@@ -32,6 +32,7 @@ const char *explore_origin_name(enum explore_origin o)
 	case EXPLORE_ELIMINATION: return "elimination";
 	case EXPLORE_EXHAUSTIVE: return "exhaustive";
 	case EXPLORE_TARGETED: return "targeted";
+	case EXPLORE_DUALIZATION: return "dualization";
 	}
 	return "?";
 }

@@ -63,6 +63,9 @@ static void origin_text(const struct explore_search *s,
 	case EXPLORE_TARGETED:
 		cp_buf_puts(b, "targeted");
 		return;
+	case EXPLORE_DUALIZATION:
+		cp_buf_puts(b, "dualization");
+		return;
 	case EXPLORE_DISCOVERY:
 	case EXPLORE_ELIMINATION:
 		break;
@@ -240,6 +243,86 @@ static void each_view_text(const struct explore_search *s, struct cp_buf *b)
 	cp_buf_puts(b, ". ");
 }
 
+/* How many of the family's 2^n models have a verdict and how: checked,
+ * implied through the cone-growing features, refuted by cone
+ * containment; and, when some have none, which part is open (per
+ * alternative of the cone-shrinking features) and the check that
+ * decides the next. */
+static void verdicts_text(const struct explore_search *s,
+			  const struct explore_claims *c, struct cp_buf *b)
+{
+	struct explore_verdicts *t;
+	uint64_t sub, total, alt, nonmono = 0;
+	size_t i, nc, open_alts = 0, direct;
+	long next = -1;
+
+	cp_buf_printf(b, "verdicts known: %zu of the family's %zu models", c->known,
+		      c->universe);
+	if (!c->enumerable) {
+		cp_buf_puts(b, " (too many to enumerate)\n");
+		return;
+	}
+	direct = c->known - c->implied;
+	cp_buf_printf(b, " (2^%zu; %zu checked, %zu implied by monotonicity, %zu "
+		      "refuted by cone containment)", udd_features_count(explore_varying(s)),
+		      s->n_models, c->implied, direct > s->n_models ? direct - s->n_models : 0);
+	if (c->known == c->universe) {
+		cp_buf_puts(b, "; so every minimal model is listed above\n");
+		return;
+	}
+	cp_buf_printf(b, "; not decided: %zu, so other minimal models may exist "
+		      "among them", c->universe - c->known);
+	t = explore_verdicts_new(s);
+	if (!t) {
+		cp_buf_puts(b, "\n");
+		return;
+	}
+	nc = t->nc;
+	total = (uint64_t)1 << nc;
+	for (i = 0; i < nc; i++)
+		if (!(t->mono & ((udd_features)1 << t->cand[i])))
+			nonmono |= (uint64_t)1 << i;
+	/* per alternative: its open models (every assignment of nonmono) */
+	for (alt = 0;; alt = (alt - nonmono) & nonmono) {
+		size_t open = 0;
+
+		for (sub = 0; sub < total; sub++)
+			if ((sub & nonmono) == alt && t->v[sub] < 0) {
+				open++;
+				if (next < 0)
+					next = (long)sub;
+			}
+		if (open) {
+			udd_features a = 0;
+
+			for (i = 0; i < nc; i++)
+				if (alt & ((uint64_t)1 << i))
+					a |= (udd_features)1 << t->cand[i];
+			cp_buf_puts(b, open_alts++ ? ", " : " (");
+			if (nonmono) {
+				cp_buf_puts(b, "alternative ");
+				explore_format_features(s, a, b);
+				cp_buf_puts(b, ": ");
+			}
+			cp_buf_printf(b, "%zu", open);
+		}
+		if (alt == nonmono)
+			break;
+	}
+	cp_buf_puts(b, open_alts ? ")" : "");
+	if (next >= 0) {
+		udd_features f = t->fixed;
+
+		for (i = 0; i < nc; i++)
+			if ((uint64_t)next & ((uint64_t)1 << i))
+				f |= (udd_features)1 << t->cand[i];
+		cp_buf_puts(b, "; the next check: ");
+		explore_check_line(s, f, b);
+	}
+	cp_buf_puts(b, "\n");
+	explore_verdicts_free(t);
+}
+
 /* ", at 99% over all 32 observations": the level of the claims. */
 static void level_text(const struct explore_search *s, struct cp_buf *b)
 {
@@ -383,10 +466,7 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 		explore_claims_compute(s, &c);
 		req = c.required & ~c.impossible;
 		imp = c.impossible & ~c.required;
-		cp_buf_printf(b, "verdicts known: %zu of the family's %zu models (%zu "
-			      "evaluated, %zu implied by monotonicity, the rest refuted "
-			      "by cone containment)\n", c.known, c.universe, s->n_models,
-			      c.implied);
+		verdicts_text(s, &c, b);
 		cp_buf_puts(b, "required features (proven: every model without one is refuted");
 		level_text(s, b);
 		cp_buf_puts(b, "): ");
