@@ -123,9 +123,7 @@ udd_features explore_fixed(const struct explore_search *s)
 	return fixed_part(s);
 }
 
-/* The family's model for subset bits of the varying features (bit i of
- * sub = the i-th). */
-static udd_features member(const struct explore_verdicts *t, uint64_t sub)
+udd_features explore_verdicts_model(const struct explore_verdicts *t, uint64_t sub)
 {
 	udd_features f = t->fixed;
 	size_t i;
@@ -238,7 +236,7 @@ struct explore_verdicts *explore_verdicts_new_view(const struct explore_search *
 	if (!t->v || !kt)
 		goto fail;
 	for (sub = 0; sub < total; sub++)
-		t->v[sub] = (signed char)lookup(kt, n, member(t, sub));
+		t->v[sub] = (signed char)lookup(kt, n, explore_verdicts_model(t, sub));
 	cp_free(kt);
 	if (!t->mono || t->nc > CLAIMS_MAX_IMPLIED)
 		return t;

@@ -41,18 +41,6 @@ static void spread(struct explore_verdicts *t, uint64_t sub, int v, uint64_t mon
 	}
 }
 
-/* The family's model for table entry sub, and back. */
-static udd_features model_of(const struct explore_verdicts *t, uint64_t sub)
-{
-	udd_features f = t->fixed;
-	size_t i;
-
-	for (i = 0; i < t->nc; i++)
-		if (sub & ((uint64_t)1 << i))
-			f |= (udd_features)1 << t->cand[i];
-	return f;
-}
-
 struct walk {
 	struct explore_search *s;
 	const struct explore_evaluator *ev;
@@ -72,7 +60,7 @@ static int verdict(struct walk *w, uint64_t sub, int *v, struct cp_error *err)
 		*v = w->t->v[sub];
 		return 0;
 	}
-	rc = explore_get_model(w->s, w->ev, w->max_models, model_of(w->t, sub),
+	rc = explore_get_model(w->s, w->ev, w->max_models, explore_verdicts_model(w->t, sub),
 			       EXPLORE_DUALIZATION, &idx, err);
 	if (rc)
 		return rc;

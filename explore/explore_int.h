@@ -93,6 +93,9 @@ struct explore_verdicts *explore_verdicts_new(const struct explore_search *s);
 struct explore_verdicts *explore_verdicts_new_view(const struct explore_search *s,
 						   enum explore_view v);
 void explore_verdicts_free(struct explore_verdicts *t);
+/* The family's model for table entry sub (bit i of sub: the i-th varying
+ * feature, cand[i]). */
+udd_features explore_verdicts_model(const struct explore_verdicts *t, uint64_t sub);
 /* The verdict of feature set f (-1 when unknown or outside the family). */
 int explore_verdict(const struct explore_verdicts *t, udd_features f);
 /* The largest models of the family with feature f (with = 1) or without

@@ -293,15 +293,11 @@ static void verdicts_text(const struct explore_search *s,
 					next = (long)sub;
 			}
 		if (open) {
-			udd_features a = 0;
-
-			for (i = 0; i < nc; i++)
-				if (alt & ((uint64_t)1 << i))
-					a |= (udd_features)1 << t->cand[i];
 			cp_buf_puts(b, open_alts++ ? ", " : " (");
 			if (nonmono) {
 				cp_buf_puts(b, "alternative ");
-				explore_format_features(s, a, b);
+				explore_format_features(s, explore_verdicts_model(t, alt) &
+							~t->fixed, b);
 				cp_buf_puts(b, ": ");
 			}
 			cp_buf_printf(b, "%zu", open);
@@ -311,13 +307,8 @@ static void verdicts_text(const struct explore_search *s,
 	}
 	cp_buf_puts(b, open_alts ? ")" : "");
 	if (next >= 0) {
-		udd_features f = t->fixed;
-
-		for (i = 0; i < nc; i++)
-			if ((uint64_t)next & ((uint64_t)1 << i))
-				f |= (udd_features)1 << t->cand[i];
 		cp_buf_puts(b, "; the next check: ");
-		explore_check_line(s, f, b);
+		explore_check_line(s, explore_verdicts_model(t, (uint64_t)next), b);
 	}
 	cp_buf_puts(b, "\n");
 	explore_verdicts_free(t);
