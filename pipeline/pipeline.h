@@ -340,6 +340,30 @@ size_t pipe_flows_n_needing(const struct pipe_flows *pf, size_t u, size_t f);
 /* The denominator of u's shares: a counter's name, or NULL for the flow
  * on all of u's columns. */
 const char *pipe_flows_per(const struct pipe_flows *pf, size_t u);
+/* Identifiability.  f's μpaths are those of sel that sel without f does
+ * not have (a μpath that never reads f is the same in both).  Their
+ * distinct signatures on the checked counters (per uop) are f's; those a
+ * μpath without f has too are shared, and the flow on them cannot be
+ * attributed to f by these counters; f's μpaths that count none of the
+ * checked counters are blind (no data bound their flow, and no bound
+ * includes it, as for every such column).  The bounds are of the flow on
+ * f's other signatures, the columns that need f: all of f's flow the
+ * counters see when it is attributable (nothing shared); otherwise the
+ * reports label them the identifiable part.  Decided when sel and each
+ * sub-model without one of its features have at most 200,000 μpaths
+ * (pipe_flows_identifiability_known; else every count below is 0). */
+int pipe_flows_identifiability_known(const struct pipe_flows *pf);
+size_t pipe_flows_n_signatures_of(const struct pipe_flows *pf, size_t u, size_t f);
+size_t pipe_flows_n_shared(const struct pipe_flows *pf, size_t u, size_t f);
+size_t pipe_flows_n_blind(const struct pipe_flows *pf, size_t u, size_t f);
+int pipe_flows_attributable(const struct pipe_flows *pf, size_t u, size_t f);
+/* One shared pair: f's μpath (other 0) and a μpath without f (other 1)
+ * with the same signature on the checked counters, as `paths` writes
+ * them; and a model counter (not checked) that counts them differently,
+ * NULL when none does.  NULL when nothing is shared. */
+const char *pipe_flows_shared_pair(const struct pipe_flows *pf, size_t u, size_t f,
+				   int other);
+const char *pipe_flows_separator(const struct pipe_flows *pf, size_t u, size_t f);
 
 enum pipe_flow_status {
 	PIPE_FLOWS_BOUNDED = 0,
