@@ -20,6 +20,11 @@
  * samples than k/2; measured on simulator sweeps (docs/statistics.md,
  * section 8): 0.6 beat 0.3, 0.8 and no blocks at 100 and 200 intervals. */
 #define SPLIT_BLOCK_CORR 0.6
+/* Halves too short for the split box (SPLIT_MAX_PENALTY): the frame is
+ * the counters, save pairs of counters whose first-half correlation
+ * reaches this: near-identities, which even five samples show and noise
+ * rarely mimics (stats/longrun.c, short_pairs). */
+#define SHORT_PAIR_CORR 0.99
 /* The level of the test for a counter whose spread differs between the
  * split box's halves (stats_halves_differ): beyond it, the box's widths
  * may not fall below the whole sample's along the same axes. */
