@@ -142,7 +142,6 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 				      c.enumerable ? c.universe : 0);
 		return;
 	}
-	each_view_text(s, b);
 	if (start >= 0 && s->models[start].feasible)
 		cp_buf_printf(b, "The %s explains the data: no feature is needed. ",
 			      s->space.start ? "starting model" : "baseline");
@@ -198,6 +197,7 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	}
 	if (s->truncated)
 		cp_buf_puts(b, " (The search stopped at its model budget.)");
+	each_view_text(s, b);
 	cp_buf_puts(b, "\n");
 }
 
@@ -218,12 +218,12 @@ static void each_view_text(const struct explore_search *s, struct cp_buf *b)
 	}
 	explore_claims_compute_view(s, EXPLORE_VIEW_FAMILY, &fw);
 	explore_claims_compute_view(s, EXPLORE_VIEW_EACH, &each);
-	cp_buf_printf(b, "At ");
+	cp_buf_puts(b, b->len && b->data && b->data[b->len - 1] == ' ' ? "At " : " At ");
 	explore_put_view(s, EXPLORE_VIEW_EACH, b);
 	cp_buf_printf(b, " (one observation alone, no correction for %zu), ", n_obs);
 	if (flips)
-		cp_buf_printf(b, "%zu of these model%s would be refuted", flips,
-			      flips == 1 ? "" : "s");
+		cp_buf_printf(b, "%zu of the models that explain the data would be "
+			      "refuted", flips);
 	if (!n_each) {
 		cp_buf_puts(b, flips ? " and " : "");
 		cp_buf_puts(b, "no model tested would explain the data");
@@ -240,7 +240,7 @@ static void each_view_text(const struct explore_search *s, struct cp_buf *b)
 		say_features(s, each.impossible & ~each.required, b);
 		cp_buf_puts(b, " would seem impossible");
 	}
-	cp_buf_puts(b, ". ");
+	cp_buf_puts(b, ": not claims.");
 }
 
 /* How many of the family's 2^n models have a verdict and how: checked,
