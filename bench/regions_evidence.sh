@@ -23,6 +23,10 @@
 #   wrong    refutations of the 11 wrong models, all observations (ind/PCA/ell),
 #            automatic covariance
 #   phased   the same, phased observations only
+#   rows     (data, wrong model) rows, each a seed's sweep and one wrong
+#            model: those where the PCA box refutes fewer observations
+#            than the independent box, by more than one / at all / total,
+#            and the largest shortfall
 # Every figure is a count of observations ("INFEASIBLE" verdicts); nothing
 # is estimated.  Takes about an hour of CPU with the defaults.
 CP=${CP:-bin/counterpoint}
@@ -61,8 +65,8 @@ count() {
 		"$(grep -c '^s[0-9]*-phases-.*: INFEASIBLE' "$1")"
 }
 
-printf '%-6s %4s %-3s %7s  %-26s %-14s %-14s\n' counters n k obs \
-	"true: auto none batches5" "wrong (auto)" "phased (auto)"
+printf '%-6s %4s %-3s %7s  %-26s %-14s %-14s %s\n' counters n k obs \
+	"true: auto none batches5" "wrong (auto)" "phased (auto)" "rows: >1/any/all max"
 for mux in $MUX; do
 	for n in $NS; do
 		data="$out/mux$mux-n$n.csv"
@@ -84,6 +88,7 @@ for mux in $MUX; do
 		fi
 		for k in $K; do
 			tr=""; wr=""; ph=""
+			: >"$out/rows.txt"
 			for est in $EST; do
 				[ "$est" != auto ] && [ "$est" != none ] && [ "$est" -gt "$n" ] && { tr="$tr -"; continue; }
 				t=""
@@ -104,13 +109,22 @@ for mux in $MUX; do
 							$(counters $k) $(batches $est) >"$out/w.txt" 2>/dev/null
 						set -- $(count "$out/w.txt")
 						wa=$((wa + $1)); wp=$((wp + $2))
+						# per seed's sweep: this wrong model's refutations
+						for seed in $SEEDS; do
+							printf '%s %s %s %s\n' "$shape" "${f:-baseline}" "$seed" \
+								"$(grep -c "^s$seed-.*: INFEASIBLE" "$out/w.txt")"
+						done >>"$out/rows.txt"
 					done
 					wr="$wr/$wa"; ph="$ph/$wp"
 				done
 				tr="$tr ${t#/}"
 			done
-			printf '%-6s %4s %-3s %7s  %-26s %-14s %-14s\n' "mux$mux" "$n" "$k" \
-				"$((usable - uph))+$uph" "${tr# }" "${wr#/}" "${ph#/}"
+			rows=$(awk '{ c[$1, $2, $3] = $4; r[$2, $3] = 1 }
+				END { for (x in r) { d = c["pca", x] - c["independent", x]; n++
+					if (d < -1) big++; if (d < 0) any++; if (d < worst) worst = d }
+					printf "%d/%d/%d %d", big, any, n, worst }' "$out/rows.txt")
+			printf '%-6s %4s %-3s %7s  %-26s %-14s %-14s %s\n' "mux$mux" "$n" "$k" \
+				"$((usable - uph))+$uph" "${tr# }" "${wr#/}" "${ph#/}" "$rows"
 		done
 	done
 done

@@ -200,6 +200,9 @@ int counterpoint_explore(const struct udd_model *m,
 	if ((rc = explore_family_new(m, d, &fo, &fam, err)))
 		goto out;
 	explore_family_evaluator(fam, &ev);
+	so.confidence = 0.99;
+	so.family_confidence = explore_family_confidence(fam);
+	so.family_level = explore_family_level(fam);
 	if ((rc = explore_run(&space, &ev, &so, &s, err)))
 		goto out;
 	explore_report_json(s, &b);

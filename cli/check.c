@@ -23,7 +23,8 @@
 static const char check_help[] =
 	"usage: counterpoint check MODEL DATA [--with F,...]\n"
 	"                          [--region pca|independent|ellipsoid]\n"
-	"                          [--confidence P] [--json] [--threads N]\n"
+	"                          [--confidence P] [--family-confidence P]\n"
+	"                          [--json] [--threads N]\n"
 	"                          [--batches B|auto|none] [--per-interval]\n"
 	"                          [--counters C,...] [--strict]\n"
 	"                          [--max-facets N] [--violations N]\n"
@@ -44,6 +45,11 @@ static const char check_help[] =
 	"                        independent: box along each counter;\n"
 	"                        ellipsoid: exact test, with p-values\n"
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
+	"  --family-confidence P the level of the summary's claim about the model\n"
+	"                        as a whole, over all the observations checked\n"
+	"                        (default 0.99): an observation counts against\n"
+	"                        the model only if its region at P^(1/n) (n\n"
+	"                        observations) misses the cone too\n"
 	"  --batches B           'auto' (the default: a long-run covariance when\n"
 	"                        the intervals are autocorrelated), 'none' (every\n"
 	"                        interval an independent sample) or B batch means\n"
@@ -70,6 +76,12 @@ static const char check_help[] =
 	"                        time (CPU over wall: how many threads it kept\n"
 	"                        busy)\n"
 	"  -h, --help            this text\n"
+	"\n"
+	"Each observation's verdict is at --confidence.  The summary then says\n"
+	"whether the model as a whole is refuted at --family-confidence over the\n"
+	"usable observations: with n of them, one in 100 refutes a true model at\n"
+	"99% each up to 1 - 0.99^n of the time (28% at n = 32), so only an\n"
+	"observation whose region at P^(1/n) misses the cone too refutes it.\n"
 	"\n"
 	"A verdict marked 'borderline' was within floating-point tolerance and\n"
 	"was settled in exact arithmetic.  An observation that cannot form a\n"
@@ -218,6 +230,9 @@ struct report {
 	const struct feas_result *res;
 	struct tally *tally;      /* violated constraints, most frequent first */
 	size_t n_tally, infeasible;
+	const struct pipe_family *family;
+	const unsigned char *refutes;   /* per observation, at the family's level */
+	size_t n_refuting;
 	size_t max_violations;    /* listed an observation (0: all), text only */
 };
 
@@ -239,6 +254,43 @@ static int violation_text(struct report *r, const struct feas_violation *v,
 	cone_format_constraint(v->a, pipe_data_n_counters(r->pd),
 			       pipe_data_names(r->pd), v->is_equality, rel);
 	return rel->failed || tally_add(&r->tally, &r->n_tally, rel->data ? rel->data : "");
+}
+
+/* The summary's claim about the model as a whole, at the family-wise
+ * level over the usable observations, with the per-observation view
+ * where it differs. */
+static void family_text(const struct report *r, struct cp_buf *b)
+{
+	const struct pipe_family *fam = r->family;
+	size_t n = pipe_family_n(fam);
+	double c = pipe_data_options(r->pd)->confidence;
+
+	cp_buf_printf(b, "model as a whole: %s at ", r->n_refuting ? "REFUTED" :
+		      "not refuted");
+	pipe_put_level(b, pipe_family_confidence(fam));
+	cp_buf_printf(b, " over the %zu usable observation%s (", n, n == 1 ? "" : "s");
+	if (!r->infeasible) {
+		cp_buf_puts(b, "none infeasible at ");
+		pipe_put_level(b, c);
+		cp_buf_puts(b, " each)\n");
+		return;
+	}
+	cp_buf_printf(b, "%zu infeasible at ", r->infeasible);
+	pipe_put_level(b, c);
+	cp_buf_puts(b, " each");
+	if (pipe_family_level(fam) > c) {
+		if (r->n_refuting == r->infeasible)
+			cp_buf_printf(b, ", %s at ", r->infeasible == 1 ? "also" : "all also");
+		else if (r->n_refuting)
+			cp_buf_printf(b, ", %zu of them at ", r->n_refuting);
+		else
+			cp_buf_puts(b, ", none at ");
+		pipe_put_level(b, pipe_family_level(fam));
+		cp_buf_puts(b, ", the level each needs for ");
+		pipe_put_level(b, pipe_family_confidence(fam));
+		cp_buf_printf(b, " over %zu", n);
+	}
+	cp_buf_puts(b, ")\n");
 }
 
 static int report_text(struct report *r, struct cp_buf *b)
@@ -320,6 +372,7 @@ static int report_text(struct report *r, struct cp_buf *b)
 			      pipe_model_n_facets(r->pm) == 1 ? "" : "s");
 	else
 		cp_buf_puts(b, "; cone facets not listed: violations from LP certificates)\n");
+	family_text(r, b);
 	for (i = 0; i < r->n_tally && (!r->max_violations || i < r->max_violations); i++)
 		cp_buf_printf(b, "  %zu observation%s violate%s %s\n", r->tally[i].count,
 			      r->tally[i].count == 1 ? "" : "s",
@@ -383,6 +436,7 @@ static int report_json(struct report *r, struct cp_buf *b)
 			cp_buf_puts(b, ", \"p_value\": ");
 			json_num(b, res->p_value);
 		}
+		cp_buf_printf(b, ", \"refutes\": %s", r->refutes[i] ? "true" : "false");
 		cp_buf_puts(b, ", \"violations\": [");
 		for (j = 0; j < res->n_violations; j++) {
 			const struct feas_violation *v = &res->violations[j];
@@ -409,8 +463,12 @@ static int report_json(struct report *r, struct cp_buf *b)
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
 	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
-		      "\"unusable\": %zu, \"violated\": [", n, r->infeasible,
-		      pipe_data_n_unusable(pd));
+		      "\"unusable\": %zu, \"family\": {\"confidence\": %g, \"level\": %.10g, "
+		      "\"observations\": %zu, \"refuting\": %zu, \"refuted\": %s}, "
+		      "\"violated\": [", n, r->infeasible, pipe_data_n_unusable(pd),
+		      pipe_family_confidence(r->family), pipe_family_level(r->family),
+		      pipe_family_n(r->family), r->n_refuting,
+		      r->n_refuting ? "true" : "false");
 	for (i = 0; i < r->n_tally; i++) {
 		cp_buf_puts(b, i ? ", {\"constraint\": " : "{\"constraint\": ");
 		cli_json_string(b, r->tally[i].text);
@@ -455,6 +513,7 @@ int cli_check(int argc, char **argv)
 		{ "with", required_argument, NULL, 'w' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "confidence", required_argument, NULL, 'c' },
+		{ "family-confidence", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "max-facets", required_argument, NULL, 'f' },
@@ -483,6 +542,9 @@ int cli_check(int argc, char **argv)
 	struct pipe_flows *pf = NULL;
 	struct pipe_flow_bounds *fout = NULL;
 	enum pipe_flow_status *fstatus = NULL;
+	struct pipe_family *family = NULL;
+	unsigned char *refutes = NULL;
+	double family_confidence = 0.99;
 	struct cp_error err;
 	struct cp_buf b;
 	struct report rep;
@@ -509,6 +571,11 @@ int cli_check(int argc, char **argv)
 		case 'c':
 			if (cli_parse_double("check", "--confidence", optarg, 0.5, 0.999999,
 					     &po.confidence))
+				return CLI_USAGE;
+			break;
+		case 'F':
+			if (cli_parse_double("check", "--family-confidence", optarg, 0.5,
+					     0.999999, &family_confidence))
 				return CLI_USAGE;
 			break;
 		case 'j':
@@ -631,9 +698,23 @@ int cli_check(int argc, char **argv)
 	if (po.stream && unusable_error(data, pd, strict, &err))
 		goto fail;
 
+	/* the model as a whole, at the family-wise level over the usable
+	 * observations: those infeasible are checked again at C^(1/n) */
+	if (pipe_family_new(pd, family_confidence, n - pipe_data_n_unusable(pd), &family,
+			    &err) ||
+	    !(refutes = cp_calloc(n + 1, 1)) ||
+	    pipe_family_check(family, pm, res, threads, refutes, &rep.n_refuting, NULL,
+			      &err)) {
+		if (!refutes)
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	phase_mark(&phases, "family-wise");
 	rep.pd = pd;
 	rep.pm = pm;
 	rep.res = res;
+	rep.family = family;
+	rep.refutes = refutes;
 	if (json ? report_json(&rep, &b) : report_text(&rep, &b)) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		goto fail;
@@ -672,6 +753,8 @@ out:
 	cp_free(res);
 	cp_free(fout);
 	cp_free(fstatus);
+	cp_free(refutes);
+	pipe_family_free(family);
 	pipe_flows_free(pf);
 	pipe_model_free(pm);
 	pipe_data_free(pd);

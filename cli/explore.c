@@ -17,7 +17,8 @@
 static const char usage_text[] =
 	"usage: counterpoint explore MODEL DATA [--features F,...] [--candidates F,...]\n"
 	"                            [--region pca|independent|ellipsoid]\n"
-	"                            [--confidence C] [--batches B|auto|none]\n"
+	"                            [--confidence C] [--family-confidence C]\n"
+	"                            [--batches B|auto|none]\n"
 	"                            [--per-interval] [--tolerance N]\n"
 	"                            [--exhaustive] [--deep] [--max-models N]\n"
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
@@ -37,7 +38,10 @@ static const char usage_text[] =
 	"family without it is refuted, impossible when every model with it is,\n"
 	"a model minimal when every sub-model is refuted; features the data\n"
 	"allow either way are named, and what untested models leave open is\n"
-	"'undecided' (--exhaustive decides it).  No model is built twice.\n"
+	"'undecided' (--exhaustive decides it).  No model is built twice.  Each\n"
+	"verdict per observation is at --confidence; a model counts as refuted,\n"
+	"and every claim holds, at --family-confidence over all the observations\n"
+	"(the report gives both where they differ).\n"
 	"\n"
 	"Before the search, explore decides exactly which features can only grow\n"
 	"the cone (adding one never loses a signature's direction, over every model\n"
@@ -62,6 +66,10 @@ static const char usage_text[] =
 	"  --region KIND       confidence region: pca (default), independent,\n"
 	"                      ellipsoid\n"
 	"  --confidence C      confidence level of the regions (default 0.99)\n"
+	"  --family-confidence C  level of every claim over all the observations\n"
+	"                      (default 0.99): a model counts as refuted only\n"
+	"                      where an observation's region at C^(1/n) (n\n"
+	"                      observations) misses its cone too\n"
 	"  --batches B         'auto' (the default: a long-run covariance when\n"
 	"                      the intervals are autocorrelated), 'none' (every\n"
 	"                      interval an independent sample) or B batch means\n"
@@ -158,6 +166,7 @@ int cli_explore(int argc, char **argv)
 		{ "candidates", required_argument, NULL, 'c' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "confidence", required_argument, NULL, 'C' },
+		{ "family-confidence", required_argument, NULL, 'L' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "per-interval", no_argument, NULL, 'P' },
 		{ "tolerance", required_argument, NULL, 't' },
@@ -197,7 +206,7 @@ int cli_explore(int argc, char **argv)
 	struct cp_error err;
 	struct cp_buf b, g;
 	double cone_seconds = 5, t0;
-	size_t i, n_models, n_facets, n_checked, n_checks;
+	size_t i, n_models, n_facets, n_checked, n_checks, n_obs;
 	int opt, rc, verbose = 0;
 
 	memset(&fo, 0, sizeof fo);
@@ -218,6 +227,11 @@ int cli_explore(int argc, char **argv)
 					     0.5, 0.999999, &fo.confidence))
 				return CLI_USAGE;
 			confidence_arg = optarg;
+			break;
+		case 'L':
+			if (cli_parse_double("explore", "--family-confidence", optarg,
+					     0.5, 0.999999, &fo.family_confidence))
+				return CLI_USAGE;
 			break;
 		case 'b':
 			if (cli_parse_batches("explore", optarg, &fo.batches))
@@ -338,6 +352,9 @@ int cli_explore(int argc, char **argv)
 	if (fo.counters)
 		cp_buf_printf(&cmd, " --counters %s", fo.counters);
 	so.check_command = cmd.failed ? NULL : cmd.data;
+	so.confidence = fo.confidence > 0 ? fo.confidence : 0.99;
+	so.family_confidence = explore_family_confidence(fam);
+	so.family_level = explore_family_level(fam);
 	t0 = cp_seconds();
 	rc = explore_run(&space, &ev, &so, &s, &err);
 	if (rc) {
@@ -349,11 +366,22 @@ int cli_explore(int argc, char **argv)
 		explore_report_json(s, &b);
 		goto write;
 	}
-	cp_buf_printf(&b, "model %s, data %s: %zu observations, %s at %g "
-		      "confidence\n", udd_model_file(m), argv[optind + 1],
-		      explore_family_n_observations(fam),
-		      region_names[fo.region],
+	n_obs = explore_family_n_observations(fam);
+	cp_buf_printf(&b, "model %s, data %s: %zu observation%s, %s at %g "
+		      "confidence each; claims at ", udd_model_file(m), argv[optind + 1],
+		      n_obs, n_obs == 1 ? "" : "s", region_names[fo.region],
 		      fo.confidence > 0 ? fo.confidence : 0.99);
+	pipe_put_level(&b, so.family_confidence);
+	if (n_obs == 1)
+		cp_buf_puts(&b, " over the one observation");
+	else
+		cp_buf_printf(&b, " over all %zu", n_obs);
+	if (so.family_level > so.confidence) {
+		cp_buf_puts(&b, " (an observation refutes a model when its region at ");
+		pipe_put_level(&b, so.family_level);
+		cp_buf_puts(&b, " misses the cone too)");
+	}
+	cp_buf_puts(&b, "\n");
 	if (explore_family_n_missing(fam)) {
 		cp_buf_puts(&b, "counters left out (the model is projected onto the "
 			    "others):");
@@ -398,7 +426,8 @@ write:
 		struct report_explore he = { s, names, space.n_features, argv[optind],
 					     argv[optind + 1], region_names[fo.region],
 					     fo.confidence > 0 ? fo.confidence : 0.99,
-					     explore_family_n_observations(fam) };
+					     explore_family_n_observations(fam),
+					     so.family_confidence, so.family_level };
 
 		if ((rc = cli_html_explore(html, &he)))
 			goto out;

@@ -44,7 +44,8 @@ static int known_cmp(const void *a, const void *b)
 
 /* Every known verdict, sorted by feature set; NULL on allocation
  * failure (then nothing is known and every claim is undecided). */
-static struct known *known_table(const struct explore_search *s, size_t *n)
+static struct known *known_table(const struct explore_search *s,
+				 enum explore_view view, size_t *n)
 {
 	size_t i, m = 0, cap = s->n_models + s->n_edges + 1;
 	struct known *t = cp_calloc(cap, sizeof *t);
@@ -55,12 +56,13 @@ static struct known *known_table(const struct explore_search *s, size_t *n)
 	for (i = 0; i < s->n_models; i++) {
 		t[m].f = s->models[i].features;
 		t[m].src = i;
-		t[m++].feasible = s->models[i].feasible;
+		t[m++].feasible = explore_model_feasible(&s->models[i], view);
 	}
 	for (i = 0; i < s->n_edges; i++) {
 		const struct explore_edge *e = &s->edges[i];
 
-		if (e->step < EXPLORE_SKIP_SAME_CONE || s->models[e->from].feasible)
+		if (e->step < EXPLORE_SKIP_SAME_CONE ||
+		    explore_model_feasible(&s->models[e->from], view))
 			continue;
 		t[m].f = s->models[e->from].features | ((udd_features)1 << e->feature);
 		t[m].src = e->from;
@@ -120,9 +122,7 @@ udd_features explore_fixed(const struct explore_search *s)
 	return fixed_part(s);
 }
 
-/* The family's model for subset bits of the varying features (bit i of
- * sub = the i-th). */
-static udd_features member(const struct explore_verdicts *t, uint64_t sub)
+udd_features explore_verdicts_model(const struct explore_verdicts *t, uint64_t sub)
 {
 	udd_features f = t->fixed;
 	size_t i;
@@ -195,7 +195,28 @@ int explore_claims_enumerable(const struct explore_search *s)
 	return udd_features_count(varying(s)) <= EXPLORE_CLAIMS_MAX_CANDIDATES;
 }
 
+int explore_model_feasible(const struct explore_model *m, enum explore_view v)
+{
+	return v == EXPLORE_VIEW_EACH ? m->feasible_each : m->feasible;
+}
+
+int explore_views_differ(const struct explore_search *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_models; i++)
+		if (!s->models[i].feasible != !s->models[i].feasible_each)
+			return 1;
+	return 0;
+}
+
 struct explore_verdicts *explore_verdicts_new(const struct explore_search *s)
+{
+	return explore_verdicts_new_view(s, EXPLORE_VIEW_FAMILY);
+}
+
+struct explore_verdicts *explore_verdicts_new_view(const struct explore_search *s,
+						   enum explore_view view)
 {
 	struct explore_verdicts *t;
 	struct known *kt = NULL;
@@ -215,11 +236,11 @@ struct explore_verdicts *explore_verdicts_new(const struct explore_search *s)
 		goto fail;
 	total = (uint64_t)1 << t->nc;
 	t->v = cp_malloc((size_t)total);
-	kt = known_table(s, &n);
+	kt = known_table(s, view, &n);
 	if (!t->v || !kt)
 		goto fail;
 	for (sub = 0; sub < total; sub++)
-		t->v[sub] = (signed char)lookup(kt, n, member(t, sub));
+		t->v[sub] = (signed char)lookup(kt, n, explore_verdicts_model(t, sub));
 	cp_free(kt);
 	if (!t->mono || t->nc > CLAIMS_MAX_IMPLIED)
 		return t;
@@ -309,7 +330,7 @@ long explore_refuting_model(const struct explore_search *s,
 	long best = -1;
 	int best_extra = 0;
 
-	kt = known_table(s, &n);
+	kt = known_table(s, EXPLORE_VIEW_FAMILY, &n);
 	if (!kt)
 		return -1;
 	/* f itself first, then the smallest refuted model containing it by
@@ -364,6 +385,12 @@ int explore_known(const struct explore_search *s, udd_features f)
 void explore_claims_compute(const struct explore_search *s,
 			    struct explore_claims *c)
 {
+	explore_claims_compute_view(s, EXPLORE_VIEW_FAMILY, c);
+}
+
+void explore_claims_compute_view(const struct explore_search *s, enum explore_view view,
+				 struct explore_claims *c)
+{
 	struct explore_verdicts *t;
 	size_t i, nc;
 	uint64_t sub, total;
@@ -371,7 +398,7 @@ void explore_claims_compute(const struct explore_search *s,
 
 	memset(c, 0, sizeof *c);
 	c->undecided = varying(s);
-	t = explore_verdicts_new(s);
+	t = explore_verdicts_new_view(s, view);
 	if (!t)
 		return;
 	nc = t->nc;

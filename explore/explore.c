@@ -30,6 +30,37 @@ void explore_eval_release(struct explore_eval *e)
 	memset(e, 0, sizeof *e);
 }
 
+size_t explore_eval_refuting(const struct explore_eval *e)
+{
+	return e->family ? e->n_refuting : e->n_infeasible;
+}
+
+/* The verdicts of an evaluation, in both views. */
+static void set_verdicts(const struct explore_search *s, struct explore_model *m)
+{
+	m->feasible = explore_eval_refuting(&m->eval) <= s->tolerance;
+	m->feasible_each = m->eval.n_infeasible <= s->tolerance;
+}
+
+void explore_put_view(const struct explore_search *s, enum explore_view v,
+		      struct cp_buf *b)
+{
+	double c = s->confidence > 0 ? s->confidence : 0.99;
+	size_t n;
+
+	if (v == EXPLORE_VIEW_EACH || !(s->family_level > 0)) {
+		pipe_put_level(b, c);
+		cp_buf_puts(b, " each");
+		return;
+	}
+	pipe_put_level(b, s->family_confidence);
+	n = s->n_models ? s->models[0].eval.n_observations : 0;
+	if (n == 1)
+		cp_buf_puts(b, " over the one observation");
+	else
+		cp_buf_printf(b, " over all %zu observations", n);
+}
+
 void explore_monotonicity_release(struct explore_monotonicity *m)
 {
 	size_t i;
@@ -144,10 +175,19 @@ static int get_model(struct explore_search *s,
 		return rc;
 	}
 	m->seconds = cp_seconds() - t0;
-	m->feasible = m->eval.n_infeasible <= s->tolerance;
+	set_verdicts(s, m);
 	*index = (long)s->n_models++;
 	*fresh = 1;
 	return 0;
+}
+
+int explore_get_model(struct explore_search *s, const struct explore_evaluator *ev,
+		      size_t max_models, udd_features sel, enum explore_origin origin,
+		      long *index, struct cp_error *err)
+{
+	int fresh;
+
+	return get_model(s, ev, max_models, sel, origin, 0, index, &fresh, err);
 }
 
 /* get_model for a list known in advance, in its order: the feature sets
@@ -240,7 +280,7 @@ static int get_models(struct explore_search *s,
 		m[j].features = fresh[j];
 		m[j].origin = origin[i];
 		m[j].seconds = seconds[j];
-		m[j].feasible = m[j].eval.n_infeasible <= s->tolerance;
+		set_verdicts(s, &m[j]);
 	}
 	s->n_models += nf;
 out:
@@ -792,6 +832,9 @@ int explore_run(const struct explore_space *space,
 	}
 	s->exhaustive = opt->exhaustive;
 	s->tolerance = opt->tolerance;
+	s->confidence = opt->confidence;
+	s->family_confidence = opt->family_confidence;
+	s->family_level = opt->family_level;
 	max_models = opt->max_models ? opt->max_models : 4096;
 	rc = 0;
 	if (opt->check_command && !(s->check_command = cp_strdup(opt->check_command)))
@@ -810,6 +853,8 @@ int explore_run(const struct explore_space *space,
 			rc = eliminate(s, ev, max_models, err);
 		if (!rc && !opt->no_targeted)
 			rc = targeted(s, ev, max_models, err);
+		if (!rc && !opt->no_targeted)
+			rc = explore_dualize(s, ev, max_models, err);
 	}
 	if (!rc)
 		rc = mark_minimal(s, err);

@@ -31,20 +31,33 @@ struct explore_violation {
 
 struct explore_eval {
 	size_t n_observations;
-	size_t n_infeasible;        /* 0 = the model is consistent with the data */
+	size_t n_infeasible;        /* observations whose region (at the regions'
+	                             * confidence, each) misses the cone */
+	/* Family-wise verdicts (family = 1): of those, the observations whose
+	 * region at the level the family-wise confidence needs over all the
+	 * observations (pipeline.h, "family-wise claims") misses the cone
+	 * too.  The search and its claims count these; an evaluator without
+	 * family-wise verdicts leaves family 0, and then n_infeasible counts. */
+	int family;
+	size_t n_refuting;
 	size_t n_violations;        /* the most observations first, ties in
 	                             * the order found */
 	struct explore_violation *violations;
 	size_t n_signatures;        /* the model's distinct signatures (for reports) */
-	char *refuted_by;           /* names of (some) infeasible observations,
-	                             * "a, b (+3 more)", or NULL */
-	/* The first infeasible observation, one constraint its whole region
-	 * breaks and its margin (sd), for proofs; NULL when not known. */
+	char *refuted_by;           /* names of (some) refuting observations
+	                             * (infeasible ones without family-wise
+	                             * verdicts), "a, b (+3 more)", or NULL */
+	/* The first refuting observation, one constraint its whole region
+	 * (at the family's level) breaks and its margin (sd), for proofs;
+	 * NULL when not known. */
 	char *witness;
 	char *witness_constraint;
 	double witness_margin;
 };
 
+/* The observations that count against the model: n_refuting with
+ * family-wise verdicts, else n_infeasible. */
+size_t explore_eval_refuting(const struct explore_eval *e);
 /* Free what an evaluation holds and zero it. */
 void explore_eval_release(struct explore_eval *e);
 /* Append a violated constraint (copies the text).  0 or CP_ENOMEM. */
@@ -183,8 +196,14 @@ struct explore_options {
 	int deep;                   /* keep discovering past the first level
 	                             * that holds a feasible model */
 	size_t max_models;          /* stop evaluating after this many (0 = 4096) */
-	int no_targeted;            /* skip the targeted checks (below) */
+	int no_targeted;            /* skip the targeted checks and the
+	                             * dualization (below) */
 	int no_flows;               /* do not bound the minimal models' flows */
+	/* The levels of the verdicts, for the reports: each region's
+	 * confidence (0: 0.99) and, with family-wise verdicts, the
+	 * family-wise confidence over the observations and each
+	 * observation's level for it (explore_family_level). */
+	double confidence, family_confidence, family_level;
 	/* "counterpoint check MODEL DATA [region options]": the reports print
 	 * each undecided claim's deciding check as this plus --with F,...
 	 * (NULL: "check --with F,..."). */
@@ -199,6 +218,9 @@ enum explore_origin {
 	EXPLORE_EXHAUSTIVE = 3,
 	EXPLORE_TARGETED = 4,       /* a largest model with or without a
 	                             * feature, checked to decide a claim */
+	EXPLORE_DUALIZATION = 5,    /* checked to learn an alternative's
+	                             * minimal feasible and maximal refuted
+	                             * sets (explore/dualize.c) */
 };
 
 struct explore_model {
@@ -206,7 +228,11 @@ struct explore_model {
 	struct explore_eval eval;
 	enum explore_origin origin;
 	size_t parent;              /* index of the model it came from (origin 1, 2) */
-	int feasible;               /* eval.n_infeasible <= tolerance */
+	int feasible;               /* explore_eval_refuting(&eval) <= tolerance:
+	                             * what the search and its claims use */
+	int feasible_each;          /* eval.n_infeasible <= tolerance: at the
+	                             * regions' confidence, each observation
+	                             * alone (for reports) */
 	int minimal;                /* feasible, and proven minimal: every proper
 	                             * sub-model of the family is known refuted */
 	double seconds;             /* wall time of its evaluation */
@@ -321,6 +347,8 @@ struct stats_dataset;
 
 struct explore_family_options {
 	double confidence;          /* 0 => 0.99 */
+	double family_confidence;   /* the claims' level over all the
+	                             * observations (pipeline.h); 0 => 0.99 */
 	int region;                 /* enum region_kind: 0 PCA box (default),
 	                             * 1 independent box, 2 ellipsoid */
 	size_t batches;             /* batch means (stats/region.h); 0 = auto */
@@ -358,6 +386,10 @@ void explore_family_free(struct explore_family *f);
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev);
 size_t explore_family_n_observations(const struct explore_family *f);
+/* The family-wise confidence of its verdicts, and the level each
+ * observation's region is checked at for it. */
+double explore_family_confidence(const struct explore_family *f);
+double explore_family_level(const struct explore_family *f);
 /* Model counters left out because options.counters does not name them:
  * every cone is projected onto the others (the projection of a cone is
  * the cone of the projected signatures), so the data test what the model

@@ -21,7 +21,22 @@ struct explore_search {
 	struct explore_flows *flows;  /* the proven minimal models' bounds */
 	size_t n_flows;
 	char *check_command;        /* NULL: "check" */
+	/* the levels (explore_options): family_level 0 when the verdicts
+	 * are not family-wise */
+	double confidence, family_confidence, family_level;
 };
+
+/* The two views of a model's verdict: family-wise (what the search and
+ * its claims use) and each observation at the regions' confidence
+ * alone (reports print it where it differs). */
+enum explore_view { EXPLORE_VIEW_FAMILY = 0, EXPLORE_VIEW_EACH = 1 };
+int explore_model_feasible(const struct explore_model *m, enum explore_view v);
+/* Do the two views differ anywhere (some model feasible in one only)? */
+int explore_views_differ(const struct explore_search *s);
+/* "99% over all 32 observations" (the family-wise view) or "99% each"
+ * (appended to b). */
+void explore_put_view(const struct explore_search *s, enum explore_view v,
+		      struct cp_buf *b);
 
 struct explore_verdicts;
 
@@ -47,6 +62,8 @@ struct explore_claims {
 };
 void explore_claims_compute(const struct explore_search *s,
 			    struct explore_claims *c);
+void explore_claims_compute_view(const struct explore_search *s, enum explore_view v,
+				 struct explore_claims *c);
 /* 1 when m (feasible) is proven minimal: every proper sub-model of the
  * family is known refuted; 0 otherwise. */
 int explore_proven_minimal(const struct explore_search *s, udd_features m);
@@ -81,7 +98,13 @@ struct explore_verdicts *explore_verdicts_new(const struct explore_search *s);
  * EXPLORE_CLAIMS_MAX_CANDIDATES varying features); beyond, no claim is
  * proven and no model is proven minimal. */
 int explore_claims_enumerable(const struct explore_search *s);
+
+struct explore_verdicts *explore_verdicts_new_view(const struct explore_search *s,
+						   enum explore_view v);
 void explore_verdicts_free(struct explore_verdicts *t);
+/* The family's model for table entry sub (bit i of sub: the i-th varying
+ * feature, cand[i]). */
+udd_features explore_verdicts_model(const struct explore_verdicts *t, uint64_t sub);
 /* The verdict of feature set f (-1 when unknown or outside the family). */
 int explore_verdict(const struct explore_verdicts *t, udd_features f);
 /* The largest models of the family with feature f (with = 1) or without
@@ -122,6 +145,18 @@ void explore_json_claims_extra(const struct explore_search *s, struct cp_buf *b)
  * null without bounds, else flows --json's columns, uops, observations
  * and summary. */
 void explore_json_flows(const struct explore_search *s, size_t m, struct cp_buf *b);
+
+/* explore/explore.c: evaluate sel unless it was (its row in *index), or
+ * *index = -1 when the model budget is spent. */
+int explore_get_model(struct explore_search *s, const struct explore_evaluator *ev,
+		      size_t max_models, udd_features sel, enum explore_origin origin,
+		      long *index, struct cp_error *err);
+/* explore/dualize.c: check models until every verdict of the family is
+ * known (within each alternative of the cone-shrinking features, the
+ * minimal feasible and maximal refuted sets learnt together), or the
+ * budget is spent; nothing when monotonicity is not known. */
+int explore_dualize(struct explore_search *s, const struct explore_evaluator *ev,
+		    size_t max_models, struct cp_error *err);
 
 /* explore/explore.c: index of the model with exactly these features, or
  * -1 (linear: a search tests at most a few thousand models). */

@@ -66,6 +66,10 @@ int explore_family_new(const struct udd_model *m,
 		goto out;
 	f->k = pipe_data_n_counters(f->pd);
 	f->n_obs = pipe_data_n_observations(f->pd);
+	/* every observation is usable (below), and every claim rests on all */
+	if ((rc = pipe_family_new(f->pd, f->opt.family_confidence, f->n_obs,
+				  &f->family, err)))
+		goto out;
 	f->names = pipe_data_names(f->pd);
 	if (pipe_data_n_unusable(f->pd)) {
 		for (i = 0; !pipe_data_unusable(f->pd, i); i++)
@@ -104,6 +108,7 @@ static void entry_release(struct entry *e)
 	cp_free(e->viol_eq);
 	cp_free(e->viol_ok);
 	cp_free(e->feasible);
+	cp_free(e->refutes);
 }
 
 void explore_family_free(struct explore_family *f)
@@ -118,6 +123,7 @@ void explore_family_free(struct explore_family *f)
 	for (i = 0; i < f->n_seen; i++)
 		cp_free(f->seen[i].S);
 	cp_free(f->seen);
+	pipe_family_free(f->family);
 	pipe_data_free(f->pd);
 	cp_free(f->missing);
 	cp_free(f);
@@ -214,6 +220,16 @@ const char *explore_family_missing(const struct explore_family *f, size_t i)
 size_t explore_family_n_observations(const struct explore_family *f)
 {
 	return f->n_obs;
+}
+
+double explore_family_confidence(const struct explore_family *f)
+{
+	return pipe_family_confidence(f->family);
+}
+
+double explore_family_level(const struct explore_family *f)
+{
+	return pipe_family_level(f->family);
 }
 
 void explore_family_stats(const struct explore_family *f, size_t *models,
@@ -538,9 +554,13 @@ static int copy_eval(struct explore_family *f, struct entry *dst,
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	dst->eval.n_observations = src->eval.n_observations;
 	dst->eval.n_infeasible = src->eval.n_infeasible;
-	if (!(dst->feasible = cp_malloc(f->n_obs + 1)))
+	dst->eval.family = src->eval.family;
+	dst->eval.n_refuting = src->eval.n_refuting;
+	if (!(dst->feasible = cp_malloc(f->n_obs + 1)) ||
+	    !(dst->refutes = cp_malloc(f->n_obs + 1)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	memcpy(dst->feasible, src->feasible, f->n_obs);
+	memcpy(dst->refutes, src->refutes, f->n_obs);
 	if (copy_witness(&dst->eval, &src->eval))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (src->eval.refuted_by &&
@@ -584,19 +604,57 @@ static int sort_violations(struct explore_family *f, struct entry *e,
 	return 0;
 }
 
+/* The witness of a refuted model, for proofs: refuting observation i,
+ * the first constraint its region at the family's level breaks (that
+ * region explained once more) and its margin; the region at the
+ * regions' own level when the two levels are one. */
+static int family_witness(struct explore_family *f, struct entry *e, size_t i,
+			  const struct feas_result *at_c, struct cp_error *err)
+{
+	const struct feas_query *q = pipe_family_query(f->family, i);
+	struct feas_result r;
+	const struct feas_result *use = at_c;
+	int rc = CP_OK;
+
+	feas_result_init(&r);
+	if (q && q != pipe_data_query(f->pd, i)) {
+		rc = feas_check(pipe_model_solver(e->pm), q, FEAS_EXPLAIN, &r, err);
+		if (rc == CP_ENUMERIC) {   /* keep the explanation at c */
+			cp_error_clear(err);
+			rc = CP_OK;
+		} else if (!rc && !r.feasible && r.n_violations) {
+			use = &r;
+		}
+	}
+	if (!rc && use->n_violations) {
+		const struct feas_violation *v = &use->violations[0];
+
+		e->eval.witness = cp_strdup(stats_dataset_observation(f->data, i));
+		e->eval.witness_constraint =
+			constraint_text(f, e, v->a, v->is_equality,
+					use == at_c ? pipe_data_query(f->pd, i) : q);
+		e->eval.witness_margin = v->margin;
+		if (!e->eval.witness || !e->eval.witness_constraint)
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	feas_result_release(&r);
+	return rc;
+}
+
 static int run_checks(struct explore_family *f, struct entry *e,
 		      struct cp_error *err)
 {
 	struct feas_result *res;
 	struct cp_buf names;
 	enum explore_phase prev;
-	size_t i, j;
+	size_t i, j, inexact = 0, listed = 0;
 	int rc;
 
 	cp_buf_init(&names);
 	res = cp_calloc(f->n_obs ? f->n_obs : 1, sizeof *res);
 	e->feasible = cp_calloc(f->n_obs + 1, 1);
-	if (!res || !e->feasible) {
+	e->refutes = cp_calloc(f->n_obs + 1, 1);
+	if (!res || !e->feasible || !e->refutes) {
 		cp_free(res);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	}
@@ -608,6 +666,12 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	 * more than a cold start (docs/checking.md, "Threads") */
 	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN | FEAS_FRESH, f->opt.threads, res,
 			&e->n_inexact, NULL, NULL, err);
+	/* the observations that refute it at the family-wise level */
+	if (!rc)
+		rc = pipe_family_check(f->family, e->pm, res, f->opt.threads, e->refutes,
+				       &e->eval.n_refuting, &inexact, err);
+	e->n_inexact += inexact;
+	e->eval.family = 1;
 	explore_phase_enter(f, EXPLORE_PHASE_TEXT);
 	f->checks += f->n_obs;
 	e->eval.n_observations = f->n_obs;
@@ -616,20 +680,11 @@ static int run_checks(struct explore_family *f, struct entry *e,
 		if (res[i].feasible)
 			continue;
 		e->eval.n_infeasible++;
-		if (e->eval.n_infeasible == 1 && res[i].n_violations) {
-			const struct feas_violation *v = &res[i].violations[0];
-
-			e->eval.witness = cp_strdup(stats_dataset_observation(f->data, i));
-			e->eval.witness_constraint =
-				constraint_text(f, e, v->a, v->is_equality,
-						pipe_data_query(f->pd, i));
-			e->eval.witness_margin = v->margin;
-			if (!e->eval.witness || !e->eval.witness_constraint)
-				rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		}
-		if (e->eval.n_infeasible <= 4)
-			cp_buf_printf(&names, "%s%s", e->eval.n_infeasible > 1 ?
-				      ", " : "", stats_dataset_observation(f->data, i));
+		if (e->refutes[i] && !e->eval.witness)
+			rc = family_witness(f, e, i, &res[i], err);
+		if (e->refutes[i] && ++listed <= 4)
+			cp_buf_printf(&names, "%s%s", listed > 1 ? ", " : "",
+				      stats_dataset_observation(f->data, i));
 		for (j = 0; j < res[i].n_violations && !rc; j++)
 			rc = count_violation(f, e, res[i].violations[j].a,
 					     res[i].violations[j].is_equality,
@@ -638,8 +693,8 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	if (!rc)
 		rc = sort_violations(f, e, err);
 	explore_phase_leave(f, prev);
-	if (e->eval.n_infeasible > 4)
-		cp_buf_printf(&names, " (+%zu more)", e->eval.n_infeasible - 4);
+	if (listed > 4)
+		cp_buf_printf(&names, " (+%zu more)", listed - 4);
 	if (!rc && names.failed)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (!rc && names.len) {
@@ -699,7 +754,8 @@ static int entry_evaluate(struct explore_family *f, struct entry *e,
 	if (rc) {
 		explore_eval_release(&e->eval);
 		cp_free(e->feasible);
-		e->feasible = NULL;
+		cp_free(e->refutes);
+		e->feasible = e->refutes = NULL;
 		return rc;
 	}
 	e->evaluated = 1;
@@ -715,6 +771,8 @@ static int entry_eval_copy(const struct entry *e, struct explore_eval *out,
 
 	out->n_observations = e->eval.n_observations;
 	out->n_infeasible = e->eval.n_infeasible;
+	out->family = e->eval.family;
+	out->n_refuting = e->eval.n_refuting;
 	out->n_signatures = pipe_model_n_signatures(e->pm);
 	if ((e->eval.refuted_by &&
 	     !(out->refuted_by = cp_strdup(e->eval.refuted_by))) ||
@@ -790,8 +848,8 @@ int explore_family_evaluate_packed(struct explore_family *f, udd_features sel,
 		rc = entry_evaluate(f, e, err);
 	if (rc)
 		return rc;
-	cp_buf_printf(out, "%zu %zu %zu %d %zu %a %a %zu\n", e->eval.n_observations,
-		      e->eval.n_infeasible, e->n_inexact,
+	cp_buf_printf(out, "%zu %zu %zu %zu %d %zu %a %a %zu\n", e->eval.n_observations,
+		      e->eval.n_infeasible, e->eval.n_refuting, e->n_inexact,
 		      pipe_model_has_facets(e->pm) || e->remote_facets,
 		      f->cone_over_m, e->seconds, e->eval.witness_margin,
 		      e->eval.n_violations);
@@ -801,6 +859,9 @@ int explore_family_evaluate_packed(struct explore_family *f, udd_features sel,
 	/* the verdicts, which the flow bounds of a minimal model start from */
 	for (i = 0; i < f->n_obs; i++)
 		cp_buf_puts(out, e->feasible && e->feasible[i] ? "1" : "0");
+	cp_buf_puts(out, "\n");
+	for (i = 0; i < f->n_obs; i++)
+		cp_buf_puts(out, e->refutes && e->refutes[i] ? "1" : "0");
 	cp_buf_puts(out, "\n");
 	for (i = 0; i < e->eval.n_violations; i++) {
 		cp_buf_printf(out, "%zu %d", e->eval.violations[i].count, e->viol_eq[i]);
@@ -867,9 +928,9 @@ static int entry_adopt(struct explore_family *f, struct entry *e,
 
 	if (e->evaluated)
 		return 0;    /* evaluated here */
-	if (unpack_numbers(&p, end, "%zu %zu %zu %d %zu %la %la %zu",
+	if (unpack_numbers(&p, end, "%zu %zu %zu %zu %d %zu %la %la %zu",
 			   &e->eval.n_observations, &e->eval.n_infeasible,
-			   &e->n_inexact, &facets, &cone, &e->seconds,
+			   &e->eval.n_refuting, &e->n_inexact, &facets, &cone, &e->seconds,
 			   &e->eval.witness_margin, &nv) ||
 	    unpack_string(&p, end, &e->eval.refuted_by) ||
 	    unpack_string(&p, end, &e->eval.witness) ||
@@ -884,6 +945,16 @@ static int entry_adopt(struct explore_family *f, struct entry *e,
 		e->feasible[i] = p[i] == '1';
 	}
 	p += f->n_obs + 1;
+	if ((size_t)(end - p) < f->n_obs + 1 || p[f->n_obs] != '\n' ||
+	    !(e->refutes = cp_malloc(f->n_obs + 1)))
+		goto bad;
+	for (i = 0; i < f->n_obs; i++) {
+		if (p[i] != '0' && p[i] != '1')
+			goto bad;
+		e->refutes[i] = p[i] == '1';
+	}
+	p += f->n_obs + 1;
+	e->eval.family = 1;
 	if (nv > in->len)
 		goto bad;
 	e->viol = cp_calloc(nv * f->k + 1, sizeof *e->viol);
@@ -923,10 +994,12 @@ bad:
 	cp_free(e->viol_eq);
 	cp_free(e->viol_ok);
 	cp_free(e->feasible);
+	cp_free(e->refutes);
 	e->viol = NULL;
 	e->viol_eq = NULL;
 	e->viol_ok = NULL;
 	e->feasible = NULL;
+	e->refutes = NULL;
 	return cp_error_set(err, CP_EINTERNAL, "a malformed evaluation came back "
 			    "for a model");
 }

@@ -28,6 +28,8 @@ struct entry {
 	size_t n_inexact;         /* verdicts left to floating point */
 	unsigned char *feasible;  /* per observation, once evaluated: the
 				   * verdicts the flow bounds start from */
+	unsigned char *refutes;   /* per observation: refutes it at the
+				   * family's level (pipe_family_check) */
 	double seconds;           /* wall time of its evaluation */
 	/* Evaluated by another process that listed its facets: listed here
 	 * too when a comparison needs them (entry_facets_here). */
@@ -38,6 +40,7 @@ struct explore_family {
 	const struct udd_model *model;
 	const struct stats_dataset *data;
 	struct pipe_data *pd;     /* counters, regions, queries */
+	struct pipe_family *family;  /* the regions at the family-wise level */
 	size_t k, n_obs;
 	const char *const *names; /* k counter names (owned by the model) */
 	size_t n_missing;

@@ -32,6 +32,7 @@ const char *explore_origin_name(enum explore_origin o)
 	case EXPLORE_ELIMINATION: return "elimination";
 	case EXPLORE_EXHAUSTIVE: return "exhaustive";
 	case EXPLORE_TARGETED: return "targeted";
+	case EXPLORE_DUALIZATION: return "dualization";
 	}
 	return "?";
 }
@@ -70,6 +71,13 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 	explore_features_json(s, s->space.start, b);
 	cp_buf_puts(b, ",\n  \"candidates\": ");
 	explore_features_json(s, s->space.candidates, b);
+	cp_buf_printf(b, ",\n  \"confidence\": %g,\n  \"family_confidence\": ",
+		      s->confidence > 0 ? s->confidence : 0.99);
+	if (s->family_level > 0)
+		cp_buf_printf(b, "%g,\n  \"family_level\": %.10g", s->family_confidence,
+			      s->family_level);
+	else
+		cp_buf_puts(b, "null,\n  \"family_level\": null");
 	cp_buf_printf(b, ",\n  \"family_models\": %zu,\n  \"known_verdicts\": %zu,\n"
 		      "  \"truncated\": %s,\n  \"models\": [",
 		      c.enumerable ? c.universe : 0, c.known,
@@ -80,12 +88,13 @@ void explore_report_json(const struct explore_search *s, struct cp_buf *b)
 		cp_buf_puts(b, i ? ",\n    {\"features\": " : "\n    {\"features\": ");
 		explore_features_json(s, m->features, b);
 		cp_buf_printf(b, ", \"verdict\": \"%s\", \"minimal\": %s, \"origin\": \"%s\", "
-			      "\"observations\": %zu, \"infeasible\": %zu, "
-			      "\"signatures\": %zu, \"refuted_by\": ",
+			      "\"observations\": %zu, \"infeasible\": %zu, \"refuting\": %zu, "
+			      "\"feasible_each\": %s, \"signatures\": %zu, \"refuted_by\": ",
 			      m->feasible ? "feasible" : "refuted",
 			      m->minimal ? "true" : "false", explore_origin_name(m->origin),
 			      m->eval.n_observations, m->eval.n_infeasible,
-			      m->eval.n_signatures);
+			      explore_eval_refuting(&m->eval),
+			      m->feasible_each ? "true" : "false", m->eval.n_signatures);
 		if (m->eval.refuted_by)
 			cp_buf_json_string(b, m->eval.refuted_by);
 		else

@@ -29,6 +29,16 @@ static void list_features(const struct explore_search *s, udd_features sel,
 	}
 }
 
+/* "a, b" or "none". */
+static void list_or_none(const struct explore_search *s, udd_features sel,
+			 struct cp_buf *b)
+{
+	if (sel)
+		list_features(s, sel, ", ", b);
+	else
+		cp_buf_puts(b, "none");
+}
+
 void explore_format_features(const struct explore_search *s,
 			     udd_features sel, struct cp_buf *b)
 {
@@ -52,6 +62,9 @@ static void origin_text(const struct explore_search *s,
 		return;
 	case EXPLORE_TARGETED:
 		cp_buf_puts(b, "targeted");
+		return;
+	case EXPLORE_DUALIZATION:
+		cp_buf_puts(b, "dualization");
 		return;
 	case EXPLORE_DISCOVERY:
 	case EXPLORE_ELIMINATION:
@@ -82,6 +95,8 @@ static void say_features(const struct explore_search *s, udd_features sel,
 	}
 }
 
+static void each_view_text(const struct explore_search *s, struct cp_buf *b);
+
 /* Only proven sentences (explore/claims.c): what was refuted or fits,
  * what every consistent model needs, what none can have, and what the
  * tested models leave undecided. */
@@ -101,16 +116,21 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	imp = c.impossible & ~c.required;
 	for (i = 0; i < s->n_models; i++) {
 		n_min += s->models[i].minimal != 0;
-		if (s->models[i].eval.n_infeasible <
-		    s->models[best].eval.n_infeasible)
+		if (explore_eval_refuting(&s->models[i].eval) <
+		    explore_eval_refuting(&s->models[best].eval))
 			best = i;
 	}
 	start = explore_find_model(s, s->space.start);
+	if (s->family_level > 0) {
+		cp_buf_puts(b, "(Every claim here holds at ");
+		explore_put_view(s, EXPLORE_VIEW_FAMILY, b);
+		cp_buf_puts(b, ".) ");
+	}
 	if (!n_feas) {
 		cp_buf_printf(b, "No model tested explains the data: the best, ");
 		explore_format_features(s, s->models[best].features, b);
 		cp_buf_printf(b, ", is still refuted by %zu of %zu observations. ",
-			      s->models[best].eval.n_infeasible,
+			      explore_eval_refuting(&s->models[best].eval),
 			      s->models[best].eval.n_observations);
 		if (c.enumerable && c.known == c.universe)
 			cp_buf_puts(b, "Every model of the family is refuted: it lacks a "
@@ -181,6 +201,171 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b)
 	}
 	if (s->truncated)
 		cp_buf_puts(b, " (The search stopped at its model budget.)");
+	each_view_text(s, b);
+	cp_buf_puts(b, "\n");
+}
+
+/* Where the views differ: what each observation's verdict at the
+ * regions' confidence alone would have said, as a sentence of the
+ * conclusion (not a claim: no correction for the number of
+ * observations). */
+static void each_view_text(const struct explore_search *s, struct cp_buf *b)
+{
+	size_t i, n_each = 0, n_obs = s->models[0].eval.n_observations, flips = 0;
+	struct explore_claims fw, each;
+
+	if (!(s->family_level > 0) || !explore_views_differ(s))
+		return;
+	for (i = 0; i < s->n_models; i++) {
+		n_each += s->models[i].feasible_each != 0;
+		flips += s->models[i].feasible && !s->models[i].feasible_each;
+	}
+	explore_claims_compute_view(s, EXPLORE_VIEW_FAMILY, &fw);
+	explore_claims_compute_view(s, EXPLORE_VIEW_EACH, &each);
+	cp_buf_puts(b, b->len && b->data && b->data[b->len - 1] == ' ' ? "At " : " At ");
+	explore_put_view(s, EXPLORE_VIEW_EACH, b);
+	cp_buf_printf(b, " (one observation alone, no correction for %zu), ", n_obs);
+	if (flips)
+		cp_buf_printf(b, "%zu of the models that explain the data would be "
+			      "refuted", flips);
+	if (!n_each) {
+		cp_buf_puts(b, flips ? " and " : "");
+		cp_buf_puts(b, "no model tested would explain the data");
+	}
+	if ((each.required & ~each.impossible) != (fw.required & ~fw.impossible) &&
+	    (each.required & ~each.impossible)) {
+		cp_buf_puts(b, "; ");
+		say_features(s, each.required & ~each.impossible, b);
+		cp_buf_puts(b, " would seem required");
+	}
+	if ((each.impossible & ~each.required) != (fw.impossible & ~fw.required) &&
+	    (each.impossible & ~each.required)) {
+		cp_buf_puts(b, "; ");
+		say_features(s, each.impossible & ~each.required, b);
+		cp_buf_puts(b, " would seem impossible");
+	}
+	cp_buf_puts(b, ": not claims.");
+}
+
+/* How many of the family's 2^n models have a verdict and how: checked,
+ * implied through the cone-growing features, refuted by cone
+ * containment; and, when some have none, which part is open (per
+ * alternative of the cone-shrinking features) and the check that
+ * decides the next. */
+static void verdicts_text(const struct explore_search *s,
+			  const struct explore_claims *c, struct cp_buf *b)
+{
+	struct explore_verdicts *t;
+	uint64_t sub, total, alt, nonmono = 0;
+	size_t i, nc, open_alts = 0, direct;
+	long next = -1;
+
+	cp_buf_printf(b, "verdicts known: %zu of the family's %zu models", c->known,
+		      c->universe);
+	if (!c->enumerable) {
+		cp_buf_puts(b, " (too many to enumerate)\n");
+		return;
+	}
+	direct = c->known - c->implied;
+	cp_buf_printf(b, " (2^%zu; %zu checked, %zu implied by monotonicity, %zu "
+		      "refuted by cone containment)", udd_features_count(explore_varying(s)),
+		      s->n_models, c->implied, direct > s->n_models ? direct - s->n_models : 0);
+	if (c->known == c->universe) {
+		cp_buf_puts(b, "; so every minimal model is listed above\n");
+		return;
+	}
+	cp_buf_printf(b, "; not decided: %zu, so other minimal models may exist "
+		      "among them", c->universe - c->known);
+	t = explore_verdicts_new(s);
+	if (!t) {
+		cp_buf_puts(b, "\n");
+		return;
+	}
+	nc = t->nc;
+	total = (uint64_t)1 << nc;
+	for (i = 0; i < nc; i++)
+		if (!(t->mono & ((udd_features)1 << t->cand[i])))
+			nonmono |= (uint64_t)1 << i;
+	/* per alternative: its open models (every assignment of nonmono) */
+	for (alt = 0;; alt = (alt - nonmono) & nonmono) {
+		size_t open = 0;
+
+		for (sub = 0; sub < total; sub++)
+			if ((sub & nonmono) == alt && t->v[sub] < 0) {
+				open++;
+				if (next < 0)
+					next = (long)sub;
+			}
+		if (open) {
+			cp_buf_puts(b, open_alts++ ? ", " : " (");
+			if (nonmono) {
+				cp_buf_puts(b, "alternative ");
+				explore_format_features(s, explore_verdicts_model(t, alt) &
+							~t->fixed, b);
+				cp_buf_puts(b, ": ");
+			}
+			cp_buf_printf(b, "%zu", open);
+		}
+		if (alt == nonmono)
+			break;
+	}
+	cp_buf_puts(b, open_alts ? ")" : "");
+	if (next >= 0) {
+		cp_buf_puts(b, "; the next check: ");
+		explore_check_line(s, explore_verdicts_model(t, (uint64_t)next), b);
+	}
+	cp_buf_puts(b, "\n");
+	explore_verdicts_free(t);
+}
+
+/* ", at 99% over all 32 observations": the level of the claims. */
+static void level_text(const struct explore_search *s, struct cp_buf *b)
+{
+	if (!(s->family_level > 0))
+		return;
+	cp_buf_puts(b, ", at ");
+	explore_put_view(s, EXPLORE_VIEW_FAMILY, b);
+}
+
+/* The claims of the other view, where they differ: each observation's
+ * verdict at the regions' confidence alone. */
+static void each_view_claims(const struct explore_search *s,
+			     const struct explore_claims *fw, struct cp_buf *b)
+{
+	struct explore_claims each;
+	struct explore_verdicts *t;
+	udd_features ereq, eimp, freq = fw->required & ~fw->impossible,
+		     fimp = fw->impossible & ~fw->required;
+	size_t i, n = 0;
+
+	if (!(s->family_level > 0) || !explore_views_differ(s))
+		return;
+	explore_claims_compute_view(s, EXPLORE_VIEW_EACH, &each);
+	ereq = each.required & ~each.impossible;
+	eimp = each.impossible & ~each.required;
+	cp_buf_puts(b, "at ");
+	explore_put_view(s, EXPLORE_VIEW_EACH, b);
+	cp_buf_printf(b, " (one observation alone, not corrected for %zu; not "
+		      "claims): ", s->models[0].eval.n_observations);
+	t = explore_verdicts_new_view(s, EXPLORE_VIEW_EACH);
+	cp_buf_puts(b, "minimal");
+	for (i = 0; t && i < s->n_models; i++)
+		if (s->models[i].feasible_each &&
+		    explore_proven_minimal_in(t, s->models[i].features)) {
+			cp_buf_puts(b, " ");
+			explore_format_features(s, s->models[i].features, b);
+			n++;
+		}
+	explore_verdicts_free(t);
+	cp_buf_puts(b, n ? "" : " none");
+	if (ereq != freq) {
+		cp_buf_puts(b, "; required ");
+		list_or_none(s, ereq, b);
+	}
+	if (eimp != fimp) {
+		cp_buf_puts(b, "; impossible ");
+		list_or_none(s, eimp, b);
+	}
 	cp_buf_puts(b, "\n");
 }
 
@@ -213,11 +398,19 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 
 		cp_buf_init(&t);
 		explore_format_features(s, m->features, &t);
-		cp_buf_printf(b, "  #%-3zu %-*s  %-10s %zu/%zu infeasible  (",
+		cp_buf_printf(b, "  #%-3zu %-*s  %-10s %zu/%zu infeasible",
 			      i + 1, width, t.len ? t.data : "",
 			      m->feasible ? (m->minimal ? "MINIMAL" : "feasible") :
 			      "INFEASIBLE", m->eval.n_infeasible,
 			      m->eval.n_observations);
+		if (m->eval.family && m->eval.n_refuting != m->eval.n_infeasible) {
+			if (m->eval.n_refuting)
+				cp_buf_printf(b, ", %zu refute", m->eval.n_refuting);
+			else
+				cp_buf_puts(b, ", none refutes");
+			cp_buf_printf(b, " over all %zu", m->eval.n_observations);
+		}
+		cp_buf_puts(b, "  (");
 		cp_buf_release(&t);
 		origin_text(s, m, b);
 		cp_buf_printf(b, "; %.3f s)\n", m->seconds);
@@ -251,7 +444,9 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 				      "relaxes no violated constraint");
 		}
 	}
-	cp_buf_puts(b, "minimal feasible models (proven: no feasible sub-model):");
+	cp_buf_puts(b, "minimal feasible models (proven: no feasible sub-model");
+	level_text(s, b);
+	cp_buf_puts(b, "):");
 	for (i = 0, j = 0; i < s->n_models; i++)
 		if (s->models[i].minimal) {
 			cp_buf_puts(b, " ");
@@ -266,25 +461,17 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 		explore_claims_compute(s, &c);
 		req = c.required & ~c.impossible;
 		imp = c.impossible & ~c.required;
-		cp_buf_printf(b, "verdicts known: %zu of the family's %zu models (%zu "
-			      "evaluated, %zu implied by monotonicity, the rest refuted "
-			      "by cone containment)\n", c.known, c.universe, s->n_models,
-			      c.implied);
-		cp_buf_puts(b, "required features (proven: every model without one is refuted): ");
-		if (req)
-			list_features(s, req, ", ", b);
-		else
-			cp_buf_puts(b, "none");
-		cp_buf_puts(b, "\nimpossible features (proven: every model with one is refuted): ");
-		if (imp)
-			list_features(s, imp, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		verdicts_text(s, &c, b);
+		cp_buf_puts(b, "required features (proven: every model without one is refuted");
+		level_text(s, b);
+		cp_buf_puts(b, "): ");
+		list_or_none(s, req, b);
+		cp_buf_puts(b, "\nimpossible features (proven: every model with one is refuted");
+		level_text(s, b);
+		cp_buf_puts(b, "): ");
+		list_or_none(s, imp, b);
 		cp_buf_puts(b, "\nfeatures the data allow either way (models with and without fit): ");
-		if (c.either)
-			list_features(s, c.either, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		list_or_none(s, c.either, b);
 		if (c.enumerable)
 			cp_buf_puts(b, "\nundecided features (models untested; "
 				    "--exhaustive decides): ");
@@ -292,11 +479,9 @@ void explore_report_n(const struct explore_search *s, size_t max_violations,
 			cp_buf_printf(b, "\nundecided features (claims need at most %d "
 				      "candidates; restrict --candidates): ",
 				      EXPLORE_CLAIMS_MAX_CANDIDATES);
-		if (c.undecided)
-			list_features(s, c.undecided, ", ", b);
-		else
-			cp_buf_puts(b, "none");
+		list_or_none(s, c.undecided, b);
 		cp_buf_puts(b, "\n");
+		each_view_claims(s, &c, b);
 	}
 	explore_report_proofs(s, b);
 	explore_report_alternatives(s, b);

@@ -21,7 +21,21 @@ struct pipe_flows {
 	long *per;                /* n_uops: counter index among the data's, or -1 */
 	const char *const *names; /* the data's counter names */
 	struct feas_flows *ff;
+	/* identifiability, per (uop, feature) (n_uops x n_feat): the
+	 * distinct signatures of f's μpaths on the checked counters, those
+	 * of them a μpath without f has too, f's μpaths that count none of
+	 * them, and one shared pair (f's μpath, the other) with a model
+	 * counter that tells them apart (NULL: none does); ident 0 when the
+	 * μpaths were too many to compare */
+	int ident;
+	size_t *n_sig, *n_shared, *n_blind;
+	char **pair;              /* 2 x n_uops x n_feat */
+	const char **separator;
 };
+
+/* Beyond this many μpaths of the feature set, identifiability is not
+ * decided (every μpath is listed, once per feature). */
+#define FLOWS_MAX_PATHS 200000
 
 /* Rows (uop, k counts) compare by uop, then bytewise; k through
  * qsort_r's context. */
@@ -124,6 +138,451 @@ static int row_find(const uint32_t *row, const uint32_t *rows, size_t n, size_t 
 	return 0;
 }
 
+/* ==== identifiability ==== */
+
+/* A set of byte strings, each with a value: open addressing (FNV-1a),
+ * the keys back to back in one buffer. */
+struct keyset {
+	struct cp_buf keys;
+	size_t *off, *len, *val;   /* per entry */
+	size_t *slot;              /* entry + 1, 0 when empty */
+	size_t n, cap, n_slots;
+};
+
+static uint64_t key_hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void keyset_free(struct keyset *ks)
+{
+	cp_buf_release(&ks->keys);
+	cp_free(ks->off);
+	cp_free(ks->len);
+	cp_free(ks->val);
+	cp_free(ks->slot);
+	memset(ks, 0, sizeof *ks);
+}
+
+/* The entry of key, or SIZE_MAX. */
+static size_t keyset_find(const struct keyset *ks, const void *key, size_t len)
+{
+	size_t i;
+
+	if (!ks->n_slots)
+		return SIZE_MAX;
+	for (i = key_hash(key, len) % ks->n_slots; ks->slot[i]; i = (i + 1) % ks->n_slots) {
+		size_t e = ks->slot[i] - 1;
+
+		if (ks->len[e] == len && !memcmp(ks->keys.data + ks->off[e], key, len))
+			return e;
+	}
+	return SIZE_MAX;
+}
+
+/* Add key with value val unless it is there; its entry, or SIZE_MAX
+ * when memory runs out. */
+static size_t keyset_add(struct keyset *ks, const void *key, size_t len, size_t val)
+{
+	size_t e = keyset_find(ks, key, len), i;
+
+	if (e != SIZE_MAX)
+		return e;
+	if (2 * (ks->n + 1) > ks->n_slots) {
+		size_t ns = ks->n_slots ? 2 * ks->n_slots : 1024, *slot = cp_calloc(ns, sizeof *slot);
+
+		if (!slot)
+			return SIZE_MAX;
+		for (e = 0; e < ks->n; e++) {
+			for (i = key_hash(ks->keys.data + ks->off[e], ks->len[e]) % ns; slot[i];
+			     i = (i + 1) % ns)
+				;
+			slot[i] = e + 1;
+		}
+		cp_free(ks->slot);
+		ks->slot = slot;
+		ks->n_slots = ns;
+	}
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? 2 * ks->cap : 256;
+		size_t *o = cp_reallocarray(ks->off, cap, sizeof *o);
+
+		if (o)
+			ks->off = o;
+		o = o ? cp_reallocarray(ks->len, cap, sizeof *o) : NULL;
+		if (o)
+			ks->len = o;
+		o = o ? cp_reallocarray(ks->val, cap, sizeof *o) : NULL;
+		if (!o)
+			return SIZE_MAX;
+		ks->val = o;
+		ks->cap = cap;
+	}
+	e = ks->n++;
+	ks->off[e] = ks->keys.len;
+	ks->len[e] = len;
+	ks->val[e] = val;
+	cp_buf_append(&ks->keys, (const char *)key, len);
+	if (ks->keys.failed)
+		return SIZE_MAX;
+	for (i = key_hash(key, len) % ks->n_slots; ks->slot[i]; i = (i + 1) % ks->n_slots)
+		;
+	ks->slot[i] = e + 1;
+	return e;
+}
+
+/* Every μpath of a feature set: its uop, its text (the decisions and
+ * increments, which name it) and its signature over the model's km
+ * counters. */
+struct pathlist {
+	const struct udd_model *m;
+	size_t km;
+	struct cp_buf text;
+	size_t *uop, *text_off, *text_len;
+	uint32_t *sig;              /* n x km */
+	size_t n, cap, max;
+	int over;                   /* more than max μpaths */
+};
+
+static int path_add(void *ctx, const char *uop, const char *path, const uint32_t *sig)
+{
+	struct pathlist *pl = ctx;
+	size_t u;
+
+	if (pl->n == pl->max) {
+		pl->over = 1;
+		return CP_ELIMIT;
+	}
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? 2 * pl->cap : 1024, *a;
+		uint32_t *sg;
+
+		if (!(a = cp_reallocarray(pl->uop, cap, sizeof *a)))
+			return CP_ENOMEM;
+		pl->uop = a;
+		if (!(a = cp_reallocarray(pl->text_off, cap, sizeof *a)))
+			return CP_ENOMEM;
+		pl->text_off = a;
+		if (!(a = cp_reallocarray(pl->text_len, cap, sizeof *a)))
+			return CP_ENOMEM;
+		pl->text_len = a;
+		if (!(sg = cp_reallocarray(pl->sig, cap, (pl->km + 1) * sizeof *sg)))
+			return CP_ENOMEM;
+		pl->sig = sg;
+		pl->cap = cap;
+	}
+	for (u = 0; u < udd_model_n_uops(pl->m) && strcmp(udd_model_uop_name(pl->m, u), uop); u++)
+		;
+	pl->uop[pl->n] = u;
+	pl->text_off[pl->n] = pl->text.len;
+	pl->text_len[pl->n] = strlen(path);
+	cp_buf_puts(&pl->text, path);
+	memcpy(pl->sig + pl->n * pl->km, sig, pl->km * sizeof *sig);
+	pl->n++;
+	return pl->text.failed ? CP_ENOMEM : 0;
+}
+
+static void pathlist_free(struct pathlist *pl)
+{
+	cp_buf_release(&pl->text);
+	cp_free(pl->uop);
+	cp_free(pl->text_off);
+	cp_free(pl->text_len);
+	cp_free(pl->sig);
+}
+
+/* Every μpath of sel; *over when there are more than max. */
+static int paths_of(const struct udd_model *m, udd_features sel, size_t max,
+		    struct pathlist *pl, struct cp_error *err)
+{
+	int rc;
+
+	memset(pl, 0, sizeof *pl);
+	pl->m = m;
+	pl->km = udd_model_n_counters(m);
+	pl->max = max;
+	cp_buf_init(&pl->text);
+	rc = udd_model_each_path(m, sel, path_add, pl, err);
+	if (rc == CP_ELIMIT && pl->over) {
+		cp_error_clear(err);
+		return CP_OK;
+	}
+	if (rc == CP_ENOMEM)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* The key of path i: its uop, then its text. */
+static size_t path_key(const struct pathlist *pl, size_t i, struct cp_buf *b)
+{
+	uint32_t u = (uint32_t)pl->uop[i];
+
+	b->len = 0;
+	cp_buf_append(b, (const char *)&u, sizeof u);
+	cp_buf_append(b, pl->text.data + pl->text_off[i], pl->text_len[i]);
+	return b->len;
+}
+
+/* The key of path i's column: its uop, then its counts on the checked
+ * counters; *zero when it counts none of them. */
+static size_t column_key(const struct pathlist *pl, size_t i, const size_t *cols,
+			 size_t k, struct cp_buf *b, int *zero)
+{
+	uint32_t u = (uint32_t)pl->uop[i];
+	size_t c;
+
+	b->len = 0;
+	*zero = 1;
+	cp_buf_append(b, (const char *)&u, sizeof u);
+	for (c = 0; c < k; c++) {
+		uint32_t v = pl->sig[i * pl->km + cols[c]];
+
+		*zero &= v == 0;
+		cp_buf_append(b, (const char *)&v, sizeof v);
+	}
+	return b->len;
+}
+
+static char *path_text(const struct pathlist *pl, size_t i)
+{
+	char *t = cp_malloc(pl->text_len[i] + 1);
+
+	if (t) {
+		memcpy(t, pl->text.data + pl->text_off[i], pl->text_len[i]);
+		t[pl->text_len[i]] = 0;
+	}
+	return t;
+}
+
+/* The key of path i's full column: its uop, then its whole signature. */
+static size_t full_key(const struct pathlist *pl, size_t i, struct cp_buf *b)
+{
+	uint32_t u = (uint32_t)pl->uop[i];
+
+	b->len = 0;
+	cp_buf_append(b, (const char *)&u, sizeof u);
+	cp_buf_append(b, (const char *)(pl->sig + i * pl->km), pl->km * sizeof *pl->sig);
+	return b->len;
+}
+
+/* The next ", "-separated token of a path's text at *p (before end): its
+ * start, and its length in *n; *p moves past it. */
+static const char *next_token(const char **p, const char *end, size_t *n)
+{
+	const char *t = *p, *q = t;
+
+	while (q + 1 < end && !(q[0] == ',' && q[1] == ' '))
+		q++;
+	if (q + 1 >= end)
+		q = end;
+	*n = (size_t)(q - t);
+	*p = q < end ? q + 2 : end;
+	return t;
+}
+
+/* Feature f (the f-th of sel, model feature fi).  A μpath of sel is f's
+ * when sel without f has no μpath doing what it does: its text (its
+ * decisions, actions and increments, in order) is not one of theirs,
+ * and stays so once the decisions and actions that only sel's μpaths
+ * make (those of properties read under f, like pml4=miss) are dropped.
+ * So a μpath that never reads f is not f's, nor is one that reads it and
+ * then does what the model without f does (a PML4E-cache miss beside
+ * no cache, a load that issues no prefetch); a PML4E-cache hit, which
+ * saves a reference, is.  The columns (uop, counts on the checked
+ * counters) of f's μpaths are its signatures; shared when a μpath
+ * without f has the column too (the data cannot tell their flows
+ * apart); f's μpaths that count none of the checked counters are blind.
+ * For one shared column per uop, a pair: f's μpath and one without f,
+ * the pair a model counter separates when one does. */
+static int feature_identifiability(struct pipe_flows *pf, const struct udd_model *m,
+				   udd_features sel, const struct pathlist *all,
+				   const struct pipe_data *pd, size_t f, size_t fi,
+				   struct cp_error *err)
+{
+	struct pathlist off;
+	struct keyset named, toks, cols, fulls, fcols;
+	struct cp_buf key;
+	const size_t *dc = pipe_data_columns(pd);
+	size_t k = pf->k, i, nf = pf->n_feat;
+	long *best = NULL;   /* per uop: the pair's μpath of f, -1 none */
+	size_t *partner = NULL;
+	int *best_sep = NULL, rc, zero;
+
+	memset(&named, 0, sizeof named);
+	memset(&toks, 0, sizeof toks);
+	memset(&cols, 0, sizeof cols);
+	memset(&fulls, 0, sizeof fulls);
+	memset(&fcols, 0, sizeof fcols);
+	cp_buf_init(&key);
+	if ((rc = paths_of(m, sel & ~((udd_features)1 << fi), FLOWS_MAX_PATHS, &off, err)))
+		goto out;
+	if (off.over) {
+		pf->ident = 0;
+		goto out;
+	}
+	best = cp_malloc((pf->n_uops + 1) * sizeof *best);
+	best_sep = cp_calloc(pf->n_uops + 1, sizeof *best_sep);
+	partner = cp_calloc(pf->n_uops + 1, sizeof *partner);
+	if (!best || !best_sep || !partner)
+		goto nomem;
+	for (i = 0; i < pf->n_uops; i++)
+		best[i] = -1;
+	/* the model without f: its μpaths by text, their columns and whole
+	 * signatures (the first μpath of each), the tokens of its texts */
+	for (i = 0; i < off.n; i++) {
+		const char *p = off.text.data + off.text_off[i], *end = p + off.text_len[i];
+		size_t len = path_key(&off, i, &key);
+
+		if (key.failed || keyset_add(&named, key.data, len, i) == SIZE_MAX)
+			goto nomem;
+		len = column_key(&off, i, dc, k, &key, &zero);
+		if (key.failed || keyset_add(&cols, key.data, len, i) == SIZE_MAX)
+			goto nomem;
+		len = full_key(&off, i, &key);
+		if (key.failed || keyset_add(&fulls, key.data, len, i) == SIZE_MAX)
+			goto nomem;
+		while (p < end) {
+			size_t n;
+			const char *t = next_token(&p, end, &n);
+
+			if (keyset_add(&toks, t, n, 0) == SIZE_MAX)
+				goto nomem;
+		}
+	}
+	for (i = 0; i < all->n; i++) {
+		size_t u = all->uop[i], cell = u * nf + f, len, e, o;
+		uint32_t uu = (uint32_t)u;
+		int sep;
+
+		len = path_key(all, i, &key);
+		if (key.failed)
+			goto nomem;
+		if (keyset_find(&named, key.data, len) != SIZE_MAX)
+			continue;   /* the same μpath without f */
+		/* its text without the decisions and actions no μpath
+		 * without f makes (its increments all kept, so the
+		 * signature stays) */
+		{
+			struct cp_buf t;
+			const char *p = all->text.data + all->text_off[i];
+			const char *end = p + all->text_len[i];
+			int first = 1;
+
+			cp_buf_init(&t);
+			cp_buf_append(&t, (const char *)&uu, sizeof uu);
+			while (p < end) {
+				size_t n;
+				const char *tk = next_token(&p, end, &n);
+
+				if (*tk == '+' || keyset_find(&toks, tk, n) != SIZE_MAX) {
+					if (!first)
+						cp_buf_append(&t, ", ", 2);
+					cp_buf_append(&t, tk, n);
+					first = 0;
+				}
+			}
+			e = t.failed ? SIZE_MAX - 1 : keyset_find(&named, t.data, t.len);
+			cp_buf_release(&t);
+			if (e == SIZE_MAX - 1)
+				goto nomem;
+			if (e != SIZE_MAX)
+				continue;   /* it does what a μpath without f does */
+		}
+		len = column_key(all, i, dc, k, &key, &zero);
+		if (key.failed)
+			goto nomem;
+		if (zero) {
+			pf->n_blind[cell]++;
+			continue;
+		}
+		o = keyset_find(&cols, key.data, len);
+		if (keyset_find(&fcols, key.data, len) == SIZE_MAX) {
+			if (keyset_add(&fcols, key.data, len, 0) == SIZE_MAX)
+				goto nomem;
+			pf->n_sig[cell]++;
+			pf->n_shared[cell] += o != SIZE_MAX;
+		}
+		if (o == SIZE_MAX || (best[u] >= 0 && best_sep[u]))
+			continue;
+		/* a pair: separable when no μpath without f has its whole
+		 * signature (then one with its column differs somewhere) */
+		len = full_key(all, i, &key);
+		if (key.failed)
+			goto nomem;
+		e = keyset_find(&fulls, key.data, len);
+		sep = e == SIZE_MAX;
+		if (best[u] < 0 || sep) {
+			best[u] = (long)i;
+			best_sep[u] = sep;
+			partner[u] = sep ? cols.val[o] : fulls.val[e];
+		}
+	}
+	for (i = 0; i < pf->n_uops; i++) {
+		size_t cell = i * nf + f, o = partner[i], j;
+
+		if (best[i] < 0)
+			continue;
+		pf->pair[2 * cell] = path_text(all, (size_t)best[i]);
+		pf->pair[2 * cell + 1] = path_text(&off, o);
+		if (!pf->pair[2 * cell] || !pf->pair[2 * cell + 1])
+			goto nomem;
+		for (j = 0; best_sep[i] && j < all->km; j++)
+			if (all->sig[(size_t)best[i] * all->km + j] != off.sig[o * off.km + j]) {
+				pf->separator[cell] = udd_model_counter_name(m, j);
+				break;
+			}
+	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_buf_release(&key);
+	keyset_free(&named);
+	keyset_free(&toks);
+	keyset_free(&cols);
+	keyset_free(&fulls);
+	keyset_free(&fcols);
+	cp_free(best);
+	cp_free(best_sep);
+	cp_free(partner);
+	pathlist_free(&off);
+	return rc;
+}
+
+/* Identifiability of every feature of sel (pf->ident 0 when sel or one
+ * of its sub-models has more than FLOWS_MAX_PATHS μpaths). */
+static int identifiability(struct pipe_flows *pf, const struct udd_model *m,
+			   udd_features sel, const struct pipe_data *pd,
+			   struct cp_error *err)
+{
+	struct pathlist all;
+	size_t cells = pf->n_uops * pf->n_feat, f, i;
+	int rc;
+
+	pf->n_sig = cp_calloc(cells + 1, sizeof *pf->n_sig);
+	pf->n_shared = cp_calloc(cells + 1, sizeof *pf->n_shared);
+	pf->n_blind = cp_calloc(cells + 1, sizeof *pf->n_blind);
+	pf->pair = cp_calloc(2 * cells + 1, sizeof *pf->pair);
+	pf->separator = cp_calloc(cells + 1, sizeof *pf->separator);
+	if (!pf->n_sig || !pf->n_shared || !pf->n_blind || !pf->pair || !pf->separator)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if ((rc = paths_of(m, sel, FLOWS_MAX_PATHS, &all, err)))
+		goto out;
+	pf->ident = !all.over;
+	for (f = 0, i = 0; pf->ident && !rc && i < udd_model_n_features(m); i++)
+		if ((sel >> i) & 1)
+			rc = feature_identifiability(pf, m, sel, &all, pd, f++, i, err);
+out:
+	pathlist_free(&all);
+	return rc;
+}
+
 int pipe_flows_new(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, struct pipe_flows **out,
 		   struct cp_error *err)
@@ -198,6 +657,8 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 		off = NULL;
 		f++;
 	}
+	if ((rc = identifiability(pf, m, sel, pd, err)))
+		goto fail;
 	if ((rc = feas_flows_new(k, n, pf->S, &pf->ff, err)))
 		goto fail;
 	cp_free(rows);
@@ -212,6 +673,8 @@ fail:
 
 void pipe_flows_free(struct pipe_flows *pf)
 {
+	size_t i;
+
 	if (!pf)
 		return;
 	feas_flows_free(pf->ff);
@@ -224,6 +687,13 @@ void pipe_flows_free(struct pipe_flows *pf)
 	cp_free(pf->n_uop_cols);
 	cp_free(pf->n_needing);
 	cp_free(pf->per);
+	cp_free(pf->n_sig);
+	cp_free(pf->n_shared);
+	cp_free(pf->n_blind);
+	for (i = 0; pf->pair && i < 2 * pf->n_uops * pf->n_feat; i++)
+		cp_free(pf->pair[i]);
+	cp_free(pf->pair);
+	cp_free(pf->separator);
 	cp_free(pf);
 }
 
@@ -237,6 +707,39 @@ size_t pipe_flows_n_uop_columns(const struct pipe_flows *pf, size_t u) { return 
 size_t pipe_flows_n_needing(const struct pipe_flows *pf, size_t u, size_t f)
 {
 	return pf->n_needing[u * pf->n_feat + f];
+}
+
+int pipe_flows_identifiability_known(const struct pipe_flows *pf) { return pf->ident; }
+
+size_t pipe_flows_n_signatures_of(const struct pipe_flows *pf, size_t u, size_t f)
+{
+	return pf->ident ? pf->n_sig[u * pf->n_feat + f] : 0;
+}
+
+size_t pipe_flows_n_shared(const struct pipe_flows *pf, size_t u, size_t f)
+{
+	return pf->ident ? pf->n_shared[u * pf->n_feat + f] : 0;
+}
+
+size_t pipe_flows_n_blind(const struct pipe_flows *pf, size_t u, size_t f)
+{
+	return pf->ident ? pf->n_blind[u * pf->n_feat + f] : 0;
+}
+
+const char *pipe_flows_shared_pair(const struct pipe_flows *pf, size_t u, size_t f,
+				   int other)
+{
+	return pf->ident ? pf->pair[2 * (u * pf->n_feat + f) + (other != 0)] : NULL;
+}
+
+const char *pipe_flows_separator(const struct pipe_flows *pf, size_t u, size_t f)
+{
+	return pf->ident ? pf->separator[u * pf->n_feat + f] : NULL;
+}
+
+int pipe_flows_attributable(const struct pipe_flows *pf, size_t u, size_t f)
+{
+	return pf->ident && !pf->n_shared[u * pf->n_feat + f];
 }
 
 const char *pipe_flows_per(const struct pipe_flows *pf, size_t u)

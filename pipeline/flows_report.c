@@ -58,6 +58,42 @@ void pipe_flows_put_interval(struct cp_buf *b, double lo, double hi, double scal
 	cp_buf_printf(b, "%s]", unit);
 }
 
+/* Why feature f's flow on uop u is not (all) attributable, on one line:
+ * its signatures shared with μpaths without it (one such pair, and the
+ * model counter that would tell them apart), its μpaths the checked
+ * counters do not see, and what the bounds are then of. */
+static void ident_text(const struct pipe_flows *pf, size_t u, size_t f,
+		       const char *indent, struct cp_buf *b)
+{
+	size_t n = pipe_flows_n_signatures_of(pf, u, f), sh = pipe_flows_n_shared(pf, u, f);
+	size_t bl = pipe_flows_n_blind(pf, u, f), id = pipe_flows_n_needing(pf, u, f);
+
+	cp_buf_printf(b, "%s  %s %s: ", indent, pipe_flows_uop(pf, u),
+		      pipe_flows_feature(pf, f));
+	if (!sh) {   /* attributable: only μpaths the counters do not see */
+		cp_buf_printf(b, "%zu of its μpaths count none of the checked counters "
+			      "(no data bound their flow; the bounds below leave it out)\n",
+			      bl);
+		return;
+	}
+	cp_buf_printf(b, "not identifiable by these counters: %zu of its %zu signatures "
+		      "come from μpaths without it too (e.g. [%s] and [%s]; ", sh, n,
+		      pipe_flows_shared_pair(pf, u, f, 0), pipe_flows_shared_pair(pf, u, f, 1));
+	if (pipe_flows_separator(pf, u, f))
+		cp_buf_printf(b, "counter %s would tell them apart)",
+			      pipe_flows_separator(pf, u, f));
+	else
+		cp_buf_puts(b, "no counter of the model tells them apart)");
+	if (bl)
+		cp_buf_printf(b, "; %zu of its μpaths count none of the checked counters", bl);
+	if (id)
+		cp_buf_printf(b, "; the bounds below are of the flow on its other %zu "
+			      "(the identifiable part), not of its flow\n", id);
+	else
+		cp_buf_puts(b, "; none of its flow can be attributed, so none is "
+			    "bounded\n");
+}
+
 size_t pipe_flows_text_columns(const struct pipe_flows *pf, const char *indent,
 			       struct cp_buf *b)
 {
@@ -77,6 +113,14 @@ size_t pipe_flows_text_columns(const struct pipe_flows *pf, const char *indent,
 		for (f = 0; f < nf; f++)
 			any += pipe_flows_n_needing(pf, u, f) > 0;
 	}
+	if (!pipe_flows_identifiability_known(pf))
+		cp_buf_printf(b, "%s(which features' flows these counters can attribute is "
+			      "not decided: more than 200000 μpaths to compare)\n", indent);
+	for (u = 0; u < nu; u++)
+		for (f = 0; f < nf; f++)
+			if (pipe_flows_identifiability_known(pf) &&
+			    (!pipe_flows_attributable(pf, u, f) || pipe_flows_n_blind(pf, u, f)))
+				ident_text(pf, u, f, indent, b);
 	if (!any)
 		cp_buf_printf(b, "%s(no feature adds a signature: nothing to bound)\n", indent);
 	return any;
@@ -109,6 +153,8 @@ void pipe_flows_text_rows(const struct pipe_flows *pf,
 				cp_buf_puts(b, "undefined (the region allows no μops)");
 			if (fb->rate.inexact || fb->share.inexact)
 				cp_buf_puts(b, "  (inexact optimum; bounds hold)");
+			if (!pipe_flows_attributable(pf, u, f))
+				cp_buf_puts(b, "  (identifiable part only)");
 			cp_buf_puts(b, "\n");
 		}
 }
@@ -149,6 +195,36 @@ void pipe_flows_json_uops(const struct pipe_flows *pf, struct cp_buf *b)
 			cp_buf_json_string(b, pipe_flows_feature(pf, f));
 			cp_buf_printf(b, ": %zu", pipe_flows_n_needing(pf, u, f));
 		}
+		cp_buf_puts(b, "}, \"identifiability\": ");
+		if (!pipe_flows_identifiability_known(pf)) {
+			cp_buf_puts(b, "null}");
+			continue;
+		}
+		cp_buf_puts(b, "{");
+		for (f = 0; f < nf; f++) {
+			cp_buf_puts(b, f ? ", " : "");
+			cp_buf_json_string(b, pipe_flows_feature(pf, f));
+			cp_buf_printf(b, ": {\"signatures\": %zu, \"identifiable\": %zu, "
+				      "\"shared\": %zu, \"blind\": %zu, \"attributable\": %s, "
+				      "\"shared_pair\": ", pipe_flows_n_signatures_of(pf, u, f),
+				      pipe_flows_n_needing(pf, u, f), pipe_flows_n_shared(pf, u, f),
+				      pipe_flows_n_blind(pf, u, f),
+				      pipe_flows_attributable(pf, u, f) ? "true" : "false");
+			if (pipe_flows_shared_pair(pf, u, f, 0)) {
+				cp_buf_puts(b, "[");
+				cp_buf_json_string(b, pipe_flows_shared_pair(pf, u, f, 0));
+				cp_buf_puts(b, ", ");
+				cp_buf_json_string(b, pipe_flows_shared_pair(pf, u, f, 1));
+				cp_buf_puts(b, "], \"separator\": ");
+				if (pipe_flows_separator(pf, u, f))
+					cp_buf_json_string(b, pipe_flows_separator(pf, u, f));
+				else
+					cp_buf_puts(b, "null");
+			} else {
+				cp_buf_puts(b, "null, \"separator\": null");
+			}
+			cp_buf_puts(b, "}");
+		}
 		cp_buf_puts(b, "}}");
 	}
 	cp_buf_puts(b, "}");
@@ -185,7 +261,8 @@ void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
 				continue;
 			cp_buf_puts(b, shown++ ? ", " : "");
 			cp_buf_json_string(b, pipe_flows_feature(pf, f));
-			cp_buf_puts(b, ": {\"inexact\": ");
+			cp_buf_printf(b, ": {\"part\": \"%s\", \"inexact\": ",
+				      pipe_flows_attributable(pf, u, f) ? "all" : "identifiable");
 			cp_buf_puts(b, fb->rate.inexact || fb->share.inexact ? "true" : "false");
 			json_pair(b, "rate", fb->rate.lo, fb->rate.hi);
 			json_pair(b, "rate_attained", fb->rate.lo_at, fb->rate.hi_at);

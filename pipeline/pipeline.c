@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pipeline/pipeline.h"
+#include "pipeline/pipeline_int.h"
 
 #include "geometry/cone.h"
 
@@ -351,6 +352,16 @@ const size_t *pipe_data_columns(const struct pipe_data *pd) { return pd->cols; }
 const char *const *pipe_data_names(const struct pipe_data *pd) { return pd->names; }
 size_t pipe_data_n_observations(const struct pipe_data *pd) { return pd->n_obs; }
 size_t pipe_data_n_unusable(const struct pipe_data *pd) { return pd->n_unusable; }
+
+const struct region_options *pipe_data_region_options(const struct pipe_data *pd)
+{
+	return &pd->ro;
+}
+
+const char *const *pipe_data_events(const struct pipe_data *pd)
+{
+	return pd->events;
+}
 
 const struct region *pipe_data_region(const struct pipe_data *pd, size_t i)
 {
@@ -703,6 +714,24 @@ static int check_in_turn(struct pipe_model *pm, const struct feas_query *q,
 	return rc;
 }
 
+int pipe_check_queries(struct pipe_model *pm, const struct feas_query *q, size_t n,
+		       unsigned flags, size_t threads, int fresh, struct feas_result *r,
+		       size_t *inexact, void (*progress)(void *, size_t, size_t),
+		       void *progress_ctx, struct cp_error *err)
+{
+	int rc;
+
+	if (fresh)
+		threads = 1;
+	rc = !fresh && (threads == 1 || n == 1) ? CP_ENUMERIC :
+		feas_check_batch(pm->fm, n, q, flags, threads, r, progress,
+				 progress_ctx, err);
+	if (rc == CP_ENUMERIC)
+		rc = check_in_turn(pm, q, n, flags, r, inexact, progress,
+				   progress_ctx, err);
+	return rc;
+}
+
 /* r[j] moves to res[idx[j]] (r[j] is left initialised). */
 static void results_move(struct feas_result *r, const size_t *idx, size_t n,
 			 struct feas_result *res)
@@ -757,14 +786,8 @@ static int check_list(struct pipe_model *pm, const struct pipe_data *pd,
 		q[j] = pd->queries[idx[j]];
 		feas_result_init(&r[j]);
 	}
-	if (fresh)
-		threads = 1;
-	rc = !fresh && (threads == 1 || n == 1) ? CP_ENUMERIC :
-		feas_check_batch(pm->fm, n, q, flags, threads, r, progress,
-				 progress_ctx, err);
-	if (rc == CP_ENUMERIC)
-		rc = check_in_turn(pm, q, n, flags, r, &inexact, progress,
-				   progress_ctx, err);
+	rc = pipe_check_queries(pm, q, n, flags, threads, fresh, r, &inexact, progress,
+				progress_ctx, err);
 	if (!rc)
 		results_move(r, idx, n, res);
 	if (n_inexact)

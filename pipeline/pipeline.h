@@ -208,6 +208,55 @@ int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
 		    const size_t *obs, size_t n, unsigned flags,
 		    struct feas_result *res, size_t *n_inexact, struct cp_error *err);
 
+/* ---- family-wise claims ----
+ * A region holds its observation's true mean with probability c (the
+ * regions' confidence), so a model true for every observation is
+ * refuted by one of n observations with probability up to 1 - c^n (28%
+ * at n = 32).  A claim about the model as a whole (refuted, or not)
+ * holds at the family-wise confidence C when an observation counts as
+ * refuting it only if its region at c_n = C^(1/n) misses the cone too
+ * (Sidak; the observations are independent runs): with probability at
+ * least C every region at c_n holds its true mean at once, and then no
+ * model whose cone holds the true means is refuted by any of them.
+ * (When c_n would be below c, it is c: a claim at level c then holds at
+ * C or more.)  pipe_family checks again, at c_n, the observations
+ * pipe_check found infeasible; their regions at c_n are built on first
+ * need (from the dataset, as pipe_data's at c) and kept for the models
+ * checked after.  docs/statistics.md, section 10.
+ *
+ * Ownership: pipe_family_free (NULL no-op); it refers to pd, which must
+ * outlive it. */
+struct pipe_family;
+
+/* C^(1/n), or c when that is larger (n <= 1: the larger of C and c). */
+double pipe_family_level_for(double family_confidence, double confidence, size_t n);
+/* family_confidence 0: 0.99.  n: the observations the claims rest on
+ * (those usable: pipe_data_n_observations - pipe_data_n_unusable). */
+int pipe_family_new(const struct pipe_data *pd, double family_confidence, size_t n,
+		    struct pipe_family **out, struct cp_error *err);
+void pipe_family_free(struct pipe_family *fam);
+double pipe_family_confidence(const struct pipe_family *fam);
+/* Each observation's level, c_n. */
+double pipe_family_level(const struct pipe_family *fam);
+size_t pipe_family_n(const struct pipe_family *fam);
+/* Observation i's region at c_n as a query; NULL until a check built it
+ * (or when c_n is c and pd has no queries: a streamed pd). */
+const struct feas_query *pipe_family_query(const struct pipe_family *fam, size_t i);
+/* res: pipe_check's (or pipe_check_stream's) verdicts of pm at c.
+ * refutes (pipe_data_n_observations entries): 1 where the observation is
+ * infeasible at c and its region at c_n misses the cone too; *n_refuting
+ * counts them.  Borderline verdicts at c_n whose exact re-check failed
+ * keep the floating-point answer and are counted in *n_inexact (may be
+ * NULL).  threads as pipe_check's. */
+int pipe_family_check(struct pipe_family *fam, struct pipe_model *pm,
+		      const struct feas_result *res, size_t threads,
+		      unsigned char *refutes, size_t *n_refuting, size_t *n_inexact,
+		      struct cp_error *err);
+
+/* A confidence as a percentage for reports ("99%", "99.9685%"): at most
+ * 4 decimals, never rounded up (a level printed is one that holds). */
+void pipe_put_level(struct cp_buf *b, double confidence);
+
 /* ---- the whole pipeline in one call ----
  * Parse the model, select the features ("a,b"; NULL or "": none), load
  * the dataset, build the regions, the signatures and the cone (under
@@ -291,6 +340,30 @@ size_t pipe_flows_n_needing(const struct pipe_flows *pf, size_t u, size_t f);
 /* The denominator of u's shares: a counter's name, or NULL for the flow
  * on all of u's columns. */
 const char *pipe_flows_per(const struct pipe_flows *pf, size_t u);
+/* Identifiability.  f's μpaths are those of sel that sel without f does
+ * not have (a μpath that never reads f is the same in both).  Their
+ * distinct signatures on the checked counters (per uop) are f's; those a
+ * μpath without f has too are shared, and the flow on them cannot be
+ * attributed to f by these counters; f's μpaths that count none of the
+ * checked counters are blind (no data bound their flow, and no bound
+ * includes it, as for every such column).  The bounds are of the flow on
+ * f's other signatures, the columns that need f: all of f's flow the
+ * counters see when it is attributable (nothing shared); otherwise the
+ * reports label them the identifiable part.  Decided when sel and each
+ * sub-model without one of its features have at most 200,000 μpaths
+ * (pipe_flows_identifiability_known; else every count below is 0). */
+int pipe_flows_identifiability_known(const struct pipe_flows *pf);
+size_t pipe_flows_n_signatures_of(const struct pipe_flows *pf, size_t u, size_t f);
+size_t pipe_flows_n_shared(const struct pipe_flows *pf, size_t u, size_t f);
+size_t pipe_flows_n_blind(const struct pipe_flows *pf, size_t u, size_t f);
+int pipe_flows_attributable(const struct pipe_flows *pf, size_t u, size_t f);
+/* One shared pair: f's μpath (other 0) and a μpath without f (other 1)
+ * with the same signature on the checked counters, as `paths` writes
+ * them; and a model counter (not checked) that counts them differently,
+ * NULL when none does.  NULL when nothing is shared. */
+const char *pipe_flows_shared_pair(const struct pipe_flows *pf, size_t u, size_t f,
+				   int other);
+const char *pipe_flows_separator(const struct pipe_flows *pf, size_t u, size_t f);
 
 enum pipe_flow_status {
 	PIPE_FLOWS_BOUNDED = 0,

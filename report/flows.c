@@ -13,6 +13,10 @@
 #define BAR_ROW_H 24
 #define BAR_TOP 26          /* the axis' ticks above the first row */
 #define BAR_NUM_W 230.0     /* the numbers right of the axis */
+/* after the name of a feature whose flow the counters cannot wholly
+ * attribute (pipe_flows_attributable): its bar is of the flow on its
+ * identifiable signatures only */
+#define PART_LABEL " (identifiable part)"
 
 /* x of share v (a fraction) on the axis starting at x0; shares beyond
  * [0, 1] (a share per retired μop can pass 100%) stop at the edge. */
@@ -38,7 +42,9 @@ void report_flow_bars_svg(const struct pipe_flows *pf,
 		for (f = 0; f < nf; f++)
 			if (pipe_flows_n_needing(pf, u, f)) {
 				size_t len = strlen(pipe_flows_uop(pf, u)) +
-					strlen(pipe_flows_feature(pf, f)) + 1;
+					strlen(pipe_flows_feature(pf, f)) + 1 +
+					(pipe_flows_attributable(pf, u, f) ? 0 :
+					 strlen(PART_LABEL));
 
 				rows++;
 				label = len > label ? len : label;
@@ -75,6 +81,8 @@ void report_flow_bars_svg(const struct pipe_flows *pf,
 			report_html_text(b, pipe_flows_uop(pf, u));
 			cp_buf_puts(b, " ");
 			report_html_text(b, pipe_flows_feature(pf, f));
+			if (!pipe_flows_attributable(pf, u, f))
+				cp_buf_puts(b, PART_LABEL);
 			cp_buf_printf(b, "</text>\n<rect class=\"cp-flow-track\" x=\"%.1f\" "
 				      "y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"#f3f3f3\" "
 				      "stroke=\"#bbb\"/>\n", x0, y + 6, BAR_AXIS_W);
@@ -84,13 +92,19 @@ void report_flow_bars_svg(const struct pipe_flows *pf,
 
 				if (z - a < 2)   /* a point interval stays visible */
 					z = a + 2;
-				cp_buf_printf(b, "<rect class=\"cp-flow-bar%s\" x=\"%.2f\" "
+				int part = !pipe_flows_attributable(pf, u, f);
+
+				cp_buf_printf(b, "<rect class=\"cp-flow-bar%s%s\" x=\"%.2f\" "
 					      "y=\"%d\" width=\"%.2f\" height=\"12\" "
-					      "fill=\"#45818e\"><title>", fb->share.hi > 1 ?
-					      " cp-flow-over" : "", a, y + 6, z - a);
+					      "fill=\"%s\"><title>", fb->share.hi > 1 ?
+					      " cp-flow-over" : "", part ? " cp-flow-part" : "",
+					      a, y + 6, z - a, part ? "#a4c2c8" : "#45818e");
 				pipe_flows_put_interval(&num, fb->share.lo, fb->share.hi, 100, "%");
 				report_html_text(b, num.data ? num.data : "");
-				cp_buf_puts(b, " of the μops, rate ");
+				cp_buf_puts(b, part ? " of the μops on its identifiable signatures "
+					    "only (the flow on the signatures it shares with "
+					    "μpaths without it cannot be attributed), rate " :
+					    " of the μops, rate ");
 				cp_buf_release(&num);
 				cp_buf_init(&num);
 				pipe_flows_put_interval(&num, fb->rate.lo, fb->rate.hi, 1, "");
@@ -116,11 +130,44 @@ void report_flow_bars_svg(const struct pipe_flows *pf,
 	cp_buf_puts(b, "</svg>\n");
 }
 
+/* The features whose flow these counters cannot wholly attribute
+ * (pipe_flows_attributable), as a sentence: each with its signatures
+ * shared with μpaths without it and its μpaths no checked counter sees.
+ * Returns how many. */
+static size_t not_identifiable_html(const struct pipe_flows *pf, struct cp_buf *b)
+{
+	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f, n = 0;
+
+	for (u = 0; u < nu; u++)
+		for (f = 0; f < nf; f++) {
+			if (pipe_flows_attributable(pf, u, f) ||
+			    !(pipe_flows_n_signatures_of(pf, u, f) || pipe_flows_n_blind(pf, u, f)))
+				continue;
+			cp_buf_puts(b, n++ ? "; " : " Not identifiable by these counters, so "
+				    "bounded only on the signatures no μpath without the "
+				    "feature has (pale bars), or not at all: ");
+			report_html_text(b, pipe_flows_uop(pf, u));
+			cp_buf_puts(b, " ");
+			report_html_text(b, pipe_flows_feature(pf, f));
+			cp_buf_printf(b, " (%zu of its %zu signatures shared",
+				      pipe_flows_n_shared(pf, u, f),
+				      pipe_flows_n_signatures_of(pf, u, f));
+			if (pipe_flows_n_blind(pf, u, f))
+				cp_buf_printf(b, ", %zu of its μpaths seen by no checked counter",
+					      pipe_flows_n_blind(pf, u, f));
+			if (!pipe_flows_n_needing(pf, u, f))
+				cp_buf_puts(b, "; nothing bounded");
+			cp_buf_puts(b, ")");
+		}
+	return n;
+}
+
 void report_flows_html(const struct pipe_flows *pf, enum pipe_flow_status status,
 		       const struct pipe_flow_bounds *row, const char *title,
 		       struct cp_buf *b)
 {
 	size_t nu = pipe_flows_n_uops(pf), nf = pipe_flows_n_features(pf), u, f, any = 0;
+	size_t part;
 
 	for (u = 0; u < nu; u++)
 		for (f = 0; f < nf; f++)
@@ -141,7 +188,8 @@ void report_flows_html(const struct pipe_flows *pf, enum pipe_flow_status status
 	}
 	if (!any) {
 		cp_buf_puts(b, "<p class=\"note flows-none\">No feature adds a signature: "
-			    "no flow to bound.</p>\n");
+			    "no flow to bound.");
+		cp_buf_puts(b, not_identifiable_html(pf, b) ? ".</p>\n" : "</p>\n");
 		return;
 	}
 	cp_buf_puts(b, "<figure class=\"flows\">\n");
@@ -159,5 +207,7 @@ void report_flows_html(const struct pipe_flows *pf, enum pipe_flow_status status
 		}
 	cp_buf_puts(b, ") on the μpaths the feature adds: the smallest and largest the "
 		    "region and the cone allow, certified and rounded outward, as "
-		    "<code>counterpoint flows</code> prints them.</figcaption>\n</figure>\n");
+		    "<code>counterpoint flows</code> prints them.");
+	part = not_identifiable_html(pf, b);
+	cp_buf_puts(b, part ? ".</figcaption>\n</figure>\n" : "</figcaption>\n</figure>\n");
 }

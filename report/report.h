@@ -111,6 +111,7 @@ struct report_explore {
 	const char *region;              /* "pca box", ... */
 	double confidence;
 	size_t n_observations;
+	double family_confidence, family_level;   /* 0: not family-wise */
 };
 /* The search as a picture (report_dot_svg of explore_dot), the models
  * tested as a table, the claims with their proofs, and the flow bounds

@@ -66,11 +66,15 @@ static void models_table(const struct explore_search *s, struct cp_buf *b)
 
 		cp_buf_printf(b, "<tr id=\"model-%zu\"><td>%zu</td><td>", i + 1, i + 1);
 		features(b, s, m->features);
-		cp_buf_printf(b, "</td><td class=\"%s\">%s</td><td>%zu/%zu</td><td>%zu"
-			      "</td><td>%s", m->feasible ? "feasible" : "infeasible",
+		cp_buf_printf(b, "</td><td class=\"%s\">%s</td><td>%zu/%zu",
+			      m->feasible ? "feasible" : "infeasible",
 			      m->feasible ? (m->minimal ? "minimal" : "feasible") : "refuted",
-			      m->eval.n_infeasible, m->eval.n_observations,
-			      m->eval.n_signatures, explore_origin_name(m->origin));
+			      m->eval.n_infeasible, m->eval.n_observations);
+		if (explore_eval_refuting(&m->eval) != m->eval.n_infeasible)
+			cp_buf_printf(b, " (%zu refute over all)",
+				      explore_eval_refuting(&m->eval));
+		cp_buf_printf(b, "</td><td>%zu</td><td>%s", m->eval.n_signatures,
+			      explore_origin_name(m->origin));
 		if (m->origin == EXPLORE_DISCOVERY || m->origin == EXPLORE_ELIMINATION) {
 			const struct explore_model *p = explore_model_at(s, m->parent);
 			udd_features diff = m->features ^ p->features;
@@ -285,9 +289,18 @@ int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 	report_html_text(b, e->model_path);
 	cp_buf_puts(b, "</code>, data <code>");
 	report_html_text(b, e->data_path);
-	cp_buf_printf(b, "</code>: %zu observation%s, %s at confidence %g.</p>\n",
+	cp_buf_printf(b, "</code>: %zu observation%s, %s at confidence %g each",
 		      e->n_observations, e->n_observations == 1 ? "" : "s", e->region,
 		      e->confidence);
+	if (e->family_level > 0) {
+		cp_buf_puts(b, "; every claim at ");
+		pipe_put_level(b, e->family_confidence);
+		cp_buf_printf(b, " over all %zu (an observation refutes a model when its "
+			      "region at ", e->n_observations);
+		pipe_put_level(b, e->family_level);
+		cp_buf_puts(b, " misses the cone too)");
+	}
+	cp_buf_puts(b, ".</p>\n");
 	picture(e, b);
 	models_table(e->s, b);
 	skipped(e->s, e->names, b);

@@ -269,7 +269,7 @@ static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
  * the small counter's own spread; within a block the correlations are
  * strong enough to pay for it.  A function of the first half only, so
  * the widths' law is unchanged.  root: k scratch. */
-static void split_blocks(double *S, size_t k, size_t *root)
+static void split_blocks(double *S, size_t k, size_t *root, double corr)
 {
 	size_t j, l, a, b;
 
@@ -279,7 +279,7 @@ static void split_blocks(double *S, size_t k, size_t *root)
 		for (l = j + 1; l < k; l++) {
 			double d = S[j * k + j] * S[l * k + l];
 
-			if (!(d > 0) || !(fabs(S[j * k + l]) >= SPLIT_BLOCK_CORR * sqrt(d)))
+			if (!(d > 0) || !(fabs(S[j * k + l]) >= corr * sqrt(d)))
 				continue;
 			for (a = j; root[a] != a; a = root[a])
 				;
@@ -297,6 +297,114 @@ static void split_blocks(double *S, size_t k, size_t *root)
 		for (l = 0; l < k; l++)
 			if (root[j] != root[l])
 				S[j * k + l] = 0;
+}
+
+/* The kinds of axis of a short run's frame (block_axes). */
+enum { AXIS_THIN = 0, AXIS_COUNTER = 1, AXIS_WIDE = 2 };
+
+/* A short run's blocks: pairs of counters whose correlation in S (the
+ * first half's covariance) reaches SHORT_PAIR_CORR, the strongest first,
+ * each counter in one pair at most (root[] the pair's first counter, or
+ * the counter itself); S's covariances outside the pairs set to 0.  Not
+ * chains of them: in a block of three or more whose ends correlate less,
+ * the widest axis leans on every member, and the box reaches farther
+ * along each counter than the independent box does. */
+static int short_pairs(double *S, size_t k, size_t *root, struct cp_error *err)
+{
+	size_t *cand = cp_malloc((k * k / 2 + 1) * 2 * sizeof *cand), n = 0, i, j, l, t;
+	double *r = cp_malloc((k * k / 2 + 1) * sizeof *r);
+
+	if (!cand || !r) {
+		cp_free(cand);
+		cp_free(r);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	for (j = 0; j < k; j++) {
+		root[j] = j;
+		for (l = j + 1; l < k; l++) {
+			double d = S[j * k + j] * S[l * k + l], c;
+
+			if (!(d > 0) || !((c = fabs(S[j * k + l]) / sqrt(d)) >= SHORT_PAIR_CORR))
+				continue;
+			/* insertion by descending correlation (few pass) */
+			for (i = n; i > 0 && r[i - 1] < c; i--) {
+				r[i] = r[i - 1];
+				cand[2 * i] = cand[2 * i - 2];
+				cand[2 * i + 1] = cand[2 * i - 1];
+			}
+			r[i] = c;
+			cand[2 * i] = j;
+			cand[2 * i + 1] = l;
+			n++;
+		}
+	}
+	/* the strongest first; a pair whose counter is taken is dropped
+	 * (r[] < 0) */
+	for (i = 0; i < n; i++) {
+		j = cand[2 * i];
+		l = cand[2 * i + 1];
+		if (root[j] != j || root[l] != l || r[i] < 0)
+			continue;
+		root[l] = j;
+		for (t = i + 1; t < n; t++)
+			if (cand[2 * t] == j || cand[2 * t + 1] == j ||
+			    cand[2 * t] == l || cand[2 * t + 1] == l)
+				r[t] = -1;
+	}
+	for (j = 0; j < k; j++)
+		for (l = 0; l < k; l++)
+			if (j != l && root[j] != root[l])
+				S[j * k + l] = 0;
+	cp_free(cand);
+	cp_free(r);
+	return CP_OK;
+}
+
+/* A short run's frame: S (the first half's covariance, its covariances
+ * between blocks already 0, root[] each counter's block) gives each
+ * block of two or more counters its own principal axes, the widest
+ * AXIS_WIDE and the others AXIS_THIN, and each counter alone its own
+ * axis (AXIS_COUNTER).  Rows of V, kinds in kind. */
+static int block_axes(const double *S, size_t k, const size_t *root, double *w,
+		      double *V, unsigned char *kind, struct cp_error *err)
+{
+	size_t *mem = cp_malloc((k + 1) * sizeof *mem), b, i, j, n, row = 0;
+	double *sub = cp_malloc((k * k + 1) * sizeof *sub);
+	double *vec = cp_malloc((k * k + 1) * sizeof *vec);
+	int rc = CP_OK;
+
+	if (!mem || !sub || !vec) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(V, 0, k * k * sizeof *V);
+	for (b = 0; b < k && !rc; b++) {
+		if (root[b] != b)
+			continue;
+		for (j = b, n = 0; j < k; j++)
+			if (root[j] == b)
+				mem[n++] = j;
+		if (n == 1) {
+			V[row * k + b] = 1;
+			kind[row++] = AXIS_COUNTER;
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				sub[i * n + j] = S[mem[i] * k + mem[j]];
+		if ((rc = stats_symmetric_eigen(sub, n, w, vec, err)))
+			break;
+		for (i = 0; i < n; i++, row++) {   /* ascending: the last is widest */
+			for (j = 0; j < n; j++)
+				V[row * k + mem[j]] = vec[i * n + j];
+			kind[row] = i + 1 == n ? AXIS_WIDE : AXIS_THIN;
+		}
+	}
+out:
+	cp_free(mem);
+	cp_free(sub);
+	cp_free(vec);
+	return rc;
 }
 
 /* The PCA box, in the principal frame with its axes and widths from
@@ -323,19 +431,25 @@ static void split_blocks(double *S, size_t k, size_t *root)
  * than the independent box along every counter by more than the
  * correlations typically win back, and the caller takes the independent
  * box (a rule on k and the degrees of freedom, never on the data's
- * values).  Returns 0; -1 when a half is too short, -2 when samples are
+ * values).  A counter whose spread in the two halves differs beyond
+ * what stationary samples allow (stats_halves_differ: a phase in one
+ * half) voids the premise that the second half speaks for the run:
+ * then the axes it weighs on keep at least the whole sample's width
+ * along them, sqrt(q1 v'C v) with C the full covariance of the mean
+ * (cfull).  Returns 0; -1 when a half is too short, -2 when samples are
  * missing (the caller chooses another box). */
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
-			 const double *floor_, int per_interval, double conf,
-			 struct cp_error *err)
+			 const double *floor_, const double *cfull,
+			 int per_interval, double conf, struct cp_error *err)
 {
 	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
 	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
 	       *h = NULL;
-	double *VT = NULL, *uw, *us, *sv, *fv, *pv, *nuj;
+	double *VT = NULL, *uw, *us, *uc, *sv, *fv, *pv, *cv, *nuj;
 	double nu, q1b;
-	int rc = -1;
+	int rc = -1, any_unsteady = 0, short_run;
+	unsigned char *unsteady = NULL, *kind = NULL;
 
 	if (na < 2 || nb < 3)
 		return -1;
@@ -351,9 +465,12 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	 * independent) or the long-run estimate's */
 	nu = L ? stats_hac_dof(nb, L) : rho ? (double)nb - 1 : (double)nb;
 	q1b = region_quantile1(conf, k, (size_t)floor(nu) + 1);
-	if (!isfinite(q1b) ||
-	    q1b > SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * r->q1)
+	if (!isfinite(q1b))
 		return -1;
+	/* the rule is judged at the reference level 0.99, so that the choice
+	 * of box depends on k and the degrees of freedom alone */
+	short_run = region_quantile1(0.99, k, (size_t)floor(nu) + 1) >
+		    SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * region_quantile1(0.99, k, r->n);
 	mu = cp_malloc(k * sizeof *mu);
 	mb = cp_malloc(k * sizeof *mb);
 	SA = cp_malloc(k * k * sizeof *SA);
@@ -362,13 +479,30 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	V = cp_malloc(k * k * sizeof *V);
 	h = cp_malloc(k * sizeof *h);
 	ord = cp_malloc(k * sizeof *ord);
-	VT = cp_malloc((k * k + 6 * k) * sizeof *VT);
-	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT) {
+	VT = cp_malloc((k * k + 8 * k) * sizeof *VT);
+	unsteady = cp_malloc(k);
+	kind = cp_calloc(k, 1);
+	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT || !unsteady ||
+	    !kind) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
 	stats_block_cov(x, 0, na, k, L, mu, SA);
 	stats_block_cov(x, na, m, k, L, mb, SB);
+	/* A counter whose spread differs between the halves (a phase in
+	 * one of them) breaks the split's premise that the second half
+	 * speaks for the whole run: the widths of the axes it weighs on may
+	 * not fall below the whole sample's (below). */
+	{
+		double nua = L ? stats_hac_dof(na, L) : (double)na - 1;
+		double nub = L ? stats_hac_dof(nb, L) : (double)nb - 1;
+
+		for (j = 0; j < k; j++) {
+			unsteady[j] = (unsigned char)stats_halves_differ(SA[j * k + j],
+						SB[j * k + j], nua, nub, k);
+			any_unsteady |= unsteady[j];
+		}
+	}
 	if (!L && !rho) {
 		/* the halves' contrast: one more degree of freedom for B */
 		double c = (double)na * (double)nb / (double)m;
@@ -396,23 +530,32 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		 * loosen pairs that correlate at 0.9998, whose thin
 		 * direction is the box's power (measured on a 4-counter
 		 * case: box volume 0.0086 -> 0.0115 of the independent). */
-		double lambda = na <= k ? shrink_intensity(x, 0, na, k, h, w) : 0;
+		double lambda = na <= k && !short_run ? shrink_intensity(x, 0, na, k, h, w) : 0;
 
 		for (j = 0; j < k; j++)
 			for (l = 0; l < k; l++)
 				if (j != l)
 					SA[j * k + l] *= 1 - lambda;
 	}
-	if (2 * na > k)
-		split_blocks(SA, k, ord);
-	if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
-		goto out;
+	if (short_run) {
+		/* only near-identities of the first half rotate the frame */
+		if ((rc = short_pairs(SA, k, ord, err)) ||
+		    (rc = block_axes(SA, k, ord, w, V, kind, err)))
+			goto out;
+	} else {
+		if (2 * na > k)
+			split_blocks(SA, k, ord, SPLIT_BLOCK_CORR);
+		if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
+			goto out;
+	}
 	uw = VT + k * k;
 	us = uw + k;
-	sv = us + k;
+	uc = us + k;
+	sv = uc + k;
 	fv = sv + k;
 	pv = fv + k;
-	nuj = pv + k;
+	cv = pv + k;
+	nuj = cv + k;
 	/* the mean's covariance as the full one is made (pairwise counts
 	 * n_jl / (n_j n_l)), from the second half's S; formed once, so each
 	 * axis costs two quadratic forms (k^2) and no division */
@@ -428,14 +571,17 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		for (i = 0; i < k; i++)
 			VT[l * k + i] = V[i * k + l];
 	for (i = 0; i < k; i++)
-		sv[i] = fv[i] = pv[i] = 0;
+		sv[i] = fv[i] = pv[i] = cv[i] = 0;
 	for (j = 0; j < k; j++) {
 		const double *wj = SA + j * k, *sj = SB + j * k, *vj = VT + j * k;
+		const double *cj = cfull + j * k;
 
 		for (i = 0; i < k; i++)
-			uw[i] = us[i] = 0;
-		for (l = 0; l < k; l++)
+			uw[i] = us[i] = uc[i] = 0;
+		for (l = 0; l < k; l++) {
 			axpy(k, wj[l], VT + l * k, uw);
+			axpy(k, cj[l], VT + l * k, uc);
+		}
 		if (per_interval)
 			for (l = 0; l < k; l++)
 				axpy(k, sj[l], VT + l * k, us);
@@ -443,6 +589,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			sv[i] += vj[i] * uw[i];
 			pv[i] += vj[i] * us[i];
 			fv[i] += vj[i] * vj[i] * floor_[j];
+			cv[i] += vj[i] * uc[i];
 		}
 	}
 	/* each counter's own degrees of freedom (prewhitened), the same for
@@ -477,6 +624,33 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		} else {
 			h[i] = sqrt(q1b * s);
 		}
+		/* never narrower than the whole sample's interval along the
+		 * same axis when counters whose halves differ carry a share
+		 * of its variance: one active in the first half only (a
+		 * phase) has no spread in the second, whose widths would then
+		 * fall to the counting floor */
+		if (any_unsteady && cv[i] > 0 && sqrt(r->q1 * cv[i]) > h[i]) {
+			double part = 0, all = 0;
+
+			for (j = 0; j < k; j++) {
+				double t = v[j] * v[j] * cfull[j * k + j];
+
+				all += t;
+				part += unsteady[j] ? t : 0;
+			}
+			if (part >= SPLIT_UNSTEADY_SHARE * all)
+				h[i] = sqrt(r->q1 * cv[i]);
+		}
+		/* a short run's frame: a counter of its own keeps the
+		 * independent box's interval, a block's widest axis the whole
+		 * sample's (module comment) */
+		if (kind[i] == AXIS_COUNTER) {
+			for (j = 0; j < k && !(v[j] > 0.5); j++)
+				;
+			h[i] = r->half_ind[j < k ? j : 0];
+		} else if (kind[i] == AXIS_WIDE && cv[i] > 0) {
+			h[i] = sqrt(r->q1 * cv[i]);
+		}
 		ord[i] = i;
 	}
 	for (i = 1; i < k; i++)   /* ascending half-width (insertion sort) */
@@ -490,6 +664,14 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		memcpy(r->box_axes + i * k, V + ord[i] * k, k * sizeof *V);
 		r->half_pca[i] = h[ord[i]];
 	}
+	/* a short run with no block: the independent box itself */
+	{
+		int alone = short_run;
+
+		for (i = 0; i < k && alone; i++)
+			alone = kind[i] == AXIS_COUNTER;
+		r->pca_on_counters = alone;
+	}
 	rc = 0;
 out:
 	cp_free(mu);
@@ -501,6 +683,8 @@ out:
 	cp_free(h);
 	cp_free(ord);
 	cp_free(VT);
+	cp_free(unsteady);
+	cp_free(kind);
 	return rc;
 }
 

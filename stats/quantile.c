@@ -57,6 +57,28 @@ double region_quantile1(double confidence, size_t k, size_t n)
 	return t * t;
 }
 
+/* Do two halves of a counter's samples differ in spread beyond what
+ * stationary Gaussian samples allow?  va/vb ~ F(nua, nub) for such
+ * samples; the two-sided test at level SPLIT_STATIONARY_ALPHA for the
+ * k counters together (Sidak).  A spread of exactly 0 against one that
+ * is not (a counter that counted in one half only) always differs; two
+ * zeros never do. */
+int stats_halves_differ(double va, double vb, double nua, double nub, size_t k)
+{
+	double a, p;
+
+	if (!(va > 0) && !(vb > 0))
+		return 0;
+	if (!(va > 0) || !(vb > 0))
+		return 1;
+	if (!(nua > 0) || !(nub > 0) || k == 0)
+		return 0;
+	gsl_quiet();
+	a = -expm1(log1p(-SPLIT_STATIONARY_ALPHA) / (double)k);
+	p = gsl_cdf_fdist_Q(va / vb, nua, nub);
+	return 2 * (p < 0.5 ? p : 1 - p) < a;
+}
+
 /* Which rule a region of k counters from n samples uses.  Hotelling's
  * quantile explodes as n approaches k (k = 6, n = 8: q = 2086 against
  * k q1 = 150 for the diagonal rule), so the full covariance is used only

@@ -250,7 +250,7 @@ int region_build(const double *rates, size_t n, size_t k,
 {
 	struct region *r = NULL;
 	const double *x = rates;
-	double *xb = NULL, *floor_ = NULL, *w = NULL, *v = NULL;
+	double *xb = NULL, *floor_ = NULL, *w = NULL, *v = NULL, *cfull = NULL;
 	size_t *nint = NULL, m = n, i, j, l, nmin = SIZE_MAX;
 	double conf = opt && opt->confidence > 0 ? opt->confidence : 0.99;
 	size_t batches = opt ? opt->batches : 0;
@@ -462,6 +462,13 @@ int region_build(const double *rates, size_t n, size_t k,
 					     per_interval);
 		r->cov[j * k + j] += floor_[j];
 	}
+	/* the whole sample's covariance of the mean, before a rule keeps
+	 * only its diagonal: the floor of the split box's widths */
+	if (k > 1 && !(opt && opt->no_pca_box)) {
+		if (!(cfull = cp_malloc(k * k * sizeof *cfull)))
+			goto nomem;
+		memcpy(cfull, r->cov, k * k * sizeof *cfull);
+	}
 
 	if (region_rule_for(k, nmin) == REGION_RULE_HOTELLING) {
 		/* Hotelling rule: full covariance.  Pairwise deletion can
@@ -532,9 +539,9 @@ int region_build(const double *rates, size_t n, size_t k,
 	 * from the first half, fall in its null space with probability 0). */
 	if (k > 1 && r->pca_box) {
 		rc = rho ? stats_split_pca_box(r, resid, n - 1, k, bandwidth, rho, njl_all,
-					 floor_, per_interval, conf, err)
+					 floor_, cfull, per_interval, conf, err)
 			 : stats_split_pca_box(r, x, m, k, 0, NULL, njl_all, floor_,
-					 per_interval, conf, err);
+					 cfull, per_interval, conf, err);
 		if (rc > 0)
 			goto out;
 		if (rc == -2 && r->rule == REGION_RULE_DIAGONAL) {
@@ -567,6 +574,7 @@ out:
 	cp_free(njl_all);
 	cp_free(nint);
 	cp_free(floor_);
+	cp_free(cfull);
 	cp_free(w);
 	cp_free(v);
 	cp_free(acc);

@@ -20,6 +20,20 @@
  * samples than k/2; measured on simulator sweeps (docs/statistics.md,
  * section 8): 0.6 beat 0.3, 0.8 and no blocks at 100 and 200 intervals. */
 #define SPLIT_BLOCK_CORR 0.6
+/* Halves too short for the split box (SPLIT_MAX_PENALTY): the frame is
+ * the counters, save pairs of counters whose first-half correlation
+ * reaches this: near-identities, which even five samples show and noise
+ * rarely mimics (stats/longrun.c, short_pairs). */
+#define SHORT_PAIR_CORR 0.99
+/* The level of the test for a counter whose spread differs between the
+ * split box's halves (stats_halves_differ): beyond it, the box's widths
+ * may not fall below the whole sample's along the same axes. */
+#define SPLIT_STATIONARY_ALPHA 0.01
+/* ... on the axes where such counters carry at least this share of the
+ * variance (by the diagonal terms): below it, even a whole miss of
+ * their spread moves a width by under half a per cent. */
+#define SPLIT_UNSTEADY_SHARE 0.01
+int stats_halves_differ(double va, double vb, double nua, double nub, size_t k);
 
 int stats_conf_ok(double c);
 double stats_quantile_for(double confidence, size_t k, size_t n,
@@ -33,8 +47,8 @@ void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 		      size_t L, double *mu, double *S);
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
-			 const double *floor_, int per_interval, double conf,
-			 struct cp_error *err);
+			 const double *floor_, const double *cfull,
+			 int per_interval, double conf, struct cp_error *err);
 
 /* ---- the long CSV's text (csv.c) ---- */
 /* A field: [p, p + len) after trimming and unquoting. */

@@ -18,9 +18,9 @@ $CP explore "$M" "$D" --exhaustive -o "$tmp/x.txt" || fail "exhaustive: exit $?"
 claims "$tmp/d.txt" > "$tmp/d.claims"
 claims "$tmp/x.txt" > "$tmp/x.claims"
 cat > "$tmp/want" <<'W'
-minimal feasible models (proven: no feasible sub-model): {need,alt1} {need,alt2}
-required features (proven: every model without one is refuted): need
-impossible features (proven: every model with one is refuted): bad
+minimal feasible models (proven: no feasible sub-model, at 99% over all 2 observations): {need,alt1} {need,alt2}
+required features (proven: every model without one is refuted, at 99% over all 2 observations): need
+impossible features (proven: every model with one is refuted, at 99% over all 2 observations): bad
 features the data allow either way (models with and without fit): alt1, alt2, spare
 undecided features (models untested; --exhaustive decides): none
 W
@@ -74,7 +74,7 @@ $CP $line > "$tmp/c.txt"; [ $? = 1 ] || fail "$line should refute the model"
 # monotonicity off: claims rest on checked verdicts, never contradicting
 $CP explore "$M" "$D" --monotone-models 0 -o "$tmp/n.txt" || fail "--monotone-models 0: exit $?"
 grep -q '^monotonicity' "$tmp/n.txt" && fail "--monotone-models 0 still decided monotonicity"
-grep -q '^required features (proven: every model without one is refuted): \(need\|none\)$' "$tmp/n.txt" ||
+grep -q '^required features (proven: every model without one is refuted, at 99% over [^)]*): \(need\|none\)$' "$tmp/n.txt" ||
 	fail "--monotone-models 0: required"
 # a feature that removes every count: its cone is {0}, it shrinks the
 # baseline's, and the one targeted check proves it impossible
@@ -83,7 +83,7 @@ awk 'BEGIN { print "observation,interval,event,value,enabled_ns,running_ns";
 	for (i = 0; i < 30; i++) { printf "o,%d,A,%d,1000000000,1000000000\n", i, 1000 + i % 7;
 		printf "o,%d,B,%d,1000000000,1000000000\n", i, 1000 + i % 5 } }' > "$tmp/off.csv"
 $CP explore "$tmp/off.udd" "$tmp/off.csv" -o "$tmp/off.txt" || fail "off: exit $?"
-grep -q '^impossible features (proven: every model with one is refuted): off$' "$tmp/off.txt" ||
+grep -q '^impossible features (proven: every model with one is refuted, at 99% over [^)]*): off$' "$tmp/off.txt" ||
 	{ cat "$tmp/off.txt"; fail "off: not proven impossible"; }
 grep -q '^  off can shrink it .*loses u: a, b' "$tmp/off.txt" || fail "off: not found to shrink the cone"
 exit 0

@@ -27,14 +27,23 @@ for shape in ("pca", "independent", "ellipsoid"):
     rep = json.load(open("%s/%s.json" % (tmp, shape)))
     assert rep["schema"] == 1 and rep["region"] == shape
     assert rep["features"] == ["merge"]
+    # merge's μpaths: the merged load (its own signature) and the miss
+    # that allocates a walk, which does what a load without merge does
+    # (so it is not merge's): the flow is wholly attributable
     assert rep["uops"]["load"] == {"columns": 3, "per": "load.retired",
-                                   "features": {"merge": 1}}
+                                   "features": {"merge": 1},
+                                   "identifiability": {"merge": {
+                                       "signatures": 1, "identifiable": 1,
+                                       "shared": 0, "blind": 0,
+                                       "attributable": True,
+                                       "shared_pair": None, "separator": None}}}
     st = {o["name"]: o for o in rep["observations"]}
     assert st["broken"]["status"] == "infeasible" and "uops" not in st["broken"]
     assert rep["summary"] == {"observations": 3, "bounded": 2, "infeasible": 1,
                               "no_flow": 0, "unusable": 0}
     for name in ("merging", "no_merge"):
         b = st[name]["uops"]["load"]["merge"]
+        assert b["part"] == "all", b
         mean = lambda e: sums[(name, e)] / 20
         merged = mean("MEM_UOPS_RETIRED.STLB_MISS_LOADS") - \
             mean("DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK")

@@ -624,6 +624,94 @@ static void test_exhaustive_fixed_start(void)
 	explore_free(s);
 }
 
+/* ---- dualization: every minimal model of a monotone family ----
+ * Ten features, each only growing the cone; a model fits when it holds
+ * one of four sets (the truth: its minimal feasible models).  Discovery
+ * stops at the first level with a feasible model (two of the sets have
+ * two features), so without the dualization the default search lists
+ * only those two; with it, all four, proven, in fewer checks than the
+ * family's 2^10 models. */
+#define DF 10
+static const udd_features dual_truth[4] = {
+	BIT(0) | BIT(1), BIT(5) | BIT(9), BIT(2) | BIT(3) | BIT(4),
+	BIT(1) | BIT(6) | BIT(7) | BIT(8),
+};
+
+static int dual_fits(udd_features sel)
+{
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if ((sel & dual_truth[i]) == dual_truth[i])
+			return 1;
+	return 0;
+}
+
+static int dual_evaluate(void *ctx, udd_features sel, struct explore_eval *out,
+			 struct cp_error *err)
+{
+	(void)err;
+	++*(size_t *)ctx;
+	out->n_observations = 3;
+	out->n_infeasible = dual_fits(sel) ? 0 : 3;
+	return 0;
+}
+
+static int dual_compare(void *ctx, udd_features parent, udd_features child,
+			const struct explore_eval *pe, int *grows,
+			unsigned char *relaxed, struct cp_error *err)
+{
+	(void)ctx, (void)parent, (void)child, (void)pe, (void)relaxed, (void)err;
+	*grows = 1;
+	return 0;
+}
+
+static int dual_monotone(void *ctx, udd_features fixed, udd_features varying,
+			 struct explore_monotonicity *out, struct cp_error *err)
+{
+	(void)ctx, (void)fixed, (void)err;
+	out->models = (size_t)1 << DF;
+	out->grows = varying;
+	return 0;
+}
+
+static void test_dualization_every_minimal(void)
+{
+	static const char *const dnames[DF] = { "f0", "f1", "f2", "f3", "f4", "f5",
+						"f6", "f7", "f8", "f9" };
+	struct explore_evaluator ev = { NULL, dual_evaluate, dual_compare,
+					dual_monotone, NULL, NULL, NULL };
+	struct explore_space space = { DF, dnames, 0, BIT(DF) - 1 };
+	struct explore_options opt = { 0 };
+	struct explore_search *s = NULL;
+	struct explore_claim_basis basis;
+	struct cp_error err;
+	size_t calls = 0, i, j, n_min = 0;
+
+	ev.ctx = &calls;
+	cp_error_clear(&err);
+	CHECKF(explore_run(&space, &ev, &opt, &s, &err) == 0, "%s", err.msg);
+	if (!s)
+		return;
+	for (i = 0; i < explore_n_models(s); i++) {
+		const struct explore_model *m = explore_model_at(s, i);
+		int truth = 0;
+
+		for (j = 0; j < 4; j++)
+			truth |= m->features == dual_truth[j];
+		CHECKF(m->minimal == truth, "model %#llx minimal %d, truth %d",
+		       (unsigned long long)m->features, m->minimal, truth);
+		n_min += m->minimal != 0;
+	}
+	CHECK(n_min == 4);
+	explore_claim_basis(s, &basis);
+	CHECK(basis.enumerable && basis.known == basis.universe && basis.universe == 1024);
+	printf("  10 cone-growing features, 4 minimal models: %zu models checked of "
+	       "1024\n", calls);
+	CHECK(calls == explore_n_models(s) && calls < 1024 / 4);
+	explore_free(s);
+}
+
 int main(void)
 {
 	check_prog = "test_explore";
@@ -638,6 +726,7 @@ int main(void)
 	RUN(test_deep_and_tolerance);
 	RUN(test_exhaustive_fixed_start);
 	RUN(test_targeted_equals_exhaustive);
+	RUN(test_dualization_every_minimal);
 	RUN(test_evaluator_failure);
 	RUN(test_alloc_failures);
 	return check_summary();

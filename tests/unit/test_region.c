@@ -400,12 +400,17 @@ static void test_split_box_by_hand(void)
 /* The split's penalty rule: k = 5 counters, n = 10 plain intervals
  * leave halves of 5 samples, whose per-axis quantile (t with 5 degrees
  * of freedom, Sidak for 5 axes) is more than SPLIT_MAX_PENALTY = 1.25
- * times the full sample's (t with 9): the PCA box is the independent box,
- * its axes the counters, even on strongly correlated counters; at n = 40
- * the split box is used. */
+ * times the full sample's (t with 9): the short run's frame.  Its
+ * counters move together (first-half correlations above 0.99), so they
+ * pair up, two pairs and one alone, each pair's wide axis as wide as the
+ * whole sample says and its thin one narrow: along each counter the box
+ * reaches about as far as the independent box (within 10%), and along a
+ * pair's thin axis far less.  Counters that do not correlate keep the independent box itself,
+ * which the solver is then given (lean or not).  At n = 40 the split box
+ * is used. */
 static void test_split_penalty(void)
 {
-	double x[40 * 5], res[5] = { 1, 1, 1, 1, 1 };
+	double x[40 * 5], y[10 * 5], res[5] = { 1, 1, 1, 1, 1 };
 	struct region_options o = { .resolution = res, .batches = 1 };
 	struct region *r = NULL;
 	struct cp_error err;
@@ -418,6 +423,9 @@ static void test_split_penalty(void)
 			x[i * 5 + j] = 1000 * (double)(j + 1) + 30 * u * (double)(j + 1) +
 				       (double)((i * (j + 3)) % 5) - 2;
 	}
+	for (i = 0; i < 10; i++)
+		for (j = 0; j < 5; j++)
+			y[i * 5 + j] = 1000 + (double)((i * (2 * j + 3) + j * j) % 7);
 	CHECK(sqrt(region_quantile1(0.99, 5, 6) / region_quantile1(0.99, 5, 10)) > 1.25);
 	CHECK(sqrt(region_quantile1(0.99, 5, 21) / region_quantile1(0.99, 5, 40)) < 1.25);
 	for (n = 10; n <= 40; n += 30) {
@@ -429,34 +437,52 @@ static void test_split_penalty(void)
 		for (i = 0; i < 5; i++)
 			for (l = 0; l < 5; l++)
 				on_counters += fabs(r->box_axes[i * 5 + l]) == 1;
+		CHECK(!r->pca_on_counters);
 		if (n == 10) {
-			struct feas_query q;
+			size_t thin = 0;
 
-			CHECK(on_counters == 5 && r->pca_on_counters);
-			/* the solver is given the same box along the counters */
-			feas_query_from_region(r, FEAS_PCA, &q);
-			CHECK(q.shape == FEAS_INDEPENDENT && q.half == r->half_ind && !q.axes);
-			for (i = 0; i < 5; i++)
-				for (l = 0; l < 5; l++)
-					if (r->box_axes[i * 5 + l] == 1)
-						CHECK(r->half_pca[i] == r->half_ind[l]);
+			/* two pairs and one counter alone */
+			CHECK(on_counters == 1);
+			for (l = 0; l < 5; l++) {
+				double reach = 0;
+
+				for (i = 0; i < 5; i++)
+					reach += fabs(r->box_axes[i * 5 + l]) * r->half_pca[i];
+				CHECKF(reach <= 1.1 * r->half_ind[l], "counter %zu: %g against %g",
+				       l, reach, r->half_ind[l]);
+			}
+			/* a pair's thin axis (a near-identity of the data): far
+			 * narrower than the independent box reaches along it */
+			for (i = 0; i < 5; i++) {
+				double ind = 0;
+				size_t nz = 0;
+
+				for (l = 0; l < 5; l++) {
+					nz += r->box_axes[i * 5 + l] != 0;
+					ind += fabs(r->box_axes[i * 5 + l]) * r->half_ind[l];
+				}
+				if (nz == 2 && r->half_pca[i] < 0.2 * ind)
+					thin++;
+			}
+			CHECKF(thin == 2, "%zu thin axes", thin);
 		} else {
-			CHECK(on_counters == 0 && !r->pca_on_counters);
+			CHECK(on_counters == 0);
 		}
 		region_free(r);
 		r = NULL;
 	}
-	/* lean: the PCA box along the counters keeps no copy of its own,
-	 * and the solver is still given the independent box */
-	o.lean = 1;
-	CHECK(region_build(x, 10, 5, &o, &r, &err) == 0);
-	if (r) {
+	for (o.lean = 0; o.lean <= 1; o.lean++) {
 		struct feas_query q;
 
-		CHECK(r->pca_on_counters && r->box_axes == NULL && r->half_pca == NULL);
+		CHECK(region_build(y, 10, 5, &o, &r, &err) == 0);
+		if (!r)
+			return;
+		CHECK(r->pca_on_counters);
+		CHECK(!o.lean || (r->box_axes == NULL && r->half_pca == NULL));
 		feas_query_from_region(r, FEAS_PCA, &q);
-		CHECK(q.shape == FEAS_INDEPENDENT && q.half == r->half_ind);
+		CHECK(q.shape == FEAS_INDEPENDENT && q.half == r->half_ind && !q.axes);
 		region_free(r);
+		r = NULL;
 	}
 }
 

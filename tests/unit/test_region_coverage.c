@@ -70,6 +70,15 @@ struct tally {
 	int ell, pca, ind, pca_smaller;
 };
 
+/* Does each shape of r hold target?  Counted into t. */
+static void count_hits(struct tally *t, const struct region *r,
+		       const double *target)
+{
+	t->ell += region_contains(r, REGION_ELLIPSOID, target);
+	t->pca += region_contains(r, REGION_PCA, target);
+	t->ind += region_contains(r, REGION_INDEPENDENT, target);
+}
+
 /* Run TRIALS regions of n intervals each in dimension k.  missing: the
  * probability that a sample is not counted; phi: AR(1) coefficient of the
  * intervals (0 = independent); per_interval: test a new sample instead
@@ -121,9 +130,7 @@ static struct tally run(unsigned long seed, size_t k, size_t n, double rho,
 			printf("  region_build: %s\n", err.msg);
 			break;
 		}
-		t.ell += region_contains(r, REGION_ELLIPSOID, target);
-		t.pca += region_contains(r, REGION_PCA, target);
-		t.ind += region_contains(r, REGION_INDEPENDENT, target);
+		count_hits(&t, r, target);
 		for (j = 0; j < k; j++) {
 			lp += log(r->half_pca[j]);
 			li += log(r->half_ind[j]);
@@ -255,9 +262,7 @@ static void test_coverage_rotating_groups(void)
 			printf("  region_build: %s\n", err.msg);
 			break;
 		}
-		t.ell += region_contains(r, REGION_ELLIPSOID, mu);
-		t.pca += region_contains(r, REGION_PCA, mu);
-		t.ind += region_contains(r, REGION_INDEPENDENT, mu);
+		count_hits(&t, r, mu);
 		region_free(r);
 	}
 	printf("  k=6 n=60 rotating groups of 2: ellipsoid %d, PCA box %d, "
@@ -302,6 +307,125 @@ static void test_coverage_rare_counts(void)
 	gsl_rng_free(g);
 }
 
+/* A phase in one half: a counter active only during a phase of 5 to 15
+ * of the run's 50 intervals (its length and place drawn anew each run,
+ * so its true mean is 10,000 x 10/50 = 2000), beside three steady ones.
+ * The phase makes the intervals autocorrelated, so the region is
+ * prewhitened, and where it falls wholly in the first half the second
+ * half's residuals of that counter are all 0: the split box's width
+ * along it fell to the counting floor and the box missed the true mean
+ * (620 of 1000 before the widths were kept at the whole sample's along
+ * such axes). */
+static void test_coverage_phase_in_one_half(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[50 * 4], mu[4] = { 1000, 500, 2000, 300 }, res[4] = { 1, 1, 1, 1 };
+	struct region_options o = { .confidence = 0.99, .resolution = res };
+	struct tally t = { 0, 0, 0, 0 };
+	size_t i;
+	int trial;
+
+	gsl_rng_set(g, 1111);
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+		size_t len = 5 + gsl_rng_uniform_int(g, 11);
+		size_t at = gsl_rng_uniform_int(g, 50 - len + 1);
+
+		for (i = 0; i < 50; i++) {
+			double f = gsl_ran_gaussian(g, 10.0);
+
+			x[i * 4] = mu[0] + f;
+			x[i * 4 + 1] = mu[1] + 0.5 * f + gsl_ran_gaussian(g, 1.0);
+			x[i * 4 + 2] = i >= at && i < at + len ?
+				1e4 * (1 + gsl_ran_gaussian(g, 0.05)) : 0;
+			x[i * 4 + 3] = mu[3] + gsl_ran_gaussian(g, 5.0);
+		}
+		if (region_build(x, 50, 4, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		count_hits(&t, r, mu);
+		region_free(r);
+	}
+	printf("  k=4 n=50 a phase in one half: ellipsoid %d, PCA box %d, "
+	       "independent box %d of %d\n", t.ell, t.pca, t.ind, TRIALS);
+	CHECKF(t.pca >= MIN_HITS, "PCA box %d", t.pca);
+	CHECKF(t.ind >= MIN_HITS, "independent box %d", t.ind);
+	gsl_rng_free(g);
+}
+
+/* A short run (10 intervals, 6 counters: halves too short for the split
+ * box): counters 0 and 1 count nearly the same events (a hardware
+ * identity, correlation above 0.999), 2 and 3 likewise, 4 and 5 alone.
+ * The box pairs them: it holds the true mean as often as it claims, it
+ * reaches along each counter about as far as the independent box, and a
+ * mean that breaks the identity by 10 sd of the difference, which the
+ * independent box holds, lies outside it (before the pairs the PCA box
+ * was the independent box here: 7 of 1000). */
+static void test_coverage_short_run_pairs(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[10 * 6], mu[6] = { 1000, 1000, 500, 250, 800, 300 }, res[6];
+	double off[6];
+	struct region_options o = { .confidence = 0.99, .resolution = res };
+	struct tally t = { 0, 0, 0, 0 };
+	int trial, sees = 0, ind_holds = 0, reach_ok = 0;
+	size_t i, j;
+
+	gsl_rng_set(g, 1212);
+	for (j = 0; j < 6; j++)
+		res[j] = 1e-9;
+	/* the identity of 0 and 1 broken by 10 sd of their difference's mean
+	 * (each interval's difference has sd 0.1 * sqrt 2) */
+	memcpy(off, mu, sizeof off);
+	off[1] += 10 * 0.1 * sqrt(2.0) / sqrt(10.0);
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+
+		for (i = 0; i < 10; i++) {
+			double a = gsl_ran_gaussian(g, 20), b = gsl_ran_gaussian(g, 10);
+
+			x[i * 6] = mu[0] + a + gsl_ran_gaussian(g, 0.1);
+			x[i * 6 + 1] = mu[1] + a + gsl_ran_gaussian(g, 0.1);
+			x[i * 6 + 2] = mu[2] + b + gsl_ran_gaussian(g, 0.05);
+			x[i * 6 + 3] = mu[3] + b / 2 + gsl_ran_gaussian(g, 0.05);
+			x[i * 6 + 4] = mu[4] + gsl_ran_gaussian(g, 15);
+			x[i * 6 + 5] = mu[5] + gsl_ran_gaussian(g, 5);
+		}
+		if (region_build(x, 10, 6, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		count_hits(&t, r, mu);
+		ind_holds += region_contains(r, REGION_INDEPENDENT, off);
+		sees += !region_contains(r, REGION_PCA, off);
+		{
+			int ok = 1;
+
+			for (j = 0; j < 6; j++) {
+				double reach = 0;
+
+				for (i = 0; i < 6; i++)
+					reach += fabs(r->box_axes[i * 6 + j]) * r->half_pca[i];
+				ok &= reach <= 1.1 * r->half_ind[j];
+			}
+			reach_ok += ok;
+		}
+		region_free(r);
+	}
+	printf("  k=6 n=10 two identity pairs: ellipsoid %d, PCA box %d, independent "
+	       "box %d of %d; a broken identity outside the PCA box in %d, inside "
+	       "the independent box in %d; reach within 10%% of the independent "
+	       "box in %d\n", t.ell, t.pca, t.ind, TRIALS, sees, ind_holds, reach_ok);
+	CHECKF(t.pca >= MIN_HITS, "PCA box %d", t.pca);
+	CHECKF(t.ind >= MIN_HITS, "independent box %d", t.ind);
+	CHECKF(ind_holds >= 900 && sees >= 800, "broken identity: %d, %d", ind_holds, sees);
+	CHECKF(reach_ok >= 990, "reach %d", reach_ok);
+	gsl_rng_free(g);
+}
+
 int main(void)
 {
 	check_prog = "test_region_coverage";
@@ -315,5 +439,7 @@ int main(void)
 	RUN(test_coverage_per_interval);
 	RUN(test_coverage_rotating_groups);
 	RUN(test_coverage_rare_counts);
+	RUN(test_coverage_phase_in_one_half);
+	RUN(test_coverage_short_run_pairs);
 	return check_summary();
 }
