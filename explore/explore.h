@@ -420,6 +420,15 @@ const char *explore_suggest_violated(const struct explore_suggest *s, size_t i,
  * checks), proven K" (appended to b). */
 void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b);
 
+/* explore's suggestions when no model of the family fits: the search
+ * above on the tested model refuted by the fewest observations (the
+ * first of them), on the family's model and regions.  *best gets its
+ * features. */
+struct explore_family;
+int explore_family_suggest(struct explore_family *f, const struct explore_search *s,
+			   const struct explore_suggest_options *opt, udd_features *best,
+			   struct explore_suggest **out, struct cp_error *err);
+
 /* The report for people (explore/report_suggest.c): the violated
  * constraints, what was tried, and the first max suggestions (0: all)
  * with their μpaths, edits, flows and fragments; brief: one line a

@@ -1513,8 +1513,10 @@ out:
 #define RELAX_MIN 4
 
 /* The sets of a level that explain everything one level may add: the
- * likeliest, several times what is kept, are ranked by their proofs. */
+ * likeliest, several times what is kept, are ranked by their proofs;
+ * once one is found, this many more sets are checked at most. */
 #define LEVEL_FOUND_MAX(keep) (4 * (keep))
+#define LEVEL_PATIENCE 400
 
 /* Check a level's sets, likeliest first, until enough explain all. */
 static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
@@ -1522,13 +1524,24 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 {
 	/* the first level that finds some ranks several times what is
 	 * kept by their proofs; later ones only fill the list */
-	size_t i, ok, got = 0, want = *explaining ? keep - *explaining : LEVEL_FOUND_MAX(keep);
+	size_t i, ok, got = 0, after = 0;
+	size_t want = *explaining ? keep - *explaining : LEVEL_FOUND_MAX(keep);
 	int rc = CP_OK;
 
 	qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
 	for (i = 0; i < sg->n_leaves && got < want && !rc; i++) {
 		struct leaf *l = &sg->leaves[i];
 
+		/* once a set explains all, the likeliest few more */
+		if (got && ++after > LEVEL_PATIENCE)
+			break;
+		/* while none explains all, every set is to be checked: a
+		 * parent's whole pool first, which may spare them all */
+		if (!*explaining && !got && l->parent && !l->parent->relax &&
+		    l->parent->n_pool > RELAX_MIN &&
+		    (rc = relaxed_fits(sg, l->parent, l->obs, l->n_obs, err)) < 0)
+			break;
+		rc = CP_OK;
 		if (holds_found(sg, l->id, l->n) || (l->parent && l->parent->relax == 2))
 			continue;
 		if ((rc = check_set(sg, l->id, l->n, l->obs, l->n_obs, 1, 0, &ok, NULL, NULL,
@@ -2694,4 +2707,21 @@ void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b)
 		      "sets (%zu observation checks), proven %zu in %.3f s",
 		      s->generated, s->priced, s->favourable, s->sets_checked, s->checks,
 		      s->proven, s->seconds);
+}
+
+int explore_family_suggest(struct explore_family *f, const struct explore_search *s,
+			   const struct explore_suggest_options *opt, udd_features *best,
+			   struct explore_suggest **out, struct cp_error *err)
+{
+	size_t i, b = 0;
+
+	*out = NULL;
+	if (!explore_n_models(s))
+		return cp_error_set(err, CP_EINPUT, "no model was tested");
+	for (i = 1; i < explore_n_models(s); i++)
+		if (explore_model_at(s, i)->eval.n_infeasible <
+		    explore_model_at(s, b)->eval.n_infeasible)
+			b = i;
+	*best = explore_model_at(s, b)->features;
+	return explore_suggest_run(f->model, *best, f->pd, NULL, opt, out, err);
 }
