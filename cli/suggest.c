@@ -51,7 +51,7 @@ static const char suggest_help[] =
 	"  --max-edits E         edits from a signature of the model (default 2)\n"
 	"  --keep K              suggestions listed (default 5)\n"
 	"  --max-checks C        observation checks the search may make (default\n"
-	"                        200000); past it the claim is 'undecided'\n"
+	"                        50000); past it the claim is 'undecided'\n"
 	"  --region SHAPE        pca (default), independent, or ellipsoid\n"
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
 	"  --batches B           batch means: B batches, 'none' or 'auto' (default)\n"

@@ -342,7 +342,7 @@ struct explore_suggest_options {
 	size_t max_edits;      /* E (`suggest`'s default: 2) */
 	size_t keep;           /* suggestions kept, best first (0: 5) */
 	size_t max_checks;     /* observation checks of the search
-				* (0: 200,000) */
+				* (0: 50,000) */
 	size_t threads;        /* the kept ones' checks and bounds (0: one
 				* per CPU) */
 };

@@ -27,7 +27,7 @@
 #include "stats/region.h"
 
 #define DEFAULT_KEEP 5
-#define DEFAULT_MAX_CHECKS 200000
+#define DEFAULT_MAX_CHECKS 50000
 /* The beam of the partial search: sets extended a level; sets checked
  * for the first level, and for each set extended; candidates alike in
  * the certificates they break checked for each set. */
