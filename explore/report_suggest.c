@@ -41,6 +41,12 @@ static void put_flow(const struct explore_suggest *s, const struct explore_new_p
 	cp_buf_puts(b, "% in any observation");
 }
 
+/* "all 3 observations", "the 1 observation". */
+static void put_all(size_t n, struct cp_buf *b)
+{
+	cp_buf_printf(b, n == 1 ? "the %zu observation" : "all %zu observations", n);
+}
+
 /* What the search tried, in one paragraph. */
 static void put_tried(const struct explore_suggest *s, struct cp_buf *b)
 {
@@ -135,18 +141,22 @@ void explore_suggest_report(const struct explore_suggest *s, size_t max, int bri
 				      s->unpriced ? ", and an observation left no certificate "
 				      "to price against" : "");
 		else if (s->pruned_by_pricing)
+		{
 			cp_buf_printf(b, "no set of at most %zu new μpath%s within %zu edit%s "
-				      "explains all %zu observations: no such set breaks every "
-				      "violated constraint", s->opt.max_new,
-				      plural(s->opt.max_new, "", "s"), s->opt.max_edits,
-				      plural(s->opt.max_edits, "", "s"), s->usable);
+				      "explains ", s->opt.max_new, plural(s->opt.max_new, "", "s"),
+				      s->opt.max_edits, plural(s->opt.max_edits, "", "s"));
+			put_all(s->usable, b);
+			cp_buf_puts(b, ": no such set breaks every violated constraint");
+		}
 		else
+		{
 			cp_buf_printf(b, "no set of at most %zu new μpath%s within %zu edit%s "
-				      "explains all %zu observations: every set that breaks "
-				      "every violated constraint was checked (%zu sets)",
-				      s->opt.max_new, plural(s->opt.max_new, "", "s"),
-				      s->opt.max_edits, plural(s->opt.max_edits, "", "s"),
-				      s->usable, s->sets_checked);
+				      "explains ", s->opt.max_new, plural(s->opt.max_new, "", "s"),
+				      s->opt.max_edits, plural(s->opt.max_edits, "", "s"));
+			put_all(s->usable, b);
+			cp_buf_printf(b, ": every set that breaks every violated constraint "
+				      "was checked (%zu sets)", s->sets_checked);
+		}
 		cp_buf_puts(b, n ? "; the sets that explain the most found:\n" : "\n");
 	}
 	for (i = 0; i < n; i++) {
@@ -172,9 +182,12 @@ void explore_suggest_report(const struct explore_suggest *s, size_t max, int bri
 			continue;
 		}
 		cp_buf_printf(b, "\nsuggestion %zu: ", i + 1);
-		if (x->explains == x->of)
-			cp_buf_printf(b, "explains all %zu observations (each checked feasible on "
-				      "the model's signatures and these)", x->of);
+		if (x->explains == x->of) {
+			cp_buf_puts(b, "explains ");
+			put_all(x->of, b);
+			cp_buf_puts(b, " (each checked feasible on the model's signatures and "
+				    "these)");
+		}
 		else
 			cp_buf_printf(b, "explains %zu of %zu observations", x->explains, x->of);
 		put_unexplained(x, b);

@@ -182,7 +182,7 @@ static void test_none_by_pricing(void)
 	cp_buf_init(&b);
 	explore_suggest_report(r.s, 0, 0, &b);
 	CHECKF(b.data && strstr(b.data, "no set of at most 2 new μpaths within 2 edits explains "
-				"all 1 observations: no such set breaks every violated constraint"),
+				"the 1 observation: no such set breaks every violated constraint"),
 	       "%s", b.data ? b.data : "");
 	cp_buf_release(&b);
 	cp_buf_init(&b);
@@ -227,7 +227,7 @@ static void test_none_by_checks(void)
 	CHECK(explore_suggest_n(r.s) == 0);   /* one observation: none explains part */
 	cp_buf_init(&b);
 	explore_suggest_report(r.s, 0, 0, &b);
-	CHECKF(b.data && strstr(b.data, "explains all 1 observations: every set that breaks every "
+	CHECKF(b.data && strstr(b.data, "explains the 1 observation: every set that breaks every "
 				"violated constraint was checked"), "%s", b.data ? b.data : "");
 	cp_buf_release(&b);
 	cp_buf_init(&b);
