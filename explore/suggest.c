@@ -1028,6 +1028,8 @@ struct memo {
 	uint32_t *pool, *branch;
 	size_t n_pool, n_branch;
 	int relax;                 /* 0 untried, 1 S u P u pool fits I, 2 not */
+	int marked;                /* gathered for a group relaxation */
+	uint64_t pool_hash;        /* of the pool's ids: parents alike share it */
 };
 
 static void memo_free(struct memo *m)
@@ -1519,6 +1521,86 @@ out:
 #define LEVEL_PATIENCE 400
 
 /* Check a level's sets, likeliest first, until enough explain all. */
+static int by_pool(const void *a, const void *b)
+{
+	const struct memo *x = *(struct memo *const *)a, *y = *(struct memo *const *)b;
+
+	if (x->pool_hash != y->pool_hash)
+		return x->pool_hash < y->pool_hash ? -1 : 1;
+	return x->n_pool < y->n_pool ? -1 : x->n_pool > y->n_pool;
+}
+
+/* Parents ps[0..n), all with the same pool: S, every one of their sets
+ * and the pool at once.  When that misses an observation, so does every
+ * set of theirs; else each half is tried, down to one parent. */
+static int relax_bisect(struct sg *sg, struct memo **ps, size_t n, struct cp_error *err)
+{
+	uint32_t *ids;
+	size_t i, j, m = 0, ok, half = n / 2;
+	int rc;
+
+	if (n == 1) {
+		rc = relaxed_fits(sg, ps[0], sg->I, sg->nI, err);
+		return rc < 0 ? rc : CP_OK;
+	}
+	ids = cp_calloc(n * EXPLORE_SUGGEST_MAX_NEW + ps[0]->n_pool + 1, sizeof *ids);
+	if (!ids)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ps[i]->key.n; j++)
+			if (!in_set(ids, m, ps[i]->key.id[j]))
+				ids[m++] = ps[i]->key.id[j];
+	for (j = 0; j < ps[0]->n_pool; j++)
+		if (!in_set(ids, m, ps[0]->pool[j]))
+			ids[m++] = ps[0]->pool[j];
+	rc = check_set(sg, ids, m, sg->I, sg->nI, 1, 0, &ok, NULL, NULL, err);
+	cp_free(ids);
+	if (rc)
+		return rc;
+	if (ok < sg->nI) {
+		for (i = 0; i < n; i++)
+			ps[i]->relax = 2;
+		return CP_OK;
+	}
+	if ((rc = relax_bisect(sg, ps, half, err)))
+		return rc;
+	return relax_bisect(sg, ps + half, n - half, err);
+}
+
+/* Before a level's sets are checked one by one while none explains all:
+ * the relaxations of their parents, parents with the same pool (the same
+ * certificates left: their sets are checked on all of I) in groups. */
+static int relax_groups(struct sg *sg, struct cp_error *err)
+{
+	struct memo **ps = cp_calloc(sg->n_leaves + 1, sizeof *ps);
+	size_t i, j, n = 0, a;
+	int rc = CP_OK;
+
+	if (!ps)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < sg->n_leaves; i++) {
+		struct memo *p = sg->leaves[i].parent;
+
+		if (!p || p->relax || p->marked || p->n_pool <= RELAX_MIN ||
+		    sg->leaves[i].obs != sg->I)
+			continue;
+		p->marked = 1;
+		p->pool_hash = cp_hash(CP_HASH_SEED, p->pool, p->n_pool * sizeof *p->pool);
+		ps[n++] = p;
+	}
+	qsort(ps, n, sizeof *ps, by_pool);
+	for (a = 0; a < n && !rc; a = j) {
+		for (j = a + 1; j < n && !by_pool(&ps[a], &ps[j]) &&
+		     !memcmp(ps[a]->pool, ps[j]->pool, ps[a]->n_pool * sizeof *ps[a]->pool); j++)
+			;
+		rc = relax_bisect(sg, ps + a, j - a, err);
+	}
+	for (i = 0; i < n; i++)
+		ps[i]->marked = 0;
+	cp_free(ps);
+	return rc;
+}
+
 static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 			struct cp_error *err)
 {
@@ -1528,6 +1610,8 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 	size_t want = *explaining ? keep - *explaining : LEVEL_FOUND_MAX(keep);
 	int rc = CP_OK;
 
+	if (!*explaining && (rc = relax_groups(sg, err)))
+		return rc;
 	qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
 	for (i = 0; i < sg->n_leaves && got < want && !rc; i++) {
 		struct leaf *l = &sg->leaves[i];
@@ -2704,7 +2788,7 @@ const char *explore_suggest_violated(const struct explore_suggest *s, size_t i,
 void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b)
 {
 	cp_buf_printf(b, "priced %zu candidates (%zu distinct, %zu favourable), checked %zu "
-		      "sets (%zu observation checks), proven %zu in %.3f s",
+		      "sets (%zu observation checks), proven %zu; %.3f s wall",
 		      s->generated, s->priced, s->favourable, s->sets_checked, s->checks,
 		      s->proven, s->seconds);
 }
