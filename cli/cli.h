@@ -31,6 +31,7 @@ int cli_explore(int argc, char **argv);
 int cli_cone(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_flows(int argc, char **argv);
+int cli_suggest(int argc, char **argv);
 int cli_region(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_sim(int argc, char **argv);
@@ -114,6 +115,9 @@ struct report_check;
 struct report_explore;
 int cli_html_check(const char *path, const struct report_check *c);
 int cli_html_explore(const char *path, const struct report_explore *e);
+struct explore_suggest;
+int cli_html_suggest(const char *path, const struct udd_model *m, const char *model,
+		     const char *data, const struct explore_suggest *s);
 
 /* cli/mpi.c: check and explore under mpirun (docs/mpi.md).  Built with
  * CP_MPI (bin/counterpoint-mpi) these spread the work; without, there is

@@ -157,6 +157,27 @@ static void print_phases(const struct explore_family *fam)
 		st.exact_solves, st.shrink_tests, st.facet_lps, st.facets_verified);
 }
 
+/* No model fits: the μpaths the best one lacks, as `counterpoint suggest`
+ * proposes them (its defaults, the first three). */
+static int suggestions(struct explore_family *fam, const struct explore_search *s,
+		       size_t threads, struct cp_buf *b)
+{
+	struct explore_suggest_options xo = { 2, 2, 3, 0, threads };
+	struct explore_suggest *sg = NULL;
+	struct cp_error err;
+	udd_features best;
+
+	cp_error_clear(&err);
+	if (explore_family_suggest(fam, s, &xo, &best, &sg, &err))
+		return cli_print_error("explore", &err);
+	cp_buf_puts(b, "suggested μpaths for the best model, ");
+	explore_format_features(s, best, b);
+	cp_buf_puts(b, " ('counterpoint suggest --with' it for the whole report):\n");
+	explore_suggest_report(sg, 3, 1, b);
+	explore_suggest_free(sg);
+	return CLI_OK;
+}
+
 /* Long only because getopt_long wants one case per option; the work is
  * in the library and in the report writers above. */
 int cli_explore(int argc, char **argv)
@@ -398,6 +419,8 @@ int cli_explore(int argc, char **argv)
 	explore_format_features(s, space.start, &b);
 	cp_buf_puts(&b, "\n\n");
 	explore_report_n(s, max_violations, &b);
+	if (!explore_n_feasible(s) && (rc = suggestions(fam, s, fo.threads, &b)))
+		goto out;
 	cp_buf_printf(&b, "\n%zu feature sets compiled, %zu checked against the "
 		      "data (%zu region checks; %zu with exact facets, the others "
 		      "explained by LP certificates), %.1f s\n", n_models,

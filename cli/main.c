@@ -34,6 +34,7 @@ static const struct subcommand subcommands[] = {
 	{ "check", cli_check, "test a model against measured observations" },
 	{ "flows", cli_flows, "bound how much of each feature's μpaths the data need" },
 	{ "explore", cli_explore, "search a model family for the features the data need" },
+	{ "suggest", cli_suggest, "propose the μpaths a refuted model lacks" },
 	{ NULL, NULL, NULL }
 };
 
@@ -176,7 +177,8 @@ static void keep_freed_memory(void)
 #if defined(__GLIBC__) && !defined(CP_MPI)
 static int huge_pages_wanted(int argc, char **argv)
 {
-	static const char *const heavy[] = { "check", "explore", "flows", "region" };
+	static const char *const heavy[] = { "check", "explore", "flows", "region",
+					     "suggest" };
 	struct stat st;
 	size_t i;
 	int a;

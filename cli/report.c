@@ -8,7 +8,8 @@
 
 static int write_page(const char *cmd, const char *path, const char *model,
 		      const char *data, const struct report_check *c,
-		      const struct report_explore *e)
+		      const struct report_explore *e, const struct explore_suggest *s,
+		      const struct udd_model *m)
 {
 	struct cp_buf b, title;
 	struct cp_error err;
@@ -23,6 +24,8 @@ static int write_page(const char *cmd, const char *path, const char *model,
 		rc = report_check_html(c, &b, &err);
 	if (!rc && e)
 		rc = report_explore_html(e, &b, &err);
+	if (!rc && s)
+		report_suggest_html(s, m, &b);
 	report_page_end(&b);
 	if (rc)
 		rc = cli_print_error(cmd, &err);
@@ -35,10 +38,16 @@ static int write_page(const char *cmd, const char *path, const char *model,
 
 int cli_html_check(const char *path, const struct report_check *c)
 {
-	return write_page("check", path, c->model_path, c->data_path, c, NULL);
+	return write_page("check", path, c->model_path, c->data_path, c, NULL, NULL, NULL);
 }
 
 int cli_html_explore(const char *path, const struct report_explore *e)
 {
-	return write_page("explore", path, e->model_path, e->data_path, NULL, e);
+	return write_page("explore", path, e->model_path, e->data_path, NULL, e, NULL, NULL);
+}
+
+int cli_html_suggest(const char *path, const struct udd_model *m, const char *model,
+		     const char *data, const struct explore_suggest *s)
+{
+	return write_page("suggest", path, model, data, NULL, NULL, s, m);
 }

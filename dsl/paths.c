@@ -305,51 +305,97 @@ static void render_node(const struct udd_model *m, const struct udd_node *n,
 /* Replay an example: the trace says which value each decision on an
  * undecided property took (in any order: a pending decision is recorded
  * where it was taken); repeated decisions follow the earlier value and
- * print nothing. */
-const char *udd_sigset_example(const struct udd_sigset *s, size_t j)
+ * print nothing.  Each step's text goes to b (after ", " when b is not
+ * empty); with fn, b is emptied before each step and fn sees it with the
+ * step's source line and the counts so far (counts: k entries, zeroed
+ * here).  Returns fn's first non-zero value, CP_ENOMEM, or 0. */
+static int replay(const struct udd_sigset *s, size_t j, struct cp_buf *b,
+		  uint32_t *counts, udd_step_fn fn, void *ctx)
 {
 	const struct udd_model *m = s->m;
 	const struct udd_trace *tr;
 	int32_t *state = cp_malloc(m->properties.n * sizeof *state + 1);
 	int32_t *value_at = s->value_at;
 	uint32_t node = s->g.roots[s->uop[j]];
-	struct cp_buf *b = (struct cp_buf *)&s->text;
 	size_t i;
+	int rc = 0;
 
-	b->len = 0;
-	if (b->data)
-		b->data[0] = '\0';
 	if (!state)
-		return "(out of memory)";
+		return CP_ENOMEM;
 	for (i = 0; i < m->properties.n; i++)
 		state[i] = -1;
+	if (counts)
+		memset(counts, 0, s->k * sizeof *counts);
 	for (tr = s->ex[j]; tr; tr = tr->next)
 		value_at[tr->node] = (int32_t)tr->value;
 	for (;;) {
 		const struct udd_node *n = &s->g.nodes[node];
+		const struct udd_incr_item *it;
+		uint32_t v = 0;
+		unsigned line, col;
 
 		if (n->kind == UDD_N_DECIDE) {
-			uint32_t v;
-
 			if (state[n->prop] >= 0) {
 				node = n->succ[state[n->prop]];
 				continue;
 			}
 			v = value_at[node] >= 0 ? (uint32_t)value_at[node] : 0;
 			state[n->prop] = (int32_t)v;
-			render_node(m, n, v, b);
-			node = n->succ[v];
-			continue;
 		}
-		render_node(m, n, 0, b);
+		if (fn) {
+			b->len = 0;
+			if (b->data)
+				b->data[0] = '\0';
+		}
+		render_node(m, n, v, b);
+		if (n->kind == UDD_N_INCR && counts)
+			for (it = n->items; it; it = it->next)
+				counts[it->index] += it->mult;   /* the signature's: fits */
+		if (fn) {
+			if (b->failed) {
+				rc = CP_ENOMEM;
+				break;
+			}
+			udd_position(m, n->offset, &line, &col);
+			if ((rc = fn(ctx, b->data, line, counts)))
+				break;
+		}
 		if (n->kind == UDD_N_DONE || n->kind == UDD_N_END)
 			break;
-		node = n->next;
+		node = n->kind == UDD_N_DECIDE ? n->succ[v] : n->next;
 	}
 	for (tr = s->ex[j]; tr; tr = tr->next)
 		value_at[tr->node] = -1;
 	cp_free(state);
-	return b->failed ? "(out of memory)" : b->data;
+	return rc;
+}
+
+const char *udd_sigset_example(const struct udd_sigset *s, size_t j)
+{
+	struct cp_buf *b = (struct cp_buf *)&s->text;
+
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	if (replay(s, j, b, NULL, NULL, NULL) || b->failed)
+		return "(out of memory)";
+	return b->data;
+}
+
+int udd_sigset_example_steps(const struct udd_sigset *s, size_t j,
+			     udd_step_fn fn, void *ctx)
+{
+	struct cp_buf b;
+	uint32_t *counts = cp_calloc(s->k + 1, sizeof *counts);
+	int rc;
+
+	if (!counts)
+		return CP_ENOMEM;
+	cp_buf_init(&b);
+	rc = replay(s, j, &b, counts, fn, ctx);
+	cp_buf_release(&b);
+	cp_free(counts);
+	return rc;
 }
 
 /* ==== every μpath, depth first (for --all) ==== */

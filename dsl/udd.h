@@ -132,6 +132,18 @@ uint64_t udd_sigset_uop_paths(const struct udd_sigset *s, size_t j, size_t i);
  * in the set until the next call (not safe across threads). */
 const char *udd_sigset_example(const struct udd_sigset *s, size_t j);
 
+/* The same μpath step by step, for callers that place text next to a
+ * step: fn(ctx, step, line, counts) for each step in order, step its
+ * text as udd_sigset_example words it ("stlb=miss", "+load.causes_walk",
+ * "walk", "done"), line its source line, counts the model's counters
+ * after it (k entries).  Stops and returns fn's value when non-zero;
+ * CP_ENOMEM when out of memory; 0 at the path's end.  Not safe across
+ * threads, as udd_sigset_example. */
+typedef int (*udd_step_fn)(void *ctx, const char *step, unsigned line,
+			   const uint32_t *counts);
+int udd_sigset_example_steps(const struct udd_sigset *s, size_t j,
+			     udd_step_fn fn, void *ctx);
+
 /* ---- whole-path listing and drawing ---- */
 /* Call fn once per μpath (uop name, path text, signature); stops early and
  * returns fn's value when it is non-zero, CP_ESEMANTIC (located) when a

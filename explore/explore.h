@@ -334,6 +334,138 @@ void explore_conclusion(const struct explore_search *s, struct cp_buf *b);
  * minimal ones double-bordered), added and pruned features as edges. */
 void explore_dot(const struct explore_search *s, struct cp_buf *b);
 
+/* ---- suggest: the μpaths a refuted model lacks (explore/suggest.c) ----
+ * For a model (a feature set) some observations refute, sets T of at
+ * most max_new new signatures, each made from a signature of one of the
+ * model's uops by at most max_edits edits (remove a counter, add one,
+ * change a multiplicity by one), or a signature of one or two counters
+ * of the violated constraints.  Each violated constraint is a
+ * certificate (valid on the cone, broken by the whole region), so a
+ * candidate helps only an observation whose certificates it breaks, and
+ * T explains the data only if its signatures break them all: the search
+ * branches on the certificate with the fewest breakers, so every set
+ * that explains every observation is found (unless max_checks stops it:
+ * then complete is 0).  A suggestion "explains" an observation when the
+ * pipeline (pipe_check, as `check`) finds it feasible and not undecided
+ * on cone(S u T), every usable observation checked; when no set
+ * explains them all, the sets that explain the most found by a beam
+ * search are kept instead.  Kept suggestions carry their flow bounds
+ * (pipe_flows_new_extra, as `flows`), the nearest μpath of the same uop
+ * (`counterpoint paths --with` numbers it like + 1), the edits, and a
+ * μDD fragment placed on that μpath.  Ranked: explains the most, then
+ * fewer new signatures, fewer edits, the smallest flow the data force on
+ * them, fewer counters touched, fewer of the model's constraints broken
+ * that no observation breaks, and new μpaths shaped like the model's:
+ * a μpath cut short first, then a μpath with more increments, then the
+ * rest.
+ *
+ * Ownership: explore_suggest_free (NULL no-op); it refers to the model,
+ * which must outlive it. */
+#define EXPLORE_SUGGEST_MAX_NEW 3
+
+struct explore_suggest_options {
+	size_t max_new;        /* N: 1 .. EXPLORE_SUGGEST_MAX_NEW */
+	size_t max_edits;      /* E (`suggest`'s default: 2) */
+	size_t keep;           /* suggestions kept, best first (0: 5) */
+	size_t max_checks;     /* observation checks of the search
+				* (0: 50,000) */
+	size_t threads;        /* the kept ones' checks and bounds (0: one
+				* per CPU) */
+};
+
+/* One new signature of a suggestion. */
+struct explore_new_path {
+	size_t uop;                /* the model's uop index */
+	uint32_t *counts;          /* on the data's counters */
+	char *counters;            /* "load.retired, load.retired_stlb_miss" */
+	size_t like;               /* the nearest signature of the uop, as
+				    * udd_sigset_build orders them */
+	char *like_counters, *like_example;
+	size_t edits;              /* from it */
+	char *edit;                /* "+load.retired_stlb_miss -load.stlb_hit
+				    * walk_ref.l1*2->*3" */
+	unsigned line;             /* the fragment's place: after this line */
+	char *place;               /* what is there ("after +load.retired") */
+	char *fragment;            /* μDD text, marked as a suggestion */
+	/* Its flow as a share of the uop's μops over the observations the
+	 * suggestion explains: lo the largest certified lower bound (the
+	 * data force at least lo in observation lo_at), hi the largest
+	 * upper bound; defined 0 when no observation bounds it. */
+	int flow_defined;
+	double flow_lo, flow_hi;
+	char *flow_lo_at;
+	const char *flow_per;      /* the share's denominator ("load.retired"),
+				    * or NULL: the uop's flow on every column */
+};
+
+struct explore_suggestion {
+	size_t n_new;
+	struct explore_new_path paths[EXPLORE_SUGGEST_MAX_NEW];
+	size_t explains, of;       /* usable observations feasible (proven) */
+	size_t undecided;          /* feasible, but left to floating point */
+	size_t n_unexplained;      /* the usable observations it does not
+				    * explain, by name (at most 20 listed) */
+	char **unexplained;
+	size_t edits, touched;     /* summed over its paths */
+	size_t collateral;         /* the model's listed constraints its paths
+				    * break that the data do not (summed) */
+	size_t shape;              /* how its paths resemble the model's, summed:
+				    * 0 a μpath cut short, 1 a μpath with more
+				    * increments, 2 neither */
+	int flow_defined;
+	double flow_lo, flow_hi;   /* the largest of its paths' */
+	size_t n_relaxed;          /* violated constraints its paths break */
+	size_t *relaxed;           /* indices (explore_suggest_violated) */
+};
+
+struct explore_suggest;
+
+/* res: pipe_check's verdicts for every observation of pd on the model
+ * sel (with FEAS_EXPLAIN: the certificates), or NULL to have them made
+ * as `check` makes them.  pd must not be streamed. */
+int explore_suggest_run(const struct udd_model *m, udd_features sel,
+			const struct pipe_data *pd, const struct feas_result *res,
+			const struct explore_suggest_options *opt,
+			struct explore_suggest **out, struct cp_error *err);
+void explore_suggest_free(struct explore_suggest *s);
+
+size_t explore_suggest_n(const struct explore_suggest *s);
+const struct explore_suggestion *explore_suggest_at(const struct explore_suggest *s,
+						    size_t i);
+/* Usable observations, and of them those the model does not fit. */
+size_t explore_suggest_usable(const struct explore_suggest *s);
+size_t explore_suggest_infeasible(const struct explore_suggest *s);
+/* 1 when the first suggestion explains every usable observation (or
+ * the model fits them all already: nothing to suggest). */
+int explore_suggest_explains_all(const struct explore_suggest *s);
+/* The violated constraints, the most observations first. */
+size_t explore_suggest_n_violated(const struct explore_suggest *s);
+const char *explore_suggest_violated(const struct explore_suggest *s, size_t i,
+				     size_t *observations);
+/* -v: "priced P candidates (F favourable), checked C sets (O observation
+ * checks), proven K" (appended to b). */
+void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b);
+
+/* explore's suggestions when no model of the family fits: the search
+ * above on the tested model refuted by the fewest observations (the
+ * first of them), on the family's model and regions.  *best gets its
+ * features. */
+struct explore_family;
+int explore_family_suggest(struct explore_family *f, const struct explore_search *s,
+			   const struct explore_suggest_options *opt, udd_features *best,
+			   struct explore_suggest **out, struct cp_error *err);
+
+/* The report for people (explore/report_suggest.c): the violated
+ * constraints, what was tried, and the first max suggestions (0: all)
+ * with their μpaths, edits, flows and fragments; brief: one line a
+ * suggestion and its new μpaths (explore's report). */
+void explore_suggest_report(const struct explore_suggest *s, size_t max, int brief,
+			    struct cp_buf *b);
+/* `suggest --json` (docs/suggest.md), with the model's and the data's
+ * names as given. */
+void explore_suggest_json(const struct explore_suggest *s, const char *model,
+			  const char *data, struct cp_buf *b);
+
 /* ---- evaluating a μDD model family against a dataset ----
  * The real evaluator: for a feature set, the model's distinct signatures
  * (udd_sigset_build), optionally its exact constraints (cone_build, under

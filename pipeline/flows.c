@@ -583,13 +583,18 @@ out:
 	return rc;
 }
 
-int pipe_flows_new(const struct udd_model *m, udd_features sel,
-		   const struct pipe_data *pd, struct pipe_flows **out,
-		   struct cp_error *err)
+/* sel's columns, then n_extra more (rows of uop and k counts): with
+ * none, each feature of sel marks the columns that need it; with some,
+ * extra column j alone needs pseudo-feature j, named names[j], and no
+ * feature of sel is bounded. */
+static int flows_new(const struct udd_model *m, udd_features sel,
+		     const struct pipe_data *pd, const uint32_t *extra,
+		     size_t n_extra, const char *const *names,
+		     struct pipe_flows **out, struct cp_error *err)
 {
 	struct pipe_flows *pf;
 	uint32_t *rows = NULL, *off = NULL;
-	size_t k = pipe_data_n_counters(pd), n = 0, n_off, c, f, u, i;
+	size_t k = pipe_data_n_counters(pd), n = 0, n_sel, n_off, c, f, u, i;
 	int rc;
 
 	*out = NULL;
@@ -600,6 +605,18 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 	pf->names = pipe_data_names(pd);
 	if ((rc = uop_columns(m, sel, pd, &rows, &n, err)))
 		goto fail;
+	n_sel = n;
+	if (n_extra) {
+		uint32_t *nr = cp_reallocarray(rows, n + n_extra, (k + 1) * sizeof *rows);
+
+		if (!nr) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		rows = nr;
+		memcpy(rows + n * (k + 1), extra, n_extra * (k + 1) * sizeof *rows);
+		n += n_extra;
+	}
 	if (!n) {
 		rc = cp_error_set(err, CP_EINPUT, "the model's μpaths count none of the "
 				  "checked counters");
@@ -607,8 +624,11 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 	}
 	pf->n = n;
 	pf->n_uops = udd_model_n_uops(m);
-	for (f = 0; f < udd_model_n_features(m); f++)
-		pf->n_feat += (sel >> f) & 1;
+	if (n_extra)
+		pf->n_feat = n_extra;
+	else
+		for (f = 0; f < udd_model_n_features(m); f++)
+			pf->n_feat += (sel >> f) & 1;
 	pf->S = cp_malloc(n * k * sizeof *pf->S);
 	pf->uop = cp_malloc(n * sizeof *pf->uop);
 	pf->uop_names = cp_calloc(pf->n_uops + 1, sizeof *pf->uop_names);
@@ -625,6 +645,11 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 	}
 	for (c = 0; c < n; c++) {
 		pf->uop[c] = rows[c * (k + 1)];
+		if (pf->uop[c] >= pf->n_uops) {
+			rc = cp_error_set(err, CP_EINPUT, "column %zu: uop %zu of %zu", c,
+					  pf->uop[c], pf->n_uops);
+			goto fail;
+		}
 		memcpy(pf->S + c * k, rows + c * (k + 1) + 1, k * sizeof *pf->S);
 		pf->n_uop_cols[pf->uop[c]]++;
 	}
@@ -640,8 +665,15 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 			    !strcmp(pf->names[i] + len, ".retired"))
 				pf->per[u] = (long)i;
 	}
+	for (f = 0; f < n_extra; f++) {
+		c = n_sel + f;
+		pf->feat[f] = SIZE_MAX;
+		pf->feat_names[f] = names[f];
+		pf->needs[f * n + c] = 1;
+		pf->n_needing[pf->uop[c] * pf->n_feat + f]++;
+	}
 	/* a column needs f when sel without f has no such (uop, signature) */
-	for (f = 0, i = 0; i < udd_model_n_features(m); i++) {
+	for (f = 0, i = 0; !n_extra && i < udd_model_n_features(m); i++) {
 		if (!((sel >> i) & 1))
 			continue;
 		pf->feat[f] = i;
@@ -657,7 +689,8 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 		off = NULL;
 		f++;
 	}
-	if ((rc = identifiability(pf, m, sel, pd, err)))
+	/* (extra columns are not features: nothing to attribute) */
+	if (!n_extra && (rc = identifiability(pf, m, sel, pd, err)))
 		goto fail;
 	if ((rc = feas_flows_new(k, n, pf->S, &pf->ff, err)))
 		goto fail;
@@ -669,6 +702,25 @@ fail:
 	cp_free(off);
 	pipe_flows_free(pf);
 	return rc;
+}
+
+int pipe_flows_new(const struct udd_model *m, udd_features sel,
+		   const struct pipe_data *pd, struct pipe_flows **out,
+		   struct cp_error *err)
+{
+	return flows_new(m, sel, pd, NULL, 0, NULL, out, err);
+}
+
+int pipe_flows_new_extra(const struct udd_model *m, udd_features sel,
+			 const struct pipe_data *pd, const uint32_t *extra,
+			 size_t n_extra, const char *const *names,
+			 struct pipe_flows **out, struct cp_error *err)
+{
+	if (!n_extra) {
+		*out = NULL;
+		return cp_error_set(err, CP_EINPUT, "no extra column to bound");
+	}
+	return flows_new(m, sel, pd, extra, n_extra, names, out, err);
 }
 
 void pipe_flows_free(struct pipe_flows *pf)

@@ -327,6 +327,16 @@ int pipe_flows_new(const struct udd_model *m, udd_features sel,
 		   const struct pipe_data *pd, struct pipe_flows **out,
 		   struct cp_error *err);
 void pipe_flows_free(struct pipe_flows *pf);
+/* The flows of columns a model does not have (`counterpoint suggest`'s
+ * new μpaths): sel's columns plus n_extra more, rows of k + 1 words (the
+ * model's uop index, then the counts on the data's counters).  Extra
+ * column j alone needs pseudo-feature j, named names[j] (borrowed: they
+ * must outlive pf), so pipe_flows_bound bounds each extra column's flow
+ * as a feature's; sel's features are not bounded.  n_extra >= 1. */
+int pipe_flows_new_extra(const struct udd_model *m, udd_features sel,
+			 const struct pipe_data *pd, const uint32_t *extra,
+			 size_t n_extra, const char *const *names,
+			 struct pipe_flows **out, struct cp_error *err);
 
 size_t pipe_flows_n_columns(const struct pipe_flows *pf);
 /* The model's uops and the features of sel (model order). */

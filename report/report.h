@@ -119,6 +119,13 @@ struct report_explore {
 int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 			struct cp_error *err);
 
+/* ---- the suggest section ---- */
+/* The violated constraints and each suggestion of a `suggest` run: its
+ * new μpaths as a table (the model m names the uops) and their μDD
+ * fragments. */
+void report_suggest_html(const struct explore_suggest *s, const struct udd_model *m,
+			 struct cp_buf *b);
+
 /* ---- Graphviz ---- */
 /* Run `dot -Tsvg` (from PATH) on a digraph and append the <svg> element
  * it draws (its XML prologue dropped) to svg.  CP_EIO naming the reason

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cli/suggest.c: `counterpoint suggest MODEL DATA`: the μpaths a refuted
+ * model lacks.  Check's option vocabulary for the regions, the search of
+ * explore/suggest.c, then text, JSON or a page.  Exit 0 when the first
+ * suggestion explains every usable observation (or the model already
+ * fits them all), 1 when none does, 2 bad usage or input, 3 internal
+ * error. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#include "explore/explore.h"
+#include "pipeline/pipeline.h"
+
+static const char suggest_help[] =
+	"usage: counterpoint suggest MODEL DATA [--with F,...] [--max-new N]\n"
+	"                            [--max-edits E] [--keep K] [--max-checks C]\n"
+	"                            [--region pca|independent|ellipsoid]\n"
+	"                            [--confidence P] [--batches B|auto|none]\n"
+	"                            [--per-interval] [--counters C,...]\n"
+	"                            [--threads N] [--json] [-o FILE]\n"
+	"                            [--html FILE] [-v]\n"
+	"\n"
+	"When the data refute a model, propose the μpaths it lacks: sets of at\n"
+	"most N new counter signatures, each E edits or fewer from a μpath of\n"
+	"the same uop (drop one of its increment steps, add a counter increment,\n"
+	"change a count by one), or one or two counters of the violated\n"
+	"constraints.  Each violated constraint is a certificate (the cone keeps\n"
+	"it, the whole region breaks it): a new signature helps only if it\n"
+	"breaks it, and a set explains the data only if its signatures break\n"
+	"every one.  Every set the certificates allow is checked; a suggestion\n"
+	"'explains' an observation when its region is feasible on the model's\n"
+	"signatures and the new ones, checked as 'counterpoint check' checks\n"
+	"(same region, confidence and exact re-checks), every usable\n"
+	"observation.  When no set explains them all, the report says so, what\n"
+	"it tried, and the sets that explain the most.\n"
+	"\n"
+	"Ranked: explains the most, then fewer new signatures, fewer edits, the\n"
+	"smallest flow the data force on the new μpaths (a share of the uop's\n"
+	"μops, bounded as 'counterpoint flows' bounds it), fewer counters\n"
+	"touched, fewer of the model's other constraints broken, and μpaths cut\n"
+	"short before μpaths with more increments before the rest.  Each new\n"
+	"μpath is printed with its uop, its counters, the nearest μpath of the\n"
+	"model ('counterpoint paths --with F' numbers it) and the edits, its\n"
+	"flow bounds, and a μDD fragment (a feature and a property of its own)\n"
+	"placed where it leaves that μpath.\n"
+	"\n"
+	"options:\n"
+	"  --with F,...          the model's features (all others off)\n"
+	"  --max-new N           new signatures a suggestion, 1 to 3 (default 2)\n"
+	"  --max-edits E         edits from a signature of the model (default 2)\n"
+	"  --keep K              suggestions listed (default 5)\n"
+	"  --max-checks C        observation checks the search may make (default\n"
+	"                        50000); past it the claim is 'undecided'\n"
+	"  --region SHAPE        pca (default), independent, or ellipsoid\n"
+	"  --confidence P        confidence level of the regions (default 0.99)\n"
+	"  --batches B           batch means: B batches, 'none' or 'auto' (default)\n"
+	"  --per-interval        regions for one interval, not for the mean\n"
+	"  --counters C,...      use only these model counters (the cone is\n"
+	"                        projected onto them)\n"
+	"  --threads N           worker threads for the model's check and the\n"
+	"                        kept suggestions' proofs (default: one per CPU)\n"
+	"  --json                machine-readable output (docs/suggest.md)\n"
+	"  -o, --output FILE     write the report to FILE (atomically)\n"
+	"  --html FILE           also write the report as a page for a browser\n"
+	"  -v, --verbose         on standard error, how many candidates were\n"
+	"                        priced, sets checked and suggestions proven\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"exit status: 0 the first suggestion explains every usable observation\n"
+	"(or the model fits them all), 1 no suggestion does, 2 bad usage or\n"
+	"input, 3 internal error\n";
+
+/* Long only because getopt_long wants one case per option; the work is
+ * the pipeline (regions) and explore_suggest_run. */
+int cli_suggest(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "with", required_argument, NULL, 'w' },
+		{ "max-new", required_argument, NULL, 'N' },
+		{ "max-edits", required_argument, NULL, 'E' },
+		{ "keep", required_argument, NULL, 'K' },
+		{ "max-checks", required_argument, NULL, 'M' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "confidence", required_argument, NULL, 'c' },
+		{ "batches", required_argument, NULL, 'b' },
+		{ "per-interval", no_argument, NULL, 'p' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *with = NULL, *output = NULL, *html = NULL, *model_path, *data_path;
+	struct explore_suggest_options so;
+	struct pipe_options po;
+	size_t threads = 0, n;
+	int json = 0, verbose = 0, opt, rc = CLI_OK;
+	struct udd_model *model = NULL;
+	struct stats_dataset *data = NULL;
+	struct pipe_data *pd = NULL;
+	struct explore_suggest *s = NULL;
+	udd_features sel = 0;
+	struct cp_error err;
+	struct cp_buf b;
+
+	memset(&po, 0, sizeof po);
+	memset(&so, 0, sizeof so);
+	po.confidence = 0.99;
+	po.shape = FEAS_PCA;
+	so.max_new = 2;
+	so.max_edits = 2;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":o:hv", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			with = optarg;
+			break;
+		case 'N':
+			if (cli_parse_size("suggest", "--max-new", optarg, &so.max_new))
+				return CLI_USAGE;
+			if (so.max_new < 1 || so.max_new > EXPLORE_SUGGEST_MAX_NEW)
+				return cli_usage_error("suggest", "--max-new: 1 to %d, not '%s'",
+						       EXPLORE_SUGGEST_MAX_NEW, optarg);
+			break;
+		case 'E':
+			if (cli_parse_size("suggest", "--max-edits", optarg, &so.max_edits))
+				return CLI_USAGE;
+			if (so.max_edits > 8)
+				return cli_usage_error("suggest", "--max-edits: at most 8, not "
+						       "'%s'", optarg);
+			break;
+		case 'K':
+			if (cli_parse_size("suggest", "--keep", optarg, &so.keep))
+				return CLI_USAGE;
+			if (!so.keep)
+				return cli_usage_error("suggest", "--keep: at least 1");
+			break;
+		case 'M':
+			if (cli_parse_size("suggest", "--max-checks", optarg, &so.max_checks))
+				return CLI_USAGE;
+			if (!so.max_checks)
+				return cli_usage_error("suggest", "--max-checks: at least 1");
+			break;
+		case 'r':
+			if (cli_parse_region("suggest", optarg, &po.shape))
+				return CLI_USAGE;
+			break;
+		case 'c':
+			if (cli_parse_double("suggest", "--confidence", optarg, 0.5, 0.999999,
+					     &po.confidence))
+				return CLI_USAGE;
+			break;
+		case 'b':
+			if (cli_parse_batches("suggest", optarg, &po.batches))
+				return CLI_USAGE;
+			break;
+		case 'p':
+			po.per_interval = 1;
+			break;
+		case 'C':
+			po.counters = optarg;
+			break;
+		case 't':
+			if (cli_parse_threads("suggest", optarg, &threads))
+				return CLI_USAGE;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			fputs(suggest_help, stdout);
+			return CLI_OK;
+		default:
+			return cli_bad_option("suggest", opt, argv, longopts);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error("suggest", argc - optind < 2
+				       ? "a MODEL and a DATA file are required"
+				       : "only one MODEL and one DATA file are accepted");
+	model_path = argv[optind];
+	data_path = argv[optind + 1];
+	cp_error_clear(&err);
+	cp_buf_init(&b);
+	so.threads = threads;
+	po.threads = threads ? threads : feas_cpu_count();
+
+	rc = cli_load_model("suggest", model_path, with, CLI_USAGE, &model, &sel);
+	if (rc)
+		return rc;
+	if (stats_dataset_load_threads(data_path, po.threads, &data, NULL, &err))
+		goto fail;
+	cli_note_unread_events("suggest", data_path, model, data);
+	/* the regions as `check` builds them */
+	if (pipe_data_new(model, data, &po, &pd, &err))
+		goto fail;
+	n = pipe_data_n_observations(pd);
+	if (n && pipe_data_n_unusable(pd) == n) {
+		stats_observation_error(data, 0, CP_EINPUT, &err, "%.600s (no "
+					"observation can form a region; this is the first)",
+					pipe_data_unusable(pd, 0));
+		goto fail;
+	}
+	if (explore_suggest_run(model, sel, pd, NULL, &so, &s, &err))
+		goto fail;
+	if (json)
+		explore_suggest_json(s, model_path, data_path, &b);
+	else
+		explore_suggest_report(s, 0, 0, &b);
+	if (b.failed) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (verbose) {
+		struct cp_buf v;
+
+		cp_buf_init(&v);
+		explore_suggest_counts(s, &v);
+		if (!v.failed)
+			fprintf(stderr, "counterpoint suggest: %s\n", v.data);
+		cp_buf_release(&v);
+	}
+	rc = cli_write_output("suggest", output, &b);
+	if (rc == CLI_OK && html)
+		rc = cli_html_suggest(html, model, model_path, data_path, s);
+	if (rc == CLI_OK && !explore_suggest_explains_all(s))
+		rc = CLI_RESULT;
+	goto out;
+fail:
+	rc = cli_print_error("suggest", &err);
+out:
+	cp_buf_release(&b);
+	explore_suggest_free(s);
+	pipe_data_free(pd);
+	stats_dataset_free(data);
+	udd_model_free(model);
+	feas_thread_end();
+	return rc;
+}

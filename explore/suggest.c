@@ -1,0 +1,2811 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* explore/suggest.c: the μpaths a refuted model lacks (`counterpoint
+ * suggest`, docs/suggest.md).  Candidates are signatures a few edits from
+ * the model's own, uop by uop, and small signatures on the counters of
+ * the violated constraints.  Every violated constraint g.x >= 0 is a
+ * certificate: the cone satisfies it, the whole region of an observation
+ * breaks it.  So a new signature t can only help where it prices
+ * favourably, g.t < 0 (the pricing step of column generation), and a set
+ * T explains an observation only if its signatures break all of that
+ * observation's certificates.  The search for sets that explain every
+ * observation branches on the certificate with the fewest breakers (one
+ * of T's signatures must break it), so it is complete; the sets the
+ * certificates allow are checked by the pipeline (pipe_check_some, the
+ * candidates added to the model's signatures), and the kept ones once
+ * more on every observation by pipe_check, as `check` checks.  When no
+ * set explains everything, a beam search keeps the sets that explain
+ * the most. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore/family_int.h"
+#include "explore/suggest_int.h"
+
+#include "geometry/cone.h"
+#include "stats/region.h"
+
+#define DEFAULT_KEEP 5
+#define DEFAULT_MAX_CHECKS 50000
+/* The beam of the partial search: sets extended a level; sets checked
+ * for the first level, and for each set extended; candidates alike in
+ * the certificates they break checked for each set. */
+#define BEAM 3
+#define BEAM_FIRST 200
+#define BEAM_NEXT 100
+#define BEAM_ALIKE 3
+
+/* ==== the candidates, each once ==== */
+
+struct store {
+	size_t k, nw, n, cap;
+	uint32_t *rows;            /* n x k */
+	uint32_t *uop, *like;      /* like: the base it is nearest to */
+	uint32_t *edits, *touched;
+	uint64_t *brk;             /* n x nw: root certificates it breaks */
+	unsigned char *single;     /* 0 unknown, 1 explains alone, 2 not */
+	uint32_t *collat;          /* collateral(), UINT32_MAX until known */
+	unsigned char *reduc;      /* shape() + 1, 0 until known */
+	uint32_t *mark;            /* the last pass that listed it */
+	uint32_t *table;           /* open addressing: id + 1, 0 empty */
+	size_t tcap;
+};
+
+/* A (uop, signature) pair of the model, with the increments of its
+ * example μpath: the steps an edit may remove. */
+struct base {
+	uint32_t uop, like;        /* like: the signature's sigset index */
+	size_t step0, n_steps;     /* its steps in sg->steps */
+};
+
+/* A set of candidates (ids sorted ascending) and what screening found. */
+struct found {
+	size_t n;
+	uint32_t id[EXPLORE_SUGGEST_MAX_NEW];
+	size_t explains;           /* of the observations not fitted */
+};
+
+struct sg {
+	const struct udd_model *m;
+	udd_features sel;
+	const struct pipe_data *pd;
+	struct explore_suggest *out;
+	size_t k, n_obs, max_new, max_edits, max_checks;
+	struct udd_sigset *ss;
+	/* the model: S (its distinct signatures on the data's counters) */
+	const struct pipe_model *pm0;
+	const uint32_t *S;
+	size_t mS;
+	uint32_t *shash;           /* S's rows and zero, open addressing */
+	size_t shcap;
+	uint32_t *rows;            /* S then room for a set */
+	size_t rows_cap;           /* rows it has room for */
+	unsigned char *universe;   /* n_uops x k: counters each uop may count
+				    * (those it counts, and those none does) */
+	/* the bases: (uop, signature) pairs, rows on the data's counters */
+	size_t nb;
+	struct base *bases;
+	uint32_t *brows;
+	size_t n_steps, cap_steps;
+	uint32_t *steps;           /* n_steps x k: each step's increments */
+	char **step_text;          /* "+load.walk_done +load.walk_done_4k" */
+	/* the prefixes of the bases' example μpaths (uop, then k counts, each
+	 * cut after an increment), open addressing */
+	uint32_t *prefix;
+	size_t n_prefix, cap_prefix;
+	uint32_t *prefix_table;
+	size_t prefix_tcap;
+	/* the observations the model does not fit, and their certificates
+	 * (indices into out->violated, oriented in G) */
+	size_t nI, *I;
+	size_t nG, nw;
+	int64_t *G;                /* nG x k: breaking g means g.t < 0 */
+	uint64_t *R;               /* nI x nw */
+	uint64_t *all;             /* nw: every certificate of I */
+	size_t *kills;             /* per observation: sets it refuted */
+	struct store st;
+	size_t n_root;             /* store ids below it: the root pass's */
+	uint32_t *rank;            /* the root ids, best first */
+	size_t *breakers;          /* nG: root candidates breaking each */
+	struct feas_result *res;   /* n_obs scratch results */
+	const struct feas_result *res0;   /* the model's verdicts */
+	size_t *scratch;           /* n_obs */
+	uint32_t pass_id;
+	struct found *found;
+	size_t n_found, cap_found;
+	struct found *seen;        /* sets visited by the search */
+	size_t seen_cap, n_seen;
+	struct memo **memo;        /* what the search learnt of its sets */
+	size_t memo_cap, n_memo;
+	struct leaf *leaves;       /* the sets of the level being searched */
+	size_t n_leaves, cap_leaves;
+};
+
+static uint64_t row_hash(const uint32_t *r, size_t k)
+{
+	return cp_hash(CP_HASH_SEED, r, k * sizeof *r);
+}
+
+static int store_grow_table(struct store *s)
+{
+	size_t cap = s->tcap ? 2 * s->tcap : 1024, i;
+	uint32_t *t = cp_calloc(cap, sizeof *t);
+
+	if (!t)
+		return CP_ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		size_t h = (size_t)row_hash(s->rows + i * s->k, s->k) & (cap - 1);
+
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	cp_free(s->table);
+	s->table = t;
+	s->tcap = cap;
+	return CP_OK;
+}
+
+static int store_grow(struct store *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 1024, k = s->k;
+	void *p;
+
+#define GROW(f, per) \
+	if (!(p = cp_reallocarray(s->f, cap, (per) * sizeof *s->f))) \
+		return CP_ENOMEM; \
+	s->f = p;
+	GROW(rows, k)
+	GROW(uop, 1)
+	GROW(like, 1)
+	GROW(edits, 1)
+	GROW(touched, 1)
+	GROW(brk, s->nw)
+	GROW(single, 1)
+	GROW(collat, 1)
+	GROW(reduc, 1)
+	GROW(mark, 1)
+#undef GROW
+	s->cap = cap;
+	return CP_OK;
+}
+
+/* The candidate t, or -1. */
+static long store_find(const struct store *s, const uint32_t *t)
+{
+	size_t h;
+
+	if (!s->tcap)
+		return -1;
+	for (h = (size_t)row_hash(t, s->k) & (s->tcap - 1); s->table[h];
+	     h = (h + 1) & (s->tcap - 1))
+		if (!memcmp(s->rows + (size_t)(s->table[h] - 1) * s->k, t,
+			    s->k * sizeof *t))
+			return (long)s->table[h] - 1;
+	return -1;
+}
+
+static void store_release(struct store *s)
+{
+	cp_free(s->rows);
+	cp_free(s->uop);
+	cp_free(s->like);
+	cp_free(s->edits);
+	cp_free(s->touched);
+	cp_free(s->brk);
+	cp_free(s->single);
+	cp_free(s->collat);
+	cp_free(s->reduc);
+	cp_free(s->mark);
+	cp_free(s->table);
+}
+
+/* ==== edits ====
+ * An edit of a μpath removes one of its increment steps (an `incr`
+ * statement it passes, every counter of it), adds one increment of a
+ * counter, or changes a counter's count by one, never below one (a
+ * counter leaves a μpath only with the steps that count it). */
+
+/* Counters that differ between s and t. */
+static size_t touched_of(const uint32_t *s, const uint32_t *t, size_t k)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < k; c++)
+		n += s[c] != t[c];
+	return n;
+}
+
+/* Edits from base b to t when the steps removed are those of `drop`
+ * (a bitmask over b's steps): SIZE_MAX when a counter t lacks is left. */
+static size_t edits_with(const struct sg *sg, const struct base *b, const uint32_t *s,
+			 uint64_t drop, const uint32_t *t)
+{
+	size_t c, i, e = 0;
+
+	for (i = 0; i < b->n_steps; i++)
+		e += (drop >> i) & 1;
+	for (c = 0; c < sg->k; c++) {
+		uint32_t a = s[c];
+
+		for (i = 0; i < b->n_steps; i++)
+			if ((drop >> i) & 1)
+				a -= sg->steps[(b->step0 + i) * sg->k + c];
+		if (a == t[c])
+			continue;
+		if (!t[c])
+			return SIZE_MAX;
+		e += a < t[c] ? t[c] - a : a - t[c];
+	}
+	return e;
+}
+
+/* The fewest edits from base b to t, and the steps they remove (*drop):
+ * every subset of up to 16 steps, else the steps that count a counter t
+ * lacks. */
+static size_t step_distance(const struct sg *sg, size_t bi, const uint32_t *t,
+			    uint64_t *drop)
+{
+	const struct base *b = &sg->bases[bi];
+	const uint32_t *s = sg->brows + bi * sg->k;
+	uint64_t m, need = 0, best_m = 0;
+	size_t i, c, e, best = SIZE_MAX;
+
+	for (i = 0; i < b->n_steps && i < 64; i++)
+		for (c = 0; c < sg->k; c++)
+			if (!t[c] && sg->steps[(b->step0 + i) * sg->k + c])
+				need |= (uint64_t)1 << i;
+	if (b->n_steps > 16) {
+		best = edits_with(sg, b, s, need, t);
+		best_m = need;
+	} else {
+		for (m = 0; m < (uint64_t)1 << b->n_steps; m++) {
+			if ((m & need) != need)
+				continue;
+			e = edits_with(sg, b, s, m, t);
+			if (e < best) {
+				best = e;
+				best_m = m;
+			}
+		}
+	}
+	if (drop)
+		*drop = best_m;
+	return best;
+}
+
+/* ==== the model's signatures: is a row one of them? ==== */
+
+static int shash_build(struct sg *sg)
+{
+	size_t cap = 64, i, k = sg->k;
+
+	while (cap < 2 * (sg->mS + 1))
+		cap *= 2;
+	sg->shash = cp_calloc(cap, sizeof *sg->shash);
+	if (!sg->shash)
+		return CP_ENOMEM;
+	sg->shcap = cap;
+	for (i = 0; i < sg->mS; i++) {
+		size_t h = (size_t)row_hash(sg->S + i * k, k) & (cap - 1);
+
+		while (sg->shash[h])
+			h = (h + 1) & (cap - 1);
+		sg->shash[h] = (uint32_t)i + 1;
+	}
+	return CP_OK;
+}
+
+static int in_model(const struct sg *sg, const uint32_t *t)
+{
+	size_t h, c, k = sg->k;
+
+	for (c = 0; c < k && !t[c]; c++)
+		;
+	if (c == k)
+		return 1;   /* counts nothing: adds nothing to the cone */
+	for (h = (size_t)row_hash(t, k) & (sg->shcap - 1); sg->shash[h];
+	     h = (h + 1) & (sg->shcap - 1))
+		if (!memcmp(sg->S + (size_t)(sg->shash[h] - 1) * k, t, k * sizeof *t))
+			return 1;
+	return 0;
+}
+
+/* ==== pricing passes: every candidate against a list of certificates ==== */
+
+enum { PASS_ANY, PASS_ALL, PASS_COVER };
+
+struct pass {
+	const int64_t *G;          /* nG x k */
+	size_t nG, nw;
+	int mode;
+	int root;                  /* G is the root's: bits are the store's brk */
+	const uint64_t *R;         /* PASS_COVER: n_targets x nw */
+	size_t n_targets;
+	size_t *cstart, *cg;       /* per counter, the certificates using it */
+	__int128 *d;               /* g.t for the row being made */
+	uint32_t *t;
+	uint64_t *bits;
+	size_t base;               /* the row's base (nearest, for small ones) */
+	int small;
+	uint32_t id;
+	size_t n_out, cap_out;
+	uint32_t *out, *score;
+};
+
+static void pass_release(struct pass *p)
+{
+	cp_free(p->cstart);
+	cp_free(p->cg);
+	cp_free(p->d);
+	cp_free(p->t);
+	cp_free(p->bits);
+	cp_free(p->out);
+	cp_free(p->score);
+	memset(p, 0, sizeof *p);
+}
+
+static int pass_init(struct sg *sg, struct pass *p, const int64_t *G, size_t nG,
+		     int mode)
+{
+	size_t k = sg->k, c, g, n = 0;
+
+	memset(p, 0, sizeof *p);
+	p->G = G;
+	p->nG = nG;
+	p->nw = (nG + 63) / 64;
+	p->mode = mode;
+	p->cstart = cp_calloc(k + 1, sizeof *p->cstart);
+	p->d = cp_calloc(nG + 1, sizeof *p->d);
+	p->t = cp_calloc(k + 1, sizeof *p->t);
+	p->bits = cp_calloc(p->nw + 1, sizeof *p->bits);
+	if (!p->cstart || !p->d || !p->t || !p->bits)
+		return CP_ENOMEM;
+	for (g = 0; g < nG; g++)
+		for (c = 0; c < k; c++)
+			n += G[g * k + c] != 0;
+	p->cg = cp_calloc(n + 1, sizeof *p->cg);
+	if (!p->cg)
+		return CP_ENOMEM;
+	for (c = 0, n = 0; c < k; c++) {
+		p->cstart[c] = n;
+		for (g = 0; g < nG; g++)
+			if (G[g * k + c])
+				p->cg[n++] = g;
+	}
+	p->cstart[k] = n;
+	p->id = ++sg->pass_id;
+	return CP_OK;
+}
+
+/* Root certificates t breaks, into bits (sg->nw words). */
+static void root_bits(const struct sg *sg, const uint32_t *t, uint64_t *bits)
+{
+	size_t g;
+
+	memset(bits, 0, sg->nw * sizeof *bits);
+	for (g = 0; g < sg->nG; g++)
+		if (explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0)
+			bits[g / 64] |= (uint64_t)1 << (g % 64);
+}
+
+/* Into the store (once; the fewest edits win), and listed by the pass. */
+static int pass_keep(struct sg *sg, struct pass *p, size_t edits, uint32_t score)
+{
+	struct store *s = &sg->st;
+	const struct base *b = &sg->bases[p->base];
+	size_t touched, k = sg->k;
+	long id = store_find(s, p->t);
+
+	touched = touched_of(sg->brows + p->base * k, p->t, k);
+	if (id < 0) {
+		size_t h;
+
+		if ((s->n == s->cap && store_grow(s)) ||
+		    (2 * (s->n + 1) > s->tcap && store_grow_table(s)))
+			return CP_ENOMEM;
+		id = (long)s->n++;
+		memcpy(s->rows + (size_t)id * k, p->t, k * sizeof *p->t);
+		s->uop[id] = b->uop;
+		s->like[id] = (uint32_t)p->base;
+		s->edits[id] = (uint32_t)edits;
+		s->touched[id] = (uint32_t)touched;
+		s->single[id] = 0;
+		s->collat[id] = UINT32_MAX;
+		s->reduc[id] = 0;
+		s->mark[id] = 0;
+		if (p->root)
+			memcpy(s->brk + (size_t)id * s->nw, p->bits, s->nw * sizeof *p->bits);
+		else
+			root_bits(sg, p->t, s->brk + (size_t)id * s->nw);
+		for (h = (size_t)row_hash(p->t, k) & (s->tcap - 1); s->table[h];
+		     h = (h + 1) & (s->tcap - 1))
+			;
+		s->table[h] = (uint32_t)id + 1;
+		sg->out->priced++;
+		sg->out->small += p->small;
+	} else if (edits < s->edits[id] ||
+		   (edits == s->edits[id] && touched < s->touched[id])) {
+		s->uop[id] = b->uop;
+		s->like[id] = (uint32_t)p->base;
+		s->edits[id] = (uint32_t)edits;
+		s->touched[id] = (uint32_t)touched;
+	}
+	if (s->mark[id] == p->id)
+		return CP_OK;
+	s->mark[id] = p->id;
+	if (p->n_out == p->cap_out) {
+		size_t cap = p->cap_out ? 2 * p->cap_out : 256;
+		uint32_t *o = cp_reallocarray(p->out, cap, sizeof *o);
+		uint32_t *sc = o ? cp_reallocarray(p->score, cap, sizeof *sc) : NULL;
+
+		if (o)
+			p->out = o;
+		if (!sc)
+			return CP_ENOMEM;
+		p->score = sc;
+		p->cap_out = cap;
+	}
+	p->out[p->n_out] = (uint32_t)id;
+	p->score[p->n_out++] = score;
+	return CP_OK;
+}
+
+/* The row p->t made with `edits` edits: priced, and kept when the
+ * pass's test holds. */
+static int pass_leaf(struct sg *sg, struct pass *p, size_t edits)
+{
+	size_t g, i, w, n = 0;
+	uint32_t score = 1;
+
+	sg->out->generated++;
+	memset(p->bits, 0, p->nw * sizeof *p->bits);
+	for (g = 0; g < p->nG; g++)
+		if (p->d[g] < 0) {
+			p->bits[g / 64] |= (uint64_t)1 << (g % 64);
+			n++;
+		}
+	if (!n || (p->mode == PASS_ALL && n < p->nG))
+		return CP_OK;
+	if (p->mode == PASS_COVER) {
+		score = 0;
+		for (i = 0; i < p->n_targets; i++) {
+			const uint64_t *r = p->R + i * p->nw;
+
+			for (w = 0; w < p->nw && (r[w] & ~p->bits[w]) == 0; w++)
+				;
+			score += w == p->nw;
+		}
+		if (!score)
+			return CP_OK;
+	}
+	if (in_model(sg, p->t))
+		return CP_OK;
+	return pass_keep(sg, p, edits, score);
+}
+
+/* Change counter c of p->t to v (updating the prices). */
+static void pass_set(struct pass *p, size_t k, size_t c, uint32_t v)
+{
+	__int128 delta = (__int128)v - p->t[c];
+	size_t j;
+
+	for (j = p->cstart[c]; j < p->cstart[c + 1]; j++)
+		p->d[p->cg[j]] += (__int128)p->G[p->cg[j] * k + c] * delta;
+	p->t[c] = v;
+}
+
+/* Every row within `left` more edits of p->t by counter increments,
+ * changing counters from c0 on (each counter once, so each row is made
+ * once per set of steps removed). */
+static int pass_edits(struct sg *sg, struct pass *p, size_t c0, size_t left,
+		      size_t used)
+{
+	const unsigned char *uni = sg->universe + sg->bases[p->base].uop * sg->k;
+	size_t c, dd, w;
+	int rc;
+
+	for (c = c0; c < sg->k; c++) {
+		uint32_t a = p->t[c], v;
+
+		if (!a && !uni[c])
+			continue;   /* a counter the uop never counts */
+		/* a + w or a - w (staying at least 1), w edits */
+		for (dd = 1; dd <= 2 * left; dd++) {
+			w = (dd + 1) / 2;
+			if (dd % 2) {
+				if (a > UINT32_MAX - w)
+					continue;
+				v = a + (uint32_t)w;
+			} else {
+				if (a <= w)
+					continue;
+				v = a - (uint32_t)w;
+			}
+			pass_set(p, sg->k, c, v);
+			rc = pass_leaf(sg, p, used + w);
+			if (!rc && left > w)
+				rc = pass_edits(sg, p, c + 1, left - w, used + w);
+			pass_set(p, sg->k, c, a);
+			if (rc)
+				return rc;
+		}
+	}
+	return CP_OK;
+}
+
+/* p->t with steps s0.. of the base removed, up to `left` of them, each
+ * followed by counter edits within the edits left. */
+static int pass_steps(struct sg *sg, struct pass *p, size_t s0, size_t left,
+		      size_t used)
+{
+	const struct base *b = &sg->bases[p->base];
+	size_t i, c, k = sg->k;
+	int rc = CP_OK;
+
+	if (used && (rc = pass_leaf(sg, p, used)))
+		return rc;
+	if (left && (rc = pass_edits(sg, p, 0, left, used)))
+		return rc;
+	for (i = s0; i < b->n_steps && left && !rc; i++) {
+		const uint32_t *st = sg->steps + (b->step0 + i) * k;
+
+		for (c = 0; c < k; c++)
+			if (st[c])
+				pass_set(p, k, c, p->t[c] - st[c]);
+		rc = pass_steps(sg, p, i + 1, left - 1, used + 1);
+		for (c = 0; c < k; c++)
+			if (st[c])
+				pass_set(p, k, c, p->t[c] + st[c]);
+	}
+	return rc;
+}
+
+/* The base nearest to t among the uops that may count every counter of
+ * t (fewest edits, then counters touched, then the first), and its
+ * edits; SIZE_MAX when no uop may count them all. */
+static size_t nearest_base(const struct sg *sg, const uint32_t *t, size_t *edits)
+{
+	size_t i, c, best = SIZE_MAX, be = SIZE_MAX, bt = SIZE_MAX;
+
+	for (i = 0; i < sg->nb; i++) {
+		const unsigned char *uni = sg->universe + sg->bases[i].uop * sg->k;
+		size_t tt, e;
+
+		for (c = 0; c < sg->k && (!t[c] || uni[c]); c++)
+			;
+		if (c < sg->k)
+			continue;
+		e = step_distance(sg, i, t, NULL);
+		tt = touched_of(sg->brows + i * sg->k, t, sg->k);
+		if (e < be || (e == be && tt < bt)) {
+			best = i;
+			be = e;
+			bt = tt;
+		}
+	}
+	*edits = be;
+	return best;
+}
+
+/* Signatures of one or two counters, once each, on the counters the
+ * pass's certificates use. */
+static int pass_small(struct sg *sg, struct pass *p)
+{
+	size_t k = sg->k, c, e, ed;
+	int rc = CP_OK;
+
+	memset(p->t, 0, k * sizeof *p->t);
+	memset(p->d, 0, p->nG * sizeof *p->d);
+	p->small = 1;
+	for (c = 0; c < k && !rc; c++) {
+		if (p->cstart[c] == p->cstart[c + 1])
+			continue;
+		pass_set(p, k, c, 1);
+		p->base = nearest_base(sg, p->t, &ed);
+		if (p->base != SIZE_MAX)
+			rc = pass_leaf(sg, p, ed);
+		for (e = c + 1; e < k && !rc; e++) {
+			if (p->cstart[e] == p->cstart[e + 1])
+				continue;
+			pass_set(p, k, e, 1);
+			p->base = nearest_base(sg, p->t, &ed);
+			if (p->base != SIZE_MAX)
+				rc = pass_leaf(sg, p, ed);
+			pass_set(p, k, e, 0);
+		}
+		pass_set(p, k, c, 0);
+	}
+	p->small = 0;
+	return rc;
+}
+
+/* Run a pass over every candidate. */
+static int pass_run(struct sg *sg, struct pass *p)
+{
+	size_t i, g, k = sg->k;
+	int rc = CP_OK;
+
+	for (i = 0; i < sg->nb && !rc; i++) {
+		p->base = i;
+		memcpy(p->t, sg->brows + i * k, k * sizeof *p->t);
+		for (g = 0; g < p->nG; g++)
+			p->d[g] = explore_dot_exact(p->G + g * k, p->t, k);
+		rc = pass_steps(sg, p, 0, sg->max_edits, 0);
+	}
+	if (!rc)
+		rc = pass_small(sg, p);
+	return rc;
+}
+
+/* ==== the certificates of the observations a set does not fit ==== */
+
+/* Certificate v of observation i, oriented so that a new signature helps
+ * only if g.t < 0: an inequality as it is, an equality towards the side
+ * the region lies on (a.mu's sign). */
+static void orient(const struct sg *sg, size_t i, const struct feas_violation *v,
+		   int64_t *g)
+{
+	const struct feas_query *q = pipe_data_query(sg->pd, i);
+	double s = 0;
+	size_t c;
+
+	for (c = 0; c < sg->k; c++)
+		s += (double)v->a[c] * q->mu[c];
+	for (c = 0; c < sg->k; c++)
+		g[c] = v->is_equality && s > 0 ? -v->a[c] : v->a[c];
+}
+
+/* A list of distinct certificates (k each) and, per observation, which. */
+struct certs {
+	size_t n, cap, nw;
+	int64_t *g;
+	unsigned char *eq;
+	size_t *count;
+};
+
+static long certs_find(const struct certs *c, const int64_t *g, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!memcmp(c->g + i * k, g, k * sizeof *g))
+			return (long)i;
+	return -1;
+}
+
+static long certs_add(struct certs *c, const int64_t *g, int eq, size_t k)
+{
+	long i = certs_find(c, g, k);
+
+	if (i >= 0) {
+		c->count[i]++;
+		return i;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		int64_t *ng = cp_reallocarray(c->g, cap, k * sizeof *ng);
+		unsigned char *ne;
+		size_t *nc;
+
+		if (!ng)
+			return -1;
+		c->g = ng;
+		ne = cp_reallocarray(c->eq, cap, sizeof *ne);
+		if (!ne)
+			return -1;
+		c->eq = ne;
+		nc = cp_reallocarray(c->count, cap, sizeof *nc);
+		if (!nc)
+			return -1;
+		c->count = nc;
+		c->cap = cap;
+	}
+	memcpy(c->g + c->n * k, g, k * sizeof *g);
+	c->eq[c->n] = (unsigned char)eq;
+	c->count[c->n] = 1;
+	return (long)c->n++;
+}
+
+static void certs_release(struct certs *c)
+{
+	cp_free(c->g);
+	cp_free(c->eq);
+	cp_free(c->count);
+}
+
+/* The certificates of observations obs[0..n) in res: the list, and per
+ * observation a bitset over it (*R, n x nw, cp_free'd by the caller). */
+static int certs_of(struct sg *sg, const size_t *obs, size_t n,
+		    const struct feas_result *res, struct certs *c, uint64_t **R)
+{
+	size_t i, j, k = sg->k;
+	int64_t *g = cp_calloc(k + 1, sizeof *g);
+	long *which = NULL;
+	size_t total = 0, at = 0;
+
+	*R = NULL;
+	memset(c, 0, sizeof *c);
+	if (!g)
+		return CP_ENOMEM;
+	for (i = 0; i < n; i++)
+		total += res[obs[i]].n_violations;
+	which = cp_calloc(total + 1, sizeof *which);
+	if (!which)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < res[obs[i]].n_violations; j++) {
+			orient(sg, obs[i], &res[obs[i]].violations[j], g);
+			which[at] = certs_add(c, g, res[obs[i]].violations[j].is_equality, k);
+			if (which[at++] < 0)
+				goto nomem;
+		}
+	c->nw = (c->n + 63) / 64;
+	*R = cp_calloc(n * c->nw + 1, sizeof **R);
+	if (!*R)
+		goto nomem;
+	for (i = 0, at = 0; i < n; i++)
+		for (j = 0; j < res[obs[i]].n_violations; j++, at++)
+			(*R)[i * c->nw + (size_t)which[at] / 64] |=
+				(uint64_t)1 << ((size_t)which[at] % 64);
+	cp_free(g);
+	cp_free(which);
+	return CP_OK;
+nomem:
+	cp_free(g);
+	cp_free(which);
+	certs_release(c);
+	return CP_ENOMEM;
+}
+
+/* ==== checking a set ==== */
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_kills(const void *a, const void *b, void *ctx)
+{
+	const size_t *kills = ctx, x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (kills[x] != kills[y])
+		return kills[x] > kills[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Check S u T (T: n_t store ids) on observations obs[0..n) with the
+ * pipeline.  *n_ok gets how many are feasible and decided; the others go
+ * to left[] (may be NULL), in order.  stop: at the first that is not
+ * (those found most often first).  explain: their certificates stay in
+ * sg->res.  CP_ELIMIT when the budget of checks is spent. */
+static int check_set(struct sg *sg, const uint32_t *ids, size_t n_t,
+		     const size_t *obs, size_t n, int stop, int explain,
+		     size_t *n_ok, size_t *left, size_t *n_left, struct cp_error *err)
+{
+	struct pipe_model *pm = NULL;
+	size_t k = sg->k, i, j, done = 0, chunk = 1, nl = 0, ok = 0;
+	size_t *order = sg->scratch;
+	int rc;
+
+	*n_ok = 0;
+	if (n_left)
+		*n_left = 0;
+	if (sg->out->checks + n > sg->max_checks)
+		return CP_ELIMIT;
+	if (sg->mS + n_t > sg->rows_cap) {
+		uint32_t *nr = cp_reallocarray(sg->rows, sg->mS + n_t, k * sizeof *nr);
+
+		if (!nr)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		sg->rows = nr;
+		sg->rows_cap = sg->mS + n_t;
+	}
+	for (i = 0; i < n_t; i++)
+		memcpy(sg->rows + (sg->mS + i) * k, sg->st.rows + (size_t)ids[i] * k,
+		       k * sizeof *sg->rows);
+	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + n_t, sg->pd, NULL,
+				      &pm, err)))
+		return rc;
+	memcpy(order, obs, n * sizeof *order);
+	if (stop)
+		qsort_r(order, n, sizeof *order, by_kills, sg->kills);
+	sg->out->sets_checked++;
+	/* in growing chunks when stopping early: the first observation
+	 * alone (the one that refuted most sets), then 2, 4, ... */
+	while (done < n) {
+		size_t m = stop ? (chunk < n - done ? chunk : n - done) : n - done;
+
+		/* screened in floating point; a verdict within GLPK's
+		 * tolerance is settled exactly, as `check` settles it */
+		rc = pipe_check_some(pm, sg->pd, order + done, m,
+				     (explain ? FEAS_EXPLAIN : 0) | FEAS_NO_EXACT, sg->res, NULL, err);
+		sg->out->checks += m;
+		for (j = done; !rc && j < done + m; j++)
+			if (sg->res[order[j]].borderline)
+				rc = pipe_check_some(pm, sg->pd, order + j, 1,
+						     explain ? FEAS_EXPLAIN : 0, sg->res, NULL, err);
+		if (rc)
+			break;
+		for (j = done; j < done + m; j++) {
+			const struct feas_result *r = &sg->res[order[j]];
+
+			if (r->feasible && !r->undecided) {
+				ok++;
+				continue;
+			}
+			sg->kills[order[j]]++;
+			if (left)
+				left[nl] = order[j];
+			nl++;
+		}
+		done += m;
+		chunk *= 2;
+		if (stop && nl)
+			break;
+	}
+	pipe_model_free(pm);
+	if (rc)
+		return rc;
+	/* left in observation order: what follows does not depend on the
+	 * order the checks took */
+	if (left && nl > 1)
+		qsort(left, nl, sizeof *left, by_index);
+	*n_ok = ok;
+	if (n_left)
+		*n_left = nl;
+	return CP_OK;
+}
+
+/* ==== sets: visited and found ==== */
+
+#define MAX_LISTED 20
+
+static int in_set(const uint32_t *P, size_t n, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (P[i] == id)
+			return 1;
+	return 0;
+}
+
+/* Q = P + id, ascending. */
+static size_t set_with(const uint32_t *P, size_t n, uint32_t id, uint32_t *Q)
+{
+	size_t i, j = 0;
+	int put = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!put && id < P[i]) {
+			Q[j++] = id;
+			put = 1;
+		}
+		Q[j++] = P[i];
+	}
+	if (!put)
+		Q[j++] = id;
+	return j;
+}
+
+static uint64_t set_hash(const uint32_t *Q, size_t n)
+{
+	return cp_hash(cp_hash(CP_HASH_SEED, &n, sizeof n), Q, n * sizeof *Q);
+}
+
+/* 1 when Q is new (and now seen), 0 when seen before, CP_ENOMEM. */
+static int seen_add(struct sg *sg, const uint32_t *Q, size_t n)
+{
+	size_t h, i;
+
+	if (2 * (sg->n_seen + 1) > sg->seen_cap) {
+		size_t cap = sg->seen_cap ? 2 * sg->seen_cap : 4096;
+		struct found *t = cp_calloc(cap, sizeof *t);
+
+		if (!t)
+			return CP_ENOMEM;
+		for (i = 0; i < sg->seen_cap; i++) {
+			if (!sg->seen[i].n)
+				continue;
+			h = (size_t)set_hash(sg->seen[i].id, sg->seen[i].n) & (cap - 1);
+			while (t[h].n)
+				h = (h + 1) & (cap - 1);
+			t[h] = sg->seen[i];
+		}
+		cp_free(sg->seen);
+		sg->seen = t;
+		sg->seen_cap = cap;
+	}
+	for (h = (size_t)set_hash(Q, n) & (sg->seen_cap - 1); sg->seen[h].n;
+	     h = (h + 1) & (sg->seen_cap - 1))
+		if (sg->seen[h].n == n && !memcmp(sg->seen[h].id, Q, n * sizeof *Q))
+			return 0;
+	sg->seen[h].n = n;
+	memcpy(sg->seen[h].id, Q, n * sizeof *Q);
+	sg->n_seen++;
+	return 1;
+}
+
+static int found_add(struct sg *sg, const uint32_t *Q, size_t n, size_t explains)
+{
+	struct found *f;
+
+	if (sg->n_found == sg->cap_found) {
+		size_t cap = sg->cap_found ? 2 * sg->cap_found : 64;
+
+		f = cp_reallocarray(sg->found, cap, sizeof *f);
+		if (!f)
+			return CP_ENOMEM;
+		sg->found = f;
+		sg->cap_found = cap;
+	}
+	f = &sg->found[sg->n_found++];
+	memset(f, 0, sizeof *f);
+	f->n = n;
+	memcpy(f->id, Q, n * sizeof *Q);
+	f->explains = explains;
+	return CP_OK;
+}
+
+/* Does Q hold a set already found to explain everything (then it is
+ * not minimal)? */
+static int holds_found(const struct sg *sg, const uint32_t *Q, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < sg->n_found; i++) {
+		const struct found *f = &sg->found[i];
+
+		if (f->explains < sg->nI || f->n >= n)
+			continue;
+		for (j = 0; j < f->n && in_set(Q, n, f->id[j]); j++)
+			;
+		if (j == f->n)
+			return 1;
+	}
+	return 0;
+}
+
+/* Candidates best first: fewer edits, fewer counters touched, then the
+ * order they were made in. */
+static int by_rank(const void *a, const void *b, void *ctx)
+{
+	const struct store *s = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (s->edits[x] != s->edits[y])
+		return s->edits[x] < s->edits[y] ? -1 : 1;
+	if (s->touched[x] != s->touched[y])
+		return s->touched[x] < s->touched[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int covers(const uint64_t *have, const uint64_t *need, size_t nw)
+{
+	size_t w;
+
+	for (w = 0; w < nw; w++)
+		if (need[w] & ~have[w])
+			return 0;
+	return 1;
+}
+
+/* ==== every set that explains all: complete, by branching ==== */
+
+/* The root certificates of I that no member of P breaks, into U; 1 when
+ * there are some. */
+static int uncovered(const struct sg *sg, const uint32_t *P, size_t np, uint64_t *U)
+{
+	size_t w, i;
+	int any = 0;
+
+	for (w = 0; w < sg->nw; w++) {
+		U[w] = sg->all[w];
+		for (i = 0; i < np; i++)
+			U[w] &= ~sg->st.brk[(size_t)P[i] * sg->nw + w];
+		any |= U[w] != 0;
+	}
+	return any;
+}
+
+/* What the search learnt about a set P on its way to larger ones. */
+struct memo {
+	struct found key;
+	/* P breaks every root certificate: P checked on I, with the
+	 * certificates of the observations it leaves */
+	int checked, explains;
+	size_t *left, n_left;
+	struct certs c;
+	uint64_t *R;
+	/* the candidates that may complete P (rank order): those breaking
+	 * every certificate left (pool), or those breaking the certificate
+	 * with the fewest breakers (branch) */
+	int have_pool, have_branch;
+	uint32_t *pool, *branch;
+	size_t n_pool, n_branch;
+	int relax;                 /* 0 untried, 1 S u P u pool fits I, 2 not */
+	int marked;                /* gathered for a group relaxation */
+	uint64_t pool_hash;        /* of the pool's ids: parents alike share it */
+};
+
+static void memo_free(struct memo *m)
+{
+	if (!m)
+		return;
+	cp_free(m->left);
+	certs_release(&m->c);
+	cp_free(m->R);
+	cp_free(m->pool);
+	cp_free(m->branch);
+	cp_free(m);
+}
+
+/* The memo of P, made on first use. */
+static struct memo *memo_get(struct sg *sg, const uint32_t *P, size_t np)
+{
+	size_t h, i;
+
+	if (2 * (sg->n_memo + 1) > sg->memo_cap) {
+		size_t cap = sg->memo_cap ? 2 * sg->memo_cap : 256;
+		struct memo **t = cp_calloc(cap, sizeof *t);
+
+		if (!t)
+			return NULL;
+		for (i = 0; i < sg->memo_cap; i++) {
+			if (!sg->memo[i])
+				continue;
+			h = (size_t)set_hash(sg->memo[i]->key.id, sg->memo[i]->key.n) & (cap - 1);
+			while (t[h])
+				h = (h + 1) & (cap - 1);
+			t[h] = sg->memo[i];
+		}
+		cp_free(sg->memo);
+		sg->memo = t;
+		sg->memo_cap = cap;
+	}
+	for (h = (size_t)set_hash(P, np) & (sg->memo_cap - 1); sg->memo[h];
+	     h = (h + 1) & (sg->memo_cap - 1))
+		if (sg->memo[h]->key.n == np && !memcmp(sg->memo[h]->key.id, P, np * sizeof *P))
+			return sg->memo[h];
+	sg->memo[h] = cp_calloc(1, sizeof **sg->memo);
+	if (!sg->memo[h])
+		return NULL;
+	sg->memo[h]->key.n = np;
+	memcpy(sg->memo[h]->key.id, P, np * sizeof *P);
+	sg->n_memo++;
+	return sg->memo[h];
+}
+
+/* A set of the level's size to check, and the observations to check it
+ * on (those its subset left, or all of I). */
+struct leaf {
+	uint32_t id[EXPLORE_SUGGEST_MAX_NEW];
+	size_t n;
+	struct memo *parent;       /* the set it extends (its pool) */
+	const size_t *obs;
+	size_t n_obs;
+	size_t collateral, touched, shape;
+};
+
+/* The model's listed constraints t breaks that the data do not (a
+ * candidate that opens more of the cone than the data ask for is the
+ * less likely μpath); 0 when the facets are not listed or too many to
+ * test every candidate against. */
+#define COLLATERAL_MAX_CONSTRAINTS 4096
+static size_t collateral(const struct sg *sg, const uint32_t *t)
+{
+	size_t i, n = 0, neq = pipe_model_n_equalities(sg->pm0), g;
+	size_t nc = neq + pipe_model_n_facets(sg->pm0);
+
+	if (!pipe_model_has_facets(sg->pm0) || nc > COLLATERAL_MAX_CONSTRAINTS)
+		return 0;
+	for (i = 0; i < nc; i++) {
+		__int128 v = explore_dot_exact(pipe_model_constraint(sg->pm0, i), t, sg->k);
+
+		n += i < neq ? v != 0 : v < 0;
+	}
+	for (g = 0; g < sg->nG; g++)
+		n -= n && explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0;
+	return n;
+}
+
+static size_t collateral_of(struct sg *sg, uint32_t id)
+{
+	if (sg->st.collat[id] == UINT32_MAX)
+		sg->st.collat[id] = (uint32_t)collateral(sg, sg->st.rows + (size_t)id * sg->k);
+	return sg->st.collat[id];
+}
+
+/* Is (uop, t) the counts of a prefix of a model μpath (one cut short
+ * after an increment)? */
+static int prefix_find(const struct sg *sg, uint32_t uop, const uint32_t *t)
+{
+	size_t h, k = sg->k;
+	uint64_t hv;
+
+	if (!sg->prefix_tcap)
+		return 0;
+	hv = cp_hash(cp_hash(CP_HASH_SEED, &uop, sizeof uop), t, k * sizeof *t);
+	for (h = (size_t)hv & (sg->prefix_tcap - 1); sg->prefix_table[h];
+	     h = (h + 1) & (sg->prefix_tcap - 1)) {
+		const uint32_t *r = sg->prefix + (size_t)(sg->prefix_table[h] - 1) * (k + 1);
+
+		if (r[0] == uop && !memcmp(r + 1, t, k * sizeof *t))
+			return 1;
+	}
+	return 0;
+}
+
+static int prefix_add(struct sg *sg, uint32_t uop, const uint32_t *t)
+{
+	size_t h, i, k = sg->k;
+	uint32_t *r;
+
+	if (prefix_find(sg, uop, t))
+		return CP_OK;
+	if (sg->n_prefix == sg->cap_prefix) {
+		size_t cap = sg->cap_prefix ? 2 * sg->cap_prefix : 256;
+
+		if (!(r = cp_reallocarray(sg->prefix, cap, (k + 1) * sizeof *r)))
+			return CP_ENOMEM;
+		sg->prefix = r;
+		sg->cap_prefix = cap;
+	}
+	r = sg->prefix + sg->n_prefix * (k + 1);
+	r[0] = uop;
+	memcpy(r + 1, t, k * sizeof *t);
+	sg->n_prefix++;
+	if (2 * sg->n_prefix > sg->prefix_tcap) {
+		size_t cap = sg->prefix_tcap ? 2 * sg->prefix_tcap : 1024;
+
+		cp_free(sg->prefix_table);
+		if (!(sg->prefix_table = cp_calloc(cap, sizeof *sg->prefix_table)))
+			return CP_ENOMEM;
+		sg->prefix_tcap = cap;
+		for (i = 0; i < sg->n_prefix; i++) {
+			const uint32_t *q = sg->prefix + i * (k + 1);
+			uint64_t hv = cp_hash(cp_hash(CP_HASH_SEED, q, sizeof *q), q + 1,
+					      k * sizeof *q);
+
+			for (h = (size_t)hv & (cap - 1); sg->prefix_table[h]; h = (h + 1) & (cap - 1))
+				;
+			sg->prefix_table[h] = (uint32_t)i + 1;
+		}
+		return CP_OK;
+	}
+	{
+		uint64_t hv = cp_hash(cp_hash(CP_HASH_SEED, &uop, sizeof uop), t, k * sizeof *t);
+
+		for (h = (size_t)hv & (sg->prefix_tcap - 1); sg->prefix_table[h];
+		     h = (h + 1) & (sg->prefix_tcap - 1))
+			;
+		sg->prefix_table[h] = (uint32_t)sg->n_prefix;
+	}
+	return CP_OK;
+}
+
+/* How a candidate relates to the model's μpaths, the likeliest first:
+ * 0, a μpath cut short (the counts of a prefix of one: a squash, an
+ * abort); 1, a μpath with more increments (t = s + r, s a signature of
+ * the model, r >= 0 another candidate: a step repeated, a counter more);
+ * 2, neither (a fragment that no μpath of the uop resembles as a
+ * whole). */
+static size_t shape(struct sg *sg, uint32_t id)
+{
+	const uint32_t *t = sg->st.rows + (size_t)id * sg->k;
+	uint32_t *r;
+	size_t j, c;
+	unsigned char v = 3;
+
+	if (sg->st.reduc[id])
+		return (size_t)sg->st.reduc[id] - 1;
+	if (prefix_find(sg, sg->st.uop[id], t)) {
+		sg->st.reduc[id] = 1;
+		return 0;
+	}
+	r = cp_calloc(sg->k + 1, sizeof *r);
+	if (!r)
+		return 2;   /* only a ranking: no harm */
+	for (j = 0; j < sg->mS && v == 3; j++) {
+		const uint32_t *sj = sg->S + j * sg->k;
+		int zero = 1;
+
+		for (c = 0; c < sg->k && sj[c] <= t[c]; c++)
+			zero &= !sj[c];
+		if (c < sg->k || zero)
+			continue;
+		for (c = 0; c < sg->k; c++)
+			r[c] = t[c] - sj[c];
+		if (store_find(&sg->st, r) >= 0)
+			v = 2;
+	}
+	cp_free(r);
+	sg->st.reduc[id] = v;
+	return (size_t)v - 1;
+}
+
+/* Q is a set of the level's size that may explain every observation:
+ * kept to be checked once the level is gathered. */
+static int leaf_add(struct sg *sg, struct memo *parent, const uint32_t *Q, size_t nq,
+		    const size_t *obs, size_t n, struct cp_error *err)
+{
+	struct leaf *l;
+	size_t i;
+	int rc;
+
+	if ((rc = seen_add(sg, Q, nq)) <= 0)
+		return rc == 0 ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (holds_found(sg, Q, nq))
+		return CP_OK;
+	if (sg->n_leaves == sg->cap_leaves) {
+		size_t cap = sg->cap_leaves ? 2 * sg->cap_leaves : 256;
+
+		l = cp_reallocarray(sg->leaves, cap, sizeof *l);
+		if (!l)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		sg->leaves = l;
+		sg->cap_leaves = cap;
+	}
+	l = &sg->leaves[sg->n_leaves++];
+	memset(l, 0, sizeof *l);
+	memcpy(l->id, Q, nq * sizeof *Q);
+	l->n = nq;
+	l->parent = parent;
+	l->obs = obs;
+	l->n_obs = n;
+	for (i = 0; i < nq; i++) {
+		l->collateral += collateral_of(sg, Q[i]);
+		l->touched += sg->st.touched[Q[i]];
+		l->shape += shape(sg, Q[i]);
+	}
+	return CP_OK;
+}
+
+/* The sets of a level, likeliest first: the fewest of the model's other
+ * constraints broken, the fewest counters touched, the likeliest shapes. */
+static int by_likely(const void *a, const void *b)
+{
+	const struct leaf *x = a, *y = b;
+
+	if (x->collateral != y->collateral)
+		return x->collateral < y->collateral ? -1 : 1;
+	if (x->touched != y->touched)
+		return x->touched < y->touched ? -1 : 1;
+	if (x->shape != y->shape)
+		return x->shape < y->shape ? -1 : 1;
+	return memcmp(x->id, y->id, x->n * sizeof *x->id);
+}
+
+/* Does S u P u pool fit the observations obs (each set P + t of the pool
+ * lies within it, so when it does not, none of them does)?  Memoised in
+ * m (P is m's key). */
+static int relaxed_fits(struct sg *sg, struct memo *m, const size_t *obs, size_t n,
+			struct cp_error *err)
+{
+	uint32_t *all;
+	size_t ok, np = m->key.n;
+	int rc;
+
+	if (m->relax)
+		return m->relax == 1;
+	all = cp_calloc(np + m->n_pool + 1, sizeof *all);
+	if (!all)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	memcpy(all, m->key.id, np * sizeof *all);
+	memcpy(all + np, m->pool, m->n_pool * sizeof *all);
+	rc = check_set(sg, all, np + m->n_pool, obs, n, 1, 0, &ok, NULL, NULL, err);
+	cp_free(all);
+	if (rc)
+		return rc;
+	m->relax = ok == n ? 1 : 2;
+	return m->relax == 1;
+}
+
+/* The candidates of a pass, in rank order, without P's members. */
+static int pass_list(struct sg *sg, struct pass *p, const uint32_t *P, size_t np,
+		     uint32_t **out, size_t *n)
+{
+	size_t i, j = 0;
+
+	*out = cp_calloc(p->n_out + 1, sizeof **out);
+	if (!*out)
+		return CP_ENOMEM;
+	for (i = 0; i < p->n_out; i++)
+		if (!in_set(P, np, p->out[i]))
+			(*out)[j++] = p->out[i];
+	qsort_r(*out, j, sizeof **out, by_rank, &sg->st);
+	*n = j;
+	return CP_OK;
+}
+
+/* P breaks every root certificate: check it once on I, keeping the
+ * certificates of the observations it leaves. */
+static int memo_check(struct sg *sg, struct memo *m, const uint32_t *P, size_t np,
+		      struct cp_error *err)
+{
+	size_t ok;
+	int rc;
+
+	if (m->checked)
+		return CP_OK;
+	m->left = cp_calloc(sg->nI + 1, sizeof *m->left);
+	if (!m->left)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if ((rc = check_set(sg, P, np, sg->I, sg->nI, 0, 1, &ok, m->left, &m->n_left, err)))
+		return rc;
+	m->checked = 1;
+	m->explains = !m->n_left;
+	if (np == 1)
+		sg->st.single[P[0]] = m->explains ? 1 : 2;
+	if (m->explains || certs_of(sg, m->left, m->n_left, sg->res, &m->c, &m->R))
+		return m->explains ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
+	return CP_OK;
+}
+
+/* Is some observation of m->left without a certificate to price? */
+static int memo_unpriced(const struct memo *m)
+{
+	size_t i, w;
+
+	for (i = 0; i < m->n_left; i++) {
+		for (w = 0; w < m->c.nw && !m->R[i * m->c.nw + w]; w++)
+			;
+		if (w == m->c.nw)
+			return 1;
+	}
+	return 0;
+}
+
+static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t left,
+	       struct cp_error *err);
+
+/* Extend P by each of list[0..nl) whose edits fit: the last member (its
+ * edits exactly what is left) or one more on the way. */
+static int extend(struct sg *sg, struct memo *m, const uint32_t *P, size_t np,
+		  size_t n, size_t left, const uint32_t *list, size_t nl,
+		  const size_t *obs, size_t n_obs, struct cp_error *err)
+{
+	uint32_t Q[EXPLORE_SUGGEST_MAX_NEW];
+	size_t i;
+	int rc = CP_OK;
+
+	for (i = 0; i < nl && !rc; i++) {
+		uint32_t id = list[i], e = sg->st.edits[id];
+
+		if (np + 1 == n) {
+			if (e < left)
+				continue;
+			if (e > left)
+				break;   /* rank order: by edits */
+			if (n > 1 && sg->st.single[id] == 1)
+				continue;   /* explains alone: not minimal */
+			set_with(P, np, id, Q);
+			rc = leaf_add(sg, m, Q, n, obs, n_obs, err);
+		} else {
+			if (e + (n - np - 1) > left)
+				break;
+			set_with(P, np, id, Q);
+			rc = dfs(sg, Q, np + 1, n, left - e, err);
+		}
+	}
+	return rc;
+}
+
+/* Every set of n candidates with `left` more edits than P's that holds P
+ * and may explain every observation: one of its members breaks each
+ * certificate that P does not, so the search branches on the one with
+ * the fewest breakers; once P breaks every root certificate, P is
+ * checked and its observations left give certificates of their own. */
+static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t left,
+	       struct cp_error *err)
+{
+	uint64_t *U = cp_calloc(sg->nw + 1, sizeof *U);
+	struct memo *m = NULL;
+	struct pass p;
+	size_t r, g, best = 0, best_n = SIZE_MAX, nw = sg->nw;
+	int rc = CP_OK;
+
+	memset(&p, 0, sizeof p);
+	if (!U)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (uncovered(sg, P, np, U)) {
+		if (np + 1 < n) {
+			for (g = 0; g < sg->nG; g++)
+				if ((U[g / 64] >> (g % 64)) & 1 && sg->breakers[g] < best_n) {
+					best = g;
+					best_n = sg->breakers[g];
+				}
+			for (r = 0; r < sg->n_root && !rc; r++) {
+				uint32_t id = sg->rank[r], Q[EXPLORE_SUGGEST_MAX_NEW];
+
+				if (!((sg->st.brk[(size_t)id * nw + best / 64] >> (best % 64)) & 1) ||
+				    in_set(P, np, id))
+					continue;
+				if (sg->st.edits[id] + (n - np - 1) > left)
+					break;
+				set_with(P, np, id, Q);
+				rc = dfs(sg, Q, np + 1, n, left - sg->st.edits[id], err);
+			}
+			goto out;
+		}
+		/* the last member breaks every certificate left */
+		if (!(m = memo_get(sg, P, np)))
+			goto nomem;
+		if (!m->have_pool) {
+			m->pool = cp_calloc(sg->n_root + 1, sizeof *m->pool);
+			if (!m->pool)
+				goto nomem;
+			for (r = 0; r < sg->n_root; r++) {
+				uint32_t id = sg->rank[r];
+
+				if (covers(sg->st.brk + (size_t)id * nw, U, nw) && !in_set(P, np, id))
+					m->pool[m->n_pool++] = id;
+			}
+			m->have_pool = 1;
+		}
+		if (m->relax != 2)
+			rc = extend(sg, m, P, np, n, left, m->pool, m->n_pool, sg->I, sg->nI, err);
+		goto out;
+	}
+	if (!np)
+		goto out;   /* no certificate at all: nothing to price */
+	if (!(m = memo_get(sg, P, np)))
+		goto nomem;
+	if ((rc = memo_check(sg, m, P, np, err)) || m->explains)
+		goto out;   /* a set that explains all is not extended */
+	if (memo_unpriced(m)) {
+		sg->out->unpriced = 1;
+		goto out;
+	}
+	if (np + 1 == n) {
+		/* the last member breaks every certificate of those left */
+		if (!m->have_pool) {
+			if (pass_init(sg, &p, m->c.g, m->c.n, PASS_ALL) || pass_run(sg, &p) ||
+			    pass_list(sg, &p, P, np, &m->pool, &m->n_pool))
+				goto nomem;
+			m->have_pool = 1;
+		}
+		if (m->relax != 2)
+			rc = extend(sg, m, P, np, n, left, m->pool, m->n_pool, m->left,
+				    m->n_left, err);
+		goto out;
+	}
+	if (!m->have_branch) {
+		/* one member breaks the new certificate with the fewest
+		 * breakers */
+		uint32_t *all = NULL;
+		size_t n_all = 0, i, cnt;
+
+		if (pass_init(sg, &p, m->c.g, m->c.n, PASS_ANY) || pass_run(sg, &p) ||
+		    pass_list(sg, &p, P, np, &all, &n_all))
+			goto nomem;
+		for (g = 0; g < m->c.n; g++) {
+			for (i = 0, cnt = 0; i < n_all; i++)
+				cnt += explore_dot_exact(m->c.g + g * sg->k,
+							 sg->st.rows + (size_t)all[i] * sg->k,
+							 sg->k) < 0;
+			if (cnt < best_n) {
+				best = g;
+				best_n = cnt;
+			}
+		}
+		for (i = 0; i < n_all; i++)
+			if (explore_dot_exact(m->c.g + best * sg->k,
+					      sg->st.rows + (size_t)all[i] * sg->k, sg->k) < 0)
+				all[m->n_branch++] = all[i];
+		m->branch = all;
+		m->have_branch = 1;
+	}
+	rc = extend(sg, m, P, np, n, left, m->branch, m->n_branch, NULL, 0, err);
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	pass_release(&p);
+	cp_free(U);
+	return rc;
+}
+
+/* A relaxation (a parent's whole pool at once) costs about one check:
+ * worth it for a parent with more sets than this. */
+#define RELAX_MIN 4
+
+/* The sets of a level that explain everything one level may add: the
+ * likeliest, several times what is kept, are ranked by their proofs;
+ * once one is found, this many more sets are checked at most. */
+#define LEVEL_FOUND_MAX(keep) (4 * (keep))
+#define LEVEL_PATIENCE 400
+
+/* Check a level's sets, likeliest first, until enough explain all. */
+static int by_pool(const void *a, const void *b)
+{
+	const struct memo *x = *(struct memo *const *)a, *y = *(struct memo *const *)b;
+
+	if (x->pool_hash != y->pool_hash)
+		return x->pool_hash < y->pool_hash ? -1 : 1;
+	return x->n_pool < y->n_pool ? -1 : x->n_pool > y->n_pool;
+}
+
+/* Parents ps[0..n), all with the same pool: S, every one of their sets
+ * and the pool at once.  When that misses an observation, so does every
+ * set of theirs; else each half is tried, down to one parent. */
+static int relax_bisect(struct sg *sg, struct memo **ps, size_t n, struct cp_error *err)
+{
+	uint32_t *ids;
+	size_t i, j, m = 0, ok, half = n / 2;
+	int rc;
+
+	if (n == 1) {
+		rc = relaxed_fits(sg, ps[0], sg->I, sg->nI, err);
+		return rc < 0 ? rc : CP_OK;
+	}
+	ids = cp_calloc(n * EXPLORE_SUGGEST_MAX_NEW + ps[0]->n_pool + 1, sizeof *ids);
+	if (!ids)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ps[i]->key.n; j++)
+			if (!in_set(ids, m, ps[i]->key.id[j]))
+				ids[m++] = ps[i]->key.id[j];
+	for (j = 0; j < ps[0]->n_pool; j++)
+		if (!in_set(ids, m, ps[0]->pool[j]))
+			ids[m++] = ps[0]->pool[j];
+	rc = check_set(sg, ids, m, sg->I, sg->nI, 1, 0, &ok, NULL, NULL, err);
+	cp_free(ids);
+	if (rc)
+		return rc;
+	if (ok < sg->nI) {
+		for (i = 0; i < n; i++)
+			ps[i]->relax = 2;
+		return CP_OK;
+	}
+	if ((rc = relax_bisect(sg, ps, half, err)))
+		return rc;
+	return relax_bisect(sg, ps + half, n - half, err);
+}
+
+/* Before a level's sets are checked one by one while none explains all:
+ * the relaxations of their parents, parents with the same pool (the same
+ * certificates left: their sets are checked on all of I) in groups. */
+static int relax_groups(struct sg *sg, struct cp_error *err)
+{
+	struct memo **ps = cp_calloc(sg->n_leaves + 1, sizeof *ps);
+	size_t i, j, n = 0, a;
+	int rc = CP_OK;
+
+	if (!ps)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < sg->n_leaves; i++) {
+		struct memo *p = sg->leaves[i].parent;
+
+		if (!p || p->relax || p->marked || p->n_pool <= RELAX_MIN ||
+		    sg->leaves[i].obs != sg->I)
+			continue;
+		p->marked = 1;
+		p->pool_hash = cp_hash(CP_HASH_SEED, p->pool, p->n_pool * sizeof *p->pool);
+		ps[n++] = p;
+	}
+	qsort(ps, n, sizeof *ps, by_pool);
+	for (a = 0; a < n && !rc; a = j) {
+		for (j = a + 1; j < n && !by_pool(&ps[a], &ps[j]) &&
+		     !memcmp(ps[a]->pool, ps[j]->pool, ps[a]->n_pool * sizeof *ps[a]->pool); j++)
+			;
+		rc = relax_bisect(sg, ps + a, j - a, err);
+	}
+	for (i = 0; i < n; i++)
+		ps[i]->marked = 0;
+	cp_free(ps);
+	return rc;
+}
+
+static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
+			struct cp_error *err)
+{
+	/* the first level that finds some ranks several times what is
+	 * kept by their proofs; later ones only fill the list */
+	size_t i, ok, got = 0, after = 0;
+	size_t want = *explaining ? keep - *explaining : LEVEL_FOUND_MAX(keep);
+	int rc = CP_OK;
+
+	if (!*explaining && (rc = relax_groups(sg, err)))
+		return rc;
+	qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
+	for (i = 0; i < sg->n_leaves && got < want && !rc; i++) {
+		struct leaf *l = &sg->leaves[i];
+
+		/* once a set explains all, the likeliest few more */
+		if (got && ++after > LEVEL_PATIENCE)
+			break;
+		/* while none explains all, every set is to be checked: a
+		 * parent's whole pool first, which may spare them all */
+		if (!*explaining && !got && l->parent && !l->parent->relax &&
+		    l->parent->n_pool > RELAX_MIN &&
+		    (rc = relaxed_fits(sg, l->parent, l->obs, l->n_obs, err)) < 0)
+			break;
+		rc = CP_OK;
+		if (holds_found(sg, l->id, l->n) || (l->parent && l->parent->relax == 2))
+			continue;
+		if ((rc = check_set(sg, l->id, l->n, l->obs, l->n_obs, 1, 0, &ok, NULL, NULL,
+				    err)))
+			break;
+		if (l->n == 1)
+			sg->st.single[l->id[0]] = ok == l->n_obs ? 1 : 2;
+		if (ok == l->n_obs) {
+			rc = found_add(sg, l->id, l->n, sg->nI);
+			got++;
+		} else if (l->parent && !l->parent->relax && l->parent->n_pool > RELAX_MIN) {
+			/* one of the parent's sets failed: does any fit? */
+			rc = relaxed_fits(sg, l->parent, l->obs, l->n_obs, err);
+			rc = rc < 0 ? rc : CP_OK;
+		}
+	}
+	*explaining += got;
+	sg->n_leaves = 0;
+	return rc;
+}
+
+/* Sets of 1, then 2, ... new signatures, each size by its total edits:
+ * the sets that explain everything come in the order they rank.  The
+ * search stops once keep of them are found, or the level after the
+ * first that found one is done (what follows ranks below, and only
+ * fills the list).  When none is found, every set the certificates
+ * allow was checked. */
+static int search(struct sg *sg, size_t keep, struct cp_error *err)
+{
+	size_t n, B, i, maxe, explaining = 0, levels_after = 0;
+	int rc;
+
+	for (n = 1; n <= sg->max_new; n++)
+		for (B = n;; B++) {
+			for (i = 0, maxe = 0; i < sg->st.n; i++)
+				if (sg->st.edits[i] > maxe)
+					maxe = sg->st.edits[i];
+			if (B > n * maxe)
+				break;
+			if ((rc = dfs(sg, NULL, 0, n, B, err)) ||
+			    (rc = check_leaves(sg, keep, &explaining, err)))
+				return rc;
+			if (explaining >= keep || (explaining && levels_after++))
+				return CP_OK;
+		}
+	return CP_OK;
+}
+
+/* ==== when nothing explains all: the sets that explain the most ==== */
+
+struct scored {
+	uint32_t id;
+	uint32_t score;
+};
+
+static int by_score(const void *a, const void *b, void *ctx)
+{
+	const struct scored *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return by_rank(&x->id, &y->id, ctx);
+}
+
+static int by_explains(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+
+	if (x->explains != y->explains)
+		return x->explains > y->explains ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The keep-th best count among found[from..] (0 when fewer). */
+static size_t kth_best(const struct sg *sg, size_t from, size_t keep)
+{
+	size_t i, n = sg->n_found - from, v = 0;
+	size_t *e = cp_calloc(n + 1, sizeof *e);
+
+	if (!e)
+		return 0;
+	for (i = 0; i < n; i++)
+		e[i] = sg->found[from + i].explains;
+	qsort(e, n, sizeof *e, by_size_desc);
+	if (n >= keep)
+		v = e[keep - 1];
+	cp_free(e);
+	return v;
+}
+
+/* Sets P (in found[from..]) extended by one candidate each, the
+ * candidates scored by how many of the observations P leaves they could
+ * explain (all their certificates broken), the best scores checked. */
+static int partial_level(struct sg *sg, const struct found *P, size_t keep,
+			 struct cp_error *err)
+{
+	struct certs c;
+	struct pass p;
+	struct scored *sc = NULL;
+	struct { uint64_t key; size_t n; } *classes = NULL;
+	uint64_t *R = NULL, *bits = NULL;
+	size_t *left = NULL, *cov = NULL, ok, nl = 0, i, j, g, w, n_cov, got, checked = 0;
+	size_t from = sg->n_found;
+	uint32_t Q[EXPLORE_SUGGEST_MAX_NEW];
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	memset(&p, 0, sizeof p);
+	left = cp_calloc(sg->nI + 1, sizeof *left);
+	cov = cp_calloc(sg->nI + 1, sizeof *cov);
+	if (!left || !cov) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
+	if (P) {
+		if ((rc = check_set(sg, P->id, P->n, sg->I, sg->nI, 0, 1, &ok, left, &nl,
+				    err)))
+			goto out;
+	} else {
+		memcpy(left, sg->I, sg->nI * sizeof *left);
+		nl = sg->nI;
+		ok = 0;
+	}
+	if (!nl)
+		goto out;
+	/* at the root, the model's own verdicts hold the certificates */
+	if ((rc = certs_of(sg, left, nl, P ? sg->res : sg->res0, &c, &R)))
+		goto out;
+	if (!c.n)
+		goto out;
+	if ((rc = pass_init(sg, &p, c.g, c.n, PASS_COVER)))
+		goto out;
+	p.R = R;
+	p.n_targets = nl;
+	if ((rc = pass_run(sg, &p)))
+		goto out;
+	sc = cp_calloc(p.n_out + 1, sizeof *sc);
+	bits = cp_calloc(c.nw + 1, sizeof *bits);
+	if (!sc || !bits) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p.n_out; i++) {
+		sc[i].id = p.out[i];
+		sc[i].score = p.score[i];
+	}
+	qsort_r(sc, p.n_out, sizeof *sc, by_score, &sg->st);
+	classes = cp_calloc(4 * BEAM_FIRST * BEAM_ALIKE, sizeof *classes);
+	if (!classes) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p.n_out && checked < (P ? BEAM_NEXT : BEAM_FIRST) && !rc; i++) {
+		uint32_t id = sc[i].id;
+		size_t nq, h, alike = 0;
+		uint64_t key;
+
+		if (P && in_set(P->id, P->n, id))
+			continue;
+		/* a set found already at least this good, keep of them: the
+		 * rest cannot enter the top */
+		if (sg->n_found - from >= keep &&
+		    ok + sc[i].score <= kth_best(sg, from, keep))
+			break;
+		/* the certificates it breaks: a few of each kind */
+		memset(bits, 0, c.nw * sizeof *bits);
+		for (g = 0; g < c.n; g++)
+			if (explore_dot_exact(c.g + g * sg->k,
+					      sg->st.rows + (size_t)id * sg->k, sg->k) < 0)
+				bits[g / 64] |= (uint64_t)1 << (g % 64);
+		key = cp_hash(CP_HASH_SEED, bits, c.nw * sizeof *bits) | 1;
+		for (h = (size_t)key % (4 * BEAM_FIRST * BEAM_ALIKE); classes[h].key;
+		     h = (h + 1) % (4 * BEAM_FIRST * BEAM_ALIKE))
+			if (classes[h].key == key)
+				break;
+		alike = classes[h].key ? classes[h].n : 0;
+		if (alike >= BEAM_ALIKE)
+			continue;
+		classes[h].key = key;
+		classes[h].n = alike + 1;
+		nq = P ? set_with(P->id, P->n, id, Q) : (Q[0] = id, 1);
+		if ((rc = seen_add(sg, Q, nq)) <= 0) {
+			rc = rc == 0 ? CP_OK : CP_ENOMEM;
+			continue;
+		}
+		/* the observations whose certificates it breaks */
+		for (j = 0, n_cov = 0; j < nl; j++) {
+			for (w = 0; w < c.nw && !(R[j * c.nw + w] & ~bits[w]); w++)
+				;
+			if (w == c.nw)
+				cov[n_cov++] = left[j];
+		}
+		if ((rc = check_set(sg, Q, nq, cov, n_cov, 0, 0, &got, NULL, NULL, err)))
+			break;
+		checked++;
+		if (got)
+			rc = found_add(sg, Q, nq, ok + got);
+	}
+out:
+	if (rc == CP_ENOMEM)
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+	pass_release(&p);
+	certs_release(&c);
+	cp_free(R);
+	cp_free(bits);
+	cp_free(sc);
+	cp_free(classes);
+	cp_free(left);
+	cp_free(cov);
+	return rc;
+}
+
+/* A beam search: the best single candidates, then each of the BEAM best
+ * sets extended by one, up to max_new. */
+static int partial(struct sg *sg, size_t keep, struct cp_error *err)
+{
+	size_t level, from = 0, to, i, nb;
+	struct found beam[BEAM];
+	int rc;
+
+	if ((rc = partial_level(sg, NULL, keep, err)))
+		return rc;
+	for (level = 2; level <= sg->max_new; level++) {
+		to = sg->n_found;
+		if (to == from)
+			break;
+		/* this level's best sets */
+		qsort(sg->found + from, to - from, sizeof *sg->found, by_explains);
+		nb = to - from < BEAM ? to - from : BEAM;
+		memcpy(beam, sg->found + from, nb * sizeof *beam);
+		for (i = 0; i < nb && !rc; i++)
+			rc = partial_level(sg, &beam[i], keep, err);
+		if (rc)
+			return rc;
+		from = to;
+	}
+	return CP_OK;
+}
+
+/* ==== the kept suggestions: proven on every observation, bounded ==== */
+
+static void path_release(struct explore_new_path *p)
+{
+	cp_free(p->counts);
+	cp_free(p->counters);
+	cp_free(p->like_counters);
+	cp_free(p->like_example);
+	cp_free(p->edit);
+	cp_free(p->place);
+	cp_free(p->fragment);
+	cp_free(p->flow_lo_at);
+}
+
+static void suggestion_release(struct explore_suggestion *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_new; i++)
+		path_release(&s->paths[i]);
+	for (i = 0; s->unexplained && i < s->n_unexplained && i < MAX_LISTED; i++)
+		cp_free(s->unexplained[i]);
+	cp_free(s->unexplained);
+	cp_free(s->relaxed);
+	memset(s, 0, sizeof *s);
+}
+
+static char *edit_words(const struct sg *sg, size_t bi, const uint32_t *t);
+
+/* Check S u T on every usable observation, as `check` does, and bound
+ * the flow of each new signature, as `flows` does. */
+static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
+		 size_t threads, struct explore_suggestion *s, struct cp_error *err)
+{
+	const struct pipe_data *pd = sg->pd;
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	struct pipe_model *pm = NULL;
+	struct pipe_flows *pf = NULL;
+	struct pipe_flow_bounds *fb = NULL;
+	enum pipe_flow_status *status = NULL;
+	uint32_t *extra = NULL;
+	const char *names[EXPLORE_SUGGEST_MAX_NEW] = { "new1", "new2", "new3" };
+	size_t k = sg->k, i, j, nu;
+	int rc;
+
+	s->n_new = f->n;
+	for (j = 0; j < f->n; j++) {
+		struct explore_new_path *p = &s->paths[j];
+		uint32_t id = f->id[j];
+
+		p->uop = sg->st.uop[id];
+		p->like = sg->bases[sg->st.like[id]].like;
+		p->edits = sg->st.edits[id];
+		p->counts = cp_malloc(k * sizeof *p->counts + 1);
+		if (!p->counts)
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		memcpy(p->counts, sg->st.rows + (size_t)id * k, k * sizeof *p->counts);
+		/* the edits in words now: the base is the search's */
+		if (!(p->edit = edit_words(sg, sg->st.like[id], p->counts)))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		memcpy(sg->rows + (sg->mS + j) * k, p->counts, k * sizeof *p->counts);
+		s->edits += p->edits;
+		s->touched += sg->st.touched[id];
+		s->collateral += collateral_of(sg, id);
+		s->shape += shape(sg, id);
+	}
+	for (i = 0; i < sg->n_obs; i++) {
+		feas_result_release(&res[i]);
+		feas_result_init(&res[i]);
+	}
+	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + f->n, pd, NULL, &pm, err)) ||
+	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)))
+		goto out;
+	sg->out->proven++;
+	s->unexplained = cp_calloc(MAX_LISTED, sizeof *s->unexplained);
+	if (!s->unexplained)
+		goto nomem;
+	for (i = 0; i < sg->n_obs; i++) {
+		if (!pipe_data_region(pd, i))
+			continue;
+		s->of++;
+		if (res[i].feasible && !res[i].undecided) {
+			s->explains++;
+			continue;
+		}
+		s->undecided += res[i].feasible;
+		if (s->n_unexplained < MAX_LISTED &&
+		    !(s->unexplained[s->n_unexplained] =
+		      cp_strdup(stats_dataset_observation(d, i))))
+			goto nomem;
+		s->n_unexplained++;
+	}
+	/* the flows: each new signature a pseudo-feature of its own */
+	extra = cp_calloc(f->n * (k + 1), sizeof *extra);
+	if (!extra)
+		goto nomem;
+	for (j = 0; j < f->n; j++) {
+		extra[j * (k + 1)] = (uint32_t)s->paths[j].uop;
+		memcpy(extra + j * (k + 1) + 1, s->paths[j].counts, k * sizeof *extra);
+	}
+	if ((rc = pipe_flows_new_extra(sg->m, sg->sel, pd, extra, f->n, names, &pf, err)))
+		goto out;
+	nu = pipe_flows_n_uops(pf);
+	fb = cp_calloc(sg->n_obs * nu * f->n + 1, sizeof *fb);
+	status = cp_calloc(sg->n_obs + 1, sizeof *status);
+	if (!fb || !status)
+		goto nomem;
+	if ((rc = pipe_flows_bound(pf, pd, res, threads, fb, status, err)))
+		goto out;
+	for (j = 0; j < f->n; j++) {
+		struct explore_new_path *p = &s->paths[j];
+		size_t at = 0;
+
+		p->flow_per = pipe_flows_per(pf, p->uop);
+		for (i = 0; i < sg->n_obs; i++) {
+			const struct feas_bound *b = &fb[(i * nu + p->uop) * f->n + j].share;
+
+			if (status[i] != PIPE_FLOWS_BOUNDED || !b->defined)
+				continue;
+			if (!p->flow_defined || b->lo > p->flow_lo) {
+				p->flow_lo = b->lo;
+				at = i;
+			}
+			if (!p->flow_defined || b->hi > p->flow_hi)
+				p->flow_hi = b->hi;
+			p->flow_defined = 1;
+		}
+		if (p->flow_defined) {
+			if (!(p->flow_lo_at = cp_strdup(stats_dataset_observation(d, at))))
+				goto nomem;
+			if (!s->flow_defined || p->flow_lo > s->flow_lo)
+				s->flow_lo = p->flow_lo;
+			if (!s->flow_defined || p->flow_hi > s->flow_hi)
+				s->flow_hi = p->flow_hi;
+			s->flow_defined = 1;
+		}
+	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_free(extra);
+	cp_free(fb);
+	cp_free(status);
+	pipe_flows_free(pf);
+	pipe_model_free(pm);
+	return rc;
+}
+
+/* Explains the most, fewer new signatures, fewer edits, the smallest
+ * flow forced on them, fewer counters touched, fewer of the model's
+ * other constraints broken. */
+static int by_merit(const void *a, const void *b)
+{
+	const struct explore_suggestion *x = a, *y = b;
+
+	if (x->explains != y->explains)
+		return x->explains > y->explains ? -1 : 1;
+	if (x->n_new != y->n_new)
+		return x->n_new < y->n_new ? -1 : 1;
+	if (x->edits != y->edits)
+		return x->edits < y->edits ? -1 : 1;
+	if (x->flow_defined != y->flow_defined)
+		return x->flow_defined ? -1 : 1;
+	/* flows equal to the 4 digits printed are equal */
+	if (x->flow_defined && fabs(x->flow_lo - y->flow_lo) >
+	    1e-4 * fmax(fabs(x->flow_lo), fabs(y->flow_lo)))
+		return x->flow_lo < y->flow_lo ? -1 : 1;
+	if (x->touched != y->touched)
+		return x->touched < y->touched ? -1 : 1;
+	if (x->collateral != y->collateral)
+		return x->collateral < y->collateral ? -1 : 1;
+	if (x->shape != y->shape)
+		return x->shape < y->shape ? -1 : 1;
+	return 0;
+}
+
+/* The same before the proof: the screened count, size, edits, touched. */
+static int by_promise(const void *a, const void *b, void *ctx)
+{
+	const struct store *st = ctx;
+	const struct found *x = a, *y = b;
+	size_t ex = 0, ey = 0, tx = 0, ty = 0, i;
+
+	if (x->explains != y->explains)
+		return x->explains > y->explains ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	for (i = 0; i < x->n; i++) {
+		ex += st->edits[x->id[i]];
+		tx += st->touched[x->id[i]];
+	}
+	for (i = 0; i < y->n; i++) {
+		ey += st->edits[y->id[i]];
+		ty += st->touched[y->id[i]];
+	}
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return memcmp(x->id, y->id, x->n * sizeof *x->id);
+}
+
+/* ---- words for people: the new μpath, its edits, its place ---- */
+
+/* t on the data's counters as a model signature, in words. */
+static char *signature_words(const struct sg *sg, const uint32_t *t, uint32_t *full)
+{
+	const size_t *cols = pipe_data_columns(sg->pd);
+	struct cp_buf b;
+	size_t c;
+
+	memset(full, 0, udd_model_n_counters(sg->m) * sizeof *full);
+	for (c = 0; c < sg->k; c++)
+		full[cols[c]] = t[c];
+	cp_buf_init(&b);
+	udd_signature_text(sg->m, full, &b);
+	return b.failed ? (cp_buf_release(&b), NULL) : b.data;
+}
+
+/* What turns base bi into t, in words: the steps it drops ("without
+ * +load.walk_done +load.walk_done_4k"), then the counts it changes
+ * ("+load.retired_stlb_miss", "walk_ref.l1*2->*3"). */
+static char *edit_words(const struct sg *sg, size_t bi, const uint32_t *t)
+{
+	const char *const *names = pipe_data_names(sg->pd);
+	const struct base *b = &sg->bases[bi];
+	uint32_t *s = cp_calloc(sg->k + 1, sizeof *s);
+	uint64_t drop = 0;
+	struct cp_buf w;
+	size_t c, i;
+
+	if (!s)
+		return NULL;
+	memcpy(s, sg->brows + bi * sg->k, sg->k * sizeof *s);
+	step_distance(sg, bi, t, &drop);
+	cp_buf_init(&w);
+	for (i = 0; i < b->n_steps && i < 64; i++) {
+		if (!((drop >> i) & 1))
+			continue;
+		cp_buf_printf(&w, "%swithout %s", w.len ? "; " : "",
+			      sg->step_text[b->step0 + i]);
+		for (c = 0; c < sg->k; c++)
+			s[c] -= sg->steps[(b->step0 + i) * sg->k + c];
+	}
+	for (c = 0; c < sg->k; c++) {
+		if (s[c] == t[c])
+			continue;
+		cp_buf_puts(&w, w.len ? "; " : "");
+		if (!s[c])
+			cp_buf_printf(&w, t[c] > 1 ? "+%s*%u" : "+%s", names[c], (unsigned)t[c]);
+		else
+			cp_buf_printf(&w, "%s*%u->*%u", names[c], (unsigned)s[c], (unsigned)t[c]);
+	}
+	if (!w.len)
+		cp_buf_puts(&w, "(none)");
+	cp_free(s);
+	return w.failed ? (cp_buf_release(&w), NULL) : w.data;
+}
+
+/* Where on the nearest μpath the new one parts from it: after the
+ * longest prefix whose counts stay within t. */
+struct place {
+	const struct sg *sg;
+	const uint32_t *t;
+	uint32_t *at;              /* the prefix's counts (data counters) */
+	struct cp_buf step;        /* its last step */
+	unsigned line;
+};
+
+static int place_step(void *ctx, const char *step, unsigned line, const uint32_t *counts)
+{
+	struct place *pl = ctx;
+	const size_t *cols = pipe_data_columns(pl->sg->pd);
+	size_t c;
+
+	if (!strcmp(step, "done"))
+		return 1;
+	for (c = 0; c < pl->sg->k; c++)
+		if (counts[cols[c]] > pl->t[c])
+			return 1;
+	for (c = 0; c < pl->sg->k; c++)
+		pl->at[c] = counts[cols[c]];
+	pl->step.len = 0;
+	cp_buf_puts(&pl->step, step);
+	pl->line = line;
+	return 0;
+}
+
+/* The μDD text that adds t after the place: a feature of its own (one
+ * per suggestion), a property per new μpath choosing it or not. */
+static int fragment(struct sg *sg, struct explore_new_path *p, const char *feature,
+		    char letter, int first, struct cp_error *err)
+{
+	const char *const *names = pipe_data_names(sg->pd);
+	const char *uop = udd_model_uop_name(sg->m, p->uop);
+	struct place pl;
+	struct cp_buf b, w;
+	size_t c, n1 = 0;
+	int rc;
+
+	memset(&pl, 0, sizeof pl);
+	pl.sg = sg;
+	pl.t = p->counts;
+	pl.at = cp_calloc(sg->k + 1, sizeof *pl.at);
+	if (!pl.at)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	cp_buf_init(&pl.step);
+	cp_buf_init(&b);
+	cp_buf_init(&w);
+	rc = udd_sigset_example_steps(sg->ss, p->like, place_step, &pl);
+	if (rc < 0) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = CP_OK;
+	if (!pl.step.len) {
+		cp_buf_printf(&w, "at the start of uop %s", uop);
+	} else if (strchr(pl.step.data, '=') && !strchr(pl.step.data, '+')) {
+		const char *eq = strchr(pl.step.data, '=');
+
+		cp_buf_printf(&w, "at the start of 'case %s:' in the switch on '%.*s' at line %u",
+			      eq + 1, (int)(eq - pl.step.data), pl.step.data, pl.line);
+	} else {
+		cp_buf_printf(&w, "after '%s' at line %u", pl.step.data, pl.line);
+	}
+	p->line = pl.line;
+	if (first)
+		cp_buf_printf(&b, "feature %s \"suggested by counterpoint suggest\";\n", feature);
+	cp_buf_printf(&b, "property %s_%c { no, yes };\n", feature, letter);
+	cp_buf_printf(&b, "// in uop %s, %s (on the way of μpath [%zu]):\n", uop,
+		      w.data ? w.data : "", p->like + 1);
+	cp_buf_printf(&b, "if (%s) {\n\tswitch (%s_%c) {\n\tcase yes:\n", feature,
+		      feature, letter);
+	/* what the prefix has not counted yet: ones together, others alone */
+	for (c = 0; c < sg->k; c++)
+		if (p->counts[c] - pl.at[c] == 1)
+			cp_buf_printf(&b, n1++ ? ", %s" : "\t\tincr %s", names[c]);
+	if (n1)
+		cp_buf_puts(&b, ";\n");
+	for (c = 0; c < sg->k; c++)
+		if (p->counts[c] - pl.at[c] > 1)
+			cp_buf_printf(&b, "\t\tincr %s %u;\n", names[c],
+				      (unsigned)(p->counts[c] - pl.at[c]));
+	cp_buf_printf(&b, "\t\tdone;\n\tcase no:\n\t\tnot_%s_%c;\n\t}\n}\n", feature, letter);
+	if (b.failed || w.failed) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
+	p->place = w.data;
+	p->fragment = b.data;
+	w.data = b.data = NULL;
+out:
+	cp_buf_release(&b);
+	cp_buf_release(&w);
+	cp_buf_release(&pl.step);
+	cp_free(pl.at);
+	return rc;
+}
+
+/* The words of suggestion number `rank` (1 first). */
+static int describe(struct sg *sg, struct explore_suggestion *s, size_t rank,
+		    const size_t *shown, struct cp_error *err)
+{
+	uint32_t *full = cp_calloc(udd_model_n_counters(sg->m) + 1, sizeof *full);
+	uint32_t *like = cp_calloc(sg->k + 1, sizeof *like);
+	const size_t *cols = pipe_data_columns(sg->pd);
+	char feature[64];
+	size_t j, g, c, n = 0;
+	int rc = CP_OK;
+
+	if (!full || !like)
+		goto nomem;
+	/* a feature name the model does not use */
+	snprintf(feature, sizeof feature, "suggest_%zu", rank);
+	while (udd_model_feature_find(sg->m, feature) >= 0 && strlen(feature) < 60)
+		strcat(feature, "_");
+	for (j = 0; j < s->n_new && !rc; j++) {
+		struct explore_new_path *p = &s->paths[j];
+		const uint32_t *ls = udd_sigset_signature(sg->ss, p->like);
+
+		for (c = 0; c < sg->k; c++)
+			like[c] = ls[cols[c]];
+		if (!(p->counters = signature_words(sg, p->counts, full)) ||
+		    !(p->like_counters = signature_words(sg, like, full)) ||
+		    !(p->like_example = cp_strdup(udd_sigset_example(sg->ss, p->like))))
+			goto nomem;
+		rc = fragment(sg, p, feature, (char)('a' + j), j == 0, err);
+	}
+	if (rc)
+		goto out;
+	/* the violated constraints it relaxes, in the report's order */
+	s->relaxed = cp_calloc(sg->nG + 1, sizeof *s->relaxed);
+	if (!s->relaxed)
+		goto nomem;
+	for (g = 0; g < sg->nG; g++)
+		for (j = 0; j < s->n_new; j++)
+			if (explore_dot_exact(sg->G + shown[g] * sg->k, s->paths[j].counts,
+					      sg->k) < 0) {
+				s->relaxed[n++] = g;
+				break;
+			}
+	s->n_relaxed = n;
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_free(full);
+	cp_free(like);
+	return rc;
+}
+
+static int finish(struct sg *sg, size_t keep, size_t threads, const size_t *shown,
+		  struct cp_error *err)
+{
+	struct explore_suggest *out = sg->out;
+	struct feas_result *res = NULL;
+	size_t n, i, take;
+	int rc = CP_OK;
+
+	if (!sg->n_found)
+		return CP_OK;
+	qsort_r(sg->found, sg->n_found, sizeof *sg->found, by_promise, &sg->st);
+	/* the first keep, and those tied with the last of them on
+	 * everything but the flow (which only the proof bounds) */
+	take = sg->n_found < keep ? sg->n_found : keep;
+	while (take < sg->n_found && take < 4 * keep &&
+	       by_promise(&sg->found[take - 1], &sg->found[take], &sg->st) &&
+	       sg->found[take].explains == sg->found[take - 1].explains &&
+	       sg->found[take].n == sg->found[take - 1].n) {
+		size_t ea = 0, eb = 0;
+
+		for (i = 0; i < sg->found[take].n; i++) {
+			ea += sg->st.edits[sg->found[take - 1].id[i]];
+			eb += sg->st.edits[sg->found[take].id[i]];
+		}
+		if (ea != eb)
+			break;
+		take++;
+	}
+	out->suggestions = cp_calloc(take + 1, sizeof *out->suggestions);
+	res = cp_calloc(sg->n_obs + 1, sizeof *res);
+	if (!out->suggestions || !res)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < sg->n_obs; i++)
+		feas_result_init(&res[i]);
+	for (n = 0; n < take && !rc; n++)
+		rc = prove(sg, &sg->found[n], res, threads, &out->suggestions[n], err);
+	out->n_suggestions = n;
+	if (!rc) {
+		qsort(out->suggestions, n, sizeof *out->suggestions, by_merit);
+		for (i = keep; i < n; i++)
+			suggestion_release(&out->suggestions[i]);
+		out->n_suggestions = n < keep ? n : keep;
+		for (i = 0; i < out->n_suggestions && !rc; i++)
+			rc = describe(sg, &out->suggestions[i], i + 1, shown, err);
+	}
+	for (i = 0; i < sg->n_obs; i++)
+		feas_result_release(&res[i]);
+	cp_free(res);
+	return rc;
+}
+
+/* ==== the run ==== */
+
+/* One increment step of an example μpath, on the data's counters. */
+struct step_ctx {
+	struct sg *sg;
+	uint32_t *prev;            /* the model's counts before the step */
+	int failed;
+};
+
+static int collect_step(void *ctx, const char *step, unsigned line, const uint32_t *counts)
+{
+	struct step_ctx *x = ctx;
+	struct sg *sg = x->sg;
+	const size_t *cols = pipe_data_columns(sg->pd);
+	size_t km = udd_model_n_counters(sg->m), c, k = sg->k;
+	uint32_t *row;
+	int any = 0;
+
+	(void)line;
+	if (step[0] == '+') {
+		if (sg->n_steps == sg->cap_steps) {
+			size_t cap = sg->cap_steps ? 2 * sg->cap_steps : 256;
+			uint32_t *ns = cp_reallocarray(sg->steps, cap, k * sizeof *ns);
+			char **nt;
+
+			if (!ns)
+				return x->failed = 1;
+			sg->steps = ns;
+			nt = cp_reallocarray(sg->step_text, cap, sizeof *nt);
+			if (!nt)
+				return x->failed = 1;
+			sg->step_text = nt;
+			sg->cap_steps = cap;
+		}
+		row = sg->steps + sg->n_steps * k;
+		for (c = 0; c < k; c++) {
+			row[c] = counts[cols[c]] - x->prev[cols[c]];
+			any |= row[c] != 0;
+		}
+		if (any) {   /* a step on counters the data lack is no step here */
+			if (!(sg->step_text[sg->n_steps] = cp_strdup(step)))
+				return x->failed = 1;
+			sg->n_steps++;
+		}
+	}
+	memcpy(x->prev, counts, km * sizeof *counts);
+	return 0;
+}
+
+/* The counts of b's example cut after each of its steps but the last. */
+static int base_prefixes(struct sg *sg, const struct base *b, struct cp_error *err)
+{
+	uint32_t *acc = cp_calloc(sg->k + 1, sizeof *acc);
+	size_t i, c;
+	int rc = CP_OK;
+
+	if (!acc)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i + 1 < b->n_steps && !rc; i++) {
+		for (c = 0; c < sg->k; c++)
+			acc[c] += sg->steps[(b->step0 + i) * sg->k + c];
+		rc = prefix_add(sg, b->uop, acc);
+	}
+	cp_free(acc);
+	return rc ? cp_error_set(err, CP_ENOMEM, "out of memory") : CP_OK;
+}
+
+static int base_steps(struct sg *sg, struct base *b, struct cp_error *err)
+{
+	struct step_ctx x;
+	int rc;
+
+	x.sg = sg;
+	x.failed = 0;
+	x.prev = cp_calloc(udd_model_n_counters(sg->m) + 1, sizeof *x.prev);
+	if (!x.prev)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	b->step0 = sg->n_steps;
+	rc = udd_sigset_example_steps(sg->ss, b->like, collect_step, &x);
+	cp_free(x.prev);
+	b->n_steps = sg->n_steps - b->step0;
+	if (rc || x.failed)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	return base_prefixes(sg, b, err);
+}
+
+/* The (uop, signature) pairs of the model on the data's counters, each
+ * once, with the signature's sigset index and its example's steps. */
+static int make_bases(struct sg *sg, struct cp_error *err)
+{
+	const size_t *cols = pipe_data_columns(sg->pd);
+	size_t k = sg->k, m = udd_sigset_size(sg->ss), j, i, u, c, n = 0, total = 0;
+	int rc;
+
+	for (j = 0; j < m; j++)
+		total += udd_sigset_uop_count(sg->ss, j);
+	sg->bases = cp_calloc(total + 1, sizeof *sg->bases);
+	sg->brows = cp_calloc(total * k + 1, sizeof *sg->brows);
+	sg->universe = cp_calloc(udd_model_n_uops(sg->m) * k + 1, 1);
+	if (!sg->bases || !sg->brows || !sg->universe)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (j = 0; j < m; j++) {
+		const uint32_t *s = udd_sigset_signature(sg->ss, j);
+
+		for (i = 0; i < udd_sigset_uop_count(sg->ss, j); i++) {
+			const char *name = udd_sigset_uop_name(sg->ss, j, i);
+			uint32_t *row = sg->brows + n * k;
+			size_t b;
+
+			for (u = 0; strcmp(udd_model_uop_name(sg->m, u), name); u++)
+				;
+			for (c = 0; c < k; c++) {
+				row[c] = s[cols[c]];
+				sg->universe[u * k + c] |= row[c] != 0;
+			}
+			/* a projection can make two of a uop's signatures one */
+			for (b = 0; b < n && (sg->bases[b].uop != u ||
+					      memcmp(sg->brows + b * k, row, k * sizeof *row)); b++)
+				;
+			if (b < n)
+				continue;
+			sg->bases[n].uop = (uint32_t)u;
+			sg->bases[n].like = (uint32_t)j;
+			if ((rc = base_steps(sg, &sg->bases[n], err)))
+				return rc;
+			n++;
+		}
+	}
+	/* a counter no uop counts may join any uop's μpaths */
+	for (c = 0; c < k; c++) {
+		for (u = 0; u < udd_model_n_uops(sg->m) && !sg->universe[u * k + c]; u++)
+			;
+		if (u == udd_model_n_uops(sg->m))
+			for (u = 0; u < udd_model_n_uops(sg->m); u++)
+				sg->universe[u * k + c] = 1;
+	}
+	sg->nb = n;
+	sg->out->n_signatures = n;
+	return CP_OK;
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+	const size_t *count = ctx, x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (count[x] != count[y])
+		return count[x] > count[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The certificates of the observations the model does not fit: G, R,
+ * and the report's list (the most observations first; shown[i] is the
+ * certificate listed i-th). */
+static int root_certs(struct sg *sg, size_t **shown, struct cp_error *err)
+{
+	struct explore_suggest *out = sg->out;
+	const char *const *names = pipe_data_names(sg->pd);
+	struct certs c;
+	size_t i, w;
+	int rc;
+
+	if ((rc = certs_of(sg, sg->I, sg->nI, sg->res0, &c, &sg->R)))
+		return cp_error_set(err, rc, "out of memory");
+	sg->G = c.g;
+	sg->nG = c.n;
+	sg->nw = c.nw ? c.nw : 1;
+	c.g = NULL;
+	*shown = cp_calloc(c.n + 1, sizeof **shown);
+	out->violated = cp_calloc(c.n + 1, sizeof *out->violated);
+	sg->all = cp_calloc(sg->nw, sizeof *sg->all);
+	if (!*shown || !out->violated || !sg->all)
+		goto nomem;
+	if (c.nw < sg->nw) {   /* no certificate at all: one empty word a row */
+		cp_free(sg->R);
+		if (!(sg->R = cp_calloc(sg->nI + 1, sizeof *sg->R)))
+			goto nomem;
+	}
+	for (i = 0; i < sg->nI; i++)
+		for (w = 0; w < sg->nw; w++)
+			sg->all[w] |= sg->R[i * sg->nw + w];
+	for (i = 0; i < c.n; i++)
+		(*shown)[i] = i;
+	qsort_r(*shown, c.n, sizeof **shown, by_count, c.count);
+	for (i = 0; i < c.n; i++) {
+		struct sg_violated *v = &out->violated[i];
+		struct cp_buf b;
+
+		v->a = cp_malloc(sg->k * sizeof *v->a);
+		if (!v->a)
+			goto nomem;
+		memcpy(v->a, sg->G + (*shown)[i] * sg->k, sg->k * sizeof *v->a);
+		v->count = c.count[(*shown)[i]];
+		cp_buf_init(&b);
+		/* as the inequality the data break: an equality's side */
+		cone_format_constraint(v->a, sg->k, names, 0, &b);
+		if (b.failed)
+			goto nomem;
+		v->text = b.data;
+		out->n_violated++;
+	}
+	certs_release(&c);
+	return CP_OK;
+nomem:
+	certs_release(&c);
+	return cp_error_set(err, CP_ENOMEM, "out of memory");
+}
+
+static void sg_release(struct sg *sg)
+{
+	size_t i;
+
+	udd_sigset_free(sg->ss);
+	cp_free(sg->shash);
+	cp_free(sg->rows);
+	cp_free(sg->bases);
+	cp_free(sg->brows);
+	for (i = 0; i < sg->n_steps; i++)
+		cp_free(sg->step_text[i]);
+	cp_free(sg->steps);
+	cp_free(sg->step_text);
+	cp_free(sg->prefix);
+	cp_free(sg->prefix_table);
+	cp_free(sg->universe);
+	cp_free(sg->I);
+	cp_free(sg->G);
+	cp_free(sg->R);
+	cp_free(sg->all);
+	cp_free(sg->kills);
+	store_release(&sg->st);
+	cp_free(sg->rank);
+	cp_free(sg->breakers);
+	for (i = 0; sg->res && i < sg->n_obs; i++)
+		feas_result_release(&sg->res[i]);
+	cp_free(sg->res);
+	cp_free(sg->scratch);
+	cp_free(sg->found);
+	cp_free(sg->seen);
+	for (i = 0; i < sg->memo_cap; i++)
+		memo_free(sg->memo[i]);
+	cp_free(sg->memo);
+	cp_free(sg->leaves);
+}
+
+int explore_suggest_run(const struct udd_model *m, udd_features sel,
+			const struct pipe_data *pd, const struct feas_result *res_in,
+			const struct explore_suggest_options *opt_in,
+			struct explore_suggest **out_p, struct cp_error *err)
+{
+	struct explore_suggest_options opt = *opt_in;
+	struct pipe_budget budget = PIPE_BUDGET_CHECK;
+	struct explore_suggest *out;
+	struct pipe_model *pm0 = NULL;
+	struct feas_result *own = NULL;
+	struct pass p;
+	struct sg sg;
+	size_t *shown = NULL, i, g, r;
+	double t0 = cp_seconds();
+	int rc;
+
+	*out_p = NULL;
+	memset(&sg, 0, sizeof sg);
+	memset(&p, 0, sizeof p);
+	if (opt.max_new < 1 || opt.max_new > EXPLORE_SUGGEST_MAX_NEW)
+		return cp_error_set(err, CP_EINPUT, "at most 1 to %d new signatures a "
+				    "suggestion, not %zu", EXPLORE_SUGGEST_MAX_NEW, opt.max_new);
+	if (!opt.keep)
+		opt.keep = DEFAULT_KEEP;
+	if (!opt.max_checks)
+		opt.max_checks = DEFAULT_MAX_CHECKS;
+	out = cp_calloc(1, sizeof *out);
+	if (!out)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	out->model = m;
+	out->sel = sel;
+	out->opt = opt;
+	out->k = pipe_data_n_counters(pd);
+	out->names = pipe_data_names(pd);
+	out->n_observations = pipe_data_n_observations(pd);
+	out->region = pipe_region_name(pipe_data_options(pd)->shape);
+	out->confidence = pipe_data_options(pd)->confidence ? pipe_data_options(pd)->confidence
+		: 0.99;
+	out->complete = 1;
+	sg.m = m;
+	sg.sel = sel;
+	sg.pd = pd;
+	sg.out = out;
+	sg.k = out->k;
+	sg.n_obs = out->n_observations;
+	sg.max_new = opt.max_new;
+	sg.max_edits = opt.max_edits;
+	sg.max_checks = opt.max_checks;
+	/* the model as `check` checks it */
+	if ((rc = pipe_model_new(m, sel, pd, &budget, &pm0, err)))
+		goto fail;
+	if (!res_in) {
+		own = cp_calloc(sg.n_obs + 1, sizeof *own);
+		if (!own)
+			goto nomem;
+		for (i = 0; i < sg.n_obs; i++)
+			feas_result_init(&own[i]);
+		if ((rc = pipe_check(pm0, pd, FEAS_EXPLAIN, opt.threads, own, NULL, NULL,
+				     NULL, err)))
+			goto fail;
+		res_in = own;
+	}
+	sg.res0 = res_in;
+	sg.pm0 = pm0;
+	sg.S = pipe_model_signatures(pm0);
+	sg.mS = pipe_model_n_signatures(pm0);
+	sg.I = cp_calloc(sg.n_obs + 1, sizeof *sg.I);
+	if (!sg.I)
+		goto nomem;
+	for (i = 0; i < sg.n_obs; i++) {
+		if (!pipe_data_region(pd, i))
+			continue;
+		out->usable++;
+		out->infeasible += !res_in[i].feasible;
+		out->undecided += res_in[i].feasible && res_in[i].undecided;
+		if (!res_in[i].feasible || res_in[i].undecided)
+			sg.I[sg.nI++] = i;
+	}
+	if (!sg.nI)
+		goto done;
+	if ((rc = udd_sigset_build(m, sel, 0, &sg.ss, err)) ||
+	    (rc = make_bases(&sg, err)) || (rc = root_certs(&sg, &shown, err)))
+		goto fail;
+	if (shash_build(&sg))
+		goto nomem;
+	sg.st.k = sg.k;
+	sg.st.nw = sg.nw;
+	/* every candidate priced against every certificate */
+	if (pass_init(&sg, &p, sg.G, sg.nG, PASS_ANY))
+		goto nomem;
+	p.root = 1;
+	if (sg.nG && pass_run(&sg, &p))
+		goto nomem;
+	pass_release(&p);
+	sg.n_root = sg.st.n;
+	out->favourable = sg.n_root;
+	sg.rank = cp_calloc(sg.n_root + 1, sizeof *sg.rank);
+	sg.breakers = cp_calloc(sg.nG + 1, sizeof *sg.breakers);
+	sg.rows_cap = sg.mS + EXPLORE_SUGGEST_MAX_NEW;
+	sg.rows = cp_calloc(sg.rows_cap * sg.k + 1, sizeof *sg.rows);
+	sg.res = cp_calloc(sg.n_obs + 1, sizeof *sg.res);
+	sg.scratch = cp_calloc(sg.n_obs + 1, sizeof *sg.scratch);
+	sg.kills = cp_calloc(sg.n_obs + 1, sizeof *sg.kills);
+	if (!sg.rank || !sg.breakers || !sg.rows || !sg.res || !sg.scratch || !sg.kills)
+		goto nomem;
+	memcpy(sg.rows, sg.S, sg.mS * sg.k * sizeof *sg.rows);
+	for (i = 0; i < sg.n_obs; i++)
+		feas_result_init(&sg.res[i]);
+	for (r = 0; r < sg.n_root; r++) {
+		sg.rank[r] = (uint32_t)r;
+		for (g = 0; g < sg.nG; g++)
+			sg.breakers[g] += (sg.st.brk[r * sg.nw + g / 64] >> (g % 64)) & 1;
+	}
+	qsort_r(sg.rank, sg.n_root, sizeof *sg.rank, by_rank, &sg.st);
+	/* every set that explains everything, then, failing those, the
+	 * sets that explain the most */
+	rc = search(&sg, opt.keep, err);
+	if (rc == CP_ELIMIT) {
+		out->complete = 0;
+		cp_error_clear(err);
+		rc = CP_OK;
+	}
+	if (rc)
+		goto fail;
+	if (out->unpriced)
+		out->complete = 0;
+	out->pruned_by_pricing = out->complete && !sg.n_found && !out->sets_checked;
+	if (!sg.n_found) {
+		rc = partial(&sg, opt.keep, err);
+		if (rc == CP_ELIMIT) {
+			cp_error_clear(err);
+			rc = CP_OK;
+		}
+		if (rc)
+			goto fail;
+	}
+	if ((rc = finish(&sg, opt.keep, opt.threads, shown, err)))
+		goto fail;
+done:
+	out->seconds = cp_seconds() - t0;
+	cp_free(shown);
+	sg_release(&sg);
+	pipe_model_free(pm0);
+	for (i = 0; own && i < sg.n_obs; i++)
+		feas_result_release(&own[i]);
+	cp_free(own);
+	*out_p = out;
+	return CP_OK;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+fail:
+	pass_release(&p);
+	cp_free(shown);
+	sg_release(&sg);
+	pipe_model_free(pm0);
+	for (i = 0; own && i < sg.n_obs; i++)
+		feas_result_release(&own[i]);
+	cp_free(own);
+	explore_suggest_free(out);
+	return rc;
+}
+
+void explore_suggest_free(struct explore_suggest *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n_suggestions; i++)
+		suggestion_release(&s->suggestions[i]);
+	cp_free(s->suggestions);
+	for (i = 0; i < s->n_violated; i++) {
+		cp_free(s->violated[i].a);
+		cp_free(s->violated[i].text);
+	}
+	cp_free(s->violated);
+	cp_free(s);
+}
+
+size_t explore_suggest_n(const struct explore_suggest *s) { return s->n_suggestions; }
+size_t explore_suggest_usable(const struct explore_suggest *s) { return s->usable; }
+size_t explore_suggest_infeasible(const struct explore_suggest *s) { return s->infeasible; }
+size_t explore_suggest_n_violated(const struct explore_suggest *s) { return s->n_violated; }
+
+const struct explore_suggestion *explore_suggest_at(const struct explore_suggest *s,
+						    size_t i)
+{
+	return i < s->n_suggestions ? &s->suggestions[i] : NULL;
+}
+
+int explore_suggest_explains_all(const struct explore_suggest *s)
+{
+	if (!s->infeasible && !s->undecided)
+		return 1;
+	return s->n_suggestions && s->suggestions[0].explains == s->usable;
+}
+
+const char *explore_suggest_violated(const struct explore_suggest *s, size_t i,
+				     size_t *observations)
+{
+	if (i >= s->n_violated)
+		return NULL;
+	if (observations)
+		*observations = s->violated[i].count;
+	return s->violated[i].text;
+}
+
+void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b)
+{
+	cp_buf_printf(b, "priced %zu candidates (%zu distinct, %zu favourable), checked %zu "
+		      "sets (%zu observation checks), proven %zu; %.3f s wall",
+		      s->generated, s->priced, s->favourable, s->sets_checked, s->checks,
+		      s->proven, s->seconds);
+}
+
+int explore_family_suggest(struct explore_family *f, const struct explore_search *s,
+			   const struct explore_suggest_options *opt, udd_features *best,
+			   struct explore_suggest **out, struct cp_error *err)
+{
+	size_t i, b = 0;
+
+	*out = NULL;
+	if (!explore_n_models(s))
+		return cp_error_set(err, CP_EINPUT, "no model was tested");
+	for (i = 1; i < explore_n_models(s); i++)
+		if (explore_model_at(s, i)->eval.n_infeasible <
+		    explore_model_at(s, b)->eval.n_infeasible)
+			b = i;
+	*best = explore_model_at(s, b)->features;
+	return explore_suggest_run(f->model, *best, f->pd, NULL, opt, out, err);
+}
