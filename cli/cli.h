@@ -114,6 +114,9 @@ struct report_check;
 struct report_explore;
 int cli_html_check(const char *path, const struct report_check *c);
 int cli_html_explore(const char *path, const struct report_explore *e);
+/* --plots N|all: how many observations the page draws (SIZE_MAX: all). */
+#define CLI_PLOTS_DEFAULT 50
+int cli_parse_plots(const char *cmd, const char *text, size_t *out);
 
 /* cli/mpi.c: check and explore under mpirun (docs/mpi.md).  Built with
  * CP_MPI (bin/counterpoint-mpi) these spread the work; without, there is

@@ -1,7 +1,9 @@
 /* cli/report.c: `--html FILE`, the one writer of the HTML report for
  * `check` and `explore`: the page (report/report.h) around the command's
  * section, written atomically. */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "report/report.h"
@@ -41,4 +43,13 @@ int cli_html_check(const char *path, const struct report_check *c)
 int cli_html_explore(const char *path, const struct report_explore *e)
 {
 	return write_page("explore", path, e->model_path, e->data_path, NULL, e);
+}
+
+int cli_parse_plots(const char *cmd, const char *text, size_t *out)
+{
+	if (!strcmp(text, "all")) {
+		*out = SIZE_MAX;
+		return CLI_OK;
+	}
+	return cli_parse_size(cmd, "--plots", text, out);
 }

@@ -34,8 +34,10 @@ void report_html_text(struct cp_buf *b, const char *s);
  * the cone (the wedge spanned by the signatures' projections), the
  * independent box (a rectangle), the PCA box (the zonotope of its axes'
  * projections), the ellipsoid (the ellipse of the covariance's 2x2 block,
- * same quantile).  The constraint is a slice: its line with every other
- * counter at the observation's mean. */
+ * same quantile), the witness.  The constraint is a slice: its line with
+ * every other counter at the observation's mean, and beside it the band
+ * of the values a.x takes over the whole region (from margin and
+ * mean_sd), whose gap to the line is the margin. */
 struct report_plot {
 	const struct region *region;     /* all k counters */
 	enum feas_shape checked;         /* the shape the verdict used */
@@ -47,6 +49,9 @@ struct report_plot {
 	int is_equality;
 	double margin, mean_sd;          /* the solver's, in sd of a.x */
 	const char *role;                /* "most violated", "tightest" */
+	const double *witness;           /* k values: a point of the region
+					  * in the cone (feas_witness), or
+					  * NULL */
 	const char *id;                  /* unique in the page (clip paths) */
 };
 
@@ -85,11 +90,20 @@ struct report_check {
 	const struct pipe_flows *pf;
 	const struct pipe_flow_bounds *flows;
 	const enum pipe_flow_status *flow_status;
+	/* Plots (and flow bars) for this many observations, the most
+	 * violated first (SIZE_MAX: every one); the others say how to get
+	 * theirs (--plots). */
+	size_t max_plots;
 };
-/* A summary table, then one section per observation: verdict, the
- * violated constraints with margins, the plot of the most violated one
- * (infeasible) or of the tightest facet (feasible), and the flow bounds'
- * bars when the model is feasible on it. */
+/* The answer first: the verdict for the model as a whole and the
+ * violated constraints ranked by how many observations break them; then
+ * the table of infeasible observations x violated constraints (margins,
+ * colour-scaled, the most violated first), the feasible and unusable
+ * ones; then one folded <details> per observation in that order: its
+ * region, the constraints it breaks, and for the first max_plots the
+ * plot of the most violated one (infeasible) or of the tightest facet
+ * with the solver's witness point (feasible), and the flow bounds' bars
+ * when the model is feasible on it. */
 int report_check_html(const struct report_check *c, struct cp_buf *b,
 		      struct cp_error *err);
 /* The constraint an observation's plot is about: for an infeasible one
