@@ -358,6 +358,12 @@ void explore_family_free(struct explore_family *f);
 void explore_family_evaluator(struct explore_family *f,
 			      struct explore_evaluator *ev);
 size_t explore_family_n_observations(const struct explore_family *f);
+/* For reports: the verdict on each observation (1 feasible, 0 not;
+ * explore_family_n_observations of them, in dataset order) of the
+ * evaluated feature set sel, owned by the family; NULL when sel was not
+ * evaluated in it. */
+const unsigned char *explore_family_verdicts(const struct explore_family *f,
+					     udd_features sel);
 /* Model counters left out because options.counters does not name them:
  * every cone is projected onto the others (the projection of a cone is
  * the cone of the projected signatures), so the data test what the model

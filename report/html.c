@@ -36,8 +36,12 @@ static const char page_style[] =
 	".m6{background:#a50f15;color:#fff}\n"
 	".feasible-list a,.unusable-list a{white-space:nowrap}\n"
 	".search svg{max-width:100%;height:auto}\n"
+	"table.models{table-layout:fixed;width:100%;font-size:.9em}\n"
 	".models td{overflow-wrap:anywhere}\n"
-	".models td.n,.models td.v{overflow-wrap:normal;white-space:nowrap}\n";
+	".models col.n{width:3em}.models col.f{width:17%}.models col.v{width:5.5em}"
+	".models col.i{width:5.5em}.models col.s{width:6em}.models col.o{width:8.5em}"
+	".models col.r{width:11%}\n"
+	".conclusion{font-size:1.1em}\n";
 
 void report_html_text(struct cp_buf *b, const char *s)
 {

@@ -125,10 +125,22 @@ struct report_explore {
 	const char *region;              /* "pca box", ... */
 	double confidence;
 	size_t n_observations;
+	/* The family the search evaluated and its data, for the names of the
+	 * observations refuting each model (NULL: explore's short list). */
+	const struct explore_family *family;
+	const struct stats_dataset *data;
+	/* Flow bars per minimal model for this many observations (SIZE_MAX:
+	 * every one). */
+	size_t max_plots;
 };
-/* The search as a picture (report_dot_svg of explore_dot), the models
- * tested as a table, the claims with their proofs, and the flow bounds
- * of each minimal model (explore_model_flows) as bars per observation. */
+/* The answer first: explore's conclusion and the claims with their
+ * proofs; then the search as a picture legible at a thousand models
+ * (report_dot_svg: the minimal models, the refuted models the claims
+ * rest on, the paths between them, the rest counted per level), the
+ * models tested as a table (feature lists that wrap, the refuting
+ * observations as a count with their list folded), the candidates
+ * skipped, and the flow bounds of each minimal model
+ * (explore_model_flows) as bars per observation. */
 int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 			struct cp_error *err);
 

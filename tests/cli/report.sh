@@ -247,13 +247,29 @@ import re, sys, xml.etree.ElementTree as ET
 tmp = sys.argv[1]
 page = open(tmp + "/explore.html", encoding="utf-8").read()
 assert "<script" not in page.lower() and "default-src 'none'" in page
+# the answer first: the conclusion, the claims, then the picture and
+# the models tested
+at = [page.index(x) for x in ('<p class="conclusion verdict"><b>Conclusion.</b>',
+                              '<table class="claims">', '<figure class="search">',
+                              '<table class="models">')]
+assert at == sorted(at), at
 m = re.search(r'<figure class="search">\s*(<svg.*?</svg>)', page, re.S)
 assert m, "no search picture"
 svg = ET.fromstring(m.group(1))
-nodes = [g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "node"]
-assert len(nodes) == 8, len(nodes)
+SVG = "{http://www.w3.org/2000/svg}"
+nodes = {g.find(SVG + "title").text: g for g in svg.iter(SVG + "g") if g.get("class") == "node"}
 rows = re.findall(r'<tr id="model-(\d+)">', page)
 assert rows == [str(i) for i in range(1, 9)], rows
+# every model drawn, or counted on its level; each drawn one links to its row
+drawn = sorted(int(t[1:]) for t in nodes if re.match(r"m\d+$", t))
+counted = sum(int(re.search(r"(\d+) more", "".join(x.text or "" for x in g.iter(SVG + "text"))).group(1))
+              for t, g in nodes.items() if t.startswith("more"))
+assert len(drawn) + counted == 8, (drawn, counted)
+for n in drawn:
+    links = [a for a in nodes["m%d" % n].iter(SVG + "a")]
+    assert any(a.get("{http://www.w3.org/1999/xlink}href") == "#model-%d" % n for a in links), n
+minimal = re.findall(r'<tr id="model-(\d+)">(?:(?!</tr>).)*>minimal<', page)
+assert minimal and all(int(n) in drawn for n in minimal), (minimal, drawn)
 claim = re.search(r'<tr class="required"><td>required: <code>merge</code></td><td>(.*?)</td></tr>', page)
 assert claim, "required merge"
 assert "every model of the family without it is refuted: 4 models" in claim.group(1)
@@ -287,7 +303,7 @@ for g in ET.fromstring(svgs[0]).iter("{http://www.w3.org/2000/svg}g"):
 assert got == want, (got, want)
 nodot = open(tmp + "/nodot.html", encoding="utf-8").read()
 assert "No picture of the search: cannot run Graphviz" in nodot, "no-dot note"
-assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph explore {" in nodot
+assert "<details><summary>the search as a Graphviz digraph</summary><pre>digraph search {" in nodot
 assert '<figure class="search">' not in nodot
 PY
 
@@ -312,9 +328,9 @@ tail -n +2 "$tmp/demo2.csv" >> "$tmp/demo.csv"
 "$CP" explore $MM datasets/sim-sweep-all.csv --candidates merge,replay --exhaustive \
 	--no-flows --json -o "$tmp/sw.json" --html "$tmp/sw.html" 2>/dev/null
 [ $? -le 1 ] || fail "explore --html on the sweep: status"
-python3 - "$tmp" <<'PY' || fail "--html: the constraints broken"
-import json, re, sys
-tmp = sys.argv[1]
+python3 - "$tmp" "$CP" <<'PY' || fail "--html: the constraints broken"
+import json, re, subprocess, sys
+tmp, cp = sys.argv[1], sys.argv[2]
 def esc(t):
     return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 def folded(part, n, row):   # five rows shown, the rest under "N more"
@@ -377,6 +393,25 @@ for i, m in enumerate(models, 1):
     codes = re.findall(r"<code>(.*?)</code> \((\d+)\)", cell)
     assert [(c, int(k)) for c, k in codes] == [(esc(x["constraint"]), x["observations"]) for x in m["violations"]], (i, cell)
     folded(cell, len(m["violations"]), r"<code>")
+# the observations refuting each model: a count, and the names as check
+# --with its features finds them infeasible, listed once and referred
+# to by the first model with the same ones
+seen = {}
+for i, m in enumerate(models, 1):
+    cell = re.search(r'<tr id="model-%d">(.*?)</tr>' % i, page, re.S).group(1).split("<td>")[-2]
+    out = subprocess.run([cp, "check", "models/haswell/mmu.udd", "datasets/sim-sweep-all.csv",
+                          "--json"] + (["--with", ",".join(m["features"])] if m["features"] else []),
+                         capture_output=True, text=True).stdout
+    bad = tuple(o["name"] for o in json.loads(out)["observations"] if not o["feasible"])
+    assert len(bad) == m["infeasible"], (i, len(bad), m["infeasible"])
+    if not bad:
+        assert cell == "</td>", (i, cell)
+    elif bad in seen:
+        assert cell == '%d, the same as <a href="#model-%d">#%d</a></td>' % (len(bad), seen[bad], seen[bad]), cell
+    else:
+        seen[bad] = i
+        assert cell == "<details><summary>%d</summary>%s</details></td>" % (len(bad), esc(", ".join(bad))), cell
+assert len(seen) >= 2, seen
 PY
 
 # an unwritable --html: exit 2, said, nothing left behind; an existing
