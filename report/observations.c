@@ -346,22 +346,22 @@ static void summary(const struct report_check *c, const struct plan *pl,
 
 	cp_buf_puts(b, "<section class=\"check\">\n<div id=\"summary\">\n");
 	if (proven)
-		cp_buf_printf(b, "<p class=\"verdict infeasible\"><strong>The model is "
-			      "refuted</strong>: %zu of the %zu usable observations break "
+		cp_buf_printf(b, "<p class=\"verdict\"><strong class=\"infeasible\">The model "
+			      "is refuted</strong>: %zu of the %zu usable observations break "
 			      "it (each one's whole confidence region lies outside its "
 			      "cone)", pl->n_bad, usable);
 	else if (pl->n_bad)
-		cp_buf_printf(b, "<p class=\"verdict undecided\"><strong>Undecided"
-			      "</strong>: %zu of the %zu usable observations were found "
+		cp_buf_printf(b, "<p class=\"verdict\"><strong class=\"undecided\">"
+			      "Undecided</strong>: %zu of the %zu usable observations were found "
 			      "infeasible, none of them proven (their exact re-check "
 			      "could not run)", pl->n_bad, usable);
 	else if (usable)
-		cp_buf_printf(b, "<p class=\"verdict feasible\"><strong>The model is "
-			      "consistent with the data</strong>: every one of the %zu "
+		cp_buf_printf(b, "<p class=\"verdict\"><strong class=\"feasible\">The "
+			      "model is consistent with the data</strong>: every one of the %zu "
 			      "usable observations meets its cone", usable);
 	else
-		cp_buf_puts(b, "<p class=\"verdict unusable\"><strong>Nothing checked"
-			    "</strong>: no observation could form a confidence region");
+		cp_buf_puts(b, "<p class=\"verdict\"><strong class=\"unusable\">Nothing "
+			    "checked</strong>: no observation could form a confidence region");
 	if (pl->n_undecided && proven)
 		cp_buf_printf(b, " (%zu of them undecided: floating-point verdicts, not "
 			      "proven)", pl->n_undecided);

@@ -165,25 +165,34 @@ static size_t drawn_models(const struct explore_search *s, size_t n_features,
 	return count;
 }
 
-/* A label for Graphviz: the model's number and features, a line every
- * few features, and its verdict. */
+/* A label for Graphviz: the model's number and features, in lines of
+ * about 20 characters broken after a comma, and its verdict. */
 static void dot_label(struct cp_buf *b, const struct explore_search *s, size_t i)
 {
 	const struct explore_model *m = explore_model_at(s, i);
 	struct cp_buf t;
-	const char *p;
-	size_t col = 0;
+	const char *p, *q;
+	size_t col;
 
 	cp_buf_init(&t);
 	explore_format_features(s, m->features, &t);
+	col = b->len;
 	cp_buf_printf(b, "#%zu ", i + 1);
-	for (p = t.data ? t.data : ""; *p; p++, col++) {
-		if (*p == '"' || *p == '\\')
-			cp_buf_puts(b, "\\");
-		cp_buf_append(b, p, 1);
-		if (*p == ',' && col >= 22) {   /* a line of about 24 characters */
+	col = b->len - col;
+	for (p = t.data ? t.data : ""; *p; p = q) {
+		/* the next piece: up to and with a comma, or the rest */
+		for (q = p; *q && *q != ','; q++)
+			;
+		if (*q)
+			q++;
+		if (col > 0 && col + (size_t)(q - p) > 20) {
 			cp_buf_puts(b, "\\n");
 			col = 0;
+		}
+		for (; p < q; p++, col++) {
+			if (*p == '"' || *p == '\\')
+				cp_buf_puts(b, "\\");
+			cp_buf_append(b, p, 1);
 		}
 	}
 	b->failed |= t.failed;
@@ -218,35 +227,37 @@ static void search_dot(const struct explore_search *s, size_t n_features,
 		lo = lev[i] < lo ? lev[i] : lo;
 		hi = lev[i] > hi ? lev[i] : hi;
 	}
-	cp_buf_puts(b, "digraph search {\n\trankdir=TB; nodesep=0.25; ranksep=0.35;\n"
-		    "\tnode [shape=box, style=filled, fontname=\"Helvetica\", fontsize=11];\n"
+	cp_buf_puts(b, "digraph search {\n\trankdir=TB; nodesep=0.15; ranksep=0.3;\n"
+		    "\tnode [shape=box, style=filled, fontname=\"Helvetica\", fontsize=10, "
+		    "margin=\"0.06,0.03\"];\n"
 		    "\tedge [fontname=\"Helvetica\", fontsize=9, color=\"#777777\"];\n");
 	for (l = lo; n && l <= hi; l++) {
 		size_t feasible = 0, refuted = 0;
 
+		for (i = 0; i < n; i++)
+			if (lev[i] == l && !drawn[i]) {
+				feasible += explore_model_at(s, i)->feasible != 0;
+				refuted += !explore_model_at(s, i)->feasible;
+			}
+		/* the level's name, and the models on it not drawn */
 		cp_buf_printf(b, "\tsubgraph level%zu { rank=same;\n\t\tl%zu [shape=plaintext, "
-			      "style=\"\", label=\"%zu feature%s\"];\n", l, l, l, l == 1 ? "" : "s");
+			      "style=\"\", fontcolor=\"#555555\", label=\"%zu feature%s", l, l, l,
+			      l == 1 ? "" : "s");
+		if (feasible + refuted)
+			cp_buf_printf(b, "\\n%zu more: %zu feasible,\\n%zu refuted",
+				      feasible + refuted, feasible, refuted);
+		cp_buf_puts(b, "\"];\n");
 		for (i = 0; i < n; i++) {
 			const struct explore_model *m = explore_model_at(s, i);
 
-			if (lev[i] != l)
+			if (lev[i] != l || !drawn[i])
 				continue;
-			if (!drawn[i]) {
-				feasible += m->feasible != 0;
-				refuted += !m->feasible;
-				continue;
-			}
 			cp_buf_printf(b, "\t\tm%zu [label=\"", i + 1);
 			dot_label(b, s, i);
 			cp_buf_printf(b, "\", fillcolor=\"%s\"%s, URL=\"#model-%zu\", "
 				      "tooltip=\"model #%zu\"];\n", m->feasible ? "#d9ead3" : "#f4cccc",
 				      m->minimal ? ", peripheries=2, penwidth=2" : "", i + 1, i + 1);
 		}
-		if (feasible + refuted)
-			cp_buf_printf(b, "\t\tmore%zu [label=\"%zu more: %zu feasible, %zu "
-				      "refuted\", style=\"dashed\", color=\"#999999\", "
-				      "fontcolor=\"#555555\"];\n", l, feasible + refuted, feasible,
-				      refuted);
 		cp_buf_puts(b, "\t}\n");
 		if (l > lo)
 			cp_buf_printf(b, "\tl%zu -> l%zu [style=invis];\n", l - 1, l);
@@ -269,18 +280,19 @@ static void search_dot(const struct explore_search *s, size_t n_features,
 			}
 			if (c < n)
 				continue;
-			/* what the arrow adds: its features, or how many */
+			/* what the arrow adds, named when it is one or two
+			 * features (a longer arrow crosses levels that say how
+			 * many; a label on it would widen every level it
+			 * crosses) */
 			cp_buf_init(&t);
-			if (n_bits(z & ~a) <= 2) {
+			if (n_bits(z & ~a) <= 2)
 				explore_format_features(s, z & ~a, &t);
-				if (t.len >= 2) {
-					t.data[t.len - 1] = 0;
-					cp_buf_printf(b, "\tm%zu -> m%zu [label=\"+%s\"];\n",
-						      i + 1, j + 1, t.data + 1);
-				}
+			if (t.len >= 2) {
+				t.data[t.len - 1] = 0;
+				cp_buf_printf(b, "\tm%zu -> m%zu [label=\"+%s\"];\n", i + 1,
+					      j + 1, t.data + 1);
 			} else {
-				cp_buf_printf(b, "\tm%zu -> m%zu [label=\"+%zu features\"];\n",
-					      i + 1, j + 1, n_bits(z & ~a));
+				cp_buf_printf(b, "\tm%zu -> m%zu;\n", i + 1, j + 1);
 			}
 			b->failed |= t.failed;
 			cp_buf_release(&t);
@@ -311,10 +323,11 @@ static void picture(const struct report_explore *e, struct cp_buf *b)
 			      "the claims rest on (the largest of each claim's half, and each "
 			      "minimal model's sub-models one feature smaller), the models "
 			      "cited for a feature the data allow either way, and the paths "
-			      "between them (an arrow adds the features it names); green "
+			      "between them (an arrow adds the features it names, or those of the "
+			      "levels it crosses); green "
 			      "feasible, red refuted; each box links to its row.%s"
 			      "</figcaption>\n</figure>\n", drawn, n, drawn < n ?
-			      "  The other models are counted on their level." : "");
+			      "  The other models are counted beside their level's name." : "");
 	} else {
 		/* said, not hidden: the graph's text stays readable */
 		cp_buf_puts(b, "<p class=\"note\">No picture of the search: ");
@@ -497,7 +510,7 @@ static void proof(const struct explore_search *s, const struct explore_claim_bas
 	if (total && total <= SHOWN)
 		cp_buf_puts(b, "; evaluated and refuted: ");
 	else if (total)
-		cp_buf_printf(b, "; %zu evaluated and refuted (below)", total);
+		cp_buf_printf(b, "; %zu evaluated and refuted (listed below)", total);
 	for (i = 0; total <= SHOWN && i < n; i++)
 		if (!(explore_model_at(s, i)->features & bit) == !has) {
 			cp_buf_puts(b, listed++ ? ", " : "");

@@ -65,6 +65,14 @@ done
 "$CP" check $M "$tmp/unusable.csv" --html "$tmp/unusable.html" >/dev/null 2>&1
 [ $? = 1 ] || fail "check --html with an unusable observation: status"
 
+# every observation feasible: the model is consistent, nothing ranked
+grep -v '^bad,' "$tmp/data.csv" > "$tmp/good.csv"
+"$CP" check $M "$tmp/good.csv" --html "$tmp/good.html" >/dev/null 2>&1 ||
+	fail "check --html on feasible data: status"
+grep -q '<strong class="feasible">The model is consistent with the data</strong>: every one of the 2 usable' \
+	"$tmp/good.html" || fail "check --html on feasible data: the verdict"
+grep -q 'The constraints broken\|class="mx"' "$tmp/good.html" && fail "check --html on feasible data: a table of violations"
+
 # --plots N|all: plots for the N most violated observations only
 for n in 0 1 all; do
 	"$CP" check $M "$tmp/data.csv" --plots $n --html "$tmp/plots-$n.html" >/dev/null 2>&1
@@ -142,7 +150,8 @@ for shape in ("pca", "independent", "ellipsoid"):
         assert "cp-legend-witness" in good
     # the answer first: the verdict for the model, the constraint ranked
     head = page[:page.index("<h2>Observations &times;")]
-    assert re.search(r'<strong>The model is refuted</strong>: 1 of the 3 usable observations', head)
+    assert re.search(r'<strong class="infeasible">The model is refuted</strong>: 1 of the 3 '
+                     r'usable observations', head)
     assert re.search(r'<tr id="c1"><td>C1</td><td><code>load.pde_miss &lt;= load.causes_walk</code>'
                      r'</td><td>1</td><td>[0-9.]+</td><td><a href="#obs-3">bad</a>', head), head
     if shape == "pca":
@@ -262,8 +271,8 @@ rows = re.findall(r'<tr id="model-(\d+)">', page)
 assert rows == [str(i) for i in range(1, 9)], rows
 # every model drawn, or counted on its level; each drawn one links to its row
 drawn = sorted(int(t[1:]) for t in nodes if re.match(r"m\d+$", t))
-counted = sum(int(re.search(r"(\d+) more", "".join(x.text or "" for x in g.iter(SVG + "text"))).group(1))
-              for t, g in nodes.items() if t.startswith("more"))
+counted = sum(int(m.group(1)) for t, g in nodes.items() if re.match(r"l\d+$", t)
+              for m in [re.search(r"(\d+) more", " ".join(x.text or "" for x in g.iter(SVG + "text")))] if m)
 assert len(drawn) + counted == 8, (drawn, counted)
 for n in drawn:
     links = [a for a in nodes["m%d" % n].iter(SVG + "a")]
