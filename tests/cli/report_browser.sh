@@ -17,8 +17,9 @@
 #    no text is drawn smaller than 8 px (the search's graph stays
 #    legible); check's page is at most 1,000,000 bytes at 1,000
 #    observations and grows less than the observations do.
-# With REPORT_SHOTS=DIR the first screens are written there as PNGs with
-# the pages' sizes (docs/report.md shows them).  Skipped (status 77) when
+# With REPORT_SHOTS=DIR the first screens (and the picture of the 1,024
+# models' search) are written there as WebP images, with the pages' sizes in
+# sizes.txt (docs/report.md shows them).  Skipped (status 77) when
 # Chromium is not installed; `make deps` installs it.
 CP=${CP:-bin/counterpoint}
 browser=$(command -v chromium || command -v chromium-browser) ||
@@ -184,9 +185,9 @@ try:
         b.size(1280, 800)
         b.open(f)
         if shots:
-            b.screenshot(os.path.join(shots, page + ".png"))
+            b.screenshot(os.path.join(shots, page + ".webp"))
             if page == "explore-1024":
-                b.screenshot(os.path.join(shots, page + "-search.png"), b.boxes("figure.search")[0])
+                b.screenshot(os.path.join(shots, page + "-search.webp"), b.boxes("figure.search")[0])
         m = browser.measure(b, answer)
         print("%s.html: %d bytes, %d SVGs with %d texts (smallest %.1f px); the answer "
               "at %.0f-%.0f px of %d" % (page, size[page], m["svgs"], m["texts"],
