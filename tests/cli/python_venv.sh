@@ -27,7 +27,7 @@ if [ -z "$py" ]; then
 fi
 [ -n "$py" ] || { echo "no python3 with venv, pandas, setuptools and wheel"; exit 77; }
 [ -f build/libcounterpoint.so.0 ] || fail "build/libcounterpoint.so.0 not built"
-version=$(bin/counterpoint --version | sed -n '1s/^counterpoint //p')
+version=$(bin/counterpoint --version | sed -n '1s/^counterpoint \([0-9][0-9.]*\).*/\1/p')
 unset COUNTERPOINT_LIB PKG_CONFIG_PATH PYTHONPATH
 
 "$py" -m venv --system-site-packages "$tmp/v" >"$tmp/out" 2>&1 ||
