@@ -721,7 +721,11 @@ class Dataset:
         NumPy array).  Every interval lasted enabled_ns and was counted
         for running_ns (default: all of it); either may be a scalar, a
         {event: value} dict, or per-interval lists in the same shape as
-        the counts."""
+        the counts.  A pandas DataFrame is taken as from_frame takes it."""
+        pd = _pandas()
+        if pd is not None and isinstance(observations, pd.DataFrame):
+            return cls.from_frame(observations, enabled_ns=enabled_ns,
+                                  running_ns=running_ns, name=name)
         lines = [",".join(_LONG)]
 
         def pick(spec: Any, event: str, col: Optional[int], i: int) -> Any:

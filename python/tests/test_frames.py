@@ -192,6 +192,7 @@ class TestFromFrame(unittest.TestCase):
         want = m.check(SWEEP)
         self.assertEqual(want, m.check(df))
         self.assertEqual(want, m.check(cp.Dataset.from_frame(df)))
+        self.assertEqual(want, m.check(cp.Dataset.from_arrays(df)))
         # without the optional columns: every interval counted for a second
         obs = walks()
         with tempfile.TemporaryDirectory() as d:
