@@ -43,7 +43,8 @@ DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
-            libopenmpi-dev openmpi-bin
+            python3-venv python3-pip python3-setuptools python3-wheel \
+            python3-pandas libopenmpi-dev openmpi-bin
 
 # ---- sources ----
 MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi
@@ -90,7 +91,7 @@ ABIN     = build/asan/counterpoint
 
 .SECONDARY:
 .PHONY: all deps check test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
-        shared man install uninstall mpi
+        shared man install uninstall mpi python
 all: $(BIN) $(LIB) shared man
 
 deps:
@@ -176,6 +177,23 @@ build/man/counterpoint.1: $(BIN) docs/man/mkman.sh
 	$(Q)rm -rf build/man && sh docs/man/mkman.sh $(BIN) build/man
 man: build/man/counterpoint.1
 
+# ---- the Python package (python/, docs/python.md) ----
+# make python: its wheel in build/python, built offline from a copy of
+# python/ (the build leaves nothing in the tree) by the first of python3,
+# /usr/bin/python3 that has setuptools and wheel, or $(PYTHON).
+PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import setuptools, wheel' \
+            2>/dev/null && { echo $$p; break; }; done)
+PY_SRC   = python/pyproject.toml python/counterpoint/__init__.py python/counterpoint/py.typed
+WHEEL    = build/python/counterpoint-$(VERSION)-py3-none-any.whl
+$(WHEEL): $(PY_SRC)
+	@echo "  WHEEL   $@"
+	$(Q)test -n "$(PYTHON)" || { echo "make python: no python3 with setuptools and wheel"; exit 1; }
+	$(Q)rm -rf build/python && mkdir -p build/python/src && \
+	    cp -r python/pyproject.toml python/counterpoint build/python/src/ && \
+	    cd build/python/src && $(PYTHON) -m pip wheel -q --no-index --no-build-isolation \
+	    --no-deps -w .. . && cd .. && rm -rf src
+python: $(WHEEL)
+
 # ---- install: make install PREFIX=/usr/local DESTDIR= ----
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
@@ -188,6 +206,12 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 MODELDIR   = $(PREFIX)/share/counterpoint/models
 MODEL_SRC  = $(wildcard models/*/*.udd)
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The Python package goes under LIBDIR, in the site folder of
+# $(PYTHON)'s version (dist-packages for Debian's python3, which reads
+# PREFIX/lib/python3.X/dist-packages), beside the library it loads.
+PYTHONDIR ?= $(shell $(or $(PYTHON),python3) -c 'import sys; print("$(LIBDIR)/python%d.%d/%s" % \
+              (sys.version_info[:2] + ("dist-packages" if any(p.endswith("dist-packages") \
+              for p in sys.path) else "site-packages",)))' 2>/dev/null)
 # A folder under the prefix is written as ${prefix}/..., so that
 # pkg-config --define-prefix can move the tree.
 pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
@@ -222,6 +246,11 @@ install: all build/counterpoint.pc
 	    install -d $(DESTDIR)$(MODELDIR)/$${m%/*} && \
 	    install -m 644 models/$$m $(DESTDIR)$(MODELDIR)/$$m || exit 1; \
 	done
+	if [ -n "$(PYTHONDIR)" ]; then \
+	    install -d $(DESTDIR)$(PYTHONDIR)/counterpoint && \
+	    install -m 644 python/counterpoint/__init__.py python/counterpoint/py.typed \
+	        $(DESTDIR)$(PYTHONDIR)/counterpoint/; \
+	else echo "install: no python3: the Python package is not installed"; fi
 # Removes what install put there (counterpoint*.1: the man pages are
 # counterpoint's namespace), then the header folders left empty.
 uninstall:
@@ -235,6 +264,10 @@ uninstall:
 	for m in $(MODEL_SRC:models/%=%); do rm -f $(DESTDIR)$(MODELDIR)/$$m; done
 	-find $(DESTDIR)$(INCLUDEDIR)/counterpoint $(DESTDIR)$(PREFIX)/share/counterpoint \
 	    -depth -type d -empty -delete 2>/dev/null
+	if [ -n "$(PYTHONDIR)" ]; then \
+	    rm -rf $(DESTDIR)$(PYTHONDIR)/counterpoint/__init__.py \
+	        $(DESTDIR)$(PYTHONDIR)/counterpoint/py.typed $(DESTDIR)$(PYTHONDIR)/counterpoint/__pycache__; \
+	    rmdir $(DESTDIR)$(PYTHONDIR)/counterpoint 2>/dev/null || true; fi
 
 # ---- sanitizer build, in its own folder so objects never mix ----
 build/asan/obj/gen/%.o: build/gen/%.c

@@ -2,6 +2,7 @@
  * explorer, for foreign-function callers (python/counterpoint).  No
  * computation of its own: each function forwards to the module that owns
  * the work. */
+#include <math.h>
 #include <string.h>
 
 #include "capi/counterpoint.h"
@@ -140,6 +141,61 @@ const int64_t *counterpoint_run_coefficients(const struct pipe_run *r,
 					     size_t i, size_t j)
 {
 	return pipe_run_result(r, i)->violations[j].a;
+}
+
+double counterpoint_run_mean_sd(const struct pipe_run *r, size_t i, size_t j)
+{
+	return pipe_run_result(r, i)->violations[j].mean_sd;
+}
+
+int counterpoint_regions(const struct udd_model *m, const struct stats_dataset *d,
+			 int shape, double confidence, size_t batches,
+			 int per_interval, const char *counters, size_t threads,
+			 struct pipe_data **out, struct cp_error *err)
+{
+	struct pipe_options o;
+	int rc;
+
+	*out = NULL;
+	if ((rc = region_options(shape, confidence ? confidence : 0.99, batches, &o, err)))
+		return rc;
+	o.per_interval = per_interval;
+	o.counters = counters;
+	o.threads = threads;
+	return pipe_data_new(m, d, &o, out, err);
+}
+
+const double *counterpoint_region_array(const struct pipe_data *pd, size_t i,
+					int which)
+{
+	const struct region *r = pipe_data_region(pd, i);
+
+	if (!r)
+		return NULL;
+	switch (which) {
+	case 0: return r->mu;
+	case 1: return r->half_ind;
+	case 2: return r->half_pca;
+	case 3: return r->box_axes;
+	case 4: return r->cov;
+	default: return NULL;
+	}
+}
+
+double counterpoint_region_number(const struct pipe_data *pd, size_t i, int which)
+{
+	const struct region *r = pipe_data_region(pd, i);
+
+	if (!r)
+		return NAN;
+	switch (which) {
+	case 0: return (double)r->n;
+	case 1: return r->q;
+	case 2: return r->confidence;
+	case 3: return r->rule == REGION_RULE_DIAGONAL;
+	case 4: return r->dof_floored;
+	default: return NAN;
+	}
 }
 
 size_t counterpoint_run_n_counters(const struct pipe_run *r)

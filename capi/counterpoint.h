@@ -52,8 +52,32 @@ double counterpoint_run_margin(const struct pipe_run *r, size_t i, size_t j);
 int counterpoint_run_is_equality(const struct pipe_run *r, size_t i, size_t j);
 const int64_t *counterpoint_run_coefficients(const struct pipe_run *r,
 					     size_t i, size_t j);
+/* Where the centre of observation i's region lies against violated
+ * constraint j: a.mu / sd(a.x), in standard deviations. */
+double counterpoint_run_mean_sd(const struct pipe_run *r, size_t i, size_t j);
 size_t counterpoint_run_n_counters(const struct pipe_run *r);
 const char *counterpoint_run_counter(const struct pipe_run *r, size_t c);
+
+/* The confidence regions of the model's counters on d, every shape, as
+ * check builds them (options as counterpoint_check's); *out is freed
+ * with pipe_data_free, and read with pipe_data_n_observations,
+ * pipe_data_n_counters, pipe_data_names, pipe_data_unusable and: */
+int counterpoint_regions(const struct udd_model *m, const struct stats_dataset *d,
+			 int shape, double confidence, size_t batches,
+			 int per_interval, const char *counters, size_t threads,
+			 struct pipe_data **out, struct cp_error *err);
+/* Observation i's region, NULL when it has none (pipe_data_unusable
+ * says why): which 0 the mean (k values), 1 the independent box's
+ * half-widths (k), 2 the PCA box's half-widths (k, ascending), 3 its axes
+ * (k x k, row i the axis of half-width i), 4 the covariance of the mean
+ * (k x k, row-major). */
+const double *counterpoint_region_array(const struct pipe_data *pd, size_t i,
+					int which);
+/* which 0 the samples used, 1 the ellipsoid's quantile q, 2 the region's
+ * confidence, 3 1 under the diagonal rule (too few samples for the full
+ * covariance), 4 1 when autocorrelated and short (it may be too small);
+ * NAN when observation i has no region. */
+double counterpoint_region_number(const struct pipe_data *pd, size_t i, int which);
 
 /* `counterpoint explore` on a loaded model and dataset, with explore's
  * defaults (PCA box, confidence 0.99, 5 s of cone per model): start and

@@ -28,7 +28,7 @@ static const char check_help[] =
 	"                          [--batches B|auto|none] [--per-interval]\n"
 	"                          [--counters C,...] [--strict]\n"
 	"                          [--max-facets N] [--violations N]\n"
-	"                          [-o FILE] [--html FILE] [-v]\n"
+	"                          [-o FILE] [--html FILE] [--plots N|all] [-v]\n"
 	"\n"
 	"Test a model against measurements: for each observation of DATA (a long\n"
 	"CSV dataset), is its confidence region consistent with the model's cone\n"
@@ -72,6 +72,8 @@ static const char check_help[] =
 	"                        self-contained page with each verdict and a plot\n"
 	"                        of the cone and the regions on the counters of\n"
 	"                        the most violated (or tightest) constraint\n"
+	"  --plots N|all         plots in the --html page for the N most violated\n"
+	"                        observations (default 50; all: every one)\n"
 	"  -v, --verbose         on standard error, each phase's wall and CPU\n"
 	"                        time (CPU over wall: how many threads it kept\n"
 	"                        busy)\n"
@@ -524,6 +526,7 @@ int cli_check(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "plots", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -531,7 +534,7 @@ int cli_check(int argc, char **argv)
 	const char *with = NULL, *output = NULL, *html = NULL;
 	struct pipe_options po;
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
-	size_t threads = 0, i, n = 0;
+	size_t threads = 0, i, n = 0, plots = CLI_PLOTS_DEFAULT;
 	int json = 0, strict = 0, opt, rc = CLI_OK;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
@@ -612,6 +615,10 @@ int cli_check(int argc, char **argv)
 			break;
 		case 'H':
 			html = optarg;
+			break;
+		case 'P':
+			if (cli_parse_plots("check", optarg, &plots))
+				return CLI_USAGE;
 			break;
 		case 'v':
 			phases.on = 1;
@@ -724,7 +731,7 @@ int cli_check(int argc, char **argv)
 	phases_print(&phases);
 	if (rc == CLI_OK && html) {
 		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res,
-					   NULL, NULL, NULL };
+					   NULL, NULL, NULL, plots };
 
 		/* the page draws the features' flow bounds, as `flows` gives them */
 		if (sel && html_flows(model, sel, pd, res, threads, &pf, &fout, &fstatus,

@@ -118,6 +118,9 @@ int cli_html_explore(const char *path, const struct report_explore *e);
 struct explore_suggest;
 int cli_html_suggest(const char *path, const struct udd_model *m, const char *model,
 		     const char *data, const struct explore_suggest *s);
+/* --plots N|all: how many observations the page draws (SIZE_MAX: all). */
+#define CLI_PLOTS_DEFAULT 50
+int cli_parse_plots(const char *cmd, const char *text, size_t *out);
 
 /* cli/mpi.c: check and explore under mpirun (docs/mpi.md).  Built with
  * CP_MPI (bin/counterpoint-mpi) these spread the work; without, there is

@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"                            [--cone-seconds S] [--threads N] [--counters C,...]\n"
 	"                            [--monotone-models N] [--no-targeted] [--no-flows]\n"
 	"                            [--violations N] [-o REPORT] [--dot FILE]\n"
-	"                            [--json] [--html FILE] [-v]\n"
+	"                            [--json] [--html FILE] [--plots N|all] [-v]\n"
 	"\n"
 	"Search the feature space of a μDD model family for the models that agree\n"
 	"with the counters in DATA (a long-CSV dataset).  Discovery starts from\n"
@@ -101,6 +101,9 @@ static const char usage_text[] =
 	"                      self-contained page with the search drawn (by\n"
 	"                      Graphviz's dot), the models tested and the claims\n"
 	"                      with their proofs\n"
+	"  --plots N|all       flow bars in the --html page for the first N\n"
+	"                      observations of each minimal model (default 50;\n"
+	"                      all: every one)\n"
 	"  --json              the report as JSON (schema 1: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
 	"                      undecided, monotonicity, proofs, undecided_checks,\n"
@@ -200,6 +203,7 @@ int cli_explore(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, 'g' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "plots", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "monotone-models", required_argument, NULL, 'N' },
 		{ "no-targeted", no_argument, NULL, 'G' },
@@ -213,7 +217,7 @@ int cli_explore(int argc, char **argv)
 	const char *dot = NULL, *html = NULL, *region_arg = NULL, *confidence_arg = NULL;
 	const char *batches_arg = NULL;
 	int json = 0;
-	size_t mono_models = 1024, max_violations = 5;
+	size_t mono_models = 1024, max_violations = 5, plots = CLI_PLOTS_DEFAULT;
 	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
@@ -288,6 +292,10 @@ int cli_explore(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'g': dot = optarg; break;
 		case 'H': html = optarg; break;
+		case 'p':
+			if (cli_parse_plots("explore", optarg, &plots))
+				return CLI_USAGE;
+			break;
 		case 'J': json = 1; break;
 		case 'N':
 			if (cli_parse_size("explore", "--monotone-models", optarg, &mono_models))
@@ -450,7 +458,8 @@ write:
 					     argv[optind + 1], region_names[fo.region],
 					     fo.confidence > 0 ? fo.confidence : 0.99,
 					     explore_family_n_observations(fam),
-					     so.family_confidence, so.family_level };
+					     so.family_confidence, so.family_level, fam, d,
+					     plots };
 
 		if ((rc = cli_html_explore(html, &he)))
 			goto out;

@@ -1,7 +1,9 @@
 /* cli/report.c: `--html FILE`, the one writer of the HTML report for
  * `check` and `explore`: the page (report/report.h) around the command's
  * section, written atomically. */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "report/report.h"
@@ -50,4 +52,13 @@ int cli_html_suggest(const char *path, const struct udd_model *m, const char *mo
 		     const char *data, const struct explore_suggest *s)
 {
 	return write_page("suggest", path, model, data, NULL, NULL, s, m);
+}
+
+int cli_parse_plots(const char *cmd, const char *text, size_t *out)
+{
+	if (!strcmp(text, "all")) {
+		*out = SIZE_MAX;
+		return CLI_OK;
+	}
+	return cli_parse_size(cmd, "--plots", text, out);
 }

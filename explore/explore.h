@@ -522,6 +522,12 @@ size_t explore_family_n_observations(const struct explore_family *f);
  * observation's region is checked at for it. */
 double explore_family_confidence(const struct explore_family *f);
 double explore_family_level(const struct explore_family *f);
+/* For reports: the verdict on each observation (1 feasible, 0 not;
+ * explore_family_n_observations of them, in dataset order) of the
+ * evaluated feature set sel, owned by the family; NULL when sel was not
+ * evaluated in it. */
+const unsigned char *explore_family_verdicts(const struct explore_family *f,
+					     udd_features sel);
 /* Model counters left out because options.counters does not name them:
  * every cone is projected onto the others (the projection of a cone is
  * the cone of the projected signatures), so the data test what the model

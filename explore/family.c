@@ -232,6 +232,17 @@ double explore_family_level(const struct explore_family *f)
 	return pipe_family_level(f->family);
 }
 
+const unsigned char *explore_family_verdicts(const struct explore_family *f,
+					     udd_features sel)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_entries; i++)
+		if (f->entries[i].sel == sel)
+			return f->entries[i].feasible;   /* set once evaluated */
+	return NULL;
+}
+
 void explore_family_stats(const struct explore_family *f, size_t *models,
 			  size_t *with_facets, size_t *checked, size_t *checks)
 {

@@ -34,8 +34,10 @@ void report_html_text(struct cp_buf *b, const char *s);
  * the cone (the wedge spanned by the signatures' projections), the
  * independent box (a rectangle), the PCA box (the zonotope of its axes'
  * projections), the ellipsoid (the ellipse of the covariance's 2x2 block,
- * same quantile).  The constraint is a slice: its line with every other
- * counter at the observation's mean. */
+ * same quantile), the witness.  The constraint is a slice: its line with
+ * every other counter at the observation's mean, and beside it the band
+ * of the values a.x takes over the whole region (from margin and
+ * mean_sd), whose gap to the line is the margin. */
 struct report_plot {
 	const struct region *region;     /* all k counters */
 	enum feas_shape checked;         /* the shape the verdict used */
@@ -47,6 +49,9 @@ struct report_plot {
 	int is_equality;
 	double margin, mean_sd;          /* the solver's, in sd of a.x */
 	const char *role;                /* "most violated", "tightest" */
+	const double *witness;           /* k values: a point of the region
+					  * in the cone (feas_witness), or
+					  * NULL */
 	const char *id;                  /* unique in the page (clip paths) */
 };
 
@@ -85,11 +90,20 @@ struct report_check {
 	const struct pipe_flows *pf;
 	const struct pipe_flow_bounds *flows;
 	const enum pipe_flow_status *flow_status;
+	/* Plots (and flow bars) for this many observations, the most
+	 * violated first (SIZE_MAX: every one); the others say how to get
+	 * theirs (--plots). */
+	size_t max_plots;
 };
-/* A summary table, then one section per observation: verdict, the
- * violated constraints with margins, the plot of the most violated one
- * (infeasible) or of the tightest facet (feasible), and the flow bounds'
- * bars when the model is feasible on it. */
+/* The answer first: the verdict for the model as a whole and the
+ * violated constraints ranked by how many observations break them; then
+ * the table of infeasible observations x violated constraints (margins,
+ * colour-scaled, the most violated first), the feasible and unusable
+ * ones; then one folded <details> per observation in that order: its
+ * region, the constraints it breaks, and for the first max_plots the
+ * plot of the most violated one (infeasible) or of the tightest facet
+ * with the solver's witness point (feasible), and the flow bounds' bars
+ * when the model is feasible on it. */
 int report_check_html(const struct report_check *c, struct cp_buf *b,
 		      struct cp_error *err);
 /* The constraint an observation's plot is about: for an infeasible one
@@ -112,10 +126,22 @@ struct report_explore {
 	double confidence;
 	size_t n_observations;
 	double family_confidence, family_level;   /* 0: not family-wise */
+	/* The family the search evaluated and its data, for the names of the
+	 * observations refuting each model (NULL: explore's short list). */
+	const struct explore_family *family;
+	const struct stats_dataset *data;
+	/* Flow bars per minimal model for this many observations (SIZE_MAX:
+	 * every one). */
+	size_t max_plots;
 };
-/* The search as a picture (report_dot_svg of explore_dot), the models
- * tested as a table, the claims with their proofs, and the flow bounds
- * of each minimal model (explore_model_flows) as bars per observation. */
+/* The answer first: explore's conclusion and the claims with their
+ * proofs; then the search as a picture legible at a thousand models
+ * (report_dot_svg: the minimal models, the refuted models the claims
+ * rest on, the paths between them, the rest counted per level), the
+ * models tested as a table (feature lists that wrap, the refuting
+ * observations as a count with their list folded), the candidates
+ * skipped, and the flow bounds of each minimal model
+ * (explore_model_flows) as bars per observation. */
 int report_explore_html(const struct report_explore *e, struct cp_buf *b,
 			struct cp_error *err);
 

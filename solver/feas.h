@@ -234,6 +234,16 @@ int feas_checker_check(struct feas_checker *c, const struct feas_query *q,
 		       struct cp_error *err);
 void feas_checker_free(struct feas_checker *c);
 
+/* A point of the cone inside the region of q (k values into x), for
+ * pictures of a feasible observation (a verdict is feas_check's): a box's
+ * LP solved afresh over every signature, its point S f; for the
+ * ellipsoid the cone's point nearest the centre in the covariance's
+ * metric.  *found = 0 when the solver finds none (the region misses the
+ * cone, or the cone is {0}).  On a private LP of the calling thread;
+ * errors as feas_check's. */
+int feas_witness(const struct feas_model *fm, const struct feas_query *q,
+		 double *x, int *found, struct cp_error *err);
+
 /* Release GLPK's per-thread state; call at the end of a thread of your own
  * that used feas_check (after its models are freed). */
 void feas_thread_end(void);

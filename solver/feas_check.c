@@ -134,20 +134,28 @@ static int cold_retry(struct worker *w, const struct feas_query *q,
 	return 1;
 }
 
+double feas_box_scale(const struct feas_query *q, size_t k)
+{
+	double sigma = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
+	/* a power of two, so that scaling loses no bits: the exact re-check
+	 * then decides the box as given */
+	return sigma > 0 && isfinite(sigma) ? ldexp(1, ilogb(sigma) + 1) : 1;
+}
+
 static int check_box(struct worker *w, const struct feas_query *q,
 		     unsigned flags, struct feas_result *res,
 		     struct cp_error *err)
 {
 	const struct feas_model *fm = w->fm;
 	size_t k = fm->k, i;
-	double sigma = 0, depth = 0;
+	double sigma, depth = 0;
 	int verdict, rc, round;
 
-	for (i = 0; i < k; i++)
-		sigma = fmax(sigma, fabs(q->mu[i]) + q->half[i]);
-	/* a power of two, so that scaling loses no bits: the exact re-check
-	 * then decides the box as given */
-	sigma = sigma > 0 && isfinite(sigma) ? ldexp(1, ilogb(sigma) + 1) : 1;
+	sigma = feas_box_scale(q, k);
 	if (fm->nr == 0) {
 		/* the cone is {0}: feasible iff the box holds 0 */
 		double *z = w->vk;

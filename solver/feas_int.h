@@ -230,6 +230,9 @@ int feas_explain(struct worker *w, const struct feas_query *q,
 		   const double *cert, struct feas_result *res);
 
 /* solver/feas_check.c */
+/* The box LP's scale: a power of two above every |mu_i| + half_i (1 for
+ * an empty or non-finite box), so that scaling by it loses no bits. */
+double feas_box_scale(const struct feas_query *q, size_t k);
 int feas_check_with(struct worker *w, const struct feas_query *q,
 		      unsigned flags, struct feas_result *res,
 		      struct cp_error *err);

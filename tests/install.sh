@@ -11,6 +11,9 @@
 #  - docs/library.md's C example, built with pkg-config against the
 #    shared and against the static library, prints `counterpoint check`'s
 #    verdicts and violated constraints on bundled data;
+#  - the Python package is installed beside the library, and imported
+#    from there with nothing set it loads that library and gives check's
+#    verdicts;
 #  - `make uninstall` removes every file install made.
 # Run from the repository root after `make`; exit 0 pass, 77 skip.
 top=$(pwd)
@@ -164,6 +167,29 @@ done
 LD_LIBRARY_PATH=$root/lib "$tmp/v_shared" models/haswell/mmu.udd nope datasets/sim-sweep-all.csv \
 	2>"$tmp/err" && fail "an unknown feature was accepted"
 grep -q "does not declare" "$tmp/err" || fail "unknown feature: $(cat "$tmp/err")"
+
+# ---- the Python package, beside the library ----
+pydir=$(ls -d "$root"/lib/python3*/*-packages 2>/dev/null | head -n 1)
+if command -v python3 >/dev/null; then
+	[ -f "$pydir/counterpoint/__init__.py" ] && [ -f "$pydir/counterpoint/py.typed" ] ||
+		fail "the Python package is not installed under $root/lib"
+	# from elsewhere, nothing set: it loads the library installed beside it
+	got=$(cd "$tmp" && env -u COUNTERPOINT_LIB -u PKG_CONFIG_PATH PYTHONPATH="$pydir" \
+		python3 -c 'import counterpoint as cp; print(cp.library_path)') ||
+		fail "the installed package does not import"
+	[ "$got" = "$root/lib/libcounterpoint.so.0" ] || fail "the installed package loaded $got"
+	env -u COUNTERPOINT_LIB PYTHONPATH="$pydir" python3 - "$root/bin/counterpoint" <<'PY' ||
+import json, subprocess, sys
+import counterpoint as cp
+out = subprocess.run([sys.argv[1], "check", "models/haswell/mmu.udd",
+                      "datasets/sim-sweep-all.csv", "--json"], capture_output=True, text=True).stdout
+want = [(o["name"], o["feasible"]) for o in json.loads(out)["observations"]]
+got = [(v.observation, v.verdict == "feasible")
+       for v in cp.Model("models/haswell/mmu.udd").check("datasets/sim-sweep-all.csv")]
+sys.exit(want != got)
+PY
+		fail "the installed package's verdicts are not check's"
+fi
 
 # ---- uninstall ----
 ${MAKE:-make} -s uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/make.out" 2>&1 ||

@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/cli/python.sh: the Python binding's unittest suite
 # (python/tests/), over build/libcounterpoint.so.0.  The interpreter is
-# $PYTHON, else the first python3 on the machine that has NumPy (so
-# Dataset.from_arrays is tested on arrays too), else python3.
+# $PYTHON, else the first python3 on the machine that has NumPy and pandas
+# (so Dataset.from_arrays is tested on arrays, from_frame and the tables
+# on DataFrames), else python3.
 py=$PYTHON
 if [ -z "$py" ]; then
 	for p in python3 /usr/bin/python3; do
-		if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then
+		if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy, pandas' 2>/dev/null; then
 			py=$p; break
 		fi
 	done

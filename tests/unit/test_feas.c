@@ -1,8 +1,9 @@
 /* tests/unit/test_feas.c: the feasibility solver: verdicts on regions
  * built by hand, violated constraints from listed H-representations and
  * from certificates, the exact re-check of borderline boxes, NNLS, the
- * nesting of the three region shapes, and the LP against brute-force
- * facets on random cones.  Fixed seeds throughout. */
+ * nesting of the three region shapes, the LP against brute-force
+ * facets on random cones, and the witness point of a feasible region
+ * (in the region, from the cone).  Fixed seeds throughout. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -28,6 +29,45 @@ static void box2(struct tl_region *r, double m0, double m1, double s)
 	tl_region_finish(r, 9.21);  /* chi2_2(0.99) */
 }
 
+/* Is x in the region of q, up to tol of its size (half-widths, q)? */
+static int in_region(const struct feas_query *q, const double *x, size_t k, double tol)
+{
+	double d[64], y[64], t = 0;
+	size_t i, j;
+
+	for (i = 0; i < k; i++)
+		d[i] = x[i] - q->mu[i];
+	if (q->shape == FEAS_ELLIPSOID) {
+		/* d' cov^-1 d by a Cholesky solve */
+		double L[64 * 64];
+
+		memcpy(L, q->cov, k * k * sizeof *L);
+		if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (int)k, L, (int)k))
+			return 0;
+		for (i = 0; i < k; i++) {
+			double s = d[i];
+
+			for (j = 0; j < i; j++)
+				s -= L[i * k + j] * y[j];
+			y[i] = s / L[i * k + i];
+			t += y[i] * y[i];
+		}
+		return t <= q->q * (1 + tol);
+	}
+	for (i = 0; i < k; i++) {
+		double c = 0;
+
+		if (q->shape == FEAS_PCA)
+			for (j = 0; j < k; j++)
+				c += q->axes[i * k + j] * d[j];
+		else
+			c = d[i];
+		if (fabs(c) > q->half[i] * (1 + tol) + tol)
+			return 0;
+	}
+	return 1;
+}
+
 static void test_walk_basic_violation(void)
 {
 	struct feas_model *fm = NULL, *fe = NULL;
@@ -48,6 +88,16 @@ static void test_walk_basic_violation(void)
 		CHECK(feas_check(fm, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
 		CHECKF(res.feasible, "shape %d", (int)sh);
 		CHECK(res.n_violations == 0);
+		/* the point a picture shows: in the region and in the cone */
+		{
+			double x[2] = { -1, -1 };
+			int found = 0;
+
+			CHECK(feas_witness(fm, &q, x, &found, &err) == CP_OK);
+			CHECKF(found && in_region(&q, x, 2, 1e-6), "shape %d: (%g, %g)",
+			       (int)sh, x[0], x[1]);
+			CHECK(x[1] >= -1e-6 && x[0] - x[1] >= -1e-6);
+		}
 	}
 	/* broken: more PDE misses than walks, far beyond the noise */
 	box2(&r, 1000, 1300, 5);
@@ -67,6 +117,13 @@ static void test_walk_basic_violation(void)
 			 * centre, less the region's own half-width */
 			CHECK_NEAR(res.violations[0].mean_sd, -300 / (5 * sqrt(2)), 1e-6);
 			CHECK(res.violations[0].margin > 30 && res.violations[0].margin < 42.5);
+		}
+		{
+			double x[2];
+			int found = 1;
+
+			CHECK(feas_witness(fm, &q, x, &found, &err) == CP_OK);
+			CHECKF(!found, "shape %d: a point of a missed cone", (int)sh);
 		}
 		CHECK(feas_check(fe, &q, FEAS_EXPLAIN, &res, &err) == CP_OK);
 		CHECKF(res.feasible, "pde_early, shape %d", (int)sh);
@@ -632,6 +689,18 @@ static void test_generated_feasible(void)
 					bad++;
 					printf("  trial %zu obs %zu shape %d infeasible (d2 %g q %g)\n",
 					       trial, obs, (int)sh, res.d2, r.q);
+				}
+				if (res.feasible) {
+					double wx[12];
+					int found = 0;
+
+					CHECK(feas_witness(fm, &q, wx, &found, &err) == CP_OK);
+					if (!found || !in_region(&q, wx, k, 1e-6)) {
+						bad++;
+						printf("  trial %zu obs %zu shape %d: witness %s\n",
+						       trial, obs, (int)sh, found ?
+						       "outside the region" : "not found");
+					}
 				}
 				if (sh == FEAS_ELLIPSOID) {
 					CHECK(res.d2 <= 0.9 * r.q * (1 + 1e-6));

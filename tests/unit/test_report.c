@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "report/report_int.h"
 #include "tests/unit/check.h"
 
 /* ---- a region by hand: k = 3, mean (300, 1000, 5000) ---- */
@@ -103,17 +104,38 @@ static void classes_of(const char *svg, char *out, size_t size)
 	}
 }
 
-/* The points of the first polygon of class cls: bounding box in pixels. */
+/* The pixel extents (width, height) of the last shape of class cls:
+ * a polygon's points, or an ellipse's rx, ry and turn (a rotated
+ * ellipse spans 2 sqrt(rx^2 cos^2 t + ry^2 sin^2 t) across). */
 static int bbox_of(const char *svg, const char *cls, double *w, double *h)
 {
 	char key[64];
-	const char *p, *end;
+	const char *p, *q, *end;
 	double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300, x, y;
 	int n, any = 0;
 
 	snprintf(key, sizeof key, "class=\"%s\"", cls);
-	p = strstr(svg, key);
-	if (!p || !(p = strstr(p, "points=\"")))
+	for (p = NULL, q = svg; (q = strstr(q, key)); q++)
+		p = q;
+	if (!p)
+		return 0;
+	end = strchr(p, '>');
+	if (!strncmp(p - 9, "<ellipse ", 9)) {
+		double rx, ry, t, c, sn;
+		const char *r = strstr(p, "rx=\""), *r2 = strstr(p, "ry=\"");
+		const char *tr = strstr(p, "rotate(");
+
+		if (!r || !r2 || !tr || r > end || r2 > end || tr > end ||
+		    sscanf(r + 4, "%lf", &rx) != 1 || sscanf(r2 + 4, "%lf", &ry) != 1 ||
+		    sscanf(tr + 7, "%lf", &t) != 1)
+			return 0;
+		c = cos(t * M_PI / 180);
+		sn = sin(t * M_PI / 180);
+		*w = 2 * sqrt(rx * rx * c * c + ry * ry * sn * sn);
+		*h = 2 * sqrt(rx * rx * sn * sn + ry * ry * c * c);
+		return 1;
+	}
+	if (!(p = strstr(p, "points=\"")) || p > end)
 		return 0;
 	p += 8;
 	end = strchr(p, '"');
@@ -142,6 +164,52 @@ static void test_escape(void)
 	cp_buf_release(&b);
 }
 
+/* Numbers as a report prints them: rounding noise is 0, three digits,
+ * whole numbers past a thousand */
+static void test_number(void)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{ 3.55e-15, "0" }, { -0.004, "0" }, { 0.367, "0.367" }, { 71.67, "71.7" },
+		{ -78.14, "-78.1" }, { 999.4, "999" }, { 1313.56, "1314" },
+		{ 654321.2, "654321" }, { 2.5e6, "2.5e+06" }, { NAN, "undefined" },
+	};
+	char t[32];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		report_number_str(t, sizeof t, cases[i].v);
+		CHECK_STR(t, cases[i].want);
+	}
+}
+
+/* A feasible observation's plot: the witness (a point of the region in
+ * the cone) drawn, with its legend row; the tick labels in units */
+static void test_plot_witness(void)
+{
+	struct fixture f;
+	struct report_plot p;
+	struct cp_buf b;
+	struct cp_error err;
+	static const double w[3] = { 299, 1001, 5000 };
+	static const int64_t a[3] = { -1, 1, 0 };
+
+	fixture_init(&f);
+	plot_init(&p, &f, a);
+	p.witness = w;
+	p.role = "tightest";
+	cp_buf_init(&b);
+	cp_error_clear(&err);
+	CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
+	CHECK(b.data && strstr(b.data, "<polygon class=\"cp-witness\""));
+	CHECK(b.data && strstr(b.data, "cp-legend-witness\" x=\"596\" y=\"234\">in region "
+			       "and cone (the LP&#39;s)</text>"));
+	/* the axes reach 0 from 1000: ticks 0, 200, ...; in the zoomed
+	 * panel 995, 1000, ... (no units below 10^4) */
+	CHECK(b.data && strstr(b.data, ">0</text><text x=\"201.5\" y=\"402\">200</text>"));
+	CHECK(b.data && strstr(b.data, ">995</text>") && strstr(b.data, ">1005</text>"));
+	cp_buf_release(&b);
+}
+
 static void test_axes(void)
 {
 	struct fixture f;
@@ -164,26 +232,26 @@ static void test_axes(void)
 	CHECK(x == 2 && y == 1);
 }
 
-/* The golden structure of a plot: the cone's wedge and the one bound in
- * view (pde_miss <= causes_walk; pde_miss >= 0 lies below it; the legend
- * names both),
- * the violated side and the constraint, the three regions, the margin,
- * the mean, both axes with their labels, and a legend row per shape. */
+/* The golden structure of a plot: the slice's caption, the cone's wedge
+ * and the one edge in view (pde_miss <= causes_walk; pde_miss >= 0 lies
+ * below it; the legend names both), the violated side, the band of a.x
+ * over the region with its two edges, the constraint, the three regions,
+ * the mean, the edge's tag, both axes with their labels, the legend's
+ * title and a row per shape. */
 static const char golden_classes[] =
-	"cp-plot cp-area cp-shapes cp-cone cp-cone-edge "
-	"cp-violated-side cp-constraint cp-ellipsoid cp-box-pca cp-box-independent "
-	"cp-margin cp-mean cp-cone-label "
+	"cp-plot cp-slice cp-area cp-shapes cp-cone cp-cone-edge "
+	"cp-violated-side cp-range cp-range-edge cp-range-edge cp-constraint "
+	"cp-ellipsoid cp-box-pca cp-box-independent cp-mean cp-cone-tag "
 	"cp-axis cp-axis-x cp-axis-label cp-axis cp-axis-y cp-axis-label "
-	"cp-legend cp-legend-item cp-legend-cone cp-legend-item cp-legend-cone-bound "
-	"cp-legend-item cp-legend-cone-bound cp-legend-item cp-legend-constraint "
-	"cp-legend-item cp-legend-violated cp-legend-item cp-legend-box-independent "
+	"cp-legend cp-legend-title cp-legend-item cp-legend-cone "
+	"cp-legend-item cp-legend-cone-bound cp-legend-item cp-legend-cone-bound "
+	"cp-legend-item cp-legend-constraint cp-legend-item cp-legend-violated "
+	"cp-legend-item cp-legend-range cp-legend-item cp-legend-box-independent "
 	"cp-legend-item cp-legend-box-pca cp-legend-item cp-legend-ellipsoid "
-	"cp-legend-item cp-legend-mean cp-legend-item cp-legend-margin "
-	"cp-legend-item cp-legend-margin-value cp-legend-item cp-legend-centre "
-	"cp-legend-item cp-legend-confidence "
+	"cp-legend-item cp-legend-mean "
 	/* the regions are small beside the line: their zoomed panel */
-	"cp-zoom cp-zoom-title cp-area cp-shapes cp-cone cp-ellipsoid cp-box-pca "
-	"cp-box-independent cp-margin cp-mean cp-axis cp-zoom-axis-x cp-axis "
+	"cp-zoom cp-zoom-title cp-area cp-shapes cp-cone cp-range cp-ellipsoid "
+	"cp-box-pca cp-box-independent cp-mean cp-axis cp-zoom-axis-x cp-axis "
 	"cp-zoom-axis-y";
 
 static void test_plot_structure(void)
@@ -206,22 +274,29 @@ static void test_plot_structure(void)
 	classes_of(b.data, classes, sizeof classes);
 	CHECK_STR(classes, golden_classes);
 	/* the axes are named after the counters, the title says both */
-	CHECK(strstr(b.data, "cp-axis-label\" x=\"316\" y=\"396\" text-anchor=\"middle\" "
+	CHECK(strstr(b.data, "cp-axis-label\" x=\"316\" y=\"424\" text-anchor=\"middle\" "
 		     "font-size=\"13\">load.causes_walk (per second)</text>") != NULL);
 	CHECK(strstr(b.data, ">load.pde_miss (per second)</text>") != NULL);
 	CHECK(strstr(b.data, "<title>load.causes_walk against load.pde_miss</title>"));
 	CHECK(strstr(b.data, ">PCA box (checked)</text>") != NULL);
 	CHECK(strstr(b.data, ">most violated: margin 152 sd</text>") != NULL);
 	CHECK(strstr(b.data, "clip-path=\"url(#t1-area)\"") != NULL);
-	CHECK(strstr(b.data, ">load.pde_miss &lt;= load.causes_walk</text>") != NULL);
+	CHECK(strstr(b.data, ">B: load.pde_miss &lt;= load.causes_walk</text>") != NULL);
+	CHECK(strstr(b.data, ">A: load.pde_miss &gt;= 0</text>") != NULL);
+	/* the edge in view is tagged where it leaves the frame, above it */
+	CHECK(strstr(b.data, "y=\"38.0\" text-anchor=\"middle\" font-size=\"11\" "
+		     "font-weight=\"bold\" fill=\"#3d85c6\">B</text>") != NULL);
+	CHECK(strstr(b.data, ">constraint sliced at the mean of the other 1 counter</text>"));
+	CHECK(strstr(b.data, ">mean (a.x at -159 sd)</text>"));
 	CHECK(strstr(b.data, "<=") == NULL);
 	CHECK(strstr(b.data, "<script") == NULL);
 	cp_buf_release(&b);
 }
 
 /* Sizes against the closed forms, as ratios of pixel extents (one scale
- * per axis): PCA box sum_i h_i |v_i|, ellipse sqrt(q Cov_jj), independent
- * box half_ind_j. */
+ * per axis) in the zoomed panel, where the regions fill the view: PCA
+ * box sum_i h_i |v_i|, ellipse sqrt(q Cov_jj), independent box
+ * half_ind_j. */
 static void test_plot_projections(void)
 {
 	struct fixture f;
@@ -277,22 +352,22 @@ static void test_plot_cone(void)
 		cp_buf_init(&b);
 		cp_error_clear(&err);
 		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
-		CHECK(b.data && strstr(b.data, ">  bound: load.pde_miss &lt;= 2*load.causes_walk<"));
-		CHECK(b.data && strstr(b.data, ">  bound: load.causes_walk &lt;= 3*load.pde_miss<"));
+		CHECK(b.data && strstr(b.data, ">A: load.causes_walk &lt;= 3*load.pde_miss<"));
+		CHECK(b.data && strstr(b.data, ">B: load.pde_miss &lt;= 2*load.causes_walk<"));
 		CHECK(b.data && strstr(b.data, ">cone, projected (3 signatures)<"));
 		cp_buf_release(&b);
 		p.signatures = ray;
 		p.n_signatures = 2;
 		cp_buf_init(&b);
 		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
-		CHECK(b.data && strstr(b.data, ">  bound: load.causes_walk = load.pde_miss<"));
+		CHECK(b.data && strstr(b.data, ">A: load.causes_walk = load.pde_miss<"));
 		CHECK(b.data && !strstr(b.data, "class=\"cp-cone\""));
 		cp_buf_release(&b);
 		p.signatures = none;
 		p.n_signatures = 1;
 		cp_buf_init(&b);
 		CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
-		CHECK(b.data && strstr(b.data, ">  bound: every signature projects to 0<"));
+		CHECK(b.data && strstr(b.data, ">cone: every signature projects to 0<"));
 		cp_buf_release(&b);
 	}
 }
@@ -337,8 +412,13 @@ static void test_plot_tiny_region(void)
 	cp_buf_init(&b);
 	cp_error_clear(&err);
 	CHECK(report_plot_svg(&p, &b, &err) == CP_OK);
-	for (t = b.data; t && (t = strstr(t, "class=\"cp-tick\"")); t++)
-		ticks++;
+	/* every tick a move in its axis' path */
+	for (t = b.data; t && (t = strstr(t, "class=\"cp-tick\" d=\"")); t++) {
+		const char *e = strchr(t + 20, '"');
+
+		for (t += 20; t < e; t++)
+			ticks += *t == 'M';
+	}
 	CHECK(ticks <= 24);
 	/* the view is the regions': no zoomed panel */
 	CHECK(b.data && !strstr(b.data, "cp-zoom"));
@@ -491,6 +571,8 @@ int main(void)
 {
 	check_prog = "test_report";
 	RUN(test_escape);
+	RUN(test_number);
+	RUN(test_plot_witness);
 	RUN(test_axes);
 	RUN(test_plot_structure);
 	RUN(test_plot_projections);
