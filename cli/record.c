@@ -137,102 +137,43 @@ static int check_new_observation(const char *path, int fd,
 	return CLI_OK;
 }
 
-/* The events a model's `counter` lines name, appended to l: one group
- * when they are all software events or fit one PMU's counters, so they are
- * read at the same instant; otherwise one by one (the kernel multiplexes). */
-static int encode_on(const char *pmu, const char *ev, unsigned flags,
-		     struct hec_encoding *e, struct cp_error *err)
-{
-	if (pmu && !strstr(ev, "::")) {
-		char name[512];
-
-		snprintf(name, sizeof name, "%s::%s", pmu, ev);
-		if (hec_event_encode(name, flags, e, NULL) == 0)
-			return 0;
-	}
-	return hec_event_encode(ev, flags, e, err);
-}
-
-/* Can ev stand in an event list as one name?  No braces, no commas but
- * between the slashes of perf's PMU syntax (cpu/event=0x08,umask=0x01/). */
-static int fits_event_list(const char *ev)
-{
-	int in_terms = 0;
-
-	for (; *ev; ev++) {
-		if (*ev == '/')
-			in_terms = !in_terms;
-		else if (*ev == '{' || *ev == '}' || (*ev == ',' && !in_terms))
-			return 0;
-	}
-	return !in_terms;
-}
-
-static int add_model_events(const char *cmd, const char *path, unsigned flags,
-			    const char *pmu, struct hec_eventlist *l)
+/* The events a model's `counter` lines name, appended to l, each with
+ * its aliases (record opens the first name that encodes).  *first is the
+ * index of the first, for hec_eventlist_group_if_fits once encoded. */
+static int add_model_events(const char *cmd, const char *path,
+			    struct hec_eventlist *l, size_t *first, size_t *n)
 {
 	struct udd_model *model = NULL;
 	udd_features sel;
 	struct cp_error err;
-	struct cp_buf spec;
-	size_t i, n, hw = 0, cap = 0;
-	int rc, together = 1;
+	const char **names = NULL;
+	size_t i, j;
+	int rc;
 
 	rc = cli_load_model(cmd, path, NULL, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
 	cp_error_clear(&err);
-	cp_buf_init(&spec);
-	n = udd_model_n_counters(model);
-	for (i = 0; i < n; i++) {
-		const char *ev = udd_model_counter_event(model, i);
-		struct hec_encoding e;
+	*first = hec_eventlist_size(l);
+	*n = udd_model_n_counters(model);
+	for (i = 0; i < *n && !rc; i++) {
+		size_t k = udd_model_counter_n_events(model, i);
+		char label[512];
 
-		if (!fits_event_list(ev)) {
-			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
-				     "event '%s', which record cannot take apart "
-				     "from its commas or braces", path,
-				     udd_model_counter_name(model, i), ev);
-			goto fail;
+		names = cp_reallocarray(names, k, sizeof *names);
+		if (!names) {
+			rc = cp_error_set(&err, CP_ENOMEM, "out of memory");
+			break;
 		}
-		if (encode_on(pmu, ev, flags, &e, &err)) {
-			char msg[CP_ERROR_MAX];
-
-			snprintf(msg, sizeof msg, "%s", err.msg);
-			cp_error_set(&err, err.code, "%s: counter '%s': %s", path,
-				     udd_model_counter_name(model, i), msg);
-			goto fail;
-		}
-		if (e.hardware) {
-			hw++;
-			if (!e.pmu_counters)
-				together = 0;
-			else if (!cap || e.pmu_counters < cap)
-				cap = e.pmu_counters;
-		}
-		cp_buf_printf(&spec, "%s%s", i ? "," : "", ev);
+		for (j = 0; j < k; j++)
+			names[j] = udd_model_counter_event_at(model, i, j);
+		snprintf(label, sizeof label, "%s: counter '%s'", path,
+			 udd_model_counter_name(model, i));
+		rc = hec_eventlist_add(l, names, k, label, &err);
 	}
-	if (hw && hw > cap)
-		together = 0;
-	if (n) {
-		struct cp_buf grouped;
-
-		cp_buf_init(&grouped);
-		cp_buf_printf(&grouped, together && n > 1 ? "{%s}" : "%s",
-			      spec.data);
-		rc = grouped.failed ? cp_error_set(&err, CP_ENOMEM, "out of memory")
-				    : hec_eventlist_parse(l, grouped.data, &err);
-		cp_buf_release(&grouped);
-		if (rc)
-			goto fail;
-	}
-	cp_buf_release(&spec);
+	cp_free(names);
 	udd_model_free(model);
-	return CLI_OK;
-fail:
-	cp_buf_release(&spec);
-	udd_model_free(model);
-	return cli_print_error(cmd, &err);
+	return rc ? cli_print_error(cmd, &err) : CLI_OK;
 }
 
 static void print_dry_run(const struct hec_eventlist *l)
@@ -249,10 +190,13 @@ static void print_dry_run(const struct hec_eventlist *l)
 			printf(" config1=%#llx", (unsigned long long)e->config1);
 		if (e->config2)
 			printf(" config2=%#llx", (unsigned long long)e->config2);
-		printf(" pmu=%s%s%s%s\n", e->pmu[0] ? e->pmu : "-",
+		printf(" pmu=%s%s%s%s", e->pmu[0] ? e->pmu : "-",
 		       e->hardware ? " hardware" : " software",
 		       e->exclude_kernel ? " exclude_kernel" : "",
 		       e->exclude_user ? " exclude_user" : "");
+		if (hec_eventlist_note(l, i)[0])
+			printf("\t%s", hec_eventlist_note(l, i));
+		putchar('\n');
 	}
 }
 
@@ -283,7 +227,7 @@ int cli_record(int argc, char **argv)
 	struct hec_record_opts ro;
 	struct hec_record_result res;
 	struct cp_error err;
-	size_t interval_ms = 100;
+	size_t interval_ms = 100, model_first = 0, model_n = 0;
 	unsigned flags = 0;
 	int append = 0, dry_run = 0, verbose = 0, opt, rc = CLI_OK;
 	int fd = -1, created = 0, empty = 1;
@@ -347,8 +291,8 @@ int cli_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* after every option, so that --user-only applies to the encoding */
-	if (model_path && (rc = add_model_events(cmd, model_path, flags, pmu, list)))
+	if (model_path && (rc = add_model_events(cmd, model_path, list,
+						     &model_first, &model_n)))
 		goto out;
 	if (!hec_eventlist_size(list)) {
 		rc = cli_usage_error(cmd, "no events to record (use -e EVENT or "
@@ -363,6 +307,13 @@ int cli_record(int argc, char **argv)
 		rc = cli_usage_error(cmd, "--dry-run runs no command");
 		goto out;
 	}
+	/* another processor's encodings count something else here */
+	if (pmu && !dry_run && hec_pmu_status(pmu) == 0) {
+		cp_error_set(&err, CP_EUNSUPPORTED, "PMU '%s' is not this "
+			     "machine's: only --dry-run encodes for it", pmu);
+		rc = cli_print_error(cmd, &err);
+		goto out;
+	}
 	if (pmu && hec_eventlist_set_pmu(list, pmu)) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		rc = cli_print_error(cmd, &err);
@@ -372,6 +323,9 @@ int cli_record(int argc, char **argv)
 		rc = cli_print_error(cmd, &err);
 		goto out;
 	}
+	/* a model's events are read together when they fit the PMU */
+	if (model_path)
+		hec_eventlist_group_if_fits(list, model_first, model_n);
 	if (dry_run) {
 		print_dry_run(list);
 		goto out;

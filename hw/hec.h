@@ -63,6 +63,33 @@ struct hec_encoding {
 int hec_event_encode(const char *name, unsigned flags,
 		     struct hec_encoding *out, struct cp_error *err);
 
+/* One event that goes by several names (a model's counter: its event and
+ * its aliases), resolved for pmu (a libpfm4 PMU name; NULL: this
+ * machine's): the first name that encodes, *chosen its index.  A name
+ * without a "pmu::" prefix is tried on pmu first, and with pmu given it
+ * must not resolve to another processor's event ("'X' is unknown to
+ * libpfm4 for PMU hsw (near: ...); libpfm4 has it for skl").  A raw code
+ * or PMU terms after other names stands in for them only if each of those
+ * libpfm4 knows for that processor has the code's event select, and none
+ * is known only for other processors (then the counter is theirs:
+ * CP_EUNSUPPORTED).  On a machine without any PMU the first name's reason
+ * stands.  When a later name is used, note says why ("for 'X', which
+ * libpfm4 does not encode for PMU hsw").  Errors: the first name's,
+ * with the last alias's reason. */
+int hec_event_encode_any(const char *const *names, size_t n, const char *pmu,
+			 unsigned flags, struct hec_encoding *out, size_t *chosen,
+			 char *note, size_t note_size, struct cp_error *err);
+
+/* libpfm4's PMU pmu: 1 on this machine, 0 known but not here, -1 unknown. */
+int hec_pmu_status(const char *pmu);
+/* This machine's core PMU as libpfm4 names it ("skl"), or NULL. */
+const char *hec_machine_core_pmu(void);
+/* May events be encoded for pmu here?  Yes when it is this machine's, or
+ * when LIBPFM_ENCODE_INACTIVE is set (for --dry-run); else CP_EUNSUPPORTED
+ * naming this machine's PMU (or its lack of one), CP_EINPUT for a name
+ * libpfm4 does not know. */
+int hec_pmu_check(const char *pmu, struct cp_error *err);
+
 /* perf's PMU syntax, "pmu/term=value,.../modifiers" (cpu/event=0x08,
  * umask=0x01/u, msr/tsc/), encoded from sysfs as perf does: the PMU's
  * type, the bits its format/ files give each term (config=, config1=,
@@ -120,6 +147,18 @@ void hec_eventlist_free(struct hec_eventlist *l);
  * unbalanced braces or slashes, empty names or an event named twice. */
 int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			struct cp_error *err);
+/* Append one event that goes by n names (hec_event_encode_any picks the
+ * one to open), in a group of its own; label names it in errors
+ * ("model.udd: counter 'load.walk_done_1g'"; NULL: none).  CP_EINPUT for
+ * an empty name or a name already in the list. */
+int hec_eventlist_add(struct hec_eventlist *l, const char *const *names,
+		      size_t n, const char *label, struct cp_error *err);
+/* After hec_eventlist_encode: make the n events from first (each in a
+ * group of its own, at the end of the list) one group when their hardware
+ * events fit one PMU's counters (all software events always fit), so they
+ * are read at the same instant.  1 when grouped, 0 when left apart. */
+int hec_eventlist_group_if_fits(struct hec_eventlist *l, size_t first,
+				size_t n);
 /* Resolve names without a "pmu::" prefix on this PMU first (e.g. "hsw",
  * with LIBPFM_ENCODE_INACTIVE=1 to encode for a processor this machine is
  * not); names that PMU does not know resolve as usual.  NULL: no default. */
@@ -129,8 +168,12 @@ int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu);
 int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 			 struct cp_error *err);
 size_t hec_eventlist_size(const struct hec_eventlist *l);
-/* The name as given: the dataset's `event` column. */
+/* The name as given (after hec_eventlist_encode: the one it opens): the
+ * dataset's `event` column. */
 const char *hec_eventlist_name(const struct hec_eventlist *l, size_t i);
+/* After hec_eventlist_encode: why event i opens a name other than its
+ * first (hec_event_encode_any's note), or "". */
+const char *hec_eventlist_note(const struct hec_eventlist *l, size_t i);
 /* Group index of event i (groups are numbered from 0 in order). */
 size_t hec_eventlist_group(const struct hec_eventlist *l, size_t i);
 size_t hec_eventlist_n_groups(const struct hec_eventlist *l);
