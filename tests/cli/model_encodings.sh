@@ -73,4 +73,11 @@ EOF
 }
 
 check models/haswell/mmu.udd hsw $V/haswell_core.json
+check models/skylake/mmu.udd skl $V/skylake_core.json $V/cascadelakex_core.json
+check models/skylake/mmu.udd clx $V/skylake_core.json $V/cascadelakex_core.json
+check models/icelake/mmu.udd icl $V/icelake_core.json $V/icelakex_core.json
+check models/icelake/mmu.udd icx $V/icelake_core.json $V/icelakex_core.json
+check models/sapphirerapids/mmu.udd spr $V/sapphirerapids_core.json $V/alderlake_goldencove_core.json
+check models/zen3/mmu.udd amd64_fam19h_zen3 $V/amdzen3_memory.json
+check models/zen4/mmu.udd amd64_fam19h_zen4 $V/amdzen4_memory.json
 exit 0
