@@ -1,11 +1,14 @@
-/* cli/record.c: `counterpoint record`: run a command under perf_event_open
- * and write its counters, interval by interval, as a long-CSV dataset.
- * Option parsing, the output file and signals live here; the recording
- * itself is hec_record (hw/). */
+/* cli/record.c: `counterpoint record`: run a command under perf_event_open,
+ * or attach to processes or CPUs as perf stat does, and write the
+ * counters, interval by interval, as a long-CSV dataset.  Option parsing,
+ * the output file and signals live here; the recording itself is
+ * hec_record (hw/). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -21,11 +24,14 @@ static const char record_help[] =
 "                           [--observation NAME] [-o data.csv] [--append]\n"
 "                           [--user-only] -- COMMAND [ARGS]\n"
 "       counterpoint record --model MODEL [-e ...] [options] -- COMMAND [ARGS]\n"
+"       counterpoint record (-p PID[,PID...] | -a | -C CPUS) [options]\n"
+"                           [-- COMMAND [ARGS]]\n"
 "       counterpoint record --dry-run -e EVENT[,...]\n"
 "\n"
 "Run COMMAND with hardware or software event counters open on it\n"
 "(perf_event_open: counting starts at its exec, its threads and children\n"
-"count too) and write one dataset row per event per interval:\n"
+"count too), or count running processes or whole CPUs as perf stat does,\n"
+"and write one dataset row per event per interval:\n"
 "  observation,interval,event,value,enabled_ns,running_ns\n"
 "with the raw deltas of the interval.  The event column holds each event\n"
 "exactly as named here, so a model's `counter` lines match it.\n"
@@ -47,6 +53,13 @@ static const char record_help[] =
 "      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
 "                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
 "                         another processor's encodings, e.g. --pmu hsw)\n"
+"  -p, --pid PID[,PID...] count these running processes (every thread, and\n"
+"                         the threads and children they start) until they\n"
+"                         exit, COMMAND exits, or SIGINT; they keep running\n"
+"  -a, --all-cpus         count every online CPU whole (every process; takes\n"
+"                         perf_event_paranoid <= 0 or CAP_PERFMON), until\n"
+"                         COMMAND exits or SIGINT\n"
+"  -C, --cpu CPUS         the same on these CPUs only (0,2-3)\n"
 "  -u, --user-only        count user space only (what perf_event_paranoid=2\n"
 "                         allows unprivileged users)\n"
 "      --dry-run          resolve the events, print their encodings, run nothing\n"
@@ -57,14 +70,17 @@ static const char record_help[] =
 "The dataset is written as the command runs, each interval in one write,\n"
 "so a command that is killed leaves a valid dataset up to its last interval.\n"
 "\n"
-"exit status: 0 the command exited with 0; 1 it exited with another status\n"
-"or was killed (the dataset is still valid; the status is reported);\n"
-"2 bad usage, an unknown event, a machine that cannot count an event, or a\n"
-"command that cannot be executed; 3 internal error.\n"
+"exit status: COMMAND's own (as perf stat passes it on), 128+N when it was\n"
+"killed by signal N (the dataset is still valid; stderr says which); without\n"
+"a COMMAND 0 once the processes exit or SIGINT stops the recording; 2 bad\n"
+"usage, an unknown event, a machine that cannot count an event, permission\n"
+"refused, or a command that cannot be executed; 3 internal error.\n"
 "SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the\n"
-"terminal, and the recorder waits for it to finish.\n";
+"terminal, and the recorder waits for it to finish.  Without a COMMAND any\n"
+"of them ends the recording.\n";
 
 static volatile sig_atomic_t stop_signal;
+static int no_command;   /* attached to processes or CPUs alone */
 
 static void on_stop(int sig)
 {
@@ -73,7 +89,41 @@ static void on_stop(int sig)
 
 static void on_interrupt(int sig)
 {
-	(void)sig;  /* the command gets the terminal's SIGINT itself */
+	/* the command gets the terminal's SIGINT itself; attached alone,
+	 * it ends the recording */
+	if (no_command)
+		stop_signal = sig;
+}
+
+/* "123,456": process ids, into a new array. */
+static int parse_pids(const char *cmd, const char *text, pid_t **pids,
+		      size_t *n)
+{
+	const char *p = text;
+	size_t k = 0;
+
+	*n = 1;
+	for (p = text; *p; p++)
+		*n += *p == ',';
+	*pids = cp_calloc(*n, sizeof **pids);
+	if (!*pids)
+		return cli_usage_error(cmd, "out of memory");
+	for (p = text; k < *n; k++) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
+		if (v <= 0 || errno || v > INT32_MAX || (*end && *end != ',')) {
+			cp_free(*pids);
+			*pids = NULL;
+			return cli_usage_error(cmd, "-p wants process ids "
+					       "(123,456), not '%s'", text);
+		}
+		(*pids)[k] = (pid_t)v;
+		p = end + (*end == ',');
+	}
+	return CLI_OK;
 }
 
 static void on_pipe(int sig)
@@ -200,6 +250,32 @@ static void print_dry_run(const struct hec_eventlist *l)
 	}
 }
 
+/* The observation of a recording without a command: "pid-123-456",
+ * "all-cpus", "cpus-0+2-3" (no commas: they would need quoting). */
+static char *default_observation(const pid_t *pids, size_t n_pids,
+				 int all_cpus, const char *cpu_spec)
+{
+	struct cp_buf b;
+	size_t k;
+	char *out;
+
+	cp_buf_init(&b);
+	if (all_cpus) {
+		cp_buf_puts(&b, "all-cpus");
+	} else if (cpu_spec) {
+		cp_buf_puts(&b, "cpus-");
+		for (; *cpu_spec; cpu_spec++)
+			cp_buf_printf(&b, "%c", *cpu_spec == ',' ? '+' : *cpu_spec);
+	} else {
+		cp_buf_puts(&b, "pid");
+		for (k = 0; k < n_pids; k++)
+			cp_buf_printf(&b, "-%d", (int)pids[k]);
+	}
+	out = b.failed ? NULL : cp_strdup(b.data);
+	cp_buf_release(&b);
+	return out;
+}
+
 /* `counterpoint record`.  Long because it parses the recorder's options
  * and owns the order of a recording's steps (events from -e or a model,
  * --dry-run, the child, the sampling loop, the atomic write or --append),
@@ -217,6 +293,9 @@ int cli_record(int argc, char **argv)
 		{ "user-only", no_argument, NULL, 'u' },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "pmu", required_argument, NULL, OPT_PMU },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -232,6 +311,11 @@ int cli_record(int argc, char **argv)
 	int append = 0, dry_run = 0, verbose = 0, opt, rc = CLI_OK;
 	int fd = -1, created = 0, empty = 1;
 	char *obs_default = NULL;
+	pid_t *pids = NULL;
+	int *cpus = NULL;
+	size_t n_pids = 0, n_cpus = 0;
+	const char *cpu_spec = NULL;
+	int all_cpus = 0, command;
 
 	cp_error_clear(&err);
 	list = hec_eventlist_new();
@@ -242,7 +326,7 @@ int cli_record(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': options end at the command's name */
-	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:uvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:p:aC:uvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (hec_eventlist_parse(list, optarg, &err)) {
@@ -283,6 +367,17 @@ int cli_record(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
+		case 'p':
+			cp_free(pids);
+			if ((rc = parse_pids(cmd, optarg, &pids, &n_pids)))
+				goto out;
+			break;
+		case 'a':
+			all_cpus = 1;
+			break;
+		case 'C':
+			cpu_spec = optarg;
+			break;
 		case 'h':
 			fputs(record_help, stdout);
 			goto out;
@@ -299,8 +394,23 @@ int cli_record(int argc, char **argv)
 				     "--model MODEL)");
 		goto out;
 	}
-	if (!dry_run && optind >= argc) {
-		rc = cli_usage_error(cmd, "no command to run (put it after '--')");
+	if (all_cpus && cpu_spec) {
+		rc = cli_usage_error(cmd, "-a counts every CPU; -C names some (give one)");
+		goto out;
+	}
+	if ((all_cpus || cpu_spec) && n_pids) {
+		rc = cli_usage_error(cmd, "-p counts processes, -a and -C whole CPUs "
+				     "(give one)");
+		goto out;
+	}
+	if ((all_cpus || cpu_spec) && hec_cpus_parse(cpu_spec, &cpus, &n_cpus, &err)) {
+		rc = cli_print_error(cmd, &err);
+		goto out;
+	}
+	command = optind < argc;
+	if (!dry_run && !command && !n_pids && !n_cpus) {
+		rc = cli_usage_error(cmd, "no command to run (put it after '--'), "
+				     "and no -p, -a or -C");
 		goto out;
 	}
 	if (dry_run && optind < argc) {
@@ -332,9 +442,14 @@ int cli_record(int argc, char **argv)
 	}
 
 	if (!observation) {
-		const char *slash = strrchr(argv[optind], '/');
+		if (command) {
+			const char *slash = strrchr(argv[optind], '/');
 
-		obs_default = cp_strdup(slash ? slash + 1 : argv[optind]);
+			obs_default = cp_strdup(slash ? slash + 1 : argv[optind]);
+		} else {
+			obs_default = default_observation(pids, n_pids, all_cpus,
+							  cpu_spec);
+		}
 		if (!obs_default) {
 			cp_error_set(&err, CP_ENOMEM, "out of memory");
 			rc = cli_print_error(cmd, &err);
@@ -378,24 +493,32 @@ int cli_record(int argc, char **argv)
 	ro.write_header = !append || empty;
 	ro.stdout_to_stderr = fd == STDOUT_FILENO;
 	ro.stop = &stop_signal;
+	ro.pids = pids;
+	ro.n_pids = n_pids;
+	ro.cpus = cpus;
+	ro.n_cpus = n_cpus;
+	no_command = !command;
 	install_handlers();
-	if (hec_record(list, (const char *const *)(argv + optind), &ro, &res, &err)) {
+	if (hec_record(list, command ? (const char *const *)(argv + optind) : NULL,
+		       &ro, &res, &err)) {
 		rc = cli_print_error(cmd, &err);
 		if (created && fd != STDOUT_FILENO && !res.intervals)
 			unlink(out_path);
 		goto out;
 	}
+	/* the command's status is record's own, as perf stat passes it on;
+	 * killed by signal N: 128 + N, as a shell reports it */
 	if (res.signaled) {
 		fprintf(stderr, "counterpoint record: '%s' was killed by signal %d "
 			"(%s); %zu interval%s written\n", argv[optind], res.signal,
 			strsignal(res.signal), res.intervals,
 			res.intervals == 1 ? "" : "s");
-		rc = CLI_RESULT;
+		rc = 128 + res.signal;
 	} else if (res.exited && res.status != 0) {
 		fprintf(stderr, "counterpoint record: '%s' exited with status %d; "
 			"%zu interval%s written\n", argv[optind], res.status,
 			res.intervals, res.intervals == 1 ? "" : "s");
-		rc = CLI_RESULT;
+		rc = res.status;
 	}
 	if (verbose) {
 		/* the recorder's own CPU time (the command's is not in it) */
@@ -417,6 +540,8 @@ out:
 		rc = cli_print_error(cmd, &err);
 	}
 	cp_free(obs_default);
+	cp_free(pids);
+	cp_free(cpus);
 	hec_eventlist_free(list);
 	return rc;
 }

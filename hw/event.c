@@ -728,11 +728,44 @@ out:
  * Why an open failed
  * ================================================================ */
 
+/* Permission refused counting a whole CPU, or attaching to a running
+ * process: perf's rules (perf_event_paranoid's levels; CAP_PERFMON,
+ * Linux 5.8 on, or CAP_SYS_ADMIN before it; ptrace rights for a process). */
+static int attach_denied(struct cp_error *err, const char *name,
+			 const struct hec_open_target *where, int kernel_too,
+			 int paranoid, const char *setting)
+{
+	if (where->kind == HEC_TARGET_CPU)
+		return cp_error_set(err, CP_EPERM,
+			"cannot open '%s' on CPU %d: permission denied (%s; "
+			"counting a whole CPU (-a, -C) takes perf_event_paranoid "
+			"-1 or 0 or CAP_PERFMON: -1 allows everything, 0 CPUs "
+			"and the kernel, 1 only one's own processes, 2 only their "
+			"user space); run as root, give the recorder CAP_PERFMON, "
+			"or as root run 'sysctl kernel.perf_event_paranoid=0'",
+			name, where->id, setting);
+	if (kernel_too && paranoid >= 2)
+		return cp_error_set(err, CP_EPERM,
+			"cannot attach '%s' to process %d: permission denied (%s: "
+			"unprivileged users may count user space only, and only "
+			"in processes they may trace); record with --user-only, "
+			"run as root, or give the recorder CAP_PERFMON",
+			name, where->id, setting);
+	return cp_error_set(err, CP_EPERM,
+		"cannot attach '%s' to process %d: permission denied (%s; "
+		"attaching takes the right to trace the process: the same user "
+		"(and kernel.yama.ptrace_scope allowing it), or CAP_PERFMON or "
+		"CAP_SYS_PTRACE); run as root or give the recorder CAP_PERFMON",
+		name, where->id, setting);
+}
+
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int user_only_ok, int has_hw_pmu, size_t group_size)
+		   int user_only_ok, int has_hw_pmu, size_t group_size,
+		   const struct hec_open_target *where)
 {
 	int kernel_too = enc && !enc->exclude_kernel;
+	int attached = where && where->kind != HEC_TARGET_COMMAND;
 
 	char setting[64];
 
@@ -745,6 +778,9 @@ int hec_open_error(struct cp_error *err, const char *name,
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
+		if (attached)
+			return attach_denied(err, name, where, kernel_too, paranoid,
+					     setting);
 		/* 3 means "nothing for unprivileged users" only on kernels
 		 * with Debian's patch; upstream treats it as 2.  A user-only
 		 * open refused, or the probe refused: this kernel is strict. */
@@ -805,6 +841,15 @@ int hec_open_error(struct cp_error *err, const char *name,
 		return cp_error_set(err, CP_EUNSUPPORTED,
 			"cannot open '%s': the kernel rejected its encoding "
 			"(%s)", name, strerror(errnum));
+	case ESRCH:
+		return cp_error_set(err, CP_EINPUT,
+			"cannot attach '%s' to process %d: it has exited", name,
+			where ? where->id : -1);
+	case EBUSY:
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot open '%s': the PMU's counters are taken (another "
+			"user holds them exclusively: a pinned or exclusive event, "
+			"or the NMI watchdog)", name);
 	case EMFILE:
 	case ENFILE:
 		return cp_error_set(err, CP_EUNSUPPORTED,

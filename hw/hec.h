@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/cp.h"
 
@@ -183,14 +184,26 @@ const struct hec_encoding *hec_eventlist_encoding(const struct hec_eventlist *l,
 
 /* ---- error messages (exposed so tests can feed them any errno) ---- */
 
+/* Where an event was opened: the recorded command, a running process
+ * attached to (-p: id is its thread), or a whole CPU (-a, -C: id). */
+enum { HEC_TARGET_COMMAND, HEC_TARGET_PROCESS, HEC_TARGET_CPU };
+struct hec_open_target {
+	int kind;
+	int id;
+};
+
 /* Explain why perf_event_open failed for event `name` (encoded as enc)
- * with errno errnum: permission (with the perf_event_paranoid value, what
- * this kernel allows, user_only_ok as hec_user_only_allowed() says, and
- * what to do), no hardware PMU, too many events in a group of
- * group_size, or the system's own words.  Returns the CP_E* code. */
+ * on `where` (NULL: the command) with errno errnum: permission (with the
+ * perf_event_paranoid value and what its levels allow, user_only_ok as
+ * hec_user_only_allowed() says, CAP_PERFMON, and what to do; counting a
+ * CPU and attaching to another user's process have their own rules), no
+ * hardware PMU, no such process, too many events in a group of
+ * group_size, the PMU's counters taken, or the system's own words.
+ * Returns the CP_E* code. */
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int user_only_ok, int has_hw_pmu, size_t group_size);
+		   int user_only_ok, int has_hw_pmu, size_t group_size,
+		   const struct hec_open_target *where);
 
 /* ---- recording ---- */
 
@@ -201,7 +214,15 @@ struct hec_record_opts {
 	int write_header;          /* start with the CSV header line */
 	int stdout_to_stderr;      /* the command's stdout goes to our stderr */
 	volatile sig_atomic_t *stop; /* non-zero: forward that signal to the
-				      * command and finish (may be NULL) */
+				      * command and finish; without a
+				      * command, finish (may be NULL) */
+	const pid_t *pids;         /* attach to these running processes
+				    * (every thread; those they start count
+				    * too) instead of the command ... */
+	size_t n_pids;
+	const int *cpus;           /* ... or count these CPUs whole (every
+				    * process; wins over pids) */
+	size_t n_cpus;
 };
 
 struct hec_record_result {
@@ -215,7 +236,12 @@ struct hec_record_result {
 
 /* Run argv (argv[0] looked up in PATH) with every event of l (encoded)
  * opened on it: counting mode, enable_on_exec, inherit (threads and
- * children count), groups read together.  Writes one row per event per
+ * children count), groups read together.  With o->pids or o->cpus the
+ * events are opened on those instead, once per thread or CPU, all started
+ * together, and each row sums them (counts, enabled and running times, as
+ * perf stat's aggregate); the recording then lasts while argv runs, or
+ * without argv (NULL or empty) until the processes exit or *o->stop is
+ * set (never ending them).  Writes one row per event per
  * interval (raw deltas of value, enabled and running time) to out_fd,
  * each interval in one write, so a killed command leaves a valid dataset
  * up to its last interval.  Intervals in which no event was enabled are
@@ -225,6 +251,12 @@ struct hec_record_result {
 int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	       const struct hec_record_opts *o, struct hec_record_result *res,
 	       struct cp_error *err);
+
+/* CPUs as perf's -C takes them ("0,2-3"; NULL: every online CPU, as -a
+ * counts), into a new array (cp_free) of *n numbers.  CP_EINPUT for a
+ * malformed list or a CPU that is not online. */
+int hec_cpus_parse(const char *spec, int **cpus, size_t *n,
+		   struct cp_error *err);
 
 /* ---- microbenchmarks to record (counterpoint bench-workload) ---- */
 

@@ -308,27 +308,27 @@ static void test_open_errors(void)
 	hw.type = 4;
 	hw.hardware = 1;
 
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 2, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 2, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 2: unprivileged users may count user "
 		  "space only); record with --user-only, run as root, or as root "
 		  "run 'sysctl kernel.perf_event_paranoid=1'");
 	/* 3: kernels that still allow user space only (upstream Linux
 	 * treats 3 as 2) get the same advice as at 2 ... */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3, and this kernel lets unprivileged "
 		  "users count user space only); record with --user-only, run as "
 		  "root, or as root run 'sysctl kernel.perf_event_paranoid=1'");
 	/* ... kernels that refuse everything (Debian's 3) are told so ... */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 0, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 0, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3: this kernel lets only privileged "
 		  "users count events); run as root, give the recorder "
 		  "CAP_PERFMON, or as root run 'sysctl kernel.perf_event_paranoid=2' "
 		  "and record with --user-only");
 	/* ... and when the probe could not tell, both are said */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3: some kernels then let unprivileged "
 		  "users count user space only, others nothing); record with "
@@ -336,33 +336,63 @@ static void test_open_errors(void)
 		  "'sysctl kernel.perf_event_paranoid=1'");
 	sw.exclude_kernel = 1;
 	/* user space only already, refused at 3: this kernel's 3 is strict */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1, NULL) == CP_EPERM);
 	CHECK(strstr(err.msg, "(perf_event_paranoid is 3: this kernel lets only "
 		     "privileged users count events)") != NULL);
-	CHECK(hec_open_error(&err, "page-faults", &sw, EPERM, 2, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EPERM, 2, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 2); run as root or give the recorder "
 		  "CAP_PERFMON");
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, INT32_MIN, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, INT32_MIN, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK(strstr(err.msg, "perf_event_paranoid could not be read") != NULL);
 
-	CHECK(hec_open_error(&err, "instructions", &hw, ENOENT, 2, 1, 0, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "instructions", &hw, ENOENT, 2, 1, 0, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK_STR(err.msg, "cannot record 'instructions': this machine exposes no "
 		  "hardware counters (virtual machine?): only software events can "
 		  "be recorded");
-	CHECK(hec_open_error(&err, "r108", &hw, EOPNOTSUPP, 2, 1, 0, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "r108", &hw, EOPNOTSUPP, 2, 1, 0, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, HEC_NO_PMU_MSG) != NULL);
-	CHECK(hec_open_error(&err, "r108", &hw, ENOENT, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "r108", &hw, ENOENT, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "this machine's PMU does not support it") != NULL);
 
-	CHECK(hec_open_error(&err, "e5", &hw, EINVAL, 2, 1, 1, 5) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "e5", &hw, EINVAL, 2, 1, 1, 5, NULL) == CP_EUNSUPPORTED);
 	CHECK_STR(err.msg, "cannot open 'e5': too many events in one group for "
 		  "the PMU (its group of 5 events cannot be counted at once); "
 		  "split the group");
-	CHECK(hec_open_error(&err, "x", &hw, EINVAL, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "x", &hw, EINVAL, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "rejected its encoding") != NULL);
-	CHECK(hec_open_error(&err, "x", &sw, EMFILE, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "x", &sw, EMFILE, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "ulimit -n") != NULL);
+	CHECK(hec_open_error(&err, "x", &hw, EBUSY, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "the PMU's counters are taken") != NULL);
+}
+
+/* Attached to CPUs (-a, -C) or running processes (-p): perf's rules. */
+static void test_open_errors_attached(void)
+{
+	struct hec_encoding sw;
+	struct hec_open_target cpu = { HEC_TARGET_CPU, 3 };
+	struct hec_open_target proc = { HEC_TARGET_PROCESS, 1234 };
+	struct cp_error err;
+
+	memset(&sw, 0, sizeof sw);
+	CHECK(hec_open_error(&err, "task-clock", &sw, EACCES, 2, 1, 0, 1, &cpu) == CP_EPERM);
+	CHECK_STR(err.msg, "cannot open 'task-clock' on CPU 3: permission denied "
+		  "(perf_event_paranoid is 2; counting a whole CPU (-a, -C) takes "
+		  "perf_event_paranoid -1 or 0 or CAP_PERFMON: -1 allows "
+		  "everything, 0 CPUs and the kernel, 1 only one's own processes, "
+		  "2 only their user space); run as root, give the recorder "
+		  "CAP_PERFMON, or as root run 'sysctl kernel.perf_event_paranoid=0'");
+	CHECK(hec_open_error(&err, "task-clock", &sw, EACCES, 2, 1, 0, 1, &proc) == CP_EPERM);
+	CHECK(strstr(err.msg, "cannot attach 'task-clock' to process 1234: "
+		     "permission denied (perf_event_paranoid is 2: unprivileged "
+		     "users may count user space only, and only in processes they "
+		     "may trace); record with --user-only") == err.msg);
+	sw.exclude_kernel = 1;
+	CHECK(hec_open_error(&err, "task-clock", &sw, EPERM, 2, 1, 0, 1, &proc) == CP_EPERM);
+	CHECK(strstr(err.msg, "attaching takes the right to trace the process") != NULL);
+	CHECK(hec_open_error(&err, "task-clock", &sw, ESRCH, 2, 1, 0, 1, &proc) == CP_EINPUT);
+	CHECK_STR(err.msg, "cannot attach 'task-clock' to process 1234: it has exited");
 }
 
 static void test_csv_field(void)
@@ -548,6 +578,7 @@ int main(void)
 	RUN(test_pmu_terms_from_sysfs);
 	RUN(test_too_many_in_group);
 	RUN(test_open_errors);
+	RUN(test_open_errors_attached);
 	RUN(test_csv_field);
 	RUN(test_allocation_failures);
 	RUN(test_alternatives);
