@@ -11,7 +11,7 @@
 family() {
 	cpu=$1; model=$2; seed=$3; truth=$4; want=$5
 	data=$tmp/$cpu-$seed.csv
-	"$CP" sim --cpu "$cpu" --sweep --intervals 20 --interval-uops 20000 \
+	"$CP" sim --cpu "$cpu" --sweep --intervals 50 --interval-uops 20000 \
 		--warmup 100000 --features "$truth" --seed "$seed" -o "$data" ||
 		fail "$cpu: sim --features $truth"
 	with=; [ "$truth" = none ] || with="--with $truth"
