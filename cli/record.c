@@ -1,11 +1,14 @@
-/* cli/record.c: `counterpoint record`: run a command under perf_event_open
- * and write its counters, interval by interval, as a long-CSV dataset.
- * Option parsing, the output file and signals live here; the recording
- * itself is hec_record (hw/). */
+/* cli/record.c: `counterpoint record`: run a command under perf_event_open,
+ * or attach to processes or CPUs as perf stat does, and write the
+ * counters, interval by interval, as a long-CSV dataset.  Option parsing,
+ * the output file and signals live here; the recording itself is
+ * hec_record (hw/). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -21,11 +24,14 @@ static const char record_help[] =
 "                           [--observation NAME] [-o data.csv] [--append]\n"
 "                           [--user-only] -- COMMAND [ARGS]\n"
 "       counterpoint record --model MODEL [-e ...] [options] -- COMMAND [ARGS]\n"
+"       counterpoint record (-p PID[,PID...] | -a | -C CPUS) [options]\n"
+"                           [-- COMMAND [ARGS]]\n"
 "       counterpoint record --dry-run -e EVENT[,...]\n"
 "\n"
 "Run COMMAND with hardware or software event counters open on it\n"
 "(perf_event_open: counting starts at its exec, its threads and children\n"
-"count too) and write one dataset row per event per interval:\n"
+"count too), or count running processes or whole CPUs as perf stat does,\n"
+"and write one dataset row per event per interval:\n"
 "  observation,interval,event,value,enabled_ns,running_ns\n"
 "with the raw deltas of the interval.  The event column holds each event\n"
 "exactly as named here, so a model's `counter` lines match it.\n"
@@ -47,6 +53,13 @@ static const char record_help[] =
 "      --pmu PMU          resolve names without a 'pmu::' prefix on PMU first\n"
 "                         (with LIBPFM_ENCODE_INACTIVE=1 and --dry-run: see\n"
 "                         another processor's encodings, e.g. --pmu hsw)\n"
+"  -p, --pid PID[,PID...] count these running processes (every thread, and\n"
+"                         the threads and children they start) until they\n"
+"                         exit, COMMAND exits, or SIGINT; they keep running\n"
+"  -a, --all-cpus         count every online CPU whole (every process; takes\n"
+"                         perf_event_paranoid <= 0 or CAP_PERFMON), until\n"
+"                         COMMAND exits or SIGINT\n"
+"  -C, --cpu CPUS         the same on these CPUs only (0,2-3)\n"
 "  -u, --user-only        count user space only (what perf_event_paranoid=2\n"
 "                         allows unprivileged users)\n"
 "      --dry-run          resolve the events, print their encodings, run nothing\n"
@@ -57,14 +70,17 @@ static const char record_help[] =
 "The dataset is written as the command runs, each interval in one write,\n"
 "so a command that is killed leaves a valid dataset up to its last interval.\n"
 "\n"
-"exit status: 0 the command exited with 0; 1 it exited with another status\n"
-"or was killed (the dataset is still valid; the status is reported);\n"
-"2 bad usage, an unknown event, a machine that cannot count an event, or a\n"
-"command that cannot be executed; 3 internal error.\n"
+"exit status: COMMAND's own (as perf stat passes it on), 128+N when it was\n"
+"killed by signal N (the dataset is still valid; stderr says which); without\n"
+"a COMMAND 0 once the processes exit or SIGINT stops the recording; 2 bad\n"
+"usage, an unknown event, a machine that cannot count an event, permission\n"
+"refused, or a command that cannot be executed; 3 internal error.\n"
 "SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the\n"
-"terminal, and the recorder waits for it to finish.\n";
+"terminal, and the recorder waits for it to finish.  Without a COMMAND any\n"
+"of them ends the recording.\n";
 
 static volatile sig_atomic_t stop_signal;
+static int no_command;   /* attached to processes or CPUs alone */
 
 static void on_stop(int sig)
 {
@@ -73,7 +89,41 @@ static void on_stop(int sig)
 
 static void on_interrupt(int sig)
 {
-	(void)sig;  /* the command gets the terminal's SIGINT itself */
+	/* the command gets the terminal's SIGINT itself; attached alone,
+	 * it ends the recording */
+	if (no_command)
+		stop_signal = sig;
+}
+
+/* "123,456": process ids, into a new array. */
+static int parse_pids(const char *cmd, const char *text, pid_t **pids,
+		      size_t *n)
+{
+	const char *p = text;
+	size_t k = 0;
+
+	*n = 1;
+	for (p = text; *p; p++)
+		*n += *p == ',';
+	*pids = cp_calloc(*n, sizeof **pids);
+	if (!*pids)
+		return cli_usage_error(cmd, "out of memory");
+	for (p = text; k < *n; k++) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
+		if (v <= 0 || errno || v > INT32_MAX || (*end && *end != ',')) {
+			cp_free(*pids);
+			*pids = NULL;
+			return cli_usage_error(cmd, "-p wants process ids "
+					       "(123,456), not '%s'", text);
+		}
+		(*pids)[k] = (pid_t)v;
+		p = end + (*end == ',');
+	}
+	return CLI_OK;
 }
 
 static void on_pipe(int sig)
@@ -137,102 +187,43 @@ static int check_new_observation(const char *path, int fd,
 	return CLI_OK;
 }
 
-/* The events a model's `counter` lines name, appended to l: one group
- * when they are all software events or fit one PMU's counters, so they are
- * read at the same instant; otherwise one by one (the kernel multiplexes). */
-static int encode_on(const char *pmu, const char *ev, unsigned flags,
-		     struct hec_encoding *e, struct cp_error *err)
-{
-	if (pmu && !strstr(ev, "::")) {
-		char name[512];
-
-		snprintf(name, sizeof name, "%s::%s", pmu, ev);
-		if (hec_event_encode(name, flags, e, NULL) == 0)
-			return 0;
-	}
-	return hec_event_encode(ev, flags, e, err);
-}
-
-/* Can ev stand in an event list as one name?  No braces, no commas but
- * between the slashes of perf's PMU syntax (cpu/event=0x08,umask=0x01/). */
-static int fits_event_list(const char *ev)
-{
-	int in_terms = 0;
-
-	for (; *ev; ev++) {
-		if (*ev == '/')
-			in_terms = !in_terms;
-		else if (*ev == '{' || *ev == '}' || (*ev == ',' && !in_terms))
-			return 0;
-	}
-	return !in_terms;
-}
-
-static int add_model_events(const char *cmd, const char *path, unsigned flags,
-			    const char *pmu, struct hec_eventlist *l)
+/* The events a model's `counter` lines name, appended to l, each with
+ * its aliases (record opens the first name that encodes).  *first is the
+ * index of the first, for hec_eventlist_group_if_fits once encoded. */
+static int add_model_events(const char *cmd, const char *path,
+			    struct hec_eventlist *l, size_t *first, size_t *n)
 {
 	struct udd_model *model = NULL;
 	udd_features sel;
 	struct cp_error err;
-	struct cp_buf spec;
-	size_t i, n, hw = 0, cap = 0;
-	int rc, together = 1;
+	const char **names = NULL;
+	size_t i, j;
+	int rc;
 
 	rc = cli_load_model(cmd, path, NULL, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
 	cp_error_clear(&err);
-	cp_buf_init(&spec);
-	n = udd_model_n_counters(model);
-	for (i = 0; i < n; i++) {
-		const char *ev = udd_model_counter_event(model, i);
-		struct hec_encoding e;
+	*first = hec_eventlist_size(l);
+	*n = udd_model_n_counters(model);
+	for (i = 0; i < *n && !rc; i++) {
+		size_t k = udd_model_counter_n_events(model, i);
+		char label[512];
 
-		if (!fits_event_list(ev)) {
-			cp_error_set(&err, CP_EINPUT, "%s: counter '%s' names the "
-				     "event '%s', which record cannot take apart "
-				     "from its commas or braces", path,
-				     udd_model_counter_name(model, i), ev);
-			goto fail;
+		names = cp_reallocarray(names, k, sizeof *names);
+		if (!names) {
+			rc = cp_error_set(&err, CP_ENOMEM, "out of memory");
+			break;
 		}
-		if (encode_on(pmu, ev, flags, &e, &err)) {
-			char msg[CP_ERROR_MAX];
-
-			snprintf(msg, sizeof msg, "%s", err.msg);
-			cp_error_set(&err, err.code, "%s: counter '%s': %s", path,
-				     udd_model_counter_name(model, i), msg);
-			goto fail;
-		}
-		if (e.hardware) {
-			hw++;
-			if (!e.pmu_counters)
-				together = 0;
-			else if (!cap || e.pmu_counters < cap)
-				cap = e.pmu_counters;
-		}
-		cp_buf_printf(&spec, "%s%s", i ? "," : "", ev);
+		for (j = 0; j < k; j++)
+			names[j] = udd_model_counter_event_at(model, i, j);
+		snprintf(label, sizeof label, "%s: counter '%s'", path,
+			 udd_model_counter_name(model, i));
+		rc = hec_eventlist_add(l, names, k, label, &err);
 	}
-	if (hw && hw > cap)
-		together = 0;
-	if (n) {
-		struct cp_buf grouped;
-
-		cp_buf_init(&grouped);
-		cp_buf_printf(&grouped, together && n > 1 ? "{%s}" : "%s",
-			      spec.data);
-		rc = grouped.failed ? cp_error_set(&err, CP_ENOMEM, "out of memory")
-				    : hec_eventlist_parse(l, grouped.data, &err);
-		cp_buf_release(&grouped);
-		if (rc)
-			goto fail;
-	}
-	cp_buf_release(&spec);
+	cp_free(names);
 	udd_model_free(model);
-	return CLI_OK;
-fail:
-	cp_buf_release(&spec);
-	udd_model_free(model);
-	return cli_print_error(cmd, &err);
+	return rc ? cli_print_error(cmd, &err) : CLI_OK;
 }
 
 static void print_dry_run(const struct hec_eventlist *l)
@@ -249,11 +240,40 @@ static void print_dry_run(const struct hec_eventlist *l)
 			printf(" config1=%#llx", (unsigned long long)e->config1);
 		if (e->config2)
 			printf(" config2=%#llx", (unsigned long long)e->config2);
-		printf(" pmu=%s%s%s%s\n", e->pmu[0] ? e->pmu : "-",
+		printf(" pmu=%s%s%s%s", e->pmu[0] ? e->pmu : "-",
 		       e->hardware ? " hardware" : " software",
 		       e->exclude_kernel ? " exclude_kernel" : "",
 		       e->exclude_user ? " exclude_user" : "");
+		if (hec_eventlist_note(l, i)[0])
+			printf("\t%s", hec_eventlist_note(l, i));
+		putchar('\n');
 	}
+}
+
+/* The observation of a recording without a command: "pid-123-456",
+ * "all-cpus", "cpus-0+2-3" (no commas: they would need quoting). */
+static char *default_observation(const pid_t *pids, size_t n_pids,
+				 int all_cpus, const char *cpu_spec)
+{
+	struct cp_buf b;
+	size_t k;
+	char *out;
+
+	cp_buf_init(&b);
+	if (all_cpus) {
+		cp_buf_puts(&b, "all-cpus");
+	} else if (cpu_spec) {
+		cp_buf_puts(&b, "cpus-");
+		for (; *cpu_spec; cpu_spec++)
+			cp_buf_printf(&b, "%c", *cpu_spec == ',' ? '+' : *cpu_spec);
+	} else {
+		cp_buf_puts(&b, "pid");
+		for (k = 0; k < n_pids; k++)
+			cp_buf_printf(&b, "-%d", (int)pids[k]);
+	}
+	out = b.failed ? NULL : cp_strdup(b.data);
+	cp_buf_release(&b);
+	return out;
 }
 
 /* `counterpoint record`.  Long because it parses the recorder's options
@@ -273,6 +293,9 @@ int cli_record(int argc, char **argv)
 		{ "user-only", no_argument, NULL, 'u' },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "pmu", required_argument, NULL, OPT_PMU },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -283,11 +306,16 @@ int cli_record(int argc, char **argv)
 	struct hec_record_opts ro;
 	struct hec_record_result res;
 	struct cp_error err;
-	size_t interval_ms = 100;
+	size_t interval_ms = 100, model_first = 0, model_n = 0;
 	unsigned flags = 0;
 	int append = 0, dry_run = 0, verbose = 0, opt, rc = CLI_OK;
 	int fd = -1, created = 0, empty = 1;
 	char *obs_default = NULL;
+	pid_t *pids = NULL;
+	int *cpus = NULL;
+	size_t n_pids = 0, n_cpus = 0;
+	const char *cpu_spec = NULL;
+	int all_cpus = 0, command;
 
 	cp_error_clear(&err);
 	list = hec_eventlist_new();
@@ -298,7 +326,7 @@ int cli_record(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': options end at the command's name */
-	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:uvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:m:I:o:p:aC:uvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (hec_eventlist_parse(list, optarg, &err)) {
@@ -339,6 +367,17 @@ int cli_record(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
+		case 'p':
+			cp_free(pids);
+			if ((rc = parse_pids(cmd, optarg, &pids, &n_pids)))
+				goto out;
+			break;
+		case 'a':
+			all_cpus = 1;
+			break;
+		case 'C':
+			cpu_spec = optarg;
+			break;
 		case 'h':
 			fputs(record_help, stdout);
 			goto out;
@@ -347,20 +386,42 @@ int cli_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* after every option, so that --user-only applies to the encoding */
-	if (model_path && (rc = add_model_events(cmd, model_path, flags, pmu, list)))
+	if (model_path && (rc = add_model_events(cmd, model_path, list,
+						     &model_first, &model_n)))
 		goto out;
 	if (!hec_eventlist_size(list)) {
 		rc = cli_usage_error(cmd, "no events to record (use -e EVENT or "
 				     "--model MODEL)");
 		goto out;
 	}
-	if (!dry_run && optind >= argc) {
-		rc = cli_usage_error(cmd, "no command to run (put it after '--')");
+	if (all_cpus && cpu_spec) {
+		rc = cli_usage_error(cmd, "-a counts every CPU; -C names some (give one)");
+		goto out;
+	}
+	if ((all_cpus || cpu_spec) && n_pids) {
+		rc = cli_usage_error(cmd, "-p counts processes, -a and -C whole CPUs "
+				     "(give one)");
+		goto out;
+	}
+	if ((all_cpus || cpu_spec) && hec_cpus_parse(cpu_spec, &cpus, &n_cpus, &err)) {
+		rc = cli_print_error(cmd, &err);
+		goto out;
+	}
+	command = optind < argc;
+	if (!dry_run && !command && !n_pids && !n_cpus) {
+		rc = cli_usage_error(cmd, "no command to run (put it after '--'), "
+				     "and no -p, -a or -C");
 		goto out;
 	}
 	if (dry_run && optind < argc) {
 		rc = cli_usage_error(cmd, "--dry-run runs no command");
+		goto out;
+	}
+	/* another processor's encodings count something else here */
+	if (pmu && !dry_run && hec_pmu_status(pmu) == 0) {
+		cp_error_set(&err, CP_EUNSUPPORTED, "PMU '%s' is not this "
+			     "machine's: only --dry-run encodes for it", pmu);
+		rc = cli_print_error(cmd, &err);
 		goto out;
 	}
 	if (pmu && hec_eventlist_set_pmu(list, pmu)) {
@@ -372,15 +433,23 @@ int cli_record(int argc, char **argv)
 		rc = cli_print_error(cmd, &err);
 		goto out;
 	}
+	/* a model's events are read together when they fit the PMU */
+	if (model_path)
+		hec_eventlist_group_if_fits(list, model_first, model_n);
 	if (dry_run) {
 		print_dry_run(list);
 		goto out;
 	}
 
 	if (!observation) {
-		const char *slash = strrchr(argv[optind], '/');
+		if (command) {
+			const char *slash = strrchr(argv[optind], '/');
 
-		obs_default = cp_strdup(slash ? slash + 1 : argv[optind]);
+			obs_default = cp_strdup(slash ? slash + 1 : argv[optind]);
+		} else {
+			obs_default = default_observation(pids, n_pids, all_cpus,
+							  cpu_spec);
+		}
 		if (!obs_default) {
 			cp_error_set(&err, CP_ENOMEM, "out of memory");
 			rc = cli_print_error(cmd, &err);
@@ -424,24 +493,32 @@ int cli_record(int argc, char **argv)
 	ro.write_header = !append || empty;
 	ro.stdout_to_stderr = fd == STDOUT_FILENO;
 	ro.stop = &stop_signal;
+	ro.pids = pids;
+	ro.n_pids = n_pids;
+	ro.cpus = cpus;
+	ro.n_cpus = n_cpus;
+	no_command = !command;
 	install_handlers();
-	if (hec_record(list, (const char *const *)(argv + optind), &ro, &res, &err)) {
+	if (hec_record(list, command ? (const char *const *)(argv + optind) : NULL,
+		       &ro, &res, &err)) {
 		rc = cli_print_error(cmd, &err);
 		if (created && fd != STDOUT_FILENO && !res.intervals)
 			unlink(out_path);
 		goto out;
 	}
+	/* the command's status is record's own, as perf stat passes it on;
+	 * killed by signal N: 128 + N, as a shell reports it */
 	if (res.signaled) {
 		fprintf(stderr, "counterpoint record: '%s' was killed by signal %d "
 			"(%s); %zu interval%s written\n", argv[optind], res.signal,
 			strsignal(res.signal), res.intervals,
 			res.intervals == 1 ? "" : "s");
-		rc = CLI_RESULT;
+		rc = 128 + res.signal;
 	} else if (res.exited && res.status != 0) {
 		fprintf(stderr, "counterpoint record: '%s' exited with status %d; "
 			"%zu interval%s written\n", argv[optind], res.status,
 			res.intervals, res.intervals == 1 ? "" : "s");
-		rc = CLI_RESULT;
+		rc = res.status;
 	}
 	if (verbose) {
 		/* the recorder's own CPU time (the command's is not in it) */
@@ -463,6 +540,8 @@ out:
 		rc = cli_print_error(cmd, &err);
 	}
 	cp_free(obs_default);
+	cp_free(pids);
+	cp_free(cpus);
 	hec_eventlist_free(list);
 	return rc;
 }

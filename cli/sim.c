@@ -18,9 +18,9 @@ static void help(void)
 "\n"
 "Simulate a Haswell-like data-side MMU (L1 DTLBs, STLB, paging-structure\n"
 "caches, page walker over an L1/L2/L3 cache model, walk MSHRs, wrong-path\n"
-"μops, LSQ TLB prefetcher) and write its counters, named as Haswell's\n"
-"events, as a long CSV dataset (observation,interval,event,value,\n"
-"enabled_ns,running_ns), multiplexed the way perf multiplexes.\n"
+"μops, LSQ TLB prefetcher) and write its counters, as a processor's events\n"
+"(--cpu; default Haswell's), as a long CSV dataset (observation,interval,\n"
+"event,value,enabled_ns,running_ns), multiplexed the way perf multiplexes.\n"
 "\n"
 "options:\n"
 "  --workload SPEC    linear:footprint=1G,stride=64,dir=up,stores=0.2 |\n"
@@ -43,17 +43,23 @@ static void help(void)
 "  --intervals N      intervals (samples) per observation; default 50\n"
 "  --interval-uops N  correct-path memory μops per interval; default 100000\n"
 "  --warmup N         μops simulated before counting; default 1000000\n"
-"  --counters P       physical counters; default 4 (P >= events: no\n"
-"                     multiplexing)\n"
+"  --cpu CPU          whose events to write, from the same machine: haswell\n"
+"                     (default), skylake, icelake, sapphirerapids, zen3 or\n"
+"                     zen4 (--list-events --cpu CPU shows them)\n"
+"  --counters P       physical counters; default the processor's general\n"
+"                     counters per thread (Intel 4 or 8, AMD 6; P >= events:\n"
+"                     no multiplexing)\n"
 "  --mux-ns NS        simulated ns per multiplexing slice; default 4000\n"
-"  --events LIST      events to record (Haswell or short names); default all\n"
+"  --events LIST      events to write (the processor's names; Haswell's short\n"
+"                     names too); default all\n"
 "  --seed N           default 1; equal seeds give equal datasets\n"
 "  --name NAME        observation name (default WORKLOAD-PAGES)\n"
 "  --config FILE      machine parameters, 'key = value' lines\n"
 "  --set KEY=VALUE    one machine parameter (repeatable, after --config)\n"
 "  --truth FILE       also write the ground truth: per interval and μop\n"
 "                     class, the μops of each path and the events on the way\n"
-"  --list-events      print the events (name, short name, unit, meaning)\n"
+"  --list-events      print the events (Haswell: name, short name, unit,\n"
+"                     meaning; another --cpu: name and what it adds up)\n"
 "  --list-features    print the features, one a line\n"
 "  --print-config     print the machine parameters and exit\n"
 "  -o, --output FILE  dataset file (default standard output), written\n"
@@ -63,22 +69,45 @@ static void help(void)
 "exit status: 0 success, 2 bad usage or input, 3 internal error\n");
 }
 
-static void list_events(void)
+static void list_events(const struct mmu_cpu *cpu)
 {
+	char what[256];
+	size_t j;
 	int e;
 
-	for (e = 0; e < MMU_N_EVENTS; e++) {
-		const struct mmu_event_info *in = mmu_event_info((enum mmu_event)e);
+	if (!cpu || cpu == mmu_cpu_at(0)) {
+		for (e = 0; e < MMU_N_EVENTS; e++) {
+			const struct mmu_event_info *in = mmu_event_info((enum mmu_event)e);
 
-		printf("%-40s %-24s %-10s %s\n", in->event, in->name, in->unit,
-		       in->desc);
+			printf("%-40s %-24s %-10s %s\n", in->event, in->name, in->unit,
+			       in->desc);
+		}
+		return;
 	}
+	printf("# %s: %s; %zu general counters per thread\n", cpu->name,
+	       cpu->desc, cpu->counters);
+	for (j = 0; j < cpu->n_events; j++) {
+		mmu_cpu_event_format(&cpu->events[j], what, sizeof what);
+		printf("%-48s %s\n", cpu->events[j].event, what);
+	}
+}
+
+/* The names --cpu takes, "haswell, skylake, ...". */
+static void cpu_names(char *buf, size_t size)
+{
+	const struct mmu_cpu *c;
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; (c = mmu_cpu_at(i)) && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i ? ", " : "", c->name);
 }
 
 enum {
 	O_WORKLOAD = 256, O_PAGES, O_FEATURES, O_SWEEP, O_INTERVALS,
 	O_IUOPS, O_WARMUP, O_COUNTERS, O_MUXNS, O_EVENTS, O_SEED, O_NAME,
-	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_LISTF, O_PRINTCFG
+	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_LISTF, O_PRINTCFG, O_CPU
 };
 
 static const struct option options[] = {
@@ -90,6 +119,7 @@ static const struct option options[] = {
 	{ "interval-uops", required_argument, NULL, O_IUOPS },
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "counters", required_argument, NULL, O_COUNTERS },
+	{ "cpu", required_argument, NULL, O_CPU },
 	{ "mux-ns", required_argument, NULL, O_MUXNS },
 	{ "events", required_argument, NULL, O_EVENTS },
 	{ "seed", required_argument, NULL, O_SEED },
@@ -146,10 +176,12 @@ int cli_sim(int argc, char **argv)
 	const char *workloads[MAX_WORKLOADS], *out = NULL, *truth_path = NULL;
 	size_t n_workloads = 0;
 	const char *name = NULL, *config = NULL, *sets[MAX_SETS];
+	const char *events = NULL;
+	const struct mmu_cpu *cpu = mmu_cpu_at(0);
 	enum mmu_page page = MMU_PAGE_4K;
 	unsigned features = 0;
 	size_t n_sets = 0, v, i;
-	int sweep = 0, print_cfg = 0, opt, rc = CLI_OK;
+	int sweep = 0, print_cfg = 0, list = 0, counters_set = 0, opt, rc = CLI_OK;
 
 	mmu_config_default(&cfg);
 	mmu_run_opts_default(&ro);
@@ -197,6 +229,17 @@ int cli_sim(int argc, char **argv)
 				return CLI_USAGE;
 			if (!ro.counters)
 				return cli_usage_error(cmd, "--counters must be positive");
+			counters_set = 1;
+			break;
+		case O_CPU:
+			cpu = mmu_cpu_find(optarg);
+			if (!cpu) {
+				char known[128];
+
+				cpu_names(known, sizeof known);
+				return cli_usage_error(cmd, "--cpu wants one of %s, not '%s'",
+						       known, optarg);
+			}
 			break;
 		case O_MUXNS:
 			if (cli_parse_size(cmd, "--mux-ns", optarg, &v))
@@ -206,8 +249,7 @@ int cli_sim(int argc, char **argv)
 			ro.mux_ns = v;
 			break;
 		case O_EVENTS:
-			if (mmu_events_parse(optarg, &ro.events, &err))
-				return cli_usage_error(cmd, "%s", err.msg);
+			events = optarg;
 			break;
 		case O_SEED:
 			if (cli_parse_size(cmd, "--seed", optarg, &v))
@@ -226,8 +268,8 @@ int cli_sim(int argc, char **argv)
 			break;
 		case O_TRUTH: truth_path = optarg; break;
 		case O_LIST:
-			list_events();
-			return CLI_OK;
+			list = 1;
+			break;
 		case O_LISTF: {
 			char all[256], *p;
 
@@ -243,6 +285,15 @@ int cli_sim(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (list) {
+		list_events(cpu);
+		return CLI_OK;
+	}
+	ro.cpu = cpu;
+	if (!counters_set)
+		ro.counters = cpu->counters;
+	if (events && mmu_events_parse(cpu, events, &ro.events, &err))
+		return cli_usage_error(cmd, "%s", err.msg);
 	if (!sweep && n_workloads > 1)
 		return cli_usage_error(cmd, "several --workload options need --sweep");
 	if (sweep && name)

@@ -140,16 +140,37 @@ int cli_parse_threads(const char *cmd, const char *text, size_t *out)
 	return CLI_OK;
 }
 
+/* A cluster of short options ("-Zx", "-x,") that holds c. */
+static int short_cluster_has(const char *s, int c)
+{
+	return s && s[0] == '-' && s[1] && s[1] != '-' && strchr(s + 1, c);
+}
+
 int cli_bad_option(const char *cmd, int opt, char **argv,
 		   const struct option *longopts)
 {
-	const char *arg = argv[optind - 1], *names[128], *near;
+	const char *arg = argv[optind - 1], *names[128], *near, *cluster = NULL;
 	char word[128];
 	size_t n = 0;
 
+	/* A short option is reported by its letter.  getopt leaves optind on
+	 * a cluster it has not finished ("-x," with 'x' unknown), so the
+	 * cluster is argv[optind - 1] or argv[optind]; never the command's
+	 * name or a long option before it. */
+	if (optopt > 0 && optopt < 128) {
+		if (short_cluster_has(arg, optopt))
+			cluster = arg;
+		else if (short_cluster_has(argv[optind], optopt))
+			cluster = argv[optind];
+	}
 	if (opt == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", arg);
-	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return cluster ? cli_usage_error(cmd, "option '-%c' needs a value",
+						 optopt)
+			       : cli_usage_error(cmd, "option '%s' needs a value", arg);
+	if (cluster && cluster[2])
+		return cli_usage_error(cmd, "unknown option '-%c' (in '%s')", optopt,
+				       cluster);
+	if (cluster)
 		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
 	/* "--name" or "--name=value": the name against the long options */
 	snprintf(word, sizeof word, "%s", arg + (arg[0] == '-' && arg[1] == '-') * 2);

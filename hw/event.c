@@ -728,11 +728,44 @@ out:
  * Why an open failed
  * ================================================================ */
 
+/* Permission refused counting a whole CPU, or attaching to a running
+ * process: perf's rules (perf_event_paranoid's levels; CAP_PERFMON,
+ * Linux 5.8 on, or CAP_SYS_ADMIN before it; ptrace rights for a process). */
+static int attach_denied(struct cp_error *err, const char *name,
+			 const struct hec_open_target *where, int kernel_too,
+			 int paranoid, const char *setting)
+{
+	if (where->kind == HEC_TARGET_CPU)
+		return cp_error_set(err, CP_EPERM,
+			"cannot open '%s' on CPU %d: permission denied (%s; "
+			"counting a whole CPU (-a, -C) takes perf_event_paranoid "
+			"-1 or 0 or CAP_PERFMON: -1 allows everything, 0 CPUs "
+			"and the kernel, 1 only one's own processes, 2 only their "
+			"user space); run as root, give the recorder CAP_PERFMON, "
+			"or as root run 'sysctl kernel.perf_event_paranoid=0'",
+			name, where->id, setting);
+	if (kernel_too && paranoid >= 2)
+		return cp_error_set(err, CP_EPERM,
+			"cannot attach '%s' to process %d: permission denied (%s: "
+			"unprivileged users may count user space only, and only "
+			"in processes they may trace); record with --user-only, "
+			"run as root, or give the recorder CAP_PERFMON",
+			name, where->id, setting);
+	return cp_error_set(err, CP_EPERM,
+		"cannot attach '%s' to process %d: permission denied (%s; "
+		"attaching takes the right to trace the process: the same user "
+		"(and kernel.yama.ptrace_scope allowing it), or CAP_PERFMON or "
+		"CAP_SYS_PTRACE); run as root or give the recorder CAP_PERFMON",
+		name, where->id, setting);
+}
+
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int user_only_ok, int has_hw_pmu, size_t group_size)
+		   int user_only_ok, int has_hw_pmu, size_t group_size,
+		   const struct hec_open_target *where)
 {
 	int kernel_too = enc && !enc->exclude_kernel;
+	int attached = where && where->kind != HEC_TARGET_COMMAND;
 
 	char setting[64];
 
@@ -745,6 +778,9 @@ int hec_open_error(struct cp_error *err, const char *name,
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
+		if (attached)
+			return attach_denied(err, name, where, kernel_too, paranoid,
+					     setting);
 		/* 3 means "nothing for unprivileged users" only on kernels
 		 * with Debian's patch; upstream treats it as 2.  A user-only
 		 * open refused, or the probe refused: this kernel is strict. */
@@ -805,6 +841,15 @@ int hec_open_error(struct cp_error *err, const char *name,
 		return cp_error_set(err, CP_EUNSUPPORTED,
 			"cannot open '%s': the kernel rejected its encoding "
 			"(%s)", name, strerror(errnum));
+	case ESRCH:
+		return cp_error_set(err, CP_EINPUT,
+			"cannot attach '%s' to process %d: it has exited", name,
+			where ? where->id : -1);
+	case EBUSY:
+		return cp_error_set(err, CP_EUNSUPPORTED,
+			"cannot open '%s': the PMU's counters are taken (another "
+			"user holds them exclusively: a pinned or exclusive event, "
+			"or the NMI watchdog)", name);
 	case EMFILE:
 	case ENFILE:
 		return cp_error_set(err, CP_EUNSUPPORTED,
@@ -815,4 +860,321 @@ int hec_open_error(struct cp_error *err, const char *name,
 			"cannot open '%s': perf_event_open failed: %s", name,
 			strerror(errnum));
 	}
+}
+
+/* ================================================================
+ * The PMU an event is encoded for, and events that go by several names
+ * ================================================================ */
+
+/* libpfm4's PMU named name (any case): 1 and its info, or 0. */
+static int find_pmu(const char *name, pfm_pmu_info_t *out)
+{
+	int p;
+
+	if (hec_init(NULL) || !name)
+		return 0;
+	for (p = 0; p < PFM_PMU_MAX; p++) {
+		memset(out, 0, sizeof *out);
+		out->size = sizeof *out;
+		if (pfm_get_pmu_info((pfm_pmu_t)p, out) == PFM_SUCCESS &&
+		    !strcasecmp(out->name, name))
+			return 1;
+	}
+	return 0;
+}
+
+int hec_pmu_status(const char *pmu)
+{
+	pfm_pmu_info_t pi;
+
+	if (!find_pmu(pmu, &pi))
+		return -1;
+	return pi.is_present ? 1 : 0;
+}
+
+static char core_pmu[64];
+static pthread_once_t core_pmu_once = PTHREAD_ONCE_INIT;
+
+static void detect_core_pmu(void)
+{
+	int p;
+
+	if (hec_init(NULL))
+		return;
+	for (p = 0; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof pi);
+		pi.size = sizeof pi;
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
+		    pi.is_present && pi.type == PFM_PMU_TYPE_CORE) {
+			snprintf(core_pmu, sizeof core_pmu, "%s", pi.name);
+			return;
+		}
+	}
+}
+
+const char *hec_machine_core_pmu(void)
+{
+	pthread_once(&core_pmu_once, detect_core_pmu);
+	return core_pmu[0] ? core_pmu : NULL;
+}
+
+int hec_pmu_check(const char *pmu, struct cp_error *err)
+{
+	const char *env = getenv("LIBPFM_ENCODE_INACTIVE");
+	const char *core;
+
+	if (hec_init(err))
+		return CP_EUNSUPPORTED;
+	switch (hec_pmu_status(pmu)) {
+	case 1:
+		return 0;
+	case 0:
+		if (env && strcmp(env, "0"))
+			return 0;
+		core = hec_machine_core_pmu();
+		if (core)
+			return cp_error_set(err, CP_EUNSUPPORTED, "PMU '%s' is not "
+				"this machine's (its core PMU is %s); "
+				"LIBPFM_ENCODE_INACTIVE=1 with --dry-run shows its "
+				"encodings", pmu, core);
+		return cp_error_set(err, CP_EUNSUPPORTED, "PMU '%s' is not on this "
+			"machine (%s); LIBPFM_ENCODE_INACTIVE=1 with --dry-run "
+			"shows its encodings", pmu, hec_machine_has_hw_pmu() ?
+			"libpfm4 finds no core PMU here" :
+			"it has no hardware PMU: virtual machine?");
+	default:
+		return cp_error_set(err, CP_EINPUT, "unknown PMU '%s' (try "
+				    "'counterpoint events --all' for libpfm4's "
+				    "names, e.g. hsw, skl, icl, spr, "
+				    "amd64_fam19h_zen3)", pmu);
+	}
+}
+
+/* "r0808", "r808:u": perf's raw code (perf_raw in libpfm4). */
+static int is_raw_name(const char *name)
+{
+	size_t i, n = strcspn(name, ":");
+
+	if ((name[0] != 'r' && name[0] != 'R') || n < 2)
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/* A raw code or perf's PMU terms: a code, not a name libpfm4 knows. */
+static int is_code(const char *name)
+{
+	return is_raw_name(name) || strchr(name, '/') != NULL;
+}
+
+/* Which PMUs have an event named like the event part of a name
+ * ("DTLB_LOAD_MISSES" of "hsw::DTLB_LOAD_MISSES.WALK_COMPLETED_1G:u"),
+ * and its code on pmu. */
+struct base_ctx {
+	char base[128];
+	const char *pmu;
+	int on_pmu;            /* pmu has it */
+	uint64_t code;         /* its code there */
+	char others[128];      /* other PMUs that have it, "skl, icl" */
+	size_t n_others;
+};
+
+static void list_add(char *list, size_t size, size_t *n, const char *name)
+{
+	size_t len = strlen(list);
+
+	if (*n < 4)
+		snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+	else if (*n == 4)
+		snprintf(list + len, size - len, ", ...");
+	(*n)++;
+}
+
+static int base_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		   const pfm_event_info_t *ei)
+{
+	struct base_ctx *c = vctx;
+
+	(void)idx;
+	if (strcasecmp(ei->name, c->base) || !strcmp(pi->name, "perf") ||
+	    !strcmp(pi->name, "perf_raw"))
+		return 0;
+	if (c->pmu && !strcasecmp(pi->name, c->pmu)) {
+		c->on_pmu = 1;
+		c->code = ei->code;
+	} else {
+		list_add(c->others, sizeof c->others, &c->n_others, pi->name);
+	}
+	return 0;
+}
+
+static void find_base(const char *name, const char *pmu, struct base_ctx *c)
+{
+	const char *sep = strstr(name, "::");
+
+	memset(c, 0, sizeof *c);
+	name = sep ? sep + 2 : name;
+	snprintf(c->base, sizeof c->base, "%.*s", (int)strcspn(name, ".:"), name);
+	c->pmu = pmu;
+	each_event(0, base_fn, c);
+}
+
+/* The PMUs other than skip that know a name whole (event and umasks). */
+struct whole_ctx {
+	struct known_ctx k;
+	const char *skip;
+	char list[128];
+	size_t n;
+};
+
+static int whole_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
+		    const pfm_event_info_t *ei)
+{
+	struct whole_ctx *c = vctx;
+	pfm_pmu_info_t any = *pi;
+
+	if (c->skip && !strcasecmp(pi->name, c->skip))
+		return 0;
+	any.is_present = 0;   /* known_fn looks at absent PMUs only */
+	if (known_fn(&c->k, &any, idx, ei))
+		list_add(c->list, sizeof c->list, &c->n, pi->name);
+	return 0;
+}
+
+static void pmus_knowing(const char *name, const char *skip, char *out,
+			 size_t size)
+{
+	struct whole_ctx c;
+	char *colon = dotted_to_colon(name);
+	const char *q = colon ? colon : name;
+	const char *sep = strstr(q, "::");
+
+	memset(&c, 0, sizeof c);
+	c.skip = skip;
+	c.k.event = sep ? sep + 2 : q;
+	c.k.event_len = strcspn(c.k.event, ":");
+	c.k.attrs = c.k.event + c.k.event_len;
+	each_event(0, whole_fn, &c);
+	snprintf(out, size, "%s", c.list);
+	cp_free(colon);
+}
+
+/* One name on pmu (NULL: as hec_event_encode resolves it): a name without
+ * a PMU prefix is tried on pmu first; what else it resolves to must be
+ * one of perf's generic events, never another processor's. */
+static int encode_for(const char *pmu, const char *name, unsigned flags,
+		      struct hec_encoding *out, struct cp_error *err)
+{
+	char buf[512], near[600], others[160];
+	int rc;
+
+	if (!pmu || strstr(name, "::") || is_code(name))
+		return hec_event_encode(name, flags, out, err);
+	snprintf(buf, sizeof buf, "%s::%s", pmu, name);
+	if (hec_event_encode(buf, flags, out, NULL) == 0)
+		return 0;
+	rc = hec_event_encode(name, flags, out, NULL);
+	if (rc == 0 && (!out->hardware || !strcmp(out->pmu, "perf") ||
+			!strcasecmp(out->pmu, pmu)))
+		return 0;
+	pmus_knowing(name, pmu, others, sizeof others);
+	hec_event_suggest(buf, 3, near, sizeof near);
+	return cp_error_set(err, CP_EINPUT,
+			    "'%s' is unknown to libpfm4 for PMU %s%s%s%s%s%s", name,
+			    pmu, near[0] ? " (near: " : "", near, near[0] ? ")" : "",
+			    others[0] ? "; libpfm4 has it for " : "", others);
+}
+
+/* The event select of a raw or PMU-terms encoding: Intel's 8 bits, AMD's
+ * 12 (bits 0-7 and 32-35 of config). */
+static uint64_t event_select(const char *pmu, uint64_t config)
+{
+	uint64_t ev = config & 0xff;
+
+	if (pmu && !strncmp(pmu, "amd64", 5))
+		ev |= (config >> 24) & 0xf00;
+	return ev;
+}
+
+/* May names[i] (a code, or perf's generic name) stand in for the names
+ * before it on pmu?  Each of them that libpfm4 knows as an event of pmu
+ * must have a code's event select; one that libpfm4 knows only for other
+ * processors says the counter is theirs.  0, or the error. */
+static int code_fits(const char *const *names, size_t i, const char *pmu,
+		     const struct hec_encoding *enc, struct cp_error *err)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++) {
+		struct base_ctx c;
+
+		if (is_code(names[k]))
+			continue;
+		find_base(names[k], pmu, &c);
+		if (c.on_pmu && is_code(names[i]) &&
+		    c.code != event_select(pmu, enc->config))
+			return cp_error_set(err, CP_EINPUT, "'%s' is event %#llx, but "
+				"%s's %s is event %#llx", names[i],
+				(unsigned long long)event_select(pmu, enc->config),
+				pmu, c.base, (unsigned long long)c.code);
+		if (!c.on_pmu && c.n_others)
+			return cp_error_set(err, CP_EUNSUPPORTED, "'%s' is an event "
+				"of %s, not of %s%s (so its alias '%s' would count "
+				"something else here)", names[k], c.others,
+				pmu ? "PMU " : "this machine's PMU", pmu ? pmu : "",
+				names[i]);
+	}
+	return 0;
+}
+
+int hec_event_encode_any(const char *const *names, size_t n, const char *pmu,
+			 unsigned flags, struct hec_encoding *out, size_t *chosen,
+			 char *note, size_t note_size, struct cp_error *err)
+{
+	struct cp_error first, last;
+	const char *target;
+	size_t i;
+
+	if (note_size)
+		note[0] = '\0';
+	*chosen = 0;
+	if (hec_init(err))
+		return CP_EUNSUPPORTED;
+	if (!n)
+		return cp_error_set(err, CP_EINPUT, "empty event name");
+	/* names resolve on the PMU asked for (or as they do on this machine);
+	 * codes are checked against the processor they will count on */
+	target = pmu ? pmu : hec_machine_core_pmu();
+	cp_error_clear(&first);
+	cp_error_clear(&last);
+	for (i = 0; i < n; i++) {
+		struct cp_error *e = i ? &last : &first;
+
+		/* without any PMU no alias counts: the first reason stands */
+		if (i && !target && !hec_machine_has_hw_pmu())
+			break;
+		if (encode_for(pmu, names[i], flags, out, e))
+			continue;
+		/* an alias that is not target's own libpfm4 event stands in */
+		if (i && out->hardware && !(target && !strcasecmp(out->pmu, target)) &&
+		    code_fits(names, i, target, out, e)) {
+			if (e->code == CP_EUNSUPPORTED)
+				return cp_error_set(err, e->code, "%s", e->msg);
+			continue;
+		}
+		*chosen = i;
+		if (i && note_size)
+			snprintf(note, note_size, "for '%s', which libpfm4 does not "
+				 "encode %s%s", names[0], target ? "for PMU " : "here",
+				 target ? target : "");
+		return 0;
+	}
+	if (!last.msg[0])
+		return cp_error_set(err, first.code, "%s", first.msg);
+	return cp_error_set(err, first.code, "%s; no alias encodes either "
+			    "(the last: %s)", first.msg, last.msg);
 }

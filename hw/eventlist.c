@@ -8,9 +8,12 @@
 #include "hw/hec.h"
 
 struct hec_event_entry {
-	char *name;
+	char **names;          /* the names it goes by; [chosen] is opened */
+	size_t n_names, chosen;
+	char *label;           /* for errors, or NULL */
 	size_t group;
 	struct hec_encoding enc;
+	char note[192];        /* why names[chosen] and not names[0] */
 };
 
 struct hec_eventlist {
@@ -26,6 +29,16 @@ struct hec_eventlist *hec_eventlist_new(void)
 	return cp_calloc(1, sizeof(struct hec_eventlist));
 }
 
+static void free_entry(struct hec_event_entry *e)
+{
+	size_t j;
+
+	for (j = 0; j < e->n_names; j++)
+		cp_free(e->names[j]);
+	cp_free(e->names);
+	cp_free(e->label);
+}
+
 void hec_eventlist_free(struct hec_eventlist *l)
 {
 	size_t i;
@@ -33,17 +46,64 @@ void hec_eventlist_free(struct hec_eventlist *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->n; i++)
-		cp_free(l->ev[i].name);
+		free_entry(&l->ev[i]);
 	cp_free(l->ev);
 	cp_free(l->pmu);
 	cp_free(l);
 }
 
+/* Is name one of the list's names (any event's, any alternative)? */
+static int named(const struct hec_eventlist *l, const char *name)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < l->ev[i].n_names; j++)
+			if (!strcmp(l->ev[i].names[j], name))
+				return 1;
+	return 0;
+}
+
+/* Append an entry taking names (n of them, owned) and label (owned). */
+static int append(struct hec_eventlist *l, char **names, size_t n,
+		  char *label, size_t group, struct cp_error *err)
+{
+	struct hec_event_entry e;
+	size_t j;
+
+	memset(&e, 0, sizeof e);
+	e.names = names;
+	e.n_names = n;
+	e.label = label;
+	e.group = group;
+	for (j = 0; j < n; j++)
+		if (named(l, names[j])) {
+			cp_error_set(err, CP_EINPUT, "event '%s' named twice", names[j]);
+			goto fail;
+		}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct hec_event_entry *ev = cp_reallocarray(l->ev, cap, sizeof *ev);
+
+		if (!ev) {
+			cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		l->ev = ev;
+		l->cap = cap;
+	}
+	l->ev[l->n++] = e;
+	l->encoded = 0;
+	return 0;
+fail:
+	free_entry(&e);
+	return err ? err->code : CP_EINPUT;
+}
+
 static int add(struct hec_eventlist *l, const char *s, size_t len,
 	       size_t group, const char *spec, struct cp_error *err)
 {
-	size_t i;
-	char *name;
+	char **names;
 
 	while (len && isspace((unsigned char)*s)) {
 		s++;
@@ -54,32 +114,49 @@ static int add(struct hec_eventlist *l, const char *s, size_t len,
 	if (!len)
 		return cp_error_set(err, CP_EINPUT,
 				    "empty event name in event list '%s'", spec);
-	name = cp_strndup(s, len);
-	if (!name)
+	names = cp_calloc(1, sizeof *names);
+	if (!names || !(names[0] = cp_strndup(s, len))) {
+		cp_free(names);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->ev[i].name, name)) {
-			cp_error_set(err, CP_EINPUT, "event '%s' named twice", name);
-			cp_free(name);
-			return CP_EINPUT;
-		}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct hec_event_entry *ev = cp_reallocarray(l->ev, cap, sizeof *ev);
-
-		if (!ev) {
-			cp_free(name);
-			return cp_error_set(err, CP_ENOMEM, "out of memory");
-		}
-		l->ev = ev;
-		l->cap = cap;
 	}
-	memset(&l->ev[l->n], 0, sizeof l->ev[l->n]);
-	l->ev[l->n].name = name;
-	l->ev[l->n].group = group;
-	l->n++;
-	l->encoded = 0;
-	return 0;
+	return append(l, names, 1, NULL, group, err);
+}
+
+int hec_eventlist_add(struct hec_eventlist *l, const char *const *names,
+		      size_t n, const char *label, struct cp_error *err)
+{
+	char **copy = n ? cp_calloc(n, sizeof *copy) : NULL;
+	char *lab = NULL;
+	size_t j;
+	int rc;
+
+	if (!n)
+		return cp_error_set(err, CP_EINPUT, "empty event name");
+	if (!copy)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (j = 0; j < n; j++) {
+		if (!names[j][0]) {
+			rc = cp_error_set(err, CP_EINPUT, "empty event name");
+			goto fail;
+		}
+		if (!(copy[j] = cp_strdup(names[j]))) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (label && !(lab = cp_strdup(label))) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	rc = append(l, copy, n, lab, l->n_groups, err);
+	if (!rc)
+		l->n_groups++;
+	return rc;
+fail:
+	for (j = 0; j < n; j++)
+		cp_free(copy[j]);
+	cp_free(copy);
+	return rc;
 }
 
 /* The length of the name at p: up to ',', '{' or '}', except between the
@@ -175,35 +252,30 @@ int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu)
 	return 0;
 }
 
-/* With a default PMU, "EVENT" is tried as "pmu::EVENT" first. */
-static int encode_one(const struct hec_eventlist *l, const char *name,
-		      unsigned flags, struct hec_encoding *enc,
-		      struct cp_error *err)
-{
-	if (l->pmu && !strstr(name, "::")) {
-		struct cp_buf b;
-		int rc;
-
-		cp_buf_init(&b);
-		cp_buf_printf(&b, "%s::%s", l->pmu, name);
-		rc = b.failed ? CP_ENOMEM : hec_event_encode(b.data, flags, enc, NULL);
-		cp_buf_release(&b);
-		if (rc == 0)
-			return 0;
-	}
-	return hec_event_encode(name, flags, enc, err);
-}
-
 int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 			 struct cp_error *err)
 {
 	size_t i, j, g;
 	int rc;
 
+	l->encoded = 0;
+	if (l->pmu && (rc = hec_pmu_check(l->pmu, err)))
+		return rc;
 	for (i = 0; i < l->n; i++) {
-		rc = encode_one(l, l->ev[i].name, flags, &l->ev[i].enc, err);
-		if (rc)
+		struct hec_event_entry *e = &l->ev[i];
+
+		rc = hec_event_encode_any((const char *const *)e->names, e->n_names,
+					  l->pmu, flags, &e->enc, &e->chosen,
+					  e->note, sizeof e->note, err);
+		if (rc) {
+			if (e->label && err) {
+				char msg[CP_ERROR_MAX];
+
+				snprintf(msg, sizeof msg, "%s", err->msg);
+				cp_error_set(err, rc, "%s: %s", e->label, msg);
+			}
 			return rc;
+		}
 	}
 	/* A group is scheduled all at once: more hardware events than the
 	 * PMU has counters can never run.  (The kernel's own check, at open,
@@ -232,7 +304,7 @@ int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 			for (j = first; j < l->n; j++)
 				if (l->ev[j].group == g)
 					cp_buf_printf(&b, "%s%s", b.len ? "," : "{",
-						      l->ev[j].name);
+						      hec_eventlist_name(l, j));
 			cp_buf_puts(&b, "}");
 			cp_error_set(err, CP_EINPUT,
 				     "too many events in one group for the PMU: "
@@ -247,6 +319,32 @@ int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 	return 0;
 }
 
+int hec_eventlist_group_if_fits(struct hec_eventlist *l, size_t first,
+				size_t n)
+{
+	size_t i, hw = 0, cap = 0;
+
+	if (!l->encoded || n < 2 || first + n != l->n)
+		return 0;
+	for (i = first; i < first + n; i++) {
+		const struct hec_encoding *e = &l->ev[i].enc;
+
+		if (!e->hardware)
+			continue;
+		if (!e->pmu_counters)
+			return 0;   /* a raw code or sysfs PMU: capacity unknown */
+		hw++;
+		if (!cap || e->pmu_counters < cap)
+			cap = e->pmu_counters;
+	}
+	if (hw > cap)
+		return 0;
+	for (i = first; i < first + n; i++)
+		l->ev[i].group = l->ev[first].group;
+	l->n_groups = l->ev[first].group + 1;
+	return 1;
+}
+
 size_t hec_eventlist_size(const struct hec_eventlist *l)
 {
 	return l->n;
@@ -254,7 +352,12 @@ size_t hec_eventlist_size(const struct hec_eventlist *l)
 
 const char *hec_eventlist_name(const struct hec_eventlist *l, size_t i)
 {
-	return l->ev[i].name;
+	return l->ev[i].names[l->ev[i].chosen];
+}
+
+const char *hec_eventlist_note(const struct hec_eventlist *l, size_t i)
+{
+	return l->encoded ? l->ev[i].note : "";
 }
 
 size_t hec_eventlist_group(const struct hec_eventlist *l, size_t i)

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/cp.h"
 
@@ -62,6 +63,33 @@ struct hec_encoding {
  * count (HEC_NO_PMU_MSG when it has no hardware PMU at all). */
 int hec_event_encode(const char *name, unsigned flags,
 		     struct hec_encoding *out, struct cp_error *err);
+
+/* One event that goes by several names (a model's counter: its event and
+ * its aliases), resolved for pmu (a libpfm4 PMU name; NULL: this
+ * machine's): the first name that encodes, *chosen its index.  A name
+ * without a "pmu::" prefix is tried on pmu first, and with pmu given it
+ * must not resolve to another processor's event ("'X' is unknown to
+ * libpfm4 for PMU hsw (near: ...); libpfm4 has it for skl").  A raw code
+ * or PMU terms after other names stands in for them only if each of those
+ * libpfm4 knows for that processor has the code's event select, and none
+ * is known only for other processors (then the counter is theirs:
+ * CP_EUNSUPPORTED).  On a machine without any PMU the first name's reason
+ * stands.  When a later name is used, note says why ("for 'X', which
+ * libpfm4 does not encode for PMU hsw").  Errors: the first name's,
+ * with the last alias's reason. */
+int hec_event_encode_any(const char *const *names, size_t n, const char *pmu,
+			 unsigned flags, struct hec_encoding *out, size_t *chosen,
+			 char *note, size_t note_size, struct cp_error *err);
+
+/* libpfm4's PMU pmu: 1 on this machine, 0 known but not here, -1 unknown. */
+int hec_pmu_status(const char *pmu);
+/* This machine's core PMU as libpfm4 names it ("skl"), or NULL. */
+const char *hec_machine_core_pmu(void);
+/* May events be encoded for pmu here?  Yes when it is this machine's, or
+ * when LIBPFM_ENCODE_INACTIVE is set (for --dry-run); else CP_EUNSUPPORTED
+ * naming this machine's PMU (or its lack of one), CP_EINPUT for a name
+ * libpfm4 does not know. */
+int hec_pmu_check(const char *pmu, struct cp_error *err);
 
 /* perf's PMU syntax, "pmu/term=value,.../modifiers" (cpu/event=0x08,
  * umask=0x01/u, msr/tsc/), encoded from sysfs as perf does: the PMU's
@@ -120,6 +148,18 @@ void hec_eventlist_free(struct hec_eventlist *l);
  * unbalanced braces or slashes, empty names or an event named twice. */
 int hec_eventlist_parse(struct hec_eventlist *l, const char *spec,
 			struct cp_error *err);
+/* Append one event that goes by n names (hec_event_encode_any picks the
+ * one to open), in a group of its own; label names it in errors
+ * ("model.udd: counter 'load.walk_done_1g'"; NULL: none).  CP_EINPUT for
+ * an empty name or a name already in the list. */
+int hec_eventlist_add(struct hec_eventlist *l, const char *const *names,
+		      size_t n, const char *label, struct cp_error *err);
+/* After hec_eventlist_encode: make the n events from first (each in a
+ * group of its own, at the end of the list) one group when their hardware
+ * events fit one PMU's counters (all software events always fit), so they
+ * are read at the same instant.  1 when grouped, 0 when left apart. */
+int hec_eventlist_group_if_fits(struct hec_eventlist *l, size_t first,
+				size_t n);
 /* Resolve names without a "pmu::" prefix on this PMU first (e.g. "hsw",
  * with LIBPFM_ENCODE_INACTIVE=1 to encode for a processor this machine is
  * not); names that PMU does not know resolve as usual.  NULL: no default. */
@@ -129,8 +169,12 @@ int hec_eventlist_set_pmu(struct hec_eventlist *l, const char *pmu);
 int hec_eventlist_encode(struct hec_eventlist *l, unsigned flags,
 			 struct cp_error *err);
 size_t hec_eventlist_size(const struct hec_eventlist *l);
-/* The name as given: the dataset's `event` column. */
+/* The name as given (after hec_eventlist_encode: the one it opens): the
+ * dataset's `event` column. */
 const char *hec_eventlist_name(const struct hec_eventlist *l, size_t i);
+/* After hec_eventlist_encode: why event i opens a name other than its
+ * first (hec_event_encode_any's note), or "". */
+const char *hec_eventlist_note(const struct hec_eventlist *l, size_t i);
 /* Group index of event i (groups are numbered from 0 in order). */
 size_t hec_eventlist_group(const struct hec_eventlist *l, size_t i);
 size_t hec_eventlist_n_groups(const struct hec_eventlist *l);
@@ -140,14 +184,26 @@ const struct hec_encoding *hec_eventlist_encoding(const struct hec_eventlist *l,
 
 /* ---- error messages (exposed so tests can feed them any errno) ---- */
 
+/* Where an event was opened: the recorded command, a running process
+ * attached to (-p: id is its thread), or a whole CPU (-a, -C: id). */
+enum { HEC_TARGET_COMMAND, HEC_TARGET_PROCESS, HEC_TARGET_CPU };
+struct hec_open_target {
+	int kind;
+	int id;
+};
+
 /* Explain why perf_event_open failed for event `name` (encoded as enc)
- * with errno errnum: permission (with the perf_event_paranoid value, what
- * this kernel allows, user_only_ok as hec_user_only_allowed() says, and
- * what to do), no hardware PMU, too many events in a group of
- * group_size, or the system's own words.  Returns the CP_E* code. */
+ * on `where` (NULL: the command) with errno errnum: permission (with the
+ * perf_event_paranoid value and what its levels allow, user_only_ok as
+ * hec_user_only_allowed() says, CAP_PERFMON, and what to do; counting a
+ * CPU and attaching to another user's process have their own rules), no
+ * hardware PMU, no such process, too many events in a group of
+ * group_size, the PMU's counters taken, or the system's own words.
+ * Returns the CP_E* code. */
 int hec_open_error(struct cp_error *err, const char *name,
 		   const struct hec_encoding *enc, int errnum, int paranoid,
-		   int user_only_ok, int has_hw_pmu, size_t group_size);
+		   int user_only_ok, int has_hw_pmu, size_t group_size,
+		   const struct hec_open_target *where);
 
 /* ---- recording ---- */
 
@@ -158,7 +214,15 @@ struct hec_record_opts {
 	int write_header;          /* start with the CSV header line */
 	int stdout_to_stderr;      /* the command's stdout goes to our stderr */
 	volatile sig_atomic_t *stop; /* non-zero: forward that signal to the
-				      * command and finish (may be NULL) */
+				      * command and finish; without a
+				      * command, finish (may be NULL) */
+	const pid_t *pids;         /* attach to these running processes
+				    * (every thread; those they start count
+				    * too) instead of the command ... */
+	size_t n_pids;
+	const int *cpus;           /* ... or count these CPUs whole (every
+				    * process; wins over pids) */
+	size_t n_cpus;
 };
 
 struct hec_record_result {
@@ -172,7 +236,12 @@ struct hec_record_result {
 
 /* Run argv (argv[0] looked up in PATH) with every event of l (encoded)
  * opened on it: counting mode, enable_on_exec, inherit (threads and
- * children count), groups read together.  Writes one row per event per
+ * children count), groups read together.  With o->pids or o->cpus the
+ * events are opened on those instead, once per thread or CPU, all started
+ * together, and each row sums them (counts, enabled and running times, as
+ * perf stat's aggregate); the recording then lasts while argv runs, or
+ * without argv (NULL or empty) until the processes exit or *o->stop is
+ * set (never ending them).  Writes one row per event per
  * interval (raw deltas of value, enabled and running time) to out_fd,
  * each interval in one write, so a killed command leaves a valid dataset
  * up to its last interval.  Intervals in which no event was enabled are
@@ -182,6 +251,12 @@ struct hec_record_result {
 int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	       const struct hec_record_opts *o, struct hec_record_result *res,
 	       struct cp_error *err);
+
+/* CPUs as perf's -C takes them ("0,2-3"; NULL: every online CPU, as -a
+ * counts), into a new array (cp_free) of *n numbers.  CP_EINPUT for a
+ * malformed list or a CPU that is not online. */
+int hec_cpus_parse(const char *spec, int **cpus, size_t *n,
+		   struct cp_error *err);
 
 /* ---- microbenchmarks to record (counterpoint bench-workload) ---- */
 

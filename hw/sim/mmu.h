@@ -2,7 +2,8 @@
  * μops traverse simulated structures (L1 DTLBs, STLB, paging-structure
  * caches, a page walker whose loads go through an L1/L2/L3 cache model,
  * walk MSHRs, a load/store-queue TLB prefetcher, wrong-path μops) and the
- * counters come out of that traversal, named as Haswell's events.
+ * counters come out of that traversal, named as Haswell's events (or as
+ * another processor's: struct mmu_cpu).
  *
  * Ownership: mmu_machine_new() / mmu_workload_new() return heap objects
  * that the caller frees with the matching _free() (NULL is a no-op).
@@ -112,6 +113,39 @@ enum mmu_page { MMU_PAGE_4K, MMU_PAGE_2M, MMU_PAGE_1G, MMU_PAGE_MIX };
 const char *mmu_page_name(enum mmu_page p);   /* "4k", "2m", "1g", "mix" */
 int mmu_page_parse(const char *text, enum mmu_page *out);
 
+/* ---- processors: the events each one has, from the same machine ----
+ * A processor's event is a sum of the machine's events and of the μops
+ * of a class that took any path (dispatched, wrong path included); what a
+ * processor cannot count is not among its events.  The machine is the
+ * same for every processor: only the counters written differ. */
+struct mmu_cpu_event {
+	const char *event;     /* as the processor names it */
+	const char *name;      /* a short name (Haswell's), or NULL */
+	uint32_t sum;          /* bits of enum mmu_event added */
+	unsigned dispatched;   /* bits of enum mmu_class: their μops added */
+};
+struct mmu_cpu {
+	const char *name;      /* "haswell", "skylake", ... */
+	const char *desc;      /* the processors it stands for */
+	const char *pmu;       /* libpfm4's PMU name: "hsw", "skl", ... */
+	size_t counters;       /* general counters per thread: the default P */
+	const struct mmu_cpu_event *events;
+	size_t n_events;       /* at most MMU_MAX_CPU_EVENTS */
+};
+#define MMU_MAX_CPU_EVENTS 32
+/* The i-th processor (NULL past the last; 0 is Haswell, whose events are
+ * the machine's own, one for one), or one by name (NULL: unknown). */
+const struct mmu_cpu *mmu_cpu_at(size_t i);
+const struct mmu_cpu *mmu_cpu_find(const char *name);
+/* cpu's events' values from the machine's cumulative counts and truth
+ * (mmu_counts, mmu_truth) into out[cpu->n_events]. */
+void mmu_cpu_values(const struct mmu_cpu *cpu, const uint64_t *count,
+		    const uint64_t *truth, uint64_t *out);
+/* What an event is, in the machine's short names ("load.walk_done_4k +
+ * store.walk_done_4k"). */
+void mmu_cpu_event_format(const struct mmu_cpu_event *ev, char *buf,
+			  size_t size);
+
 /* ---- machine parameters (defaults: public Haswell figures) ---- */
 struct mmu_config {
 	/* TLBs: entries and ways (sets = entries / ways, a power of two) */
@@ -211,12 +245,14 @@ struct mmu_run_opts {
 	uint64_t mux_ns;           /* simulated ns per multiplexing slice */
 	uint64_t warmup_uops;      /* simulated before counting starts */
 	uint64_t seed;
-	uint32_t events;           /* bitset over enum mmu_event; 0 = all */
+	uint32_t events;           /* bitset over cpu's events; 0 = all */
+	const struct mmu_cpu *cpu; /* whose events are written; NULL: Haswell */
 };
 void mmu_run_opts_default(struct mmu_run_opts *o);
 /* Parse an event list ("DTLB_LOAD_MISSES.STLB_HIT,load.retired") into a
- * bitset. */
-int mmu_events_parse(const char *list, uint32_t *out, struct cp_error *err);
+ * bitset over cpu's events (NULL: Haswell's, by name or short name). */
+int mmu_events_parse(const struct mmu_cpu *cpu, const char *list,
+		     uint32_t *out, struct cp_error *err);
 /* The dataset header line ("observation,interval,event,...\n"). */
 void mmu_dataset_header(struct cp_buf *out);
 void mmu_truth_header(struct cp_buf *out);

@@ -42,28 +42,32 @@ void mmu_run_opts_default(struct mmu_run_opts *o)
 	o->events = 0;
 }
 
-int mmu_events_parse(const char *list, uint32_t *out, struct cp_error *err)
+int mmu_events_parse(const struct mmu_cpu *cpu, const char *list,
+		     uint32_t *out, struct cp_error *err)
 {
 	const char *p = list;
 	uint32_t set = 0;
 
+	if (!cpu)
+		cpu = mmu_cpu_at(0);
 	while (*p) {
-		size_t n = strcspn(p, ",");
-		char name[128];
-		int e;
+		size_t n = strcspn(p, ","), j;
 
-		if (n >= sizeof name)
-			return cp_error_set(err, CP_EINPUT, "unknown event '%.*s'",
-					    (int)n, p);
-		memcpy(name, p, n);
-		name[n] = 0;
-		if (n) {
-			e = mmu_event_find(name);
-			if (e < 0)
-				return cp_error_set(err, CP_EINPUT,
-						    "unknown event '%s'", name);
-			set |= 1u << e;
+		for (j = 0; n && j < cpu->n_events; j++) {
+			const struct mmu_cpu_event *ev = &cpu->events[j];
+
+			if ((strlen(ev->event) == n && !strncmp(ev->event, p, n)) ||
+			    (ev->name && strlen(ev->name) == n &&
+			     !strncmp(ev->name, p, n)))
+				break;
 		}
+		if (n && j == cpu->n_events)
+			return cp_error_set(err, CP_EINPUT, "unknown event '%.*s'%s%s",
+					    (int)n, p, cpu == mmu_cpu_at(0) ? "" :
+					    " of ", cpu == mmu_cpu_at(0) ? "" :
+					    cpu->name);
+		if (n)
+			set |= 1u << j;
 		p += n;
 		if (*p == ',')
 			p++;
@@ -86,33 +90,36 @@ void mmu_truth_header(struct cp_buf *out)
 
 /* Multiplexing state of one observation. */
 struct mux {
+	const struct mmu_cpu *cpu;     /* whose events */
 	size_t n;                      /* selected events */
-	int ev[MMU_N_EVENTS];
+	int ev[MMU_MAX_CPU_EVENTS];    /* their indices in cpu's events */
 	size_t per, groups, active;    /* events per group, groups, active group */
-	uint64_t snap[MMU_N_EVENTS];   /* counts at the last slice edge */
-	uint64_t value[MMU_N_EVENTS], running[MMU_N_EVENTS];
+	uint64_t now[MMU_MAX_CPU_EVENTS];  /* cpu's events' values */
+	uint64_t snap[MMU_MAX_CPU_EVENTS]; /* ... at the last slice edge */
+	uint64_t value[MMU_MAX_CPU_EVENTS], running[MMU_MAX_CPU_EVENTS];
 	uint64_t slice_start, next_slice, mux_ns;
 };
 
 /* Credit the active group with what happened since the last edge. */
-static void mux_credit(struct mux *x, const uint64_t *count, uint64_t t)
+static void mux_credit(struct mux *x, const struct mmu_machine *m, uint64_t t)
 {
 	size_t j;
 
+	mmu_cpu_values(x->cpu, mmu_counts(m), mmu_truth(m), x->now);
 	for (j = x->active * x->per; j < x->n && j < (x->active + 1) * x->per; j++) {
 		int e = x->ev[j];
 
-		x->value[j] += count[e] - x->snap[e];
+		x->value[j] += x->now[e] - x->snap[e];
 		x->running[j] += t - x->slice_start;
 	}
-	memcpy(x->snap, count, sizeof x->snap);
+	memcpy(x->snap, x->now, sizeof x->snap);
 	x->slice_start = t;
 }
 
-static void mux_advance(struct mux *x, const uint64_t *count, uint64_t t)
+static void mux_advance(struct mux *x, const struct mmu_machine *m, uint64_t t)
 {
 	while (t >= x->next_slice) {
-		mux_credit(x, count, x->next_slice);
+		mux_credit(x, m, x->next_slice);
 		x->active = (x->active + 1) % x->groups;
 		x->next_slice += x->mux_ns;
 	}
@@ -156,14 +163,19 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	struct mmu_stream s;
 	struct mux x;
 	uint64_t truth0[MMU_N_CLASSES * MMU_N_PATHS];
-	const uint64_t *count;
 	size_t i, j, k;
 	uint64_t t0, t, edge;
 	int rc = CP_OK;
-	uint32_t events = o->events ? o->events : (1u << MMU_N_EVENTS) - 1;
+	uint32_t events;
 
 	memset(&s, 0, sizeof s);
 	memset(&x, 0, sizeof x);
+	x.cpu = o->cpu ? o->cpu : mmu_cpu_at(0);
+	if (x.cpu->n_events > MMU_MAX_CPU_EVENTS)
+		return cp_error_set(err, CP_EINTERNAL, "%s has too many events",
+				    x.cpu->name);
+	events = o->events ? o->events :
+		 (uint32_t)((1ull << x.cpu->n_events) - 1);
 	if (!o->counters || !o->mux_ns || !o->interval_uops)
 		return cp_error_set(err, CP_EINPUT,
 				    "counters, mux slice and interval must be positive");
@@ -178,17 +190,21 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	s.rng = o->seed * 0x2545f4914f6cdd1dull + 7;
 	s.spec_cut = cfg->spec_share >= 1 ? UINT64_MAX :
 		     (uint64_t)(cfg->spec_share * 18446744073709551616.0);
-	for (k = 0; k < MMU_N_EVENTS; k++)
+	for (k = 0; k < x.cpu->n_events; k++)
 		if (events & (1u << k))
 			x.ev[x.n++] = (int)k;
+	if (!x.n) {
+		rc = cp_error_set(err, CP_EINPUT, "no event of %s selected",
+				  x.cpu->name);
+		goto out;
+	}
 	x.per = o->counters < x.n ? o->counters : x.n;
 	x.groups = (x.n + x.per - 1) / x.per;
 	x.mux_ns = o->mux_ns;
 
 	(void)mmu_stream_run(&s, m, o->warmup_uops, UINT64_MAX);
-	count = mmu_counts(m);
 	t = mmu_ns(m);
-	memcpy(x.snap, count, sizeof x.snap);
+	mmu_cpu_values(x.cpu, mmu_counts(m), mmu_truth(m), x.snap);
 	x.slice_start = t;
 	x.next_slice = t + x.mux_ns;
 	edge = edge_cycles(cfg, x.next_slice);
@@ -202,15 +218,15 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 			 * cycles: no division per μop). */
 			k += mmu_stream_run(&s, m, o->interval_uops - k, edge);
 			if (mmu_cycles(m) >= edge) {
-				mux_advance(&x, count, mmu_ns(m));
+				mux_advance(&x, m, mmu_ns(m));
 				edge = edge_cycles(cfg, x.next_slice);
 			}
 		}
 		t = mmu_ns(m);
-		mux_credit(&x, count, t);
+		mux_credit(&x, m, t);
 		for (j = 0; j < x.n; j++)
 			cp_buf_printf(dataset, "%s,%zu,%s,%llu,%llu,%llu\n", obs, i,
-				      mmu_event_info((enum mmu_event)x.ev[j])->event,
+				      x.cpu->events[x.ev[j]].event,
 				      (unsigned long long)x.value[j],
 				      (unsigned long long)(t - t0),
 				      (unsigned long long)x.running[j]);

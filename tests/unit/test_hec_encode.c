@@ -308,27 +308,27 @@ static void test_open_errors(void)
 	hw.type = 4;
 	hw.hardware = 1;
 
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 2, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 2, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 2: unprivileged users may count user "
 		  "space only); record with --user-only, run as root, or as root "
 		  "run 'sysctl kernel.perf_event_paranoid=1'");
 	/* 3: kernels that still allow user space only (upstream Linux
 	 * treats 3 as 2) get the same advice as at 2 ... */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3, and this kernel lets unprivileged "
 		  "users count user space only); record with --user-only, run as "
 		  "root, or as root run 'sysctl kernel.perf_event_paranoid=1'");
 	/* ... kernels that refuse everything (Debian's 3) are told so ... */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 0, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, 0, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3: this kernel lets only privileged "
 		  "users count events); run as root, give the recorder "
 		  "CAP_PERFMON, or as root run 'sysctl kernel.perf_event_paranoid=2' "
 		  "and record with --user-only");
 	/* ... and when the probe could not tell, both are said */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 3: some kernels then let unprivileged "
 		  "users count user space only, others nothing); record with "
@@ -336,33 +336,63 @@ static void test_open_errors(void)
 		  "'sysctl kernel.perf_event_paranoid=1'");
 	sw.exclude_kernel = 1;
 	/* user space only already, refused at 3: this kernel's 3 is strict */
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, 3, -1, 0, 1, NULL) == CP_EPERM);
 	CHECK(strstr(err.msg, "(perf_event_paranoid is 3: this kernel lets only "
 		     "privileged users count events)") != NULL);
-	CHECK(hec_open_error(&err, "page-faults", &sw, EPERM, 2, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EPERM, 2, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK_STR(err.msg, "cannot open 'page-faults': permission denied "
 		  "(perf_event_paranoid is 2); run as root or give the recorder "
 		  "CAP_PERFMON");
-	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, INT32_MIN, 1, 0, 1) == CP_EPERM);
+	CHECK(hec_open_error(&err, "page-faults", &sw, EACCES, INT32_MIN, 1, 0, 1, NULL) == CP_EPERM);
 	CHECK(strstr(err.msg, "perf_event_paranoid could not be read") != NULL);
 
-	CHECK(hec_open_error(&err, "instructions", &hw, ENOENT, 2, 1, 0, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "instructions", &hw, ENOENT, 2, 1, 0, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK_STR(err.msg, "cannot record 'instructions': this machine exposes no "
 		  "hardware counters (virtual machine?): only software events can "
 		  "be recorded");
-	CHECK(hec_open_error(&err, "r108", &hw, EOPNOTSUPP, 2, 1, 0, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "r108", &hw, EOPNOTSUPP, 2, 1, 0, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, HEC_NO_PMU_MSG) != NULL);
-	CHECK(hec_open_error(&err, "r108", &hw, ENOENT, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "r108", &hw, ENOENT, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "this machine's PMU does not support it") != NULL);
 
-	CHECK(hec_open_error(&err, "e5", &hw, EINVAL, 2, 1, 1, 5) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "e5", &hw, EINVAL, 2, 1, 1, 5, NULL) == CP_EUNSUPPORTED);
 	CHECK_STR(err.msg, "cannot open 'e5': too many events in one group for "
 		  "the PMU (its group of 5 events cannot be counted at once); "
 		  "split the group");
-	CHECK(hec_open_error(&err, "x", &hw, EINVAL, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "x", &hw, EINVAL, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "rejected its encoding") != NULL);
-	CHECK(hec_open_error(&err, "x", &sw, EMFILE, 2, 1, 1, 1) == CP_EUNSUPPORTED);
+	CHECK(hec_open_error(&err, "x", &sw, EMFILE, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
 	CHECK(strstr(err.msg, "ulimit -n") != NULL);
+	CHECK(hec_open_error(&err, "x", &hw, EBUSY, 2, 1, 1, 1, NULL) == CP_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "the PMU's counters are taken") != NULL);
+}
+
+/* Attached to CPUs (-a, -C) or running processes (-p): perf's rules. */
+static void test_open_errors_attached(void)
+{
+	struct hec_encoding sw;
+	struct hec_open_target cpu = { HEC_TARGET_CPU, 3 };
+	struct hec_open_target proc = { HEC_TARGET_PROCESS, 1234 };
+	struct cp_error err;
+
+	memset(&sw, 0, sizeof sw);
+	CHECK(hec_open_error(&err, "task-clock", &sw, EACCES, 2, 1, 0, 1, &cpu) == CP_EPERM);
+	CHECK_STR(err.msg, "cannot open 'task-clock' on CPU 3: permission denied "
+		  "(perf_event_paranoid is 2; counting a whole CPU (-a, -C) takes "
+		  "perf_event_paranoid -1 or 0 or CAP_PERFMON: -1 allows "
+		  "everything, 0 CPUs and the kernel, 1 only one's own processes, "
+		  "2 only their user space); run as root, give the recorder "
+		  "CAP_PERFMON, or as root run 'sysctl kernel.perf_event_paranoid=0'");
+	CHECK(hec_open_error(&err, "task-clock", &sw, EACCES, 2, 1, 0, 1, &proc) == CP_EPERM);
+	CHECK(strstr(err.msg, "cannot attach 'task-clock' to process 1234: "
+		     "permission denied (perf_event_paranoid is 2: unprivileged "
+		     "users may count user space only, and only in processes they "
+		     "may trace); record with --user-only") == err.msg);
+	sw.exclude_kernel = 1;
+	CHECK(hec_open_error(&err, "task-clock", &sw, EPERM, 2, 1, 0, 1, &proc) == CP_EPERM);
+	CHECK(strstr(err.msg, "attaching takes the right to trace the process") != NULL);
+	CHECK(hec_open_error(&err, "task-clock", &sw, ESRCH, 2, 1, 0, 1, &proc) == CP_EINPUT);
+	CHECK_STR(err.msg, "cannot attach 'task-clock' to process 1234: it has exited");
 }
 
 static void test_csv_field(void)
@@ -383,6 +413,7 @@ static void test_csv_field(void)
  * each failure is reported as CP_ENOMEM and nothing leaks (ASan build). */
 static void test_allocation_failures(void)
 {
+	const char *two[] = { "major-faults", "r0808" };
 	unsigned long n;
 	int ok_seen = 0;
 
@@ -403,15 +434,132 @@ static void test_allocation_failures(void)
 			rc = hec_eventlist_set_pmu(l, "hsw");
 		if (!rc)
 			rc = hec_eventlist_parse(l, "{page-faults,minor-faults}", &err);
+		if (!rc)
+			rc = hec_eventlist_add(l, two, 2, "m.udd: counter 'x'", &err);
 		cp_alloc_fail_at(0);
 		CHECKF(rc == 0 || rc == CP_ENOMEM, "n=%lu rc=%d %s", n, rc, err.msg);
 		if (rc == 0) {
-			CHECK(hec_eventlist_size(l) == 12);
+			CHECK(hec_eventlist_size(l) == 13);
 			ok_seen = 1;
 		}
 		hec_eventlist_free(l);
 	}
 	CHECK(ok_seen);
+}
+
+/* An event that goes by several names: the first that encodes on the PMU
+ * asked for, a code standing in only where it is that PMU's event. */
+static int any(const char *pmu, const char *a, const char *b,
+	       struct hec_encoding *e, size_t *chosen, char *note,
+	       struct cp_error *err)
+{
+	const char *names[2] = { a, b };
+
+	cp_error_clear(err);
+	return hec_event_encode_any(names, b ? 2 : 1, pmu, 0, e, chosen, note,
+				    256, err);
+}
+
+static void test_alternatives(void)
+{
+	struct hec_encoding e;
+	struct cp_error err;
+	size_t chosen = 9;
+	char note[256];
+
+	/* libpfm4's hsw table lacks the 1G umasks that Intel's list has */
+	CHECK(any("hsw", "DTLB_LOAD_MISSES.WALK_COMPLETED_1G", "r0808", &e,
+		  &chosen, note, &err) == 0);
+	CHECK(chosen == 1 && e.config == 0x808 && e.hardware);
+	CHECK_STR(note, "for 'DTLB_LOAD_MISSES.WALK_COMPLETED_1G', which libpfm4 "
+		  "does not encode for PMU hsw");
+	CHECK(any("hsw", "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK", "r0108", &e,
+		  &chosen, note, &err) == 0);
+	CHECK(chosen == 0 && e.config == 0x108 && !note[0]);
+	CHECK_STR(e.pmu, "hsw");
+	/* alone, the reason names the PMU, the near names and who has it */
+	CHECK(any("hsw", "DTLB_LOAD_MISSES.WALK_COMPLETED_1G", NULL, &e,
+		  &chosen, note, &err) == CP_EINPUT);
+	CHECKF(strstr(err.msg, "'DTLB_LOAD_MISSES.WALK_COMPLETED_1G' is unknown "
+		      "to libpfm4 for PMU hsw (near: 'hsw::DTLB_LOAD_MISSES."
+		      "WALK_COMPLETED_4K'") == err.msg, "%s", err.msg);
+	CHECKF(strstr(err.msg, "; libpfm4 has it for ") && strstr(err.msg, "skl"),
+	       "%s", err.msg);
+	/* a code whose event select is not hsw's DTLB_LOAD_MISSES */
+	CHECK(any("hsw", "DTLB_LOAD_MISSES.WALK_COMPLETED_1G", "r0812", &e,
+		  &chosen, note, &err) == CP_EINPUT);
+	CHECKF(strstr(err.msg, "no alias encodes either (the last: 'r0812' is "
+		      "event 0x12, but hsw's DTLB_LOAD_MISSES is event 0x8)"),
+	       "%s", err.msg);
+	/* a counter of another processor: its code would count garbage */
+	CHECK(any("skl", "PAGE_WALKER_LOADS.DTLB_L1", "r11bc", &e, &chosen,
+		  note, &err) == CP_EUNSUPPORTED);
+	CHECKF(strstr(err.msg, "'PAGE_WALKER_LOADS.DTLB_L1' is an event of hsw") ==
+	       err.msg && strstr(err.msg, "not of PMU skl"), "%s", err.msg);
+	CHECK(any("amd64_fam19h_zen3", "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK",
+		  "dTLB-load-misses", &e, &chosen, note, &err) == CP_EUNSUPPORTED);
+	/* Linux's name, which libpfm4 lacks, and AMD's code */
+	CHECK(any("amd64_fam19h_zen3", "ls_tablewalker.dside", "r0346", &e,
+		  &chosen, note, &err) == 0);
+	CHECK(chosen == 1 && e.config == 0x346);
+	CHECK(any("amd64_fam19h_zen3", "ls_l1_d_tlb_miss.tlb_reload_4k_l2_miss",
+		  "L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS", &e, &chosen, note, &err) == 0);
+	CHECK(chosen == 1 && e.config == 0x1045);
+	CHECK_STR(e.pmu, "amd64_fam19h_zen3");
+	/* with a PMU asked for, another processor's event is refused */
+	CHECK(any("hsw", "skl::DTLB_LOAD_MISSES.WALK_COMPLETED_1G", NULL, &e,
+		  &chosen, note, &err) == 0);
+	CHECK(any("hsw", "L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS", NULL, &e, &chosen,
+		  note, &err) == CP_EINPUT);
+	/* PMUs */
+	CHECK(hec_pmu_status("no_such_pmu") == -1);
+	CHECK(hec_pmu_status("HSW") >= 0);
+	CHECK(hec_pmu_check("hsw", &err) == 0);   /* LIBPFM_ENCODE_INACTIVE */
+	CHECK(hec_pmu_check("hws", &err) == CP_EINPUT);
+	CHECK(strstr(err.msg, "unknown PMU 'hws'") == err.msg);
+}
+
+/* A model's counters in an event list: aliases are names of the list, a
+ * label heads the errors, and the model's events form one group when
+ * they fit. */
+static void test_eventlist_aliases(void)
+{
+	struct hec_eventlist *l = hec_eventlist_new();
+	const char *a[] = { "DTLB_LOAD_MISSES.WALK_COMPLETED_1G", "r0808" };
+	const char *b[] = { "DTLB_LOAD_MISSES.STLB_HIT", "r6008" };
+	const char *c[] = { "page-faults", "faults" };
+	const char *d[] = { "no_such_event_x" };
+	struct cp_error err;
+
+	cp_error_clear(&err);
+	CHECK(hec_eventlist_parse(l, "minor-faults", &err) == 0);
+	CHECK(hec_eventlist_add(l, a, 2, "m.udd: counter 'x'", &err) == 0);
+	CHECK(hec_eventlist_add(l, b, 2, "m.udd: counter 'y'", &err) == 0);
+	CHECK(hec_eventlist_add(l, a + 1, 1, NULL, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "event 'r0808' named twice");
+	CHECK(hec_eventlist_n_groups(l) == 3);
+	CHECK_STR(hec_eventlist_name(l, 1), "DTLB_LOAD_MISSES.WALK_COMPLETED_1G");
+	CHECK(hec_eventlist_set_pmu(l, "hsw") == 0);
+	CHECK(hec_eventlist_encode(l, 0, &err) == 0);
+	CHECK_STR(hec_eventlist_name(l, 1), "r0808");
+	CHECK(hec_eventlist_note(l, 1)[0] && !hec_eventlist_note(l, 2)[0]);
+	CHECK(hec_eventlist_encoding(l, 2)->config == 0x6008);
+	/* a raw code's PMU capacity is unknown: left apart */
+	CHECK(hec_eventlist_group_if_fits(l, 1, 2) == 0);
+	CHECK(hec_eventlist_n_groups(l) == 3);
+	hec_eventlist_free(l);
+
+	l = hec_eventlist_new();
+	CHECK(hec_eventlist_add(l, c, 2, NULL, &err) == 0);
+	CHECK(hec_eventlist_parse(l, "minor-faults,major-faults", &err) == 0);
+	CHECK(hec_eventlist_encode(l, 0, &err) == 0);
+	CHECK(hec_eventlist_group_if_fits(l, 0, 3) == 1);
+	CHECK(hec_eventlist_n_groups(l) == 1 && hec_eventlist_group(l, 2) == 0);
+	CHECK(hec_eventlist_add(l, d, 1, "m.udd: counter 'z'", &err) == 0);
+	CHECK(hec_eventlist_encode(l, 0, &err) == CP_EINPUT);
+	CHECKF(strstr(err.msg, "m.udd: counter 'z': unknown event") == err.msg,
+	       "%s", err.msg);
+	hec_eventlist_free(l);
 }
 
 int main(void)
@@ -430,7 +578,10 @@ int main(void)
 	RUN(test_pmu_terms_from_sysfs);
 	RUN(test_too_many_in_group);
 	RUN(test_open_errors);
+	RUN(test_open_errors_attached);
 	RUN(test_csv_field);
 	RUN(test_allocation_failures);
+	RUN(test_alternatives);
+	RUN(test_eventlist_aliases);
 	return check_summary();
 }

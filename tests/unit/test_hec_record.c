@@ -252,9 +252,35 @@ static void test_no_pmu_live(void)
 	close(fd);
 }
 
+/* perf's -C lists; NULL is every online CPU (-a). */
+static void test_cpus_parse(void)
+{
+	struct cp_error err;
+	int *cpus = NULL;
+	size_t n = 0;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CHECK(hec_cpus_parse(NULL, &cpus, &n, &err) == 0);
+	CHECKF(n >= 1 && (long)n <= online + 64, "%zu online", n);
+	CHECK(cpus && cpus[0] >= 0);
+	cp_free(cpus);
+	CHECK(hec_cpus_parse("0", &cpus, &n, &err) == 0 && n == 1 && cpus[0] == 0);
+	cp_free(cpus);
+	CHECK(hec_cpus_parse("0,0-0", &cpus, &n, &err) == 0 && n == 1);
+	cp_free(cpus);
+	CHECK(hec_cpus_parse("0-x", &cpus, &n, &err) == CP_EINPUT && !cpus);
+	CHECK_STR(err.msg, "bad CPU list '0-x' (CPU numbers and ranges, e.g. 0,2-3)");
+	CHECK(hec_cpus_parse("", &cpus, &n, &err) == CP_EINPUT);
+	CHECK(hec_cpus_parse("3-1", &cpus, &n, &err) == CP_EINPUT);
+	CHECK(hec_cpus_parse("8191", &cpus, &n, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "CPU 8191 is not online (/sys/devices/system/cpu/online)");
+	CHECK(hec_cpus_parse("8192", &cpus, &n, &err) == CP_EINPUT);
+}
+
 int main(void)
 {
 	check_prog = "test_hec_record";
+	RUN(test_cpus_parse);
 	RUN(test_exit_status_and_rows);
 	RUN(test_killed_command);
 	RUN(test_group_with_exiting_children);

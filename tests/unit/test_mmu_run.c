@@ -147,11 +147,11 @@ static void test_events_subset(void)
 	o.warmup_uops = 10000;
 	o.intervals = 3;
 	o.interval_uops = 1000;
-	CHECK(mmu_events_parse("load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
+	CHECK(mmu_events_parse(NULL, "load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
 			       &err) == 0);
-	CHECK(mmu_events_parse("load.nope", &o.events, &err) == CP_EINPUT);
-	CHECK(mmu_events_parse("", &o.events, &err) == CP_EINPUT);
-	CHECK(mmu_events_parse("load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
+	CHECK(mmu_events_parse(NULL, "load.nope", &o.events, &err) == CP_EINPUT);
+	CHECK(mmu_events_parse(NULL, "", &o.events, &err) == CP_EINPUT);
+	CHECK(mmu_events_parse(NULL, "load.causes_walk,MEM_UOPS_RETIRED.ALL_LOADS", &o.events,
 			       &err) == 0);
 	run(&b, NULL, 0, "linear", &o);
 	n = parse(&b, rows, 100);
@@ -159,6 +159,94 @@ static void test_events_subset(void)
 	CHECK_STR(rows[1].event, "MEM_UOPS_RETIRED.ALL_LOADS");
 	CHECK(rows[1].value == 1000 && rows[1].running == rows[1].enabled);
 	cp_buf_release(&b);
+}
+
+/* The value of event ev in interval iv of a dataset's rows, or -1. */
+static long long value_of(const struct row *rows, size_t n, size_t iv,
+			  const char *ev)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].interval == iv && !strcmp(rows[i].event, ev))
+			return (long long)rows[i].value;
+	return -1;
+}
+
+/* Every processor's events come from the same machine: run for run (one
+ * seed, no multiplexing), each is its sum of Haswell's events and of the
+ * μops the truth says were dispatched; processors' own names; their
+ * counter counts as the default P. */
+static void test_cpus(void)
+{
+	static struct row hsw[4000], cpu[4000];
+	struct mmu_run_opts o;
+	struct cp_buf b, t;
+	struct cp_error err;
+	size_t nh, nc, iv, c, j;
+	const char *tp;
+
+	mmu_run_opts_default(&o);
+	o.warmup_uops = 20000;
+	o.intervals = 3;
+	o.interval_uops = 20000;
+	o.counters = 64;
+	run(&b, &t, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
+	nh = parse(&b, hsw, 4000);
+	CHECK(nh == 3 * MMU_N_EVENTS);
+	cp_buf_release(&b);
+	CHECK(mmu_cpu_at(0) == mmu_cpu_find("haswell") && mmu_cpu_find("Zen3"));
+	CHECK(mmu_cpu_find("pentium") == NULL);
+	for (c = 1; mmu_cpu_at(c); c++) {
+		const struct mmu_cpu *cp = mmu_cpu_at(c);
+		struct cp_buf b2;
+
+		o.cpu = cp;
+		run(&b2, NULL, MMU_F_ALL, "random:footprint=4G,stores=0.3", &o);
+		nc = parse(&b2, cpu, 4000);
+		CHECKF(nc == 3 * cp->n_events, "%s: %zu rows", cp->name, nc);
+		CHECK(cp->counters == 4 || cp->counters == 6 || cp->counters == 8);
+		for (iv = 0; iv < 3; iv++)
+			for (j = 0; j < cp->n_events; j++) {
+				const struct mmu_cpu_event *ev = &cp->events[j];
+				long long want = 0, got;
+				int e;
+
+				for (e = 0; e < MMU_N_EVENTS; e++)
+					if (ev->sum & (1u << e))
+						want += value_of(hsw, nh, iv,
+								 mmu_event_info((enum mmu_event)e)->event);
+				got = value_of(cpu, nc, iv, ev->event);
+				if (ev->dispatched) {
+					/* the truth's paths of the class, this interval */
+					char key[64];
+					const char *cls = ev->dispatched == 1u << MMU_C_LOAD ?
+							  "load" : "store";
+					int p;
+
+					for (p = 0; p < MMU_N_PATHS; p++) {
+						if (!mmu_path_is_path((enum mmu_path)p))
+							continue;
+						snprintf(key, sizeof key, "obs,%zu,%s,%s,", iv, cls,
+							 mmu_path_name((enum mmu_path)p));
+						tp = strstr(t.data, key);
+						if (tp)
+							want += atoll(tp + strlen(key));
+					}
+					CHECKF(want > 20000 * 0.2, "%s: %lld dispatched",
+					       ev->event, want);
+				}
+				CHECKF(got == want, "%s interval %zu %s: %lld, expected %lld",
+				       cp->name, iv, ev->event, got, want);
+			}
+		cp_buf_release(&b2);
+	}
+	cp_buf_release(&t);
+	o.cpu = mmu_cpu_find("zen4");
+	CHECK(mmu_events_parse(o.cpu, "ls_dispatch.ld_dispatch", &o.events, &err) == 0);
+	CHECK(o.events == 1);
+	CHECK(mmu_events_parse(o.cpu, "load.causes_walk", &o.events, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "unknown event 'load.causes_walk' of zen4");
 }
 
 static void test_deterministic(void)
@@ -636,6 +724,7 @@ int main(void)
 	RUN(test_no_mux);
 	RUN(test_mux);
 	RUN(test_events_subset);
+	RUN(test_cpus);
 	RUN(test_deterministic);
 	RUN(test_truth);
 	RUN(test_truth_accounts);
