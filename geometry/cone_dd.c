@@ -78,6 +78,7 @@ struct dd {
 	size_t kern_p;           /* the positive facet K is for (SIZE_MAX: none) */
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
+	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
 	size_t *negs, *negn;     /* simplicial and other negative facets */
 	uint64_t *rkey;          /* ridges of simplicial negative facets: */
 	size_t *rfacet, *rslot;  /* key bit-sets, their facet, hash slots */
@@ -1116,12 +1117,18 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			x->neg[nn++] = f;
 			for (w = 0; w < words; w++)
 				x->zn[w] |= cur->inc[f * words + w];
-		} else {
-			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
 		}
 	}
-	if (!nn)
+	/* a ray inside the current cone changes nothing: it is left out
+	 * (its incidences are added at the end), so facets count only the
+	 * rays that made them and stay simplicial where they are */
+	if (!nn) {
+		x->skipped[r] = 1;
 		return 0;
+	}
+	for (f = 0; f < ncur; f++)
+		if (big ? !mpz_sgn(x->zs[f]) : !x->s[f])
+			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
 	b->st->inserted++;
 	/* only rays on some positive and some negative facet can be shared */
 	for (w = 0; w < words; w++)
@@ -1294,23 +1301,68 @@ out:
 	return rc;
 }
 
-/* Hand the final facets to the build (exact by construction: their
- * incidence sets are complete, every ray having been inserted). */
+/* Hand the final facets to the build (exact by construction), with the
+ * rays that were left out (inside the cone when their turn came) added to
+ * the incidence sets of the facets they lie on: a dot product over their
+ * non-zero coordinates. */
 static int hand_over(struct dd *x, struct cp_error *err)
 {
 	struct cone_build *b = x->b;
-	size_t d = x->d, f, i;
+	size_t d = x->d, words = x->words, f, i, r, nz, nskip = 0;
 	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
+	size_t *skip = cp_malloc((b->nr + 1) * sizeof *skip);
+	size_t *idx = cp_malloc((b->nr * d + 1) * sizeof *idx);
+	size_t *cnt = cp_malloc((b->nr + 1) * sizeof *cnt);
 	int rc = 0;
 
-	if (!bv)
-		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (!bv || !skip || !idx || !cnt) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
 	if (x->cur.n > b->max_facets) {
 		rc = cone_facet_limit_error(b, x->cur.n, err);
 		goto out;
 	}
+	for (r = 0; r < b->nr; r++) {
+		const int64_t *y = b->Y + r * d;
+
+		if (!x->skipped[r])
+			continue;
+		for (i = nz = 0; i < d; i++)
+			if (y[i])
+				idx[nskip * d + nz++] = i;
+		cnt[nskip] = nz;
+		skip[nskip++] = r;
+	}
 	for (f = 0; f < x->cur.n && !rc; f++) {
-		const uint64_t *inc = x->cur.inc + f * x->words;
+		uint64_t *inc = x->cur.inc + f * words;
+
+		for (r = 0; r < nskip; r++) {
+			const int64_t *y = b->Y + skip[r] * d;
+			const size_t *ix = idx + r * d;
+			int zero;
+
+			if (x->big) {
+				mpz_set_ui(x->t1, 0);
+				for (i = 0; i < cnt[r]; i++)
+					mpz_addmul_ui(x->t1, x->cur.z[f * d + ix[i]],
+						      (unsigned long)y[ix[i]]);
+				zero = !mpz_sgn(x->t1);
+			} else {
+				const int64_t *a = x->cur.b + f * d;
+				__int128 t = 0;
+
+				for (i = 0; i < cnt[r]; i++)
+					t += (__int128)a[ix[i]] * y[ix[i]];
+				zero = !t;
+			}
+			if (zero)
+				inc[skip[r] / 64] |= (uint64_t)1 << (skip[r] % 64);
+		}
+		if ((f & 1023) == 1023 && dd_work(x, 1024 * (nskip + 1))) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
 
 		if (!x->big) {
 			rc = cone_keep_facet(b, x->cur.b + f * d, NULL, inc, err);
@@ -1322,6 +1374,9 @@ static int hand_over(struct dd *x, struct cp_error *err)
 	}
 out:
 	cp_free(bv);
+	cp_free(skip);
+	cp_free(idx);
+	cp_free(cnt);
 	return rc;
 }
 
@@ -1359,9 +1414,10 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
 	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
 	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
+	x.skipped = cp_calloc(b->nr + 1, 1);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon) {
+	    !x.kperm || !x.kbas || !x.knon || !x.skipped) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -1442,6 +1498,7 @@ out:
 	cp_free(x.afacet);
 	cp_free(x.since);
 	cp_free(x.rayat);
+	cp_free(x.skipped);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);
