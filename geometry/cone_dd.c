@@ -59,6 +59,20 @@ struct dd_facets {
 
 #define SINCE_BLOCK 8
 
+/* For every ray j, facets holding it: list[start[j] .. start[j+1]]; built
+ * at most once a step, when worth it (on). */
+struct dd_index {
+	size_t *start, *list, cap;
+	int on;
+};
+
+/* A (d-2)-subset of a negative facet's shareable rays, by fingerprint
+ * (f = SIZE_MAX: empty slot). */
+struct dd_slot {
+	uint64_t fp;
+	size_t f;
+};
+
 struct dd {
 	struct cone_build *b;
 	size_t d, words;
@@ -79,15 +93,15 @@ struct dd {
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
 	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
-	size_t *negs, *negn;     /* simplicial and other negative facets */
-	uint64_t *rkey;          /* ridges of simplicial negative facets: */
-	size_t *rfacet, *rslot;  /* key bit-sets, their facet, hash slots */
-	size_t r_cap, slot_cap;
-	size_t *lstart, *lfacet, l_cap; /* ray -> negative facets holding it */
+	size_t *negl;            /* negative facets not in the ridge hash */
+	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
+	struct dd_slot *slot;    /* the ridge hash: slot_cap slots */
+	size_t slot_cap, slot_mask;
+	size_t *fray;            /* nr: the shareable rays of one facet */
+	struct dd_index ineg;    /* ray -> negative facets holding it */
+	struct dd_index inegl;   /* ray -> the same, of those in negl */
+	struct dd_index icur;    /* ray -> current facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
-	size_t *astart, *afacet, a_cap; /* ray -> current facets holding it */
-	int alists;              /* built for this step */
-	int use_lists;           /* lstart/lfacet built for this step */
 	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
 	size_t last_refuter;     /* move-to-front of the combinatorial test */
 	mpz_t t1, t2, g;
@@ -515,19 +529,19 @@ static int kern_test(struct dd *x, size_t n)
 }
 
 /* For every ray, the facets (fac[0..nf-1], or 0..nf-1 when fac is NULL)
- * that hold it, counting only rays in mask (NULL: all): list j is
- * (*list)[(*start)[j] .. (*start)[j+1]].  0 or CP_ENOMEM. */
+ * that hold it, counting only rays in mask (NULL: all), into ix.  0 or
+ * CP_ENOMEM. */
 static int index_rays(struct dd *x, const size_t *fac, size_t nf,
-		      const uint64_t *mask, size_t **start, size_t **list,
-		      size_t *cap)
+		      const uint64_t *mask, struct dd_index *ix)
 {
 	size_t nr = x->b->nr, words = x->words, c, w, j, total = 0, *st;
+	size_t **list = &ix->list;
 	const uint64_t *inc = x->cur.inc;
 
-	st = cp_reallocarray(*start, nr + 2, sizeof *st);
+	st = cp_reallocarray(ix->start, nr + 2, sizeof *st);
 	if (!st)
 		return CP_ENOMEM;
-	*start = st;
+	ix->start = st;
 	memset(st, 0, (nr + 2) * sizeof *st);
 	for (c = 0; c < nf; c++)
 		for (w = 0; w < words; w++) {
@@ -542,13 +556,13 @@ static int index_rays(struct dd *x, const size_t *fac, size_t nf,
 		}
 	for (j = 0; j < nr; j++)
 		st[j + 2] += st[j + 1];
-	if (total > *cap) {
+	if (total > ix->cap) {
 		size_t *l = cp_reallocarray(*list, 2 * total + 1, sizeof *l);
 
 		if (!l)
 			return CP_ENOMEM;
 		*list = l;
-		*cap = 2 * total;
+		ix->cap = 2 * total;
 	}
 	/* st[j+1] is the fill point of list j while filling */
 	for (c = 0; c < nf; c++) {
@@ -564,18 +578,8 @@ static int index_rays(struct dd *x, const size_t *fac, size_t nf,
 			}
 		}
 	}
+	ix->on = 1;
 	dd_work(x, total);
-	return 0;
-}
-
-/* For every ray, the current facets that hold it (x->astart, x->afacet),
- * built at most once a step, when a combinatorial test needs them.  0 or
- * -1 (out of memory). */
-static int all_lists(struct dd *x)
-{
-	if (index_rays(x, NULL, x->cur.n, NULL, &x->astart, &x->afacet, &x->a_cap))
-		return -1;
-	x->alists = 1;
 	return 0;
 }
 
@@ -613,7 +617,7 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 		return 1;
 	}
 	/* a third facet holds every ray of C, the one on fewest facets too */
-	if (!x->alists && all_lists(x))
+	if (!x->icur.on && index_rays(x, NULL, x->cur.n, NULL, &x->icur))
 		return -1;
 	for (w = 0; w < words; w++) {
 		uint64_t bits = C[w];
@@ -622,7 +626,7 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 			size_t j = w * 64 + (size_t)__builtin_ctzll(bits), len;
 
 			bits &= bits - 1;
-			len = x->astart[j + 1] - x->astart[j];
+			len = x->icur.start[j + 1] - x->icur.start[j];
 			if (len < blen) {
 				blen = len;
 				best = j;
@@ -630,8 +634,8 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 		}
 	}
 	dd_work(x, words + blen);
-	for (e = x->astart[best]; e < x->astart[best + 1]; e++) {
-		g = x->afacet[e];
+	for (e = x->icur.start[best]; e < x->icur.start[best + 1]; e++) {
+		g = x->icur.list[e];
 		if (g == p || g == n || g == last)
 			continue;
 		if (holds(C, inc + g * words, words)) {
@@ -700,125 +704,6 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 	next->tag[next->n].mother = cur->tag[p].id;
 	next->tag[next->n].born = x->step;
 	next->n++;
-	return 0;
-}
-
-/* The ridges of a simplicial facet: its incidence without ray j, for each
- * ray j on it in turn (*j starts at 0).  0 when there are no more. */
-static int next_ridge(const uint64_t *inc, size_t words, size_t nr, size_t *j,
-		      uint64_t *key)
-{
-	size_t w = *j / 64;
-	uint64_t bits;
-
-	if (*j >= nr)
-		return 0;
-	/* the first ray at or after *j, a word at a time */
-	bits = inc[w] & (~(uint64_t)0 << (*j % 64));
-	while (!bits && ++w < words)
-		bits = inc[w];
-	if (!bits)
-		return 0;
-	*j = w * 64 + (size_t)__builtin_ctzll(bits);
-	memcpy(key, inc, words * sizeof *key);
-	key[w] &= ~((uint64_t)1 << (*j % 64));
-	(*j)++;
-	return 1;
-}
-
-static size_t ridge_hash(const uint64_t *key, size_t words)
-{
-	uint64_t h = cp_hash(CP_HASH_SEED, key, words * sizeof *key);
-
-	return (size_t)(h ^ (h >> 31));
-}
-
-/* Every ridge (d-2 of the d-1 rays) of the nns simplicial negative facets
- * that only rays of the positive side hold goes into a hash table; each
- * simplicial positive facet looks its own ridges up.  Two facets of the
- * cone share a ridge only when they are adjacent, and a ridge lies on two
- * facets, so each match is one new facet. */
-static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
-{
-	struct dd_facets *cur = &x->cur;
-	size_t words = x->words, d = x->d, nr = x->b->nr, nk = 0, a, c, h, j;
-	size_t mask, slots;
-	uint64_t *key;
-	int rc;
-
-	if (!nns)
-		return 0;
-	if (nns * (d - 1) > x->r_cap) {
-		size_t cap = 2 * nns * (d - 1);
-		uint64_t *k = cp_reallocarray(x->rkey, cap * words + 1, sizeof *k);
-		size_t *fa;
-
-		if (!k)
-			return CP_ENOMEM;
-		x->rkey = k;
-		if (!(fa = cp_reallocarray(x->rfacet, cap + 1, sizeof *fa)))
-			return CP_ENOMEM;
-		x->rfacet = fa;
-		x->r_cap = cap;
-	}
-	for (c = 0; c < nns; c++) {
-		size_t n = x->negs[c], v;
-		const uint64_t *inc = cur->inc + n * words;
-
-		j = 0;
-		while (next_ridge(inc, words, nr, &j, x->rkey + nk * words)) {
-			key = x->rkey + nk * words;
-			/* a ridge of the new cone holds only rays on both sides
-			 * (zp is here zp & zn) */
-			for (v = 0; v < words && !(key[v] & ~x->zp[v]); v++)
-				;
-			if (v == words)
-				x->rfacet[nk++] = n;
-		}
-	}
-	for (slots = 16; slots < 2 * nk + 2; slots *= 2)
-		;
-	if (slots > x->slot_cap) {
-		size_t *sl = cp_reallocarray(x->rslot, slots, sizeof *sl);
-
-		if (!sl)
-			return CP_ENOMEM;
-		x->rslot = sl;
-		x->slot_cap = slots;
-	}
-	mask = slots - 1;
-	for (h = 0; h < slots; h++)
-		x->rslot[h] = SIZE_MAX;
-	for (a = 0; a < nk; a++) {
-		h = ridge_hash(x->rkey + a * words, words) & mask;
-		while (x->rslot[h] != SIZE_MAX)
-			h = (h + 1) & mask;
-		x->rslot[h] = a;
-	}
-	key = x->common;
-	for (a = 0; a < np; a++) {
-		size_t p = x->pos[a];
-		const uint64_t *inc = cur->inc + p * words;
-
-		if (!x->simp[p])
-			continue;
-		if (dd_work(x, d))
-			return CONE_LATE;
-		j = 0;
-		while (next_ridge(inc, words, nr, &j, key)) {
-			x->b->st->candidates++;
-			h = ridge_hash(key, words) & mask;
-			for (; x->rslot[h] != SIZE_MAX; h = (h + 1) & mask) {
-				size_t e = x->rslot[h];
-
-				if (memcmp(x->rkey + e * words, key, words * sizeof *key))
-					continue;
-				x->b->st->adjacency_tests++;
-				if ((rc = emit(x, p, x->rfacet[e], key, r)))
-					return rc;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -901,13 +786,6 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 	return adjacent ? emit(x, p, n, x->common, r) : 0;
 }
 
-/* For every ray in zp (the rays of both sides), the negative facets that
- * hold it: x->lstart[j] .. x->lstart[j+1] in x->lfacet. */
-static int ray_lists(struct dd *x, size_t nn)
-{
-	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
-}
-
 /* Rays shared by a and b (words of each); hw: with the CPU's popcount
  * instruction (only in functions compiled for it, see pairs_scan). */
 static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
@@ -920,13 +798,199 @@ static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
 	return c;
 }
 
+/* ==== candidate pairs by hashed ridges ====
+ * An adjacent pair shares d-2 rays (of Z, the rays on both sides) that
+ * span their common ridge.  A facet whose k shareable rays are few beyond
+ * d-2 (a simplicial one: d-1, so d-1 subsets) has few (d-2)-subsets, C(k,
+ * k-d+2): those of the negative facets go into a hash table, and each
+ * positive facet looks up its own, so a pair of such facets is found
+ * without trying the others.  A subset is known by its fingerprint, the
+ * XOR of a random word per ray (a set's fingerprint with the rays left out
+ * XORed in); a match, or a collision, is only a candidate: the shared
+ * rays are counted and the pair tested exactly as any other.  Facets with
+ * more subsets than DD_HASH_MAX (far from simplicial) are paired by the
+ * ray lists instead, with every facet of the other side. */
+#define DD_HASH_MAX 512
+#define DD_HASH_MAXE 8 /* most rays left out of a hashed set */
+
+/* C(k, k - need), or SIZE_MAX when above DD_HASH_MAX. */
+static size_t n_subsets(size_t k, size_t need)
+{
+	size_t e = k - need, c = 1, i;
+
+	if (e > DD_HASH_MAXE)
+		return SIZE_MAX;
+	for (i = 1; i <= e; i++) {
+		c = c * (need + i) / i; /* C(need+i, i), exactly */
+		if (c > DD_HASH_MAX)
+			return SIZE_MAX;
+	}
+	return c;
+}
+
+/* The (d-2)-subsets of k rays (x->fray[0..k-1], fingerprint all): each
+ * leaves out e = k - (d-2) of them, in lexicographic order; acc[t] is the
+ * fingerprint with the first t left-out rays XORed in. */
+struct subsets {
+	size_t k, e, i[DD_HASH_MAXE];
+	uint64_t acc[DD_HASH_MAXE + 1];
+	int more;
+};
+
+static void subsets_start(const struct dd *x, struct subsets *u, size_t k,
+			  size_t e, uint64_t all)
+{
+	size_t t;
+
+	u->k = k;
+	u->e = e;
+	u->acc[0] = all;
+	for (t = 0; t < e; t++) {
+		u->i[t] = t;
+		u->acc[t + 1] = u->acc[t] ^ x->zob[x->fray[t]];
+	}
+	u->more = 1;
+}
+
+static int subsets_next(const struct dd *x, struct subsets *u, uint64_t *fp)
+{
+	size_t e = u->e, j = e, t;
+
+	if (!u->more)
+		return 0;
+	*fp = u->acc[e];
+	while (j > 0 && u->i[j - 1] == u->k - e + j - 1)
+		j--;
+	if (!j) {
+		u->more = 0;
+		return 1;
+	}
+	u->i[j - 1]++;
+	for (t = j; t < e; t++)
+		u->i[t] = u->i[t - 1] + 1;
+	for (t = j - 1; t < e; t++)
+		u->acc[t + 1] = u->acc[t] ^ x->zob[x->fray[u->i[t]]];
+	return 1;
+}
+
+/* The shareable rays of facet f (inc & zp) into x->fray; their number, and
+ * their fingerprint in *all. */
+static size_t facet_rays(struct dd *x, const uint64_t *inc, uint64_t *all)
+{
+	size_t w, k = 0;
+	uint64_t h = 0;
+
+	for (w = 0; w < x->words; w++) {
+		uint64_t bits = inc[w] & x->zp[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			x->fray[k++] = j;
+			h ^= x->zob[j];
+		}
+	}
+	*all = h;
+	return k;
+}
+
+/* The hash of the negative facets' (d-2)-subsets; the facets with too
+ * many go to x->negl (*nl of them).  Facets with fewer than d-2
+ * shareable rays pair with nothing and are left out.  0 or CP_ENOMEM. */
+static int hash_negatives(struct dd *x, size_t nn, size_t *nl)
+{
+	size_t need = x->d - 2, words = x->words, c, total = 0, slots, h;
+	uint64_t all, fp;
+	struct subsets u;
+
+	*nl = 0;
+	for (c = 0; c < nn; c++) {
+		const uint64_t *inc = x->cur.inc + x->neg[c] * words;
+		size_t k = 0, w, m;
+
+		for (w = 0; w < words; w++)
+			k += pop64(inc[w] & x->zp[w]);
+		if (k < need)
+			continue;
+		m = n_subsets(k, need);
+		if (m == SIZE_MAX)
+			x->negl[(*nl)++] = x->neg[c];
+		else
+			total += m;
+	}
+	for (slots = 16; slots < 2 * total + 2; slots *= 2)
+		;
+	if (slots > x->slot_cap) {
+		struct dd_slot *sl = cp_reallocarray(x->slot, slots, sizeof *sl);
+
+		if (!sl)
+			return CP_ENOMEM;
+		x->slot = sl;
+		x->slot_cap = slots;
+	}
+	x->slot_mask = slots - 1;
+	for (h = 0; h < slots; h++)
+		x->slot[h].f = SIZE_MAX;
+	dd_work(x, slots / 8 + nn);
+	for (c = 0; c < nn; c++) {
+		size_t n = x->neg[c], k = facet_rays(x, x->cur.inc + n * words, &all);
+
+		if (k < need || n_subsets(k, need) == SIZE_MAX)
+			continue;
+		subsets_start(x, &u, k, k - need, all);
+		while (subsets_next(x, &u, &fp)) {
+			for (h = fp & x->slot_mask; x->slot[h].f != SIZE_MAX;
+			     h = (h + 1) & x->slot_mask)
+				;
+			x->slot[h].fp = fp;
+			x->slot[h].f = n;
+		}
+	}
+	dd_work(x, total);
+	return 0;
+}
+
+/* Positive facet p (x->relp set, k = rcount shareable rays, few subsets)
+ * against the hashed negative facets: each one holding one of p's
+ * (d-2)-subsets, once.  0, DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
+static int pairs_hashed(struct dd *x, size_t p, size_t r)
+{
+	size_t need = x->d - 2, words = x->words, k, h, cnt;
+	const uint64_t *inc = x->cur.inc;
+	uint64_t all, fp;
+	struct subsets u;
+	int rc;
+
+	k = facet_rays(x, inc + p * words, &all);
+	x->stamp_now++;
+	subsets_start(x, &u, k, k - need, all);
+	while (subsets_next(x, &u, &fp)) {
+		if (dd_work(x, 1))
+			return CONE_LATE;
+		for (h = fp & x->slot_mask; x->slot[h].f != SIZE_MAX;
+		     h = (h + 1) & x->slot_mask) {
+			size_t n = x->slot[h].f;
+
+			if (x->slot[h].fp != fp || x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
+			x->b->st->candidates++;
+			cnt = shared(x->relp, inc + n * words, words, 0);
+			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* The candidates of positive facet p: the nlist facets of list, or (list
- * NULL) those in the nsel ray lists x->sel; try_pair for each one
- * sharing d-2 rays with p.  Most candidates fail that count, so it is
+ * NULL) those in the nsel ray lists x->sel of index ix; try_pair for each
+ * one sharing d-2 rays with p.  Most candidates fail that count, so it is
  * done here, inline (the loop is most of the time on big cones). */
 static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
-		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel,
-		int hw)
+		size_t p, size_t r, const size_t *list, size_t nlist,
+		const struct dd_index *ix, size_t nsel, int hw)
 {
 	size_t words = x->words, need = x->d - 2, c, i, k;
 	const uint64_t *inc = x->cur.inc, *relp = x->relp;
@@ -945,17 +1009,14 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
 	for (i = 0; i < nsel; i++) {
 		size_t j = x->sel[i], e;
 
-		if (dd_work(x, x->lstart[j + 1] - x->lstart[j]))
+		if (dd_work(x, ix->start[j + 1] - ix->start[j]))
 			return CONE_LATE;
-		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
-			size_t n = x->lfacet[e];
+		for (e = ix->start[j]; e < ix->start[j + 1]; e++) {
+			size_t n = ix->list[e];
 
 			if (x->stamp[n] == x->stamp_now)
 				continue;
 			x->stamp[n] = x->stamp_now;
-			/* simplicial pairs were matched by their ridges */
-			if (x->simp[p] && x->simp[n])
-				continue;
 			if ((k = shared(relp, inc + n * words, words, hw)) >= need &&
 			    (rc = try_pair(x, p, n, r, k)))
 				return rc;
@@ -969,36 +1030,38 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
  * x86-64, where __builtin_popcountll is a library call); chosen at run
  * time when the CPU has it. */
 __attribute__((target("popcnt"))) static int pairs_scan_hw(struct dd *x,
-		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel)
+		size_t p, size_t r, const size_t *list, size_t nlist,
+		const struct dd_index *ix, size_t nsel)
 {
-	return pairs_body(x, p, r, list, nlist, nsel, 1);
+	return pairs_body(x, p, r, list, nlist, ix, nsel, 1);
 }
 #define DD_HAVE_HW_POPCOUNT 1
 #endif
 
 static int pairs_scan(struct dd *x, size_t p, size_t r, const size_t *list,
-		      size_t nlist, size_t nsel)
+		      size_t nlist, const struct dd_index *ix, size_t nsel)
 {
 #ifdef DD_HAVE_HW_POPCOUNT
 	if (x->hw_popcount)
-		return pairs_scan_hw(x, p, r, list, nlist, nsel);
+		return pairs_scan_hw(x, p, r, list, nlist, ix, nsel);
 #endif
-	return pairs_body(x, p, r, list, nlist, nsel, 0);
+	return pairs_body(x, p, r, list, nlist, ix, nsel, 0);
 }
 
-/* The pairs of positive facet p: a negative facet n sharing d-2 of p's
- * rcount rays misses at most q = rcount - (d-2) of them, so it holds one
- * of any q+1 of them: the union of the q+1 shortest ray lists covers
- * every candidate.  Used when that union is shorter than the list of all
- * (nlist) candidates.  (Tried: q+2 or q+3 lists, testing only the facets
- * in 2 or 3 of them: counting the longer lists cost what the tests
- * saved.) */
+/* The pairs of positive facet p with the nlist negative facets of list,
+ * whose ray lists are ix (when ix->on): a negative facet n sharing d-2 of
+ * p's rcount rays misses at most q = rcount - (d-2) of them, so it holds
+ * one of any q+1 of them: the union of the q+1 shortest ray lists covers
+ * every candidate.  Used when that union is shorter than the list.
+ * (Tried: q+2 or q+3 lists, testing only the facets in 2 or 3 of them:
+ * counting the longer lists cost what the tests saved.) */
 static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
-		    const size_t *list, size_t nlist)
+		    const size_t *list, size_t nlist, const struct dd_index *ix)
 {
 	size_t words = x->words, w, i, nsel = 0, est = SIZE_MAX, s = q + 1;
+	const size_t *st = ix->start;
 
-	if (!x->use_lists)
+	if (!ix->on)
 		goto all;
 	est = 0;
 	/* the s rays of relp with the shortest lists (insertion into a
@@ -1008,15 +1071,13 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 
 		while (bits) {
 			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
-			size_t len = x->lstart[j + 1] - x->lstart[j];
+			size_t len = st[j + 1] - st[j];
 
 			bits &= bits - 1;
-			if (nsel == s &&
-			    len >= x->lstart[x->sel[s - 1] + 1] - x->lstart[x->sel[s - 1]])
+			if (nsel == s && len >= st[x->sel[s - 1] + 1] - st[x->sel[s - 1]])
 				continue;
 			i = nsel < s ? nsel++ : s - 1;
-			while (i > 0 && x->lstart[x->sel[i - 1] + 1] -
-			       x->lstart[x->sel[i - 1]] > len) {
+			while (i > 0 && st[x->sel[i - 1] + 1] - st[x->sel[i - 1]] > len) {
 				x->sel[i] = x->sel[i - 1];
 				i--;
 			}
@@ -1024,12 +1085,12 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		}
 	}
 	for (i = 0; i < nsel; i++)
-		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
+		est += st[x->sel[i] + 1] - st[x->sel[i]];
 all:
 	x->b->st->candidates += est < nlist ? est : nlist;
 	if (est >= nlist)
-		return pairs_scan(x, p, r, list, nlist, 0);
-	return pairs_scan(x, p, r, NULL, 0, nsel);
+		return pairs_scan(x, p, r, list, nlist, ix, 0);
+	return pairs_scan(x, p, r, NULL, 0, ix, nsel);
 }
 
 /* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
@@ -1040,10 +1101,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
 	const int64_t *y = b->Y + r * d;
 	struct dd_facets *cur = &x->cur, *next = &x->next;
-	size_t need = d - 2, ncur = cur->n, nns, nnn;
+	size_t need = d - 2, ncur = cur->n, nl;
 	int big = x->big, rc;
 
-	x->alists = 0;
+	x->icur.on = x->ineg.on = x->inegl.on = 0;
 	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
@@ -1063,12 +1124,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (!(pn = cp_reallocarray(x->neg, cap, sizeof *pn)))
 			goto nomem;
 		x->neg = pn;
-		if (!(pn = cp_reallocarray(x->negs, cap, sizeof *pn)))
+		if (!(pn = cp_reallocarray(x->negl, cap, sizeof *pn)))
 			goto nomem;
-		x->negs = pn;
-		if (!(pn = cp_reallocarray(x->negn, cap, sizeof *pn)))
-			goto nomem;
-		x->negn = pn;
+		x->negl = pn;
 		{
 			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
 			uint64_t *st;
@@ -1154,30 +1212,25 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	}
 	/* simplicial facets: d-1 independent rays, so any d-2 of them span a
 	 * ridge, and sharing d-2 rays with such a facet is adjacency */
-	nns = nnn = 0;
-	for (f = 0; f < ncur; f++)
-		x->simp[f] = popcount_words(cur->inc + f * words, words) == d - 1;
-	for (c = 0; c < nn; c++) {
-		if (x->simp[x->neg[c]])
-			x->negs[nns++] = x->neg[c];
-		else
-			x->negn[nnn++] = x->neg[c];
-	}
-	/* simplicial positive x simplicial negative: match their ridges (d-1
-	 * each) by hash instead of trying every pair */
-	if ((rc = ridge_join(x, r, np, nns)))
+	for (c = 0; c < np; c++)
+		x->simp[x->pos[c]] = popcount_words(cur->inc + x->pos[c] * words,
+						     words) == d - 1;
+	for (c = 0; c < nn; c++)
+		x->simp[x->neg[c]] = popcount_words(cur->inc + x->neg[c] * words,
+						     words) == d - 1;
+	/* the pairs: for each positive facet, the negative ones sharing at
+	 * least d-2 of its rays; by the ridge hash where both have few
+	 * (d-2)-subsets, else from the ray lists when a few short lists
+	 * cover every candidate, else from all of them (indexing costs a
+	 * pass over the incidences: worth it only when there are many
+	 * pairs) */
+	if ((rc = hash_negatives(x, nn, &nl)))
 		goto fail;
-	/* the other pairs: for each positive facet, the negative ones sharing
-	 * at least d-2 of its rays; from the ray lists when a few short lists
-	 * cover every candidate, else from all of them */
-	/* (indexing costs a pass over every incidence: worth it only when
-	 * there are many pairs) */
-	x->use_lists = nn >= 64 && np * nn >= 16384;
-	if (x->use_lists && (rc = ray_lists(x, nn)))
+	if (nl >= 64 && np * nl >= 16384 &&
+	    (rc = index_rays(x, x->negl, nl, x->zp, &x->inegl)))
 		goto fail;
 	for (a = 0; a < np; a++) {
-		size_t p = x->pos[a], nlist = x->simp[p] ? nnn : nn, rcount;
-		const size_t *list = x->simp[p] ? x->negn : x->neg;
+		size_t p = x->pos[a], rcount;
 
 		for (w = 0; w < words; w++)
 			x->relp[w] = cur->inc[p * words + w] & x->zp[w];
@@ -1186,7 +1239,17 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		rcount = popcount_words(x->relp, words);
 		if (rcount < need)
 			continue;
-		if ((rc = pairs_of(x, p, r, rcount - need, list, nlist)))
+		if (n_subsets(rcount, need) != SIZE_MAX) {
+			if ((rc = pairs_hashed(x, p, r)) ||
+			    (nl && (rc = pairs_of(x, p, r, rcount - need, x->negl,
+						  nl, &x->inegl))))
+				goto fail;
+			continue;
+		}
+		if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
+		    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
+			goto fail;
+		if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn, &x->ineg)))
 			goto fail;
 	}
 	{
@@ -1415,14 +1478,23 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
 	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
 	x.skipped = cp_calloc(b->nr + 1, 1);
+	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
+	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon || !x.skipped) {
+	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
-	for (r = 0; r < b->nr; r++)
+	for (r = 0; r < b->nr; r++) {
+		/* splitmix64: a fixed, well-mixed word per ray */
+		uint64_t z = (r + 1) * 0x9E3779B97F4A7C15ULL;
+
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+		x.zob[r] = z ^ (z >> 31);
 		order[r] = (int)r;
+	}
 	qsort_r(order, b->nr, sizeof *order, cmp_order, b);
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
@@ -1479,13 +1551,16 @@ out:
 	cp_free(x.common);
 	cp_free(x.rk);
 	cp_free(x.simp);
-	cp_free(x.negs);
-	cp_free(x.negn);
-	cp_free(x.rkey);
-	cp_free(x.rfacet);
-	cp_free(x.rslot);
-	cp_free(x.lstart);
-	cp_free(x.lfacet);
+	cp_free(x.negl);
+	cp_free(x.zob);
+	cp_free(x.fray);
+	cp_free(x.slot);
+	cp_free(x.ineg.start);
+	cp_free(x.ineg.list);
+	cp_free(x.inegl.start);
+	cp_free(x.inegl.list);
+	cp_free(x.icur.start);
+	cp_free(x.icur.list);
 	cp_free(x.sel);
 	cp_free(x.kray);
 	cp_free(x.kidx);
@@ -1494,8 +1569,6 @@ out:
 	cp_free(x.knon);
 	cp_free(x.kt);
 	cp_free(x.ktmp);
-	cp_free(x.astart);
-	cp_free(x.afacet);
 	cp_free(x.since);
 	cp_free(x.rayat);
 	cp_free(x.skipped);
