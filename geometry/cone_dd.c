@@ -66,12 +66,6 @@ struct dd_index {
 	int on;
 };
 
-/* A (d-2)-subset of a negative facet's shareable rays, by fingerprint
- * (f = SIZE_MAX: empty slot). */
-struct dd_slot {
-	uint64_t fp;
-	size_t f;
-};
 
 struct dd {
 	struct cone_build *b;
@@ -93,13 +87,16 @@ struct dd {
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
 	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
-	size_t *negl;            /* negative facets not in the ridge hash */
+	/* the ridge join (below): which facets take part (cls), those that
+	 * do not (negx), the subsets of each side and the pairs found */
+	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
+	size_t *negx;
+	uint64_t *ep, *en, *etmp, *pairs;
+	size_t e_cap, t_cap, pairs_cap, *radix;
 	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
-	struct dd_slot *slot;    /* the ridge hash: slot_cap slots */
-	size_t slot_cap, slot_mask;
 	size_t *fray;            /* nr: the shareable rays of one facet */
 	struct dd_index ineg;    /* ray -> negative facets holding it */
-	struct dd_index inegl;   /* ray -> the same, of those in negl */
+	struct dd_index inegx;   /* ray -> the same, of those in negx */
 	struct dd_index icur;    /* ray -> current facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
 	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
@@ -646,6 +643,15 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 	return 1;
 }
 
+static size_t popcount_and(const uint64_t *a, const uint64_t *b, size_t words)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += pop64(a[w] & b[w]);
+	return c;
+}
+
 static size_t popcount_words(const uint64_t *v, size_t words)
 {
 	size_t c = 0, w;
@@ -798,83 +804,42 @@ static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
 	return c;
 }
 
-/* ==== candidate pairs by hashed ridges ====
+/* ==== candidate pairs by joined ridges ====
  * An adjacent pair shares d-2 rays (of Z, the rays on both sides) that
  * span their common ridge.  A facet whose k shareable rays are few beyond
- * d-2 (a simplicial one: d-1, so d-1 subsets) has few (d-2)-subsets, C(k,
- * k-d+2): those of the negative facets go into a hash table, and each
- * positive facet looks up its own, so a pair of such facets is found
- * without trying the others.  A subset is known by its fingerprint, the
- * XOR of a random word per ray (a set's fingerprint with the rays left out
- * XORed in); a match, or a collision, is only a candidate: the shared
- * rays are counted and the pair tested exactly as any other.  Facets with
- * more subsets than DD_HASH_MAX (far from simplicial) are paired by the
- * ray lists instead, with every facet of the other side. */
-#define DD_HASH_MAX 512
-#define DD_HASH_MAXE 8 /* most rays left out of a hashed set */
+ * d-2 (a simplicial one: d-1) has few (d-2)-subsets, C(k, k-d+2).  Those
+ * of the positive facets and those of the negative facets are listed by
+ * fingerprint (the XOR of a random word per ray; a subset's is the set's
+ * with the rays left out XORed in), both lists sorted (radix, on 32
+ * bits), and merged: equal fingerprints give the candidate pairs, so a
+ * pair of such facets is found without trying the others.  A match, or a
+ * collision, is only a candidate: the shared rays are counted and the
+ * pair tested exactly as any other.  Facets with more than DD_JOIN_MAX
+ * subsets (far from simplicial; few) are paired by ray lists instead,
+ * with every facet of the other side.  (Tried first: a hash table of the
+ * negative side's subsets probed by the positive side: its random
+ * accesses cost four times the sorting on cones of 10^5 facets.) */
+#define DD_JOIN_MAX 2048
+#define DD_JOIN_MAXE 16 /* most rays left out of a set */
+enum { DD_JOIN, DD_MANY, DD_NONE /* fewer than d-2 rays: no pairs */ };
 
-/* C(k, k - need), or SIZE_MAX when above DD_HASH_MAX. */
+/* C(k, k - need), or SIZE_MAX when above DD_JOIN_MAX. */
 static size_t n_subsets(size_t k, size_t need)
 {
 	size_t e = k - need, c = 1, i;
 
-	if (e > DD_HASH_MAXE)
+	if (e > DD_JOIN_MAXE)
 		return SIZE_MAX;
 	for (i = 1; i <= e; i++) {
 		c = c * (need + i) / i; /* C(need+i, i), exactly */
-		if (c > DD_HASH_MAX)
+		if (c > DD_JOIN_MAX)
 			return SIZE_MAX;
 	}
 	return c;
 }
 
-/* The (d-2)-subsets of k rays (x->fray[0..k-1], fingerprint all): each
- * leaves out e = k - (d-2) of them, in lexicographic order; acc[t] is the
- * fingerprint with the first t left-out rays XORed in. */
-struct subsets {
-	size_t k, e, i[DD_HASH_MAXE];
-	uint64_t acc[DD_HASH_MAXE + 1];
-	int more;
-};
-
-static void subsets_start(const struct dd *x, struct subsets *u, size_t k,
-			  size_t e, uint64_t all)
-{
-	size_t t;
-
-	u->k = k;
-	u->e = e;
-	u->acc[0] = all;
-	for (t = 0; t < e; t++) {
-		u->i[t] = t;
-		u->acc[t + 1] = u->acc[t] ^ x->zob[x->fray[t]];
-	}
-	u->more = 1;
-}
-
-static int subsets_next(const struct dd *x, struct subsets *u, uint64_t *fp)
-{
-	size_t e = u->e, j = e, t;
-
-	if (!u->more)
-		return 0;
-	*fp = u->acc[e];
-	while (j > 0 && u->i[j - 1] == u->k - e + j - 1)
-		j--;
-	if (!j) {
-		u->more = 0;
-		return 1;
-	}
-	u->i[j - 1]++;
-	for (t = j; t < e; t++)
-		u->i[t] = u->i[t - 1] + 1;
-	for (t = j - 1; t < e; t++)
-		u->acc[t + 1] = u->acc[t] ^ x->zob[x->fray[u->i[t]]];
-	return 1;
-}
-
-/* The shareable rays of facet f (inc & zp) into x->fray; their number, and
- * their fingerprint in *all. */
+/* The shareable rays of a facet (inc & zp) into x->fray; their number,
+ * and their fingerprint in *all. */
 static size_t facet_rays(struct dd *x, const uint64_t *inc, uint64_t *all)
 {
 	size_t w, k = 0;
@@ -895,92 +860,149 @@ static size_t facet_rays(struct dd *x, const uint64_t *inc, uint64_t *all)
 	return k;
 }
 
-/* The hash of the negative facets' (d-2)-subsets; the facets with too
- * many go to x->negl (*nl of them).  Facets with fewer than d-2
- * shareable rays pair with nothing and are left out.  0 or CP_ENOMEM. */
-static int hash_negatives(struct dd *x, size_t nn, size_t *nl)
+/* Facet f's (d-2)-subsets, (fingerprint << 32) | f, to out; how many.
+ * Each leaves out e = k - (d-2) of the k rays, in lexicographic order;
+ * acc[t] is the fingerprint with the first t left-out rays XORed in. */
+static size_t facet_subsets(struct dd *x, size_t f, uint64_t *out)
 {
-	size_t need = x->d - 2, words = x->words, c, total = 0, slots, h;
-	uint64_t all, fp;
-	struct subsets u;
+	size_t need = x->d - 2, idx[DD_JOIN_MAXE], e, k, j, t, n = 0;
+	uint64_t acc[DD_JOIN_MAXE + 1];
 
-	*nl = 0;
-	for (c = 0; c < nn; c++) {
-		const uint64_t *inc = x->cur.inc + x->neg[c] * words;
-		size_t k = 0, w, m;
-
-		for (w = 0; w < words; w++)
-			k += pop64(inc[w] & x->zp[w]);
-		if (k < need)
-			continue;
-		m = n_subsets(k, need);
-		if (m == SIZE_MAX)
-			x->negl[(*nl)++] = x->neg[c];
-		else
-			total += m;
+	k = facet_rays(x, x->cur.inc + f * x->words, &acc[0]);
+	e = k - need;
+	for (t = 0; t < e; t++) {
+		idx[t] = t;
+		acc[t + 1] = acc[t] ^ x->zob[x->fray[t]];
 	}
-	for (slots = 16; slots < 2 * total + 2; slots *= 2)
-		;
-	if (slots > x->slot_cap) {
-		struct dd_slot *sl = cp_reallocarray(x->slot, slots, sizeof *sl);
-
-		if (!sl)
-			return CP_ENOMEM;
-		x->slot = sl;
-		x->slot_cap = slots;
+	for (;;) {
+		out[n++] = (acc[e] & ~(uint64_t)0xFFFFFFFF) | f;
+		for (j = e; j > 0 && idx[j - 1] == k - e + j - 1; j--)
+			;
+		if (!j)
+			return n;
+		idx[j - 1]++;
+		for (t = j; t < e; t++)
+			idx[t] = idx[t - 1] + 1;
+		for (t = j - 1; t < e; t++)
+			acc[t + 1] = acc[t] ^ x->zob[x->fray[idx[t]]];
 	}
-	x->slot_mask = slots - 1;
-	for (h = 0; h < slots; h++)
-		x->slot[h].f = SIZE_MAX;
-	dd_work(x, slots / 8 + nn);
-	for (c = 0; c < nn; c++) {
-		size_t n = x->neg[c], k = facet_rays(x, x->cur.inc + n * words, &all);
+}
 
-		if (k < need || n_subsets(k, need) == SIZE_MAX)
-			continue;
-		subsets_start(x, &u, k, k - need, all);
-		while (subsets_next(x, &u, &fp)) {
-			for (h = fp & x->slot_mask; x->slot[h].f != SIZE_MAX;
-			     h = (h + 1) & x->slot_mask)
-				;
-			x->slot[h].fp = fp;
-			x->slot[h].f = n;
+/* Sort a[0..n-1] on bits lo..lo+31 (two passes of 16 bits, through tmp). */
+static void radix32(struct dd *x, uint64_t *a, uint64_t *tmp, size_t n,
+		    unsigned lo)
+{
+	size_t *cnt = x->radix, i, sum;
+	unsigned sh;
+
+	for (sh = lo; sh < lo + 32; sh += 16) {
+		memset(cnt, 0, 65536 * sizeof *cnt);
+		for (i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & 0xFFFF]++;
+		for (i = 0, sum = 0; i < 65536; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
 		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(a[i] >> sh) & 0xFFFF]++] = a[i];
+		memcpy(a, tmp, n * sizeof *a);
 	}
-	dd_work(x, total);
+	dd_work(x, n);
+}
+
+static int grow_u64(uint64_t **a, size_t n)
+{
+	uint64_t *t = cp_reallocarray(*a, n + 1, sizeof *t);
+
+	if (!t)
+		return CP_ENOMEM;
+	*a = t;
 	return 0;
 }
 
-/* Positive facet p (x->relp set, k = rcount shareable rays, few subsets)
- * against the hashed negative facets: each one holding one of p's
- * (d-2)-subsets, once.  0, DD_OVERFLOW, CONE_LATE or CP_ENOMEM. */
-static int pairs_hashed(struct dd *x, size_t p, size_t r)
+/* The candidate pairs of the DD_JOIN facets: x->pairs (p << 32 | n,
+ * sorted, each once), *npairs of them.  0 or CP_ENOMEM. */
+static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 {
-	size_t need = x->d - 2, words = x->words, k, h, cnt;
-	const uint64_t *inc = x->cur.inc;
-	uint64_t all, fp;
-	struct subsets u;
-	int rc;
+	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, a, b;
+	size_t i, j, np_ = 0;
 
-	k = facet_rays(x, inc + p * words, &all);
-	x->stamp_now++;
-	subsets_start(x, &u, k, k - need, all);
-	while (subsets_next(x, &u, &fp)) {
-		if (dd_work(x, 1))
-			return CONE_LATE;
-		for (h = fp & x->slot_mask; x->slot[h].f != SIZE_MAX;
-		     h = (h + 1) & x->slot_mask) {
-			size_t n = x->slot[h].f;
+	*npairs = 0;
+	for (c = 0; c < np; c++)
+		if (x->cls[x->pos[c]] == DD_JOIN)
+			tp += n_subsets(popcount_and(x->cur.inc + x->pos[c] * words,
+						     x->zp, words), need);
+	for (c = 0; c < nn; c++)
+		if (x->cls[x->neg[c]] == DD_JOIN)
+			tn += n_subsets(popcount_and(x->cur.inc + x->neg[c] * words,
+						     x->zp, words), need);
+	if (!tp || !tn)
+		return 0;
+	if (tp + tn > x->e_cap) {
+		size_t cap = 2 * (tp + tn);
 
-			if (x->slot[h].fp != fp || x->stamp[n] == x->stamp_now)
-				continue;
-			x->stamp[n] = x->stamp_now;
-			x->b->st->candidates++;
-			cnt = shared(x->relp, inc + n * words, words, 0);
-			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
-				return rc;
-		}
+		if (grow_u64(&x->ep, cap) || grow_u64(&x->en, cap))
+			return CP_ENOMEM;
+		x->e_cap = cap;
 	}
+	if (tp + tn > x->t_cap) {
+		if (grow_u64(&x->etmp, 2 * (tp + tn)))
+			return CP_ENOMEM;
+		x->t_cap = 2 * (tp + tn);
+	}
+	for (c = 0, tp = 0; c < np; c++)
+		if (x->cls[x->pos[c]] == DD_JOIN)
+			tp += facet_subsets(x, x->pos[c], x->ep + tp);
+	for (c = 0, tn = 0; c < nn; c++)
+		if (x->cls[x->neg[c]] == DD_JOIN)
+			tn += facet_subsets(x, x->neg[c], x->en + tn);
+	radix32(x, x->ep, x->etmp, tp, 32);
+	radix32(x, x->en, x->etmp, tn, 32);
+	/* merge: every positive and negative subset of one fingerprint */
+	for (i = j = 0; i < tp && j < tn;) {
+		uint64_t u = x->ep[i] >> 32, v = x->en[j] >> 32;
+
+		if (u != v) {
+			if (u < v)
+				i++;
+			else
+				j++;
+			continue;
+		}
+		for (a = i; a < tp && x->ep[a] >> 32 == u; a++)
+			;
+		for (b = j; b < tn && x->en[b] >> 32 == u; b++)
+			;
+		if (np_ + (a - i) * (b - j) > x->pairs_cap) {
+			size_t cap = 2 * (np_ + (a - i) * (b - j)) + 1024;
+
+			if (grow_u64(&x->pairs, cap))
+				return CP_ENOMEM;
+			x->pairs_cap = cap;
+		}
+		for (; i < a; i++) {
+			size_t t;
+
+			for (t = j; t < b; t++)
+				x->pairs[np_++] = x->ep[i] << 32 | (x->en[t] & 0xFFFFFFFF);
+		}
+		j = b;
+	}
+	dd_work(x, tp + tn);
+	if (np_ > x->t_cap) {
+		if (grow_u64(&x->etmp, np_))
+			return CP_ENOMEM;
+		x->t_cap = np_;
+	}
+	radix32(x, x->pairs, x->etmp, np_, 0);
+	radix32(x, x->pairs, x->etmp, np_, 32);
+	/* a pair sharing more than d-2 rays came once per common subset */
+	for (i = 0, j = 0; i < np_; i++)
+		if (!j || x->pairs[i] != x->pairs[j - 1])
+			x->pairs[j++] = x->pairs[i];
+	*npairs = j;
 	return 0;
 }
 
@@ -1101,10 +1123,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
 	const int64_t *y = b->Y + r * d;
 	struct dd_facets *cur = &x->cur, *next = &x->next;
-	size_t need = d - 2, ncur = cur->n, nl;
+	size_t need = d - 2, ncur = cur->n, nx = 0, npairs;
 	int big = x->big, rc;
 
-	x->icur.on = x->ineg.on = x->inegl.on = 0;
+	x->icur.on = x->ineg.on = x->inegx.on = 0;
 	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
@@ -1124,9 +1146,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (!(pn = cp_reallocarray(x->neg, cap, sizeof *pn)))
 			goto nomem;
 		x->neg = pn;
-		if (!(pn = cp_reallocarray(x->negl, cap, sizeof *pn)))
+		if (!(pn = cp_reallocarray(x->negx, cap, sizeof *pn)))
 			goto nomem;
-		x->negl = pn;
+		x->negx = pn;
 		{
 			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
 			uint64_t *st;
@@ -1134,6 +1156,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			if (!sp)
 				goto nomem;
 			x->simp = sp;
+			if (!(sp = cp_reallocarray(x->cls, cap, 1)))
+				goto nomem;
+			x->cls = sp;
 			st = cp_reallocarray(x->stamp, cap, sizeof *st);
 			if (!st)
 				goto nomem;
@@ -1224,32 +1249,55 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	 * cover every candidate, else from all of them (indexing costs a
 	 * pass over the incidences: worth it only when there are many
 	 * pairs) */
-	if ((rc = hash_negatives(x, nn, &nl)))
-		goto fail;
-	if (nl >= 64 && np * nl >= 16384 &&
-	    (rc = index_rays(x, x->negl, nl, x->zp, &x->inegl)))
-		goto fail;
-	for (a = 0; a < np; a++) {
-		size_t p = x->pos[a], rcount;
+	/* which facets take part in the ridge join; facet indices must fit
+	 * its 32 bits (else every pair comes from the ray lists) */
+	for (c = 0; c < np + nn; c++) {
+		size_t g = c < np ? x->pos[c] : x->neg[c - np];
+		size_t k = popcount_and(cur->inc + g * words, x->zp, words);
 
+		x->cls[g] = k < need ? DD_NONE : ncur > 0xFFFFFFFF ||
+			    n_subsets(k, need) == SIZE_MAX ? DD_MANY : DD_JOIN;
+		if (c >= np && x->cls[g] == DD_MANY)
+			x->negx[nx++] = g;
+	}
+	if ((rc = join_ridges(x, np, nn, &npairs)))
+		goto fail;
+	if (nx >= 64 && np * nx >= 16384 &&
+	    (rc = index_rays(x, x->negx, nx, x->zp, &x->inegx)))
+		goto fail;
+	for (a = 0, c = 0; a < np; a++) {
+		size_t p = x->pos[a], rcount, cnt;
+
+		if (x->cls[p] == DD_NONE)
+			continue;
 		for (w = 0; w < words; w++)
 			x->relp[w] = cur->inc[p * words + w] & x->zp[w];
 		if (dd_work(x, 1))
 			return cone_time_error(b, err);
 		rcount = popcount_words(x->relp, words);
-		if (rcount < need)
-			continue;
-		if (n_subsets(rcount, need) != SIZE_MAX) {
-			if ((rc = pairs_hashed(x, p, r)) ||
-			    (nl && (rc = pairs_of(x, p, r, rcount - need, x->negl,
-						  nl, &x->inegl))))
+		if (x->cls[p] == DD_MANY) {
+			if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
+			    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
+				goto fail;
+			if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn,
+					   &x->ineg)))
 				goto fail;
 			continue;
 		}
-		if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
-		    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
-			goto fail;
-		if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn, &x->ineg)))
+		/* the joined pairs of p (x->pairs is sorted, pos ascending) */
+		for (; c < npairs && x->pairs[c] >> 32 < p; c++)
+			;
+		for (; c < npairs && x->pairs[c] >> 32 == p; c++) {
+			size_t n = (size_t)(x->pairs[c] & 0xFFFFFFFF);
+
+			b->st->candidates++;
+			cnt = popcount_and(x->relp, cur->inc + n * words, words);
+			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
+				goto fail;
+		}
+		/* and the negative facets not joined */
+		if (nx && (rc = pairs_of(x, p, r, rcount - need, x->negx, nx,
+					 &x->inegx)))
 			goto fail;
 	}
 	{
@@ -1480,9 +1528,11 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.skipped = cp_calloc(b->nr + 1, 1);
 	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
 	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
+	x.radix = cp_malloc(65536 * sizeof *x.radix);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray) {
+	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray ||
+	    !x.radix) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -1551,14 +1601,19 @@ out:
 	cp_free(x.common);
 	cp_free(x.rk);
 	cp_free(x.simp);
-	cp_free(x.negl);
+	cp_free(x.negx);
+	cp_free(x.cls);
+	cp_free(x.ep);
+	cp_free(x.en);
+	cp_free(x.etmp);
+	cp_free(x.pairs);
+	cp_free(x.radix);
 	cp_free(x.zob);
 	cp_free(x.fray);
-	cp_free(x.slot);
 	cp_free(x.ineg.start);
 	cp_free(x.ineg.list);
-	cp_free(x.inegl.start);
-	cp_free(x.inegl.list);
+	cp_free(x.inegx.start);
+	cp_free(x.inegx.list);
 	cp_free(x.icur.start);
 	cp_free(x.icur.list);
 	cp_free(x.sel);
