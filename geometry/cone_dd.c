@@ -91,8 +91,9 @@ struct dd {
 	 * do not (negx), the subsets of each side and the pairs found */
 	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
 	size_t *negx;
-	uint64_t *ep, *en, *etmp, *pairs;
-	size_t e_cap, t_cap, pairs_cap, *radix;
+	uint64_t *ep, *etmp, *pairs;
+	size_t ep_cap, etmp_cap, pairs_cap;
+	size_t *radix;           /* 2 * (DD_PARTS + 1) */
 	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
 	size_t *fray;            /* nr: the shareable rays of one facet */
 	struct dd_index ineg;    /* ray -> negative facets holding it */
@@ -888,121 +889,141 @@ static size_t facet_subsets(struct dd *x, size_t f, uint64_t *out)
 	}
 }
 
-/* Sort a[0..n-1] on bits lo..lo+31 (two passes of 16 bits, through tmp). */
-static void radix32(struct dd *x, uint64_t *a, uint64_t *tmp, size_t n,
-		    unsigned lo)
+#define DD_PART_BITS 11 /* radix digits: 2048 buckets */
+#define DD_PARTS ((size_t)1 << DD_PART_BITS)
+
+/* Scatter a[0..n-1] into out by the digit at bit sh (stable); x->radix
+ * [0..DD_PARTS] gets each bucket's start. */
+static void radix_pass(struct dd *x, const uint64_t *a, uint64_t *out,
+		       size_t n, unsigned sh)
 {
-	size_t *cnt = x->radix, i, sum;
-	unsigned sh;
+	size_t *cnt = x->radix, i, sum, c;
 
-	for (sh = lo; sh < lo + 32; sh += 16) {
-		memset(cnt, 0, 65536 * sizeof *cnt);
-		for (i = 0; i < n; i++)
-			cnt[(a[i] >> sh) & 0xFFFF]++;
-		for (i = 0, sum = 0; i < 65536; i++) {
-			size_t c = cnt[i];
-
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[cnt[(a[i] >> sh) & 0xFFFF]++] = a[i];
-		memcpy(a, tmp, n * sizeof *a);
+	memset(cnt, 0, (DD_PARTS + 1) * sizeof *cnt);
+	for (i = 0; i < n; i++)
+		cnt[(a[i] >> sh) & (DD_PARTS - 1)]++;
+	for (i = 0, sum = 0; i <= DD_PARTS; i++) {
+		c = i < DD_PARTS ? cnt[i] : 0;
+		cnt[i] = sum;
+		sum += c;
 	}
-	dd_work(x, n);
+	for (i = 0; i < n; i++)
+		out[cnt[(a[i] >> sh) & (DD_PARTS - 1)]++] = a[i];
+	/* cnt[t] is now the end of bucket t: shift to starts */
+	memmove(cnt + 1, cnt, DD_PARTS * sizeof *cnt);
+	cnt[0] = 0;
+	dd_work(x, n / 4);
 }
 
-static int grow_u64(uint64_t **a, size_t n)
+static int grow_u64(uint64_t **a, size_t *cap, size_t n)
 {
-	uint64_t *t = cp_reallocarray(*a, n + 1, sizeof *t);
+	uint64_t *t;
 
+	if (n <= *cap)
+		return 0;
+	t = cp_reallocarray(*a, 2 * n + 1, sizeof *t);
 	if (!t)
 		return CP_ENOMEM;
 	*a = t;
+	*cap = 2 * n;
 	return 0;
 }
 
-/* The candidate pairs of the DD_JOIN facets: x->pairs (p << 32 | n,
- * sorted, each once), *npairs of them.  0 or CP_ENOMEM. */
+/* A new candidate pair (p << 32 | n) in x->pairs. */
+static int add_pair(struct dd *x, size_t *np_, uint64_t pr)
+{
+	if (grow_u64(&x->pairs, &x->pairs_cap, *np_ + 1))
+		return CP_ENOMEM;
+	x->pairs[(*np_)++] = pr;
+	return 0;
+}
+
+/* The candidate pairs of the DD_JOIN facets into x->pairs (p << 32 | n),
+ * sorted by p (a pair sharing more than d-2 rays comes once per common
+ * subset), *npairs of them.  Both sides' subsets are partitioned by the
+ * top bits of their fingerprints; in each part (a few hundred, in cache)
+ * the negative ones go into a small hash table the positive ones probe.
+ * 0 or CP_ENOMEM. */
 static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 {
-	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, a, b;
-	size_t i, j, np_ = 0;
+	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i, n_ = 0;
+	size_t *startp = x->radix + DD_PARTS + 1, big = 0, slots, mask, h;
+	uint64_t *P, *N, *tab;
 
 	*npairs = 0;
-	for (c = 0; c < np; c++)
-		if (x->cls[x->pos[c]] == DD_JOIN)
-			tp += n_subsets(popcount_and(x->cur.inc + x->pos[c] * words,
-						     x->zp, words), need);
-	for (c = 0; c < nn; c++)
-		if (x->cls[x->neg[c]] == DD_JOIN)
-			tn += n_subsets(popcount_and(x->cur.inc + x->neg[c] * words,
-						     x->zp, words), need);
+	for (c = 0; c < np + nn; c++) {
+		size_t f = c < np ? x->pos[c] : x->neg[c - np];
+
+		if (x->cls[f] != DD_JOIN)
+			continue;
+		t = n_subsets(popcount_and(x->cur.inc + f * words, x->zp, words), need);
+		if (c < np)
+			tp += t;
+		else
+			tn += t;
+	}
 	if (!tp || !tn)
 		return 0;
-	if (tp + tn > x->e_cap) {
-		size_t cap = 2 * (tp + tn);
-
-		if (grow_u64(&x->ep, cap) || grow_u64(&x->en, cap))
-			return CP_ENOMEM;
-		x->e_cap = cap;
-	}
-	if (tp + tn > x->t_cap) {
-		if (grow_u64(&x->etmp, 2 * (tp + tn)))
-			return CP_ENOMEM;
-		x->t_cap = 2 * (tp + tn);
-	}
+	if (grow_u64(&x->ep, &x->ep_cap, tp + tn) ||
+	    grow_u64(&x->etmp, &x->etmp_cap, tp + tn))
+		return CP_ENOMEM;
 	for (c = 0, tp = 0; c < np; c++)
 		if (x->cls[x->pos[c]] == DD_JOIN)
 			tp += facet_subsets(x, x->pos[c], x->ep + tp);
-	for (c = 0, tn = 0; c < nn; c++)
+	for (c = 0, tn = tp; c < nn; c++)
 		if (x->cls[x->neg[c]] == DD_JOIN)
-			tn += facet_subsets(x, x->neg[c], x->en + tn);
-	radix32(x, x->ep, x->etmp, tp, 32);
-	radix32(x, x->en, x->etmp, tn, 32);
-	/* merge: every positive and negative subset of one fingerprint */
-	for (i = j = 0; i < tp && j < tn;) {
-		uint64_t u = x->ep[i] >> 32, v = x->en[j] >> 32;
+			tn += facet_subsets(x, x->neg[c], x->ep + tn);
+	tn -= tp;
+	/* partition: positive subsets to etmp, negative ones to etmp + tp */
+	P = x->etmp;
+	N = x->etmp + tp;
+	radix_pass(x, x->ep, P, tp, 64 - DD_PART_BITS);
+	memcpy(startp, x->radix, (DD_PARTS + 1) * sizeof *startp);
+	radix_pass(x, x->ep + tp, N, tn, 64 - DD_PART_BITS);
+	startp[DD_PARTS] = tp;
+	for (t = 0; t < DD_PARTS; t++) {
+		size_t e = (t + 1 < DD_PARTS ? x->radix[t + 1] : tn) - x->radix[t];
 
-		if (u != v) {
-			if (u < v)
-				i++;
-			else
-				j++;
+		if (e > big)
+			big = e;
+	}
+	for (slots = 16; slots < 2 * big; slots *= 2)
+		;
+	/* the table reuses ep (free now): slots <= 2 * 2 * tn + 16 */
+	if (grow_u64(&x->ep, &x->ep_cap, slots))
+		return CP_ENOMEM;
+	tab = x->ep;
+	mask = slots - 1;
+	for (t = 0; t < DD_PARTS; t++) {
+		size_t n0 = x->radix[t], n1 = t + 1 < DD_PARTS ? x->radix[t + 1] : tn;
+		size_t p0 = startp[t], p1 = startp[t + 1];
+
+		if (n0 == n1 || p0 == p1)
 			continue;
-		}
-		for (a = i; a < tp && x->ep[a] >> 32 == u; a++)
+		for (slots = 16; slots < 2 * (n1 - n0); slots *= 2)
 			;
-		for (b = j; b < tn && x->en[b] >> 32 == u; b++)
-			;
-		if (np_ + (a - i) * (b - j) > x->pairs_cap) {
-			size_t cap = 2 * (np_ + (a - i) * (b - j)) + 1024;
-
-			if (grow_u64(&x->pairs, cap))
-				return CP_ENOMEM;
-			x->pairs_cap = cap;
+		mask = slots - 1;
+		memset(tab, 0xFF, slots * sizeof *tab);
+		for (i = n0; i < n1; i++) {
+			for (h = (N[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
+				;
+			tab[h] = N[i];
 		}
-		for (; i < a; i++) {
-			size_t t;
-
-			for (t = j; t < b; t++)
-				x->pairs[np_++] = x->ep[i] << 32 | (x->en[t] & 0xFFFFFFFF);
-		}
-		j = b;
+		for (i = p0; i < p1; i++)
+			for (h = (P[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
+				if (tab[h] >> 32 == P[i] >> 32 &&
+				    add_pair(x, &n_, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
+					return CP_ENOMEM;
 	}
 	dd_work(x, tp + tn);
-	if (np_ > x->t_cap) {
-		if (grow_u64(&x->etmp, np_))
-			return CP_ENOMEM;
-		x->t_cap = np_;
-	}
-	radix32(x, x->pairs, x->etmp, np_, 0);
-	radix32(x, x->pairs, x->etmp, np_, 32);
-	/* a pair sharing more than d-2 rays came once per common subset */
-	for (i = 0, j = 0; i < np_; i++)
-		if (!j || x->pairs[i] != x->pairs[j - 1])
-			x->pairs[j++] = x->pairs[i];
-	*npairs = j;
+	/* by positive facet: radix on p (bits 32..63), through etmp */
+	if (grow_u64(&x->etmp, &x->etmp_cap, n_))
+		return CP_ENOMEM;
+	radix_pass(x, x->pairs, x->etmp, n_, 32);
+	radix_pass(x, x->etmp, x->pairs, n_, 32 + DD_PART_BITS);
+	radix_pass(x, x->pairs, x->etmp, n_, 32 + 2 * DD_PART_BITS);
+	memcpy(x->pairs, x->etmp, n_ * sizeof *x->pairs);
+	*npairs = n_;
 	return 0;
 }
 
@@ -1115,6 +1136,54 @@ all:
 	return pairs_scan(x, p, r, NULL, 0, ix, nsel);
 }
 
+/* Facet g of from to slot f of to (mpz values swapped in GMP mode). */
+static void move_facet(struct dd *x, struct dd_facets *to, size_t f,
+		       struct dd_facets *from, size_t g)
+{
+	size_t d = x->d, words = x->words, i;
+
+	if (x->big)
+		for (i = 0; i < d; i++)
+			mpz_swap(to->z[f * d + i], from->z[g * d + i]);
+	else
+		memcpy(to->b + f * d, from->b + g * d, d * sizeof *to->b);
+	memcpy(to->inc + f * words, from->inc + g * words, words * sizeof *to->inc);
+	to->tag[f] = from->tag[g];
+}
+
+/* The new facets (x->next) take the slots of the nn negative facets
+ * (x->neg, ascending) of x->cur; the rest are appended, or the slots left
+ * over are filled from the end: only those facets move.  0 or
+ * CP_ENOMEM. */
+static int replace(struct dd *x, size_t nn)
+{
+	struct dd_facets *cur = &x->cur, *next = &x->next;
+	size_t h = 0, k = 0, end = cur->n;
+
+	for (; h < nn && k < next->n; h++, k++)
+		move_facet(x, cur, x->neg[h], next, k);
+	if (k < next->n) {
+		if (dd_reserve(x, cur, cur->n + next->n - k))
+			return CP_ENOMEM;
+		for (; k < next->n; k++)
+			move_facet(x, cur, end++, next, k);
+	}
+	for (; h < nn; h++) {
+		size_t hole = x->neg[h];
+
+		/* facets at the end that are negative themselves just go */
+		while (end > hole && (x->big ? mpz_sgn(x->zs[end - 1]) < 0 :
+				      x->s[end - 1] < 0))
+			end--;
+		if (end <= hole)
+			break;
+		move_facet(x, cur, hole, cur, --end);
+	}
+	cur->n = end;
+	dd_work(x, nn + next->n);
+	return 0;
+}
+
 /* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
  * code. */
 static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
@@ -1216,25 +1285,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	/* only rays on some positive and some negative facet can be shared */
 	for (w = 0; w < words; w++)
 		x->zp[w] &= x->zn[w];
-	/* survivors first */
+	/* the new facets go to next, then into cur in place of the negative
+	 * ones (replace) */
 	next->n = 0;
-	if (dd_reserve(x, next, ncur - nn + 1))
-		goto nomem;
-	for (f = 0; f < ncur; f++) {
-		int neg = big ? mpz_sgn(x->zs[f]) < 0 : x->s[f] < 0;
-
-		if (neg)
-			continue;
-		if (big)
-			for (i = 0; i < d; i++)
-				mpz_set(next->z[next->n * d + i], cur->z[f * d + i]);
-		else
-			memcpy(next->b + next->n * d, cur->b + f * d, d * sizeof *next->b);
-		memcpy(next->inc + next->n * words, cur->inc + f * words,
-		       words * sizeof *next->inc);
-		next->tag[next->n] = cur->tag[f];
-		next->n++;
-	}
 	/* simplicial facets: d-1 independent rays, so any d-2 of them span a
 	 * ridge, and sharing d-2 rays with such a facet is adjacency */
 	for (c = 0; c < np; c++)
@@ -1287,9 +1340,13 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		/* the joined pairs of p (x->pairs is sorted, pos ascending) */
 		for (; c < npairs && x->pairs[c] >> 32 < p; c++)
 			;
+		x->stamp_now++;
 		for (; c < npairs && x->pairs[c] >> 32 == p; c++) {
 			size_t n = (size_t)(x->pairs[c] & 0xFFFFFFFF);
 
+			if (x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
 			b->st->candidates++;
 			cnt = popcount_and(x->relp, cur->inc + n * words, words);
 			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
@@ -1300,12 +1357,8 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 					 &x->inegx)))
 			goto fail;
 	}
-	{
-		struct dd_facets t = *cur;
-
-		*cur = *next;
-		*next = t;
-	}
+	if ((rc = replace(x, nn)))
+		goto fail;
 	if (cur->n > b->st->max_partial)
 		b->st->max_partial = cur->n;
 	return 0;
@@ -1528,7 +1581,7 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.skipped = cp_calloc(b->nr + 1, 1);
 	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
 	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
-	x.radix = cp_malloc(65536 * sizeof *x.radix);
+	x.radix = cp_malloc(2 * (DD_PARTS + 1) * sizeof *x.radix);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
 	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray ||
@@ -1604,7 +1657,6 @@ out:
 	cp_free(x.negx);
 	cp_free(x.cls);
 	cp_free(x.ep);
-	cp_free(x.en);
 	cp_free(x.etmp);
 	cp_free(x.pairs);
 	cp_free(x.radix);
