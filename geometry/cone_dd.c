@@ -1528,13 +1528,17 @@ static int hand_over(struct dd *x, struct cp_error *err)
 			goto out;
 		}
 
-		if (!x->big) {
-			rc = cone_keep_facet(b, x->cur.b + f * d, NULL, inc, err);
+		if (!x->big)
 			continue;
-		}
 		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
 			;
 		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
+	}
+	/* int64 facets: the build takes the arrays over */
+	if (!rc && !x->big) {
+		rc = cone_adopt_facets(b, x->cur.b, x->cur.inc, x->cur.n, err);
+		if (!rc)
+			x->cur.b = NULL, x->cur.inc = NULL;
 	}
 out:
 	cp_free(bv);
