@@ -992,12 +992,30 @@ void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a)
 
 typedef void (*row_fn)(const struct cone *, size_t, mpz_t *);
 
-static void format_row(const struct cone *c, size_t i, row_fn row, int is_eq,
-		       const char *const *names, int vector, struct cp_buf *out)
+/* Row i printed as a constraint or (vector) a JSON integer vector: from
+ * small (int64) when it is not NULL, else exactly through row. */
+static void format_row(const struct cone *c, size_t i, const int64_t *small,
+		       row_fn row, int is_eq, const char *const *names,
+		       int vector, struct cp_buf *out)
 {
-	mpz_t *a = cp_malloc((c->k + 1) * sizeof *a);
+	mpz_t *a;
 	size_t j;
 
+	if (small && !vector) {
+		cone_format_constraint(small, c->k, names, is_eq, out);
+		return;
+	}
+	if (small) {
+		cp_buf_puts(out, "[");
+		for (j = 0; j < c->k; j++) {
+			if (j)
+				cp_buf_puts(out, ",");
+			cone_put_i64(out, small[j]);
+		}
+		cp_buf_puts(out, "]");
+		return;
+	}
+	a = cp_malloc((c->k + 1) * sizeof *a);
 	if (!a) {
 		out->failed = 1;
 		return;
@@ -1029,24 +1047,24 @@ static void format_row(const struct cone *c, size_t i, row_fn row, int is_eq,
 void cone_format_facet(const struct cone *c, size_t i,
 		       const char *const *names, struct cp_buf *out)
 {
-	format_row(c, i, cone_facet_mpz, 0, names, 0, out);
+	format_row(c, i, cone_facet(c, i), cone_facet_mpz, 0, names, 0, out);
 }
 
 void cone_format_facet_vector(const struct cone *c, size_t i, struct cp_buf *out)
 {
-	format_row(c, i, cone_facet_mpz, 0, NULL, 1, out);
+	format_row(c, i, cone_facet(c, i), cone_facet_mpz, 0, NULL, 1, out);
 }
 
 void cone_format_equality(const struct cone *c, size_t i,
 			  const char *const *names, struct cp_buf *out)
 {
-	format_row(c, i, cone_equality_mpz, 1, names, 0, out);
+	format_row(c, i, cone_equality(c, i), cone_equality_mpz, 1, names, 0, out);
 }
 
 void cone_format_equality_vector(const struct cone *c, size_t i,
 				 struct cp_buf *out)
 {
-	format_row(c, i, cone_equality_mpz, 1, NULL, 1, out);
+	format_row(c, i, cone_equality(c, i), cone_equality_mpz, 1, NULL, 1, out);
 }
 
 int cone_signature_is_extreme(const struct cone *c, size_t j)

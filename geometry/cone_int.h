@@ -70,6 +70,8 @@ int cone_adopt_facets(struct cone_build *b, int64_t *B, uint64_t *on, size_t n,
 		      struct cp_error *err);
 /* t = z.y exactly (y a projected ray: entries >= 0). */
 void cone_dot_z(mpz_t t, mpz_t *z, const int64_t *y, size_t d);
+/* v in decimal. */
+void cone_put_i64(struct cp_buf *out, int64_t v);
 void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
 			      int is_equality, struct cp_buf *out);
 /* Forget every facet found so far (before another attempt). */
