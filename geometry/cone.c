@@ -833,6 +833,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	b.S = S;
 	b.max_facets = opt && opt->max_facets ? opt->max_facets : 1000000;
 	b.max_seconds = opt ? opt->max_seconds : 0;
+	b.dd_mixed = method == CONE_DD_MIXED;
 	b.t0 = cp_seconds();
 	b.st = stats;
 	c = cp_calloc(1, sizeof *c);

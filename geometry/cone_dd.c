@@ -1309,7 +1309,8 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		size_t k = popcount_and(cur->inc + g * words, x->zp, words);
 
 		x->cls[g] = k < need ? DD_NONE : ncur > 0xFFFFFFFF ||
-			    n_subsets(k, need) == SIZE_MAX ? DD_MANY : DD_JOIN;
+			    n_subsets(k, need) == SIZE_MAX ||
+			    (b->dd_mixed && g % 2) ? DD_MANY : DD_JOIN;
 		if (c >= np && x->cls[g] == DD_MANY)
 			x->negx[nx++] = g;
 	}

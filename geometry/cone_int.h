@@ -20,6 +20,7 @@ struct cone_build {
 	size_t k, m, d;
 	const uint32_t *S;
 	size_t max_facets;
+	int dd_mixed;         /* CONE_DD_MIXED: every other facet by lists */
 	double max_seconds, t0;
 	struct cone_stats *st; /* never NULL */
 	/* distinct primitive non-zero rays */
