@@ -38,13 +38,15 @@ BLAS_LIBS = $(REFBLAS_DIRS:%=-L%) $(REFBLAS_DIRS:%=-Wl,-rpath,%) -llapacke \
 LIBS     = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
            -lpfm -lpthread -lm
 
-# Debian packages: every one the project needs, in one place.
+# Debian packages: every one the project needs, in one place.  normaliz
+# is for `make bench` only: the peer the cone is timed against
+# (bench/cone_normaliz.py); nothing else runs it.
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
             python3-venv python3-pip python3-setuptools python3-wheel \
-            python3-pandas libopenmpi-dev openmpi-bin
+            python3-pandas libopenmpi-dev openmpi-bin normaliz
 
 # ---- sources ----
 MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi
@@ -308,7 +310,11 @@ check-layers:
 check-symbols: $(LIB_OBJ) $(CLI_OBJ) shared
 	$(Q)sh tests/check-symbols.sh build/obj build/libcounterpoint.so "$(PUBLIC_HDR)"
 
-bench: $(BENCH_BIN)
+# The bench programs, and the figures that need no data: the cone against
+# Normaliz (bench/cone_normaliz.py: about a minute of CPU; the big cases,
+# minutes each, are in docs/cone.md).
+bench: $(BENCH_BIN) bin/counterpoint
+	$(Q)python3 bench/cone_normaliz.py
 
 # ---- fuzzing (libFuzzer): make fuzz FUZZ_TIME=600 [FUZZ_TARGETS=fuzz_x] ----
 FUZZ_TIME ?= 60

@@ -434,6 +434,33 @@ int cone_keep_facet(struct cone_build *b, const int64_t *bv, mpz_t *z,
 	return 0;
 }
 
+int cone_adopt_facets(struct cone_build *b, int64_t *B, uint64_t *on, size_t n,
+		      struct cp_error *err)
+{
+	size_t *zidx = cp_malloc((n + 1) * sizeof *zidx), i;
+
+	if (!zidx)
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (n > b->max_facets) {
+		cp_free(zidx);
+		return cone_facet_limit_error(b, n, err);
+	}
+	for (i = 0; i < n; i++)
+		zidx[i] = SIZE_MAX;
+	cp_free(b->B);
+	cp_free(b->on);
+	cp_free(b->zidx);
+	cp_free(b->ht);
+	b->B = B;
+	b->on = on;
+	b->zidx = zidx;
+	b->ht = NULL;
+	b->capf = 0;
+	b->nf = n;
+	b->nz = 0;
+	return 0;
+}
+
 /* The unique (up to sign) normal of the span of the given rays, when they
  * span d-1 dimensions.  Returns 0, CONE_REJECT (rank is not d-1) or a
  * CP_E* code. */
@@ -505,36 +532,44 @@ static int facets_dim2(struct cone_build *b, struct cp_error *err)
 
 static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *err)
 {
-	size_t r, f, j, d = b->d;
+	size_t r, f, j, w, d = b->d, words = b->words, nb = 0;
 	unsigned char *ext = cp_calloc(b->nr + 1, 1);
 	size_t *cnt = cp_calloc(b->nr + 1, sizeof *cnt);
+	struct cone_ech *e = cp_calloc(64, sizeof *e);
 	int rc = 0;
 
-	if (!ext || !cnt) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
-		goto out;
-	}
-	for (r = 0; r < b->nr; r++) {
-		struct cone_ech *e = &b->ech_d;
-
-		cone_ech_reset(e);
+	if (!ext || !cnt || !e)
+		goto nomem;
+	for (nb = 0; nb < 64 && nb < b->nr; nb++)
+		if (cone_ech_init(&e[nb], d))
+			goto nomem;
+	/* the 64 rays of one incidence word at a time: one pass over the
+	 * facets counts them and feeds each ray's basis its facets' normals
+	 * until it has rank d-1 */
+	for (w = 0; w < words; w++) {
+		for (r = 0; r < nb; r++)
+			cone_ech_reset(&e[r]);
 		for (f = 0; f < b->nf; f++) {
-			if (!(b->on[f * b->words + r / 64] >> (r % 64) & 1))
-				continue;
-			cnt[r]++;
-			if (e->rank >= d - 1)
-				continue;
-			if ((b->zidx[f] == SIZE_MAX ? cone_ech_add(e, b->B + f * d)
-			     : cone_ech_add_z(e, b->zB + b->zidx[f] * d)) < 0) {
-				rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			uint64_t bits = b->on[f * words + w];
+
+			while (bits) {
+				struct cone_ech *er = &e[__builtin_ctzll(bits)];
+
+				cnt[w * 64 + (size_t)__builtin_ctzll(bits)]++;
+				bits &= bits - 1;
+				if (er->rank >= d - 1)
+					continue;
+				if ((b->zidx[f] == SIZE_MAX ? cone_ech_add(er, b->B + f * d)
+				     : cone_ech_add_z(er, b->zB + b->zidx[f] * d)) < 0)
+					goto nomem;
+			}
+			if ((f & 4095) == 4095 && cone_time_over(b)) {
+				rc = cone_time_error(b, err);
 				goto out;
 			}
 		}
-		ext[r] = d >= 1 && e->rank == d - 1;
-		if (cone_time_over(b)) {
-			rc = cone_time_error(b, err);
-			goto out;
-		}
+		for (r = w * 64; r < b->nr && r < w * 64 + 64; r++)
+			ext[r] = e[r - w * 64].rank == d - 1;
 	}
 	/* Qhull may keep a ray lying inside a face as a vertex of a merged
 	 * facet, so its vertex set can be larger than the extreme rays; but
@@ -563,7 +598,13 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 			c->n_extreme++;
 		}
 	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 out:
+	for (r = 0; r < nb; r++)
+		cone_ech_release(&e[r]);
+	cp_free(e);
 	cp_free(ext);
 	cp_free(cnt);
 	return rc;
@@ -572,29 +613,84 @@ out:
 /* ==== step 5: readable normals, sorted ==== */
 
 /* Order: fewer counters first, then by which counters (in declaration
- * order), then larger coefficients first. */
+ * order), then larger coefficients first.  nnz: each row's counters. */
+struct facet_order {
+	const int64_t *rows;
+	mpz_t *zrows;        /* the rows beyond int64 instead */
+	const size_t *nnz;
+	size_t k;
+};
+
 static int cmp_facet(const void *pa, const void *pb, void *ctx)
 {
-	const struct cone *c = ctx;
-	const int64_t *a = c->facets + *(const size_t *)pa * c->k;
-	const int64_t *b = c->facets + *(const size_t *)pb * c->k;
-	size_t na = cone_vec_nnz(a, c->k), nb = cone_vec_nnz(b, c->k), i;
+	const struct facet_order *o = ctx;
+	size_t u = *(const size_t *)pa, v = *(const size_t *)pb, k = o->k, i;
 
-	if (na != nb)
-		return na < nb ? -1 : 1;
-	for (i = 0; i < c->k; i++)
-		if (!a[i] != !b[i])
-			return a[i] ? -1 : 1;
-	for (i = 0; i < c->k; i++)
-		if (a[i] != b[i])
-			return a[i] > b[i] ? -1 : 1;
-	return 0;
+	if (o->nnz[u] != o->nnz[v])
+		return o->nnz[u] < o->nnz[v] ? -1 : 1;
+	if (o->zrows) {
+		mpz_t *a = o->zrows + u * k, *b = o->zrows + v * k;
+
+		for (i = 0; i < k; i++)
+			if (!mpz_sgn(a[i]) != !mpz_sgn(b[i]))
+				return mpz_sgn(a[i]) ? -1 : 1;
+		for (i = 0; i < k; i++) {
+			int t = mpz_cmp(a[i], b[i]);
+
+			if (t)
+				return t > 0 ? -1 : 1;
+		}
+		return 0;
+	} else {
+		const int64_t *a = o->rows + u * k, *b = o->rows + v * k;
+
+		for (i = 0; i < k; i++)
+			if (!a[i] != !b[i])
+				return a[i] ? -1 : 1;
+		for (i = 0; i < k; i++)
+			if (a[i] != b[i])
+				return a[i] > b[i] ? -1 : 1;
+		return 0;
+	}
+}
+
+/* Put row order[i] at row i, for rows of k int64 (in place, cycle by
+ * cycle; order is consumed), or of k mpz_t (moved through tmp). */
+static void permute_rows(int64_t *rows, size_t k, size_t *order, size_t n,
+			 int64_t *tmp)
+{
+	size_t i, j, next;
+
+	for (i = 0; i < n; i++) {
+		if (order[i] == i)
+			continue;
+		memcpy(tmp, rows + i * k, k * sizeof *tmp);
+		for (j = i; order[j] != i; j = next) {
+			next = order[j];
+			memcpy(rows + j * k, rows + next * k, k * sizeof *rows);
+			order[j] = j;
+		}
+		memcpy(rows + j * k, tmp, k * sizeof *tmp);
+		order[j] = j;
+	}
+}
+
+static void permute_rows_z(mpz_t *rows, size_t k, const size_t *order,
+			   size_t n, mpz_t *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		memcpy(tmp + i * k, rows + order[i] * k, k * sizeof *tmp);
+	memcpy(rows, tmp, n * k * sizeof *rows);
 }
 
 static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error *err)
 {
-	size_t k = b->k, d = b->d, f, i, *order = NULL, n_small, zi = 0;
-	int64_t *sorted = NULL;
+	size_t k = b->k, d = b->d, f, i, *order = NULL, *nnz = NULL, n_small, zi = 0;
+	int64_t *tmp = NULL;
+	mpz_t *ztmp = NULL;
+	struct facet_order o;
 	int rc = 0;
 
 	c->n_facets = b->nf;
@@ -602,14 +698,16 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 	n_small = b->nf - b->nz;
 	c->facets = cp_calloc(b->nf * k + 1, sizeof *c->facets);
 	order = cp_malloc((b->nf + 1) * sizeof *order);
-	sorted = cp_calloc(b->nf * k + 1, sizeof *sorted);
+	nnz = cp_malloc((b->nf + 1) * sizeof *nnz);
+	tmp = cp_malloc((k + 1) * sizeof *tmp);
 	if (b->nz) {
 		c->zf = cp_malloc(b->nz * k * sizeof *c->zf);
+		ztmp = cp_malloc(b->nz * k * sizeof *ztmp);
 		if (c->zf)
 			for (i = 0; i < b->nz * k; i++)
 				mpz_init(c->zf[i]);
 	}
-	if (!c->facets || !order || !sorted || (b->nz && !c->zf)) {
+	if (!c->facets || !order || !nnz || !tmp || (b->nz && (!c->zf || !ztmp))) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -625,23 +723,54 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 		}
 		for (i = 0; i < d; i++)
 			a[b->P[i]] = b->B[f * d + i];
-		cone_readable(k, c->eq, c->n_eq, NULL, 0, 0, NULL, NULL, a);
+		/* without equalities the readable form is the primitive one,
+		 * which a facet's normal is already */
+		if (c->n_eq)
+			cone_readable(k, c->eq, c->n_eq, NULL, 0, 0, NULL, NULL, a);
+		else
+			cone_vec_primitive(a, k);
 		order[n_small] = n_small;
+		nnz[n_small] = cone_vec_nnz(a, k);
 		n_small++;
 		if ((f & 1023) == 1023 && cone_time_over(b)) {
 			rc = cone_time_error(b, err);
 			goto out;
 		}
 	}
-	qsort_r(order, n_small, sizeof *order, cmp_facet, c);
-	for (f = 0; f < n_small; f++)
-		memcpy(sorted + f * k, c->facets + order[f] * k, k * sizeof *sorted);
-	cp_free(c->facets);
-	c->facets = sorted;
-	sorted = NULL;
+	/* the build's copy is no longer needed: free it before sorting */
+	cp_free(b->B);
+	cp_free(b->on);
+	b->B = NULL;
+	b->on = NULL;
+	o.rows = c->facets;
+	o.zrows = NULL;
+	o.nnz = nnz;
+	o.k = k;
+	qsort_r(order, n_small, sizeof *order, cmp_facet, &o);
+	permute_rows(c->facets, k, order, n_small, tmp);
+	/* two equal rows would be one facet found twice */
+	for (f = 1; f < n_small; f++)
+		if (!memcmp(c->facets + (f - 1) * k, c->facets + f * k, k * sizeof *tmp)) {
+			rc = cp_error_set(err, CP_EINTERNAL, "%s produced a facet twice",
+					  b->st->method);
+			goto out;
+		}
+	if (b->nz) {
+		for (f = 0; f < b->nz; f++) {
+			order[f] = f;
+			nnz[f] = 0;
+			for (i = 0; i < k; i++)
+				nnz[f] += mpz_sgn(c->zf[f * k + i]) != 0;
+		}
+		o.zrows = c->zf;
+		qsort_r(order, b->nz, sizeof *order, cmp_facet, &o);
+		permute_rows_z(c->zf, k, order, b->nz, ztmp);
+	}
 out:
 	cp_free(order);
-	cp_free(sorted);
+	cp_free(nnz);
+	cp_free(tmp);
+	cp_free(ztmp);
 	return rc;
 }
 
@@ -704,6 +833,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	b.S = S;
 	b.max_facets = opt && opt->max_facets ? opt->max_facets : 1000000;
 	b.max_seconds = opt ? opt->max_seconds : 0;
+	b.dd_mixed = method == CONE_DD_MIXED;
 	b.t0 = cp_seconds();
 	b.st = stats;
 	c = cp_calloc(1, sizeof *c);
@@ -863,12 +993,30 @@ void cone_facet_mpz(const struct cone *c, size_t i, mpz_t *a)
 
 typedef void (*row_fn)(const struct cone *, size_t, mpz_t *);
 
-static void format_row(const struct cone *c, size_t i, row_fn row, int is_eq,
-		       const char *const *names, int vector, struct cp_buf *out)
+/* Row i printed as a constraint or (vector) a JSON integer vector: from
+ * small (int64) when it is not NULL, else exactly through row. */
+static void format_row(const struct cone *c, size_t i, const int64_t *small,
+		       row_fn row, int is_eq, const char *const *names,
+		       int vector, struct cp_buf *out)
 {
-	mpz_t *a = cp_malloc((c->k + 1) * sizeof *a);
+	mpz_t *a;
 	size_t j;
 
+	if (small && !vector) {
+		cone_format_constraint(small, c->k, names, is_eq, out);
+		return;
+	}
+	if (small) {
+		cp_buf_puts(out, "[");
+		for (j = 0; j < c->k; j++) {
+			if (j)
+				cp_buf_puts(out, ",");
+			cone_put_i64(out, small[j]);
+		}
+		cp_buf_puts(out, "]");
+		return;
+	}
+	a = cp_malloc((c->k + 1) * sizeof *a);
 	if (!a) {
 		out->failed = 1;
 		return;
@@ -900,24 +1048,24 @@ static void format_row(const struct cone *c, size_t i, row_fn row, int is_eq,
 void cone_format_facet(const struct cone *c, size_t i,
 		       const char *const *names, struct cp_buf *out)
 {
-	format_row(c, i, cone_facet_mpz, 0, names, 0, out);
+	format_row(c, i, cone_facet(c, i), cone_facet_mpz, 0, names, 0, out);
 }
 
 void cone_format_facet_vector(const struct cone *c, size_t i, struct cp_buf *out)
 {
-	format_row(c, i, cone_facet_mpz, 0, NULL, 1, out);
+	format_row(c, i, cone_facet(c, i), cone_facet_mpz, 0, NULL, 1, out);
 }
 
 void cone_format_equality(const struct cone *c, size_t i,
 			  const char *const *names, struct cp_buf *out)
 {
-	format_row(c, i, cone_equality_mpz, 1, names, 0, out);
+	format_row(c, i, cone_equality(c, i), cone_equality_mpz, 1, names, 0, out);
 }
 
 void cone_format_equality_vector(const struct cone *c, size_t i,
 				 struct cp_buf *out)
 {
-	format_row(c, i, cone_equality_mpz, 1, NULL, 1, out);
+	format_row(c, i, cone_equality(c, i), cone_equality_mpz, 1, NULL, 1, out);
 }
 
 int cone_signature_is_extreme(const struct cone *c, size_t j)

@@ -59,6 +59,14 @@ struct dd_facets {
 
 #define SINCE_BLOCK 8
 
+/* For every ray j, facets holding it: list[start[j] .. start[j+1]]; built
+ * at most once a step, when worth it (on). */
+struct dd_index {
+	size_t *start, *list, cap;
+	int on;
+};
+
+
 struct dd {
 	struct cone_build *b;
 	size_t d, words;
@@ -78,15 +86,20 @@ struct dd {
 	size_t kern_p;           /* the positive facet K is for (SIZE_MAX: none) */
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
-	size_t *negs, *negn;     /* simplicial and other negative facets */
-	uint64_t *rkey;          /* ridges of simplicial negative facets: */
-	size_t *rfacet, *rslot;  /* key bit-sets, their facet, hash slots */
-	size_t r_cap, slot_cap;
-	size_t *lstart, *lfacet, l_cap; /* ray -> negative facets holding it */
+	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
+	/* the ridge join (below): which facets take part (cls), those that
+	 * do not (negx), the subsets of each side and the pairs found */
+	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
+	size_t *negx;
+	uint64_t *ep, *etmp, *pairs;
+	size_t ep_cap, etmp_cap, pairs_cap;
+	size_t *radix;           /* 2 * (DD_PARTS + 1) */
+	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
+	size_t *fray;            /* nr: the shareable rays of one facet */
+	struct dd_index ineg;    /* ray -> negative facets holding it */
+	struct dd_index inegx;   /* ray -> the same, of those in negx */
+	struct dd_index icur;    /* ray -> current facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
-	size_t *astart, *afacet, a_cap; /* ray -> current facets holding it */
-	int alists;              /* built for this step */
-	int use_lists;           /* lstart/lfacet built for this step */
 	uint64_t *stamp, stamp_now; /* s_cap: last positive facet that saw it */
 	size_t last_refuter;     /* move-to-front of the combinatorial test */
 	mpz_t t1, t2, g;
@@ -514,19 +527,19 @@ static int kern_test(struct dd *x, size_t n)
 }
 
 /* For every ray, the facets (fac[0..nf-1], or 0..nf-1 when fac is NULL)
- * that hold it, counting only rays in mask (NULL: all): list j is
- * (*list)[(*start)[j] .. (*start)[j+1]].  0 or CP_ENOMEM. */
+ * that hold it, counting only rays in mask (NULL: all), into ix.  0 or
+ * CP_ENOMEM. */
 static int index_rays(struct dd *x, const size_t *fac, size_t nf,
-		      const uint64_t *mask, size_t **start, size_t **list,
-		      size_t *cap)
+		      const uint64_t *mask, struct dd_index *ix)
 {
 	size_t nr = x->b->nr, words = x->words, c, w, j, total = 0, *st;
+	size_t **list = &ix->list;
 	const uint64_t *inc = x->cur.inc;
 
-	st = cp_reallocarray(*start, nr + 2, sizeof *st);
+	st = cp_reallocarray(ix->start, nr + 2, sizeof *st);
 	if (!st)
 		return CP_ENOMEM;
-	*start = st;
+	ix->start = st;
 	memset(st, 0, (nr + 2) * sizeof *st);
 	for (c = 0; c < nf; c++)
 		for (w = 0; w < words; w++) {
@@ -541,13 +554,13 @@ static int index_rays(struct dd *x, const size_t *fac, size_t nf,
 		}
 	for (j = 0; j < nr; j++)
 		st[j + 2] += st[j + 1];
-	if (total > *cap) {
+	if (total > ix->cap) {
 		size_t *l = cp_reallocarray(*list, 2 * total + 1, sizeof *l);
 
 		if (!l)
 			return CP_ENOMEM;
 		*list = l;
-		*cap = 2 * total;
+		ix->cap = 2 * total;
 	}
 	/* st[j+1] is the fill point of list j while filling */
 	for (c = 0; c < nf; c++) {
@@ -563,18 +576,8 @@ static int index_rays(struct dd *x, const size_t *fac, size_t nf,
 			}
 		}
 	}
+	ix->on = 1;
 	dd_work(x, total);
-	return 0;
-}
-
-/* For every ray, the current facets that hold it (x->astart, x->afacet),
- * built at most once a step, when a combinatorial test needs them.  0 or
- * -1 (out of memory). */
-static int all_lists(struct dd *x)
-{
-	if (index_rays(x, NULL, x->cur.n, NULL, &x->astart, &x->afacet, &x->a_cap))
-		return -1;
-	x->alists = 1;
 	return 0;
 }
 
@@ -612,7 +615,7 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 		return 1;
 	}
 	/* a third facet holds every ray of C, the one on fewest facets too */
-	if (!x->alists && all_lists(x))
+	if (!x->icur.on && index_rays(x, NULL, x->cur.n, NULL, &x->icur))
 		return -1;
 	for (w = 0; w < words; w++) {
 		uint64_t bits = C[w];
@@ -621,7 +624,7 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 			size_t j = w * 64 + (size_t)__builtin_ctzll(bits), len;
 
 			bits &= bits - 1;
-			len = x->astart[j + 1] - x->astart[j];
+			len = x->icur.start[j + 1] - x->icur.start[j];
 			if (len < blen) {
 				blen = len;
 				best = j;
@@ -629,8 +632,8 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 		}
 	}
 	dd_work(x, words + blen);
-	for (e = x->astart[best]; e < x->astart[best + 1]; e++) {
-		g = x->afacet[e];
+	for (e = x->icur.start[best]; e < x->icur.start[best + 1]; e++) {
+		g = x->icur.list[e];
 		if (g == p || g == n || g == last)
 			continue;
 		if (holds(C, inc + g * words, words)) {
@@ -639,6 +642,15 @@ static int no_third_facet(struct dd *x, const uint64_t *C, size_t p, size_t n)
 		}
 	}
 	return 1;
+}
+
+static size_t popcount_and(const uint64_t *a, const uint64_t *b, size_t words)
+{
+	size_t c = 0, w;
+
+	for (w = 0; w < words; w++)
+		c += pop64(a[w] & b[w]);
+	return c;
 }
 
 static size_t popcount_words(const uint64_t *v, size_t words)
@@ -699,125 +711,6 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 	next->tag[next->n].mother = cur->tag[p].id;
 	next->tag[next->n].born = x->step;
 	next->n++;
-	return 0;
-}
-
-/* The ridges of a simplicial facet: its incidence without ray j, for each
- * ray j on it in turn (*j starts at 0).  0 when there are no more. */
-static int next_ridge(const uint64_t *inc, size_t words, size_t nr, size_t *j,
-		      uint64_t *key)
-{
-	size_t w = *j / 64;
-	uint64_t bits;
-
-	if (*j >= nr)
-		return 0;
-	/* the first ray at or after *j, a word at a time */
-	bits = inc[w] & (~(uint64_t)0 << (*j % 64));
-	while (!bits && ++w < words)
-		bits = inc[w];
-	if (!bits)
-		return 0;
-	*j = w * 64 + (size_t)__builtin_ctzll(bits);
-	memcpy(key, inc, words * sizeof *key);
-	key[w] &= ~((uint64_t)1 << (*j % 64));
-	(*j)++;
-	return 1;
-}
-
-static size_t ridge_hash(const uint64_t *key, size_t words)
-{
-	uint64_t h = cp_hash(CP_HASH_SEED, key, words * sizeof *key);
-
-	return (size_t)(h ^ (h >> 31));
-}
-
-/* Every ridge (d-2 of the d-1 rays) of the nns simplicial negative facets
- * that only rays of the positive side hold goes into a hash table; each
- * simplicial positive facet looks its own ridges up.  Two facets of the
- * cone share a ridge only when they are adjacent, and a ridge lies on two
- * facets, so each match is one new facet. */
-static int ridge_join(struct dd *x, size_t r, size_t np, size_t nns)
-{
-	struct dd_facets *cur = &x->cur;
-	size_t words = x->words, d = x->d, nr = x->b->nr, nk = 0, a, c, h, j;
-	size_t mask, slots;
-	uint64_t *key;
-	int rc;
-
-	if (!nns)
-		return 0;
-	if (nns * (d - 1) > x->r_cap) {
-		size_t cap = 2 * nns * (d - 1);
-		uint64_t *k = cp_reallocarray(x->rkey, cap * words + 1, sizeof *k);
-		size_t *fa;
-
-		if (!k)
-			return CP_ENOMEM;
-		x->rkey = k;
-		if (!(fa = cp_reallocarray(x->rfacet, cap + 1, sizeof *fa)))
-			return CP_ENOMEM;
-		x->rfacet = fa;
-		x->r_cap = cap;
-	}
-	for (c = 0; c < nns; c++) {
-		size_t n = x->negs[c], v;
-		const uint64_t *inc = cur->inc + n * words;
-
-		j = 0;
-		while (next_ridge(inc, words, nr, &j, x->rkey + nk * words)) {
-			key = x->rkey + nk * words;
-			/* a ridge of the new cone holds only rays on both sides
-			 * (zp is here zp & zn) */
-			for (v = 0; v < words && !(key[v] & ~x->zp[v]); v++)
-				;
-			if (v == words)
-				x->rfacet[nk++] = n;
-		}
-	}
-	for (slots = 16; slots < 2 * nk + 2; slots *= 2)
-		;
-	if (slots > x->slot_cap) {
-		size_t *sl = cp_reallocarray(x->rslot, slots, sizeof *sl);
-
-		if (!sl)
-			return CP_ENOMEM;
-		x->rslot = sl;
-		x->slot_cap = slots;
-	}
-	mask = slots - 1;
-	for (h = 0; h < slots; h++)
-		x->rslot[h] = SIZE_MAX;
-	for (a = 0; a < nk; a++) {
-		h = ridge_hash(x->rkey + a * words, words) & mask;
-		while (x->rslot[h] != SIZE_MAX)
-			h = (h + 1) & mask;
-		x->rslot[h] = a;
-	}
-	key = x->common;
-	for (a = 0; a < np; a++) {
-		size_t p = x->pos[a];
-		const uint64_t *inc = cur->inc + p * words;
-
-		if (!x->simp[p])
-			continue;
-		if (dd_work(x, d))
-			return CONE_LATE;
-		j = 0;
-		while (next_ridge(inc, words, nr, &j, key)) {
-			x->b->st->candidates++;
-			h = ridge_hash(key, words) & mask;
-			for (; x->rslot[h] != SIZE_MAX; h = (h + 1) & mask) {
-				size_t e = x->rslot[h];
-
-				if (memcmp(x->rkey + e * words, key, words * sizeof *key))
-					continue;
-				x->b->st->adjacency_tests++;
-				if ((rc = emit(x, p, x->rfacet[e], key, r)))
-					return rc;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -900,13 +793,6 @@ static int try_pair(struct dd *x, size_t p, size_t n, size_t r, size_t cnt)
 	return adjacent ? emit(x, p, n, x->common, r) : 0;
 }
 
-/* For every ray in zp (the rays of both sides), the negative facets that
- * hold it: x->lstart[j] .. x->lstart[j+1] in x->lfacet. */
-static int ray_lists(struct dd *x, size_t nn)
-{
-	return index_rays(x, x->neg, nn, x->zp, &x->lstart, &x->lfacet, &x->l_cap);
-}
-
 /* Rays shared by a and b (words of each); hw: with the CPU's popcount
  * instruction (only in functions compiled for it, see pairs_scan). */
 static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
@@ -919,13 +805,235 @@ static inline __attribute__((always_inline)) size_t shared(const uint64_t *a,
 	return c;
 }
 
+/* ==== candidate pairs by joined ridges ====
+ * An adjacent pair shares d-2 rays (of Z, the rays on both sides) that
+ * span their common ridge.  A facet whose k shareable rays are few beyond
+ * d-2 (a simplicial one: d-1) has few (d-2)-subsets, C(k, k-d+2).  Those
+ * of the positive facets and those of the negative facets are listed by
+ * fingerprint (the XOR of a random word per ray; a subset's is the set's
+ * with the rays left out XORed in), both lists sorted (radix, on 32
+ * bits), and merged: equal fingerprints give the candidate pairs, so a
+ * pair of such facets is found without trying the others.  A match, or a
+ * collision, is only a candidate: the shared rays are counted and the
+ * pair tested exactly as any other.  Facets with more than DD_JOIN_MAX
+ * subsets (far from simplicial; few) are paired by ray lists instead,
+ * with every facet of the other side.  (Tried first: a hash table of the
+ * negative side's subsets probed by the positive side: its random
+ * accesses cost four times the sorting on cones of 10^5 facets.) */
+#define DD_JOIN_MAX 2048
+#define DD_JOIN_MAXE 16 /* most rays left out of a set */
+enum { DD_JOIN, DD_MANY, DD_NONE /* fewer than d-2 rays: no pairs */ };
+
+/* C(k, k - need), or SIZE_MAX when above DD_JOIN_MAX. */
+static size_t n_subsets(size_t k, size_t need)
+{
+	size_t e = k - need, c = 1, i;
+
+	if (e > DD_JOIN_MAXE)
+		return SIZE_MAX;
+	for (i = 1; i <= e; i++) {
+		c = c * (need + i) / i; /* C(need+i, i), exactly */
+		if (c > DD_JOIN_MAX)
+			return SIZE_MAX;
+	}
+	return c;
+}
+
+/* The shareable rays of a facet (inc & zp) into x->fray; their number,
+ * and their fingerprint in *all. */
+static size_t facet_rays(struct dd *x, const uint64_t *inc, uint64_t *all)
+{
+	size_t w, k = 0;
+	uint64_t h = 0;
+
+	for (w = 0; w < x->words; w++) {
+		uint64_t bits = inc[w] & x->zp[w];
+
+		while (bits) {
+			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			x->fray[k++] = j;
+			h ^= x->zob[j];
+		}
+	}
+	*all = h;
+	return k;
+}
+
+/* Facet f's (d-2)-subsets, (fingerprint << 32) | f, to out; how many.
+ * Each leaves out e = k - (d-2) of the k rays, in lexicographic order;
+ * acc[t] is the fingerprint with the first t left-out rays XORed in. */
+static size_t facet_subsets(struct dd *x, size_t f, uint64_t *out)
+{
+	size_t need = x->d - 2, idx[DD_JOIN_MAXE], e, k, j, t, n = 0;
+	uint64_t acc[DD_JOIN_MAXE + 1];
+
+	k = facet_rays(x, x->cur.inc + f * x->words, &acc[0]);
+	e = k - need;
+	for (t = 0; t < e; t++) {
+		idx[t] = t;
+		acc[t + 1] = acc[t] ^ x->zob[x->fray[t]];
+	}
+	for (;;) {
+		out[n++] = (acc[e] & ~(uint64_t)0xFFFFFFFF) | f;
+		for (j = e; j > 0 && idx[j - 1] == k - e + j - 1; j--)
+			;
+		if (!j)
+			return n;
+		idx[j - 1]++;
+		for (t = j; t < e; t++)
+			idx[t] = idx[t - 1] + 1;
+		for (t = j - 1; t < e; t++)
+			acc[t + 1] = acc[t] ^ x->zob[x->fray[idx[t]]];
+	}
+}
+
+#define DD_PART_BITS 11 /* radix digits: 2048 buckets */
+#define DD_PARTS ((size_t)1 << DD_PART_BITS)
+
+/* Scatter a[0..n-1] into out by the digit at bit sh (stable); x->radix
+ * [0..DD_PARTS] gets each bucket's start. */
+static void radix_pass(struct dd *x, const uint64_t *a, uint64_t *out,
+		       size_t n, unsigned sh)
+{
+	size_t *cnt = x->radix, i, sum, c;
+
+	memset(cnt, 0, (DD_PARTS + 1) * sizeof *cnt);
+	for (i = 0; i < n; i++)
+		cnt[(a[i] >> sh) & (DD_PARTS - 1)]++;
+	for (i = 0, sum = 0; i <= DD_PARTS; i++) {
+		c = i < DD_PARTS ? cnt[i] : 0;
+		cnt[i] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		out[cnt[(a[i] >> sh) & (DD_PARTS - 1)]++] = a[i];
+	/* cnt[t] is now the end of bucket t: shift to starts */
+	memmove(cnt + 1, cnt, DD_PARTS * sizeof *cnt);
+	cnt[0] = 0;
+	dd_work(x, n / 4);
+}
+
+static int grow_u64(uint64_t **a, size_t *cap, size_t n)
+{
+	uint64_t *t;
+
+	if (n <= *cap)
+		return 0;
+	t = cp_reallocarray(*a, 2 * n + 1, sizeof *t);
+	if (!t)
+		return CP_ENOMEM;
+	*a = t;
+	*cap = 2 * n;
+	return 0;
+}
+
+/* A new candidate pair (p << 32 | n) in x->pairs. */
+static int add_pair(struct dd *x, size_t *np_, uint64_t pr)
+{
+	if (grow_u64(&x->pairs, &x->pairs_cap, *np_ + 1))
+		return CP_ENOMEM;
+	x->pairs[(*np_)++] = pr;
+	return 0;
+}
+
+/* The candidate pairs of the DD_JOIN facets into x->pairs (p << 32 | n),
+ * sorted by p (a pair sharing more than d-2 rays comes once per common
+ * subset), *npairs of them.  Both sides' subsets are partitioned by the
+ * top bits of their fingerprints; in each part (a few hundred, in cache)
+ * the negative ones go into a small hash table the positive ones probe.
+ * 0 or CP_ENOMEM. */
+static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
+{
+	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i, n_ = 0;
+	size_t *startp = x->radix + DD_PARTS + 1, big = 0, slots, mask, h;
+	uint64_t *P, *N, *tab;
+
+	*npairs = 0;
+	for (c = 0; c < np + nn; c++) {
+		size_t f = c < np ? x->pos[c] : x->neg[c - np];
+
+		if (x->cls[f] != DD_JOIN)
+			continue;
+		t = n_subsets(popcount_and(x->cur.inc + f * words, x->zp, words), need);
+		if (c < np)
+			tp += t;
+		else
+			tn += t;
+	}
+	if (!tp || !tn)
+		return 0;
+	if (grow_u64(&x->ep, &x->ep_cap, tp + tn) ||
+	    grow_u64(&x->etmp, &x->etmp_cap, tp + tn))
+		return CP_ENOMEM;
+	for (c = 0, tp = 0; c < np; c++)
+		if (x->cls[x->pos[c]] == DD_JOIN)
+			tp += facet_subsets(x, x->pos[c], x->ep + tp);
+	for (c = 0, tn = tp; c < nn; c++)
+		if (x->cls[x->neg[c]] == DD_JOIN)
+			tn += facet_subsets(x, x->neg[c], x->ep + tn);
+	tn -= tp;
+	/* partition: positive subsets to etmp, negative ones to etmp + tp */
+	P = x->etmp;
+	N = x->etmp + tp;
+	radix_pass(x, x->ep, P, tp, 64 - DD_PART_BITS);
+	memcpy(startp, x->radix, (DD_PARTS + 1) * sizeof *startp);
+	radix_pass(x, x->ep + tp, N, tn, 64 - DD_PART_BITS);
+	startp[DD_PARTS] = tp;
+	for (t = 0; t < DD_PARTS; t++) {
+		size_t e = (t + 1 < DD_PARTS ? x->radix[t + 1] : tn) - x->radix[t];
+
+		if (e > big)
+			big = e;
+	}
+	for (slots = 16; slots < 2 * big; slots *= 2)
+		;
+	/* the table reuses ep (free now): slots <= 2 * 2 * tn + 16 */
+	if (grow_u64(&x->ep, &x->ep_cap, slots))
+		return CP_ENOMEM;
+	tab = x->ep;
+	mask = slots - 1;
+	for (t = 0; t < DD_PARTS; t++) {
+		size_t n0 = x->radix[t], n1 = t + 1 < DD_PARTS ? x->radix[t + 1] : tn;
+		size_t p0 = startp[t], p1 = startp[t + 1];
+
+		if (n0 == n1 || p0 == p1)
+			continue;
+		for (slots = 16; slots < 2 * (n1 - n0); slots *= 2)
+			;
+		mask = slots - 1;
+		memset(tab, 0xFF, slots * sizeof *tab);
+		for (i = n0; i < n1; i++) {
+			for (h = (N[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
+				;
+			tab[h] = N[i];
+		}
+		for (i = p0; i < p1; i++)
+			for (h = (P[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
+				if (tab[h] >> 32 == P[i] >> 32 &&
+				    add_pair(x, &n_, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
+					return CP_ENOMEM;
+	}
+	dd_work(x, tp + tn);
+	/* by positive facet: radix on p (bits 32..63), through etmp */
+	if (grow_u64(&x->etmp, &x->etmp_cap, n_))
+		return CP_ENOMEM;
+	radix_pass(x, x->pairs, x->etmp, n_, 32);
+	radix_pass(x, x->etmp, x->pairs, n_, 32 + DD_PART_BITS);
+	radix_pass(x, x->pairs, x->etmp, n_, 32 + 2 * DD_PART_BITS);
+	memcpy(x->pairs, x->etmp, n_ * sizeof *x->pairs);
+	*npairs = n_;
+	return 0;
+}
+
 /* The candidates of positive facet p: the nlist facets of list, or (list
- * NULL) those in the nsel ray lists x->sel; try_pair for each one
- * sharing d-2 rays with p.  Most candidates fail that count, so it is
+ * NULL) those in the nsel ray lists x->sel of index ix; try_pair for each
+ * one sharing d-2 rays with p.  Most candidates fail that count, so it is
  * done here, inline (the loop is most of the time on big cones). */
 static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
-		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel,
-		int hw)
+		size_t p, size_t r, const size_t *list, size_t nlist,
+		const struct dd_index *ix, size_t nsel, int hw)
 {
 	size_t words = x->words, need = x->d - 2, c, i, k;
 	const uint64_t *inc = x->cur.inc, *relp = x->relp;
@@ -944,17 +1052,14 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
 	for (i = 0; i < nsel; i++) {
 		size_t j = x->sel[i], e;
 
-		if (dd_work(x, x->lstart[j + 1] - x->lstart[j]))
+		if (dd_work(x, ix->start[j + 1] - ix->start[j]))
 			return CONE_LATE;
-		for (e = x->lstart[j]; e < x->lstart[j + 1]; e++) {
-			size_t n = x->lfacet[e];
+		for (e = ix->start[j]; e < ix->start[j + 1]; e++) {
+			size_t n = ix->list[e];
 
 			if (x->stamp[n] == x->stamp_now)
 				continue;
 			x->stamp[n] = x->stamp_now;
-			/* simplicial pairs were matched by their ridges */
-			if (x->simp[p] && x->simp[n])
-				continue;
 			if ((k = shared(relp, inc + n * words, words, hw)) >= need &&
 			    (rc = try_pair(x, p, n, r, k)))
 				return rc;
@@ -968,36 +1073,38 @@ static inline __attribute__((always_inline)) int pairs_body(struct dd *x,
  * x86-64, where __builtin_popcountll is a library call); chosen at run
  * time when the CPU has it. */
 __attribute__((target("popcnt"))) static int pairs_scan_hw(struct dd *x,
-		size_t p, size_t r, const size_t *list, size_t nlist, size_t nsel)
+		size_t p, size_t r, const size_t *list, size_t nlist,
+		const struct dd_index *ix, size_t nsel)
 {
-	return pairs_body(x, p, r, list, nlist, nsel, 1);
+	return pairs_body(x, p, r, list, nlist, ix, nsel, 1);
 }
 #define DD_HAVE_HW_POPCOUNT 1
 #endif
 
 static int pairs_scan(struct dd *x, size_t p, size_t r, const size_t *list,
-		      size_t nlist, size_t nsel)
+		      size_t nlist, const struct dd_index *ix, size_t nsel)
 {
 #ifdef DD_HAVE_HW_POPCOUNT
 	if (x->hw_popcount)
-		return pairs_scan_hw(x, p, r, list, nlist, nsel);
+		return pairs_scan_hw(x, p, r, list, nlist, ix, nsel);
 #endif
-	return pairs_body(x, p, r, list, nlist, nsel, 0);
+	return pairs_body(x, p, r, list, nlist, ix, nsel, 0);
 }
 
-/* The pairs of positive facet p: a negative facet n sharing d-2 of p's
- * rcount rays misses at most q = rcount - (d-2) of them, so it holds one
- * of any q+1 of them: the union of the q+1 shortest ray lists covers
- * every candidate.  Used when that union is shorter than the list of all
- * (nlist) candidates.  (Tried: q+2 or q+3 lists, testing only the facets
- * in 2 or 3 of them: counting the longer lists cost what the tests
- * saved.) */
+/* The pairs of positive facet p with the nlist negative facets of list,
+ * whose ray lists are ix (when ix->on): a negative facet n sharing d-2 of
+ * p's rcount rays misses at most q = rcount - (d-2) of them, so it holds
+ * one of any q+1 of them: the union of the q+1 shortest ray lists covers
+ * every candidate.  Used when that union is shorter than the list.
+ * (Tried: q+2 or q+3 lists, testing only the facets in 2 or 3 of them:
+ * counting the longer lists cost what the tests saved.) */
 static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
-		    const size_t *list, size_t nlist)
+		    const size_t *list, size_t nlist, const struct dd_index *ix)
 {
 	size_t words = x->words, w, i, nsel = 0, est = SIZE_MAX, s = q + 1;
+	const size_t *st = ix->start;
 
-	if (!x->use_lists)
+	if (!ix->on)
 		goto all;
 	est = 0;
 	/* the s rays of relp with the shortest lists (insertion into a
@@ -1007,15 +1114,13 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 
 		while (bits) {
 			size_t j = w * 64 + (size_t)__builtin_ctzll(bits);
-			size_t len = x->lstart[j + 1] - x->lstart[j];
+			size_t len = st[j + 1] - st[j];
 
 			bits &= bits - 1;
-			if (nsel == s &&
-			    len >= x->lstart[x->sel[s - 1] + 1] - x->lstart[x->sel[s - 1]])
+			if (nsel == s && len >= st[x->sel[s - 1] + 1] - st[x->sel[s - 1]])
 				continue;
 			i = nsel < s ? nsel++ : s - 1;
-			while (i > 0 && x->lstart[x->sel[i - 1] + 1] -
-			       x->lstart[x->sel[i - 1]] > len) {
+			while (i > 0 && st[x->sel[i - 1] + 1] - st[x->sel[i - 1]] > len) {
 				x->sel[i] = x->sel[i - 1];
 				i--;
 			}
@@ -1023,12 +1128,60 @@ static int pairs_of(struct dd *x, size_t p, size_t r, size_t q,
 		}
 	}
 	for (i = 0; i < nsel; i++)
-		est += x->lstart[x->sel[i] + 1] - x->lstart[x->sel[i]];
+		est += st[x->sel[i] + 1] - st[x->sel[i]];
 all:
 	x->b->st->candidates += est < nlist ? est : nlist;
 	if (est >= nlist)
-		return pairs_scan(x, p, r, list, nlist, 0);
-	return pairs_scan(x, p, r, NULL, 0, nsel);
+		return pairs_scan(x, p, r, list, nlist, ix, 0);
+	return pairs_scan(x, p, r, NULL, 0, ix, nsel);
+}
+
+/* Facet g of from to slot f of to (mpz values swapped in GMP mode). */
+static void move_facet(struct dd *x, struct dd_facets *to, size_t f,
+		       struct dd_facets *from, size_t g)
+{
+	size_t d = x->d, words = x->words, i;
+
+	if (x->big)
+		for (i = 0; i < d; i++)
+			mpz_swap(to->z[f * d + i], from->z[g * d + i]);
+	else
+		memcpy(to->b + f * d, from->b + g * d, d * sizeof *to->b);
+	memcpy(to->inc + f * words, from->inc + g * words, words * sizeof *to->inc);
+	to->tag[f] = from->tag[g];
+}
+
+/* The new facets (x->next) take the slots of the nn negative facets
+ * (x->neg, ascending) of x->cur; the rest are appended, or the slots left
+ * over are filled from the end: only those facets move.  0 or
+ * CP_ENOMEM. */
+static int replace(struct dd *x, size_t nn)
+{
+	struct dd_facets *cur = &x->cur, *next = &x->next;
+	size_t h = 0, k = 0, end = cur->n;
+
+	for (; h < nn && k < next->n; h++, k++)
+		move_facet(x, cur, x->neg[h], next, k);
+	if (k < next->n) {
+		if (dd_reserve(x, cur, cur->n + next->n - k))
+			return CP_ENOMEM;
+		for (; k < next->n; k++)
+			move_facet(x, cur, end++, next, k);
+	}
+	for (; h < nn; h++) {
+		size_t hole = x->neg[h];
+
+		/* facets at the end that are negative themselves just go */
+		while (end > hole && (x->big ? mpz_sgn(x->zs[end - 1]) < 0 :
+				      x->s[end - 1] < 0))
+			end--;
+		if (end <= hole)
+			break;
+		move_facet(x, cur, hole, cur, --end);
+	}
+	cur->n = end;
+	dd_work(x, nn + next->n);
+	return 0;
 }
 
 /* Insert ray r into x->cur (result in x->cur).  0, DD_OVERFLOW, or a CP_E*
@@ -1039,10 +1192,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
 	const int64_t *y = b->Y + r * d;
 	struct dd_facets *cur = &x->cur, *next = &x->next;
-	size_t need = d - 2, ncur = cur->n, nns, nnn;
+	size_t need = d - 2, ncur = cur->n, nx = 0, npairs;
 	int big = x->big, rc;
 
-	x->alists = 0;
+	x->icur.on = x->ineg.on = x->inegx.on = 0;
 	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
@@ -1062,12 +1215,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (!(pn = cp_reallocarray(x->neg, cap, sizeof *pn)))
 			goto nomem;
 		x->neg = pn;
-		if (!(pn = cp_reallocarray(x->negs, cap, sizeof *pn)))
+		if (!(pn = cp_reallocarray(x->negx, cap, sizeof *pn)))
 			goto nomem;
-		x->negs = pn;
-		if (!(pn = cp_reallocarray(x->negn, cap, sizeof *pn)))
-			goto nomem;
-		x->negn = pn;
+		x->negx = pn;
 		{
 			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
 			uint64_t *st;
@@ -1075,6 +1225,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			if (!sp)
 				goto nomem;
 			x->simp = sp;
+			if (!(sp = cp_reallocarray(x->cls, cap, 1)))
+				goto nomem;
+			x->cls = sp;
 			st = cp_reallocarray(x->stamp, cap, sizeof *st);
 			if (!st)
 				goto nomem;
@@ -1116,78 +1269,97 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			x->neg[nn++] = f;
 			for (w = 0; w < words; w++)
 				x->zn[w] |= cur->inc[f * words + w];
-		} else {
-			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
 		}
 	}
-	if (!nn)
+	/* a ray inside the current cone changes nothing: it is left out
+	 * (its incidences are added at the end), so facets count only the
+	 * rays that made them and stay simplicial where they are */
+	if (!nn) {
+		x->skipped[r] = 1;
 		return 0;
+	}
+	for (f = 0; f < ncur; f++)
+		if (big ? !mpz_sgn(x->zs[f]) : !x->s[f])
+			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
 	b->st->inserted++;
 	/* only rays on some positive and some negative facet can be shared */
 	for (w = 0; w < words; w++)
 		x->zp[w] &= x->zn[w];
-	/* survivors first */
+	/* the new facets go to next, then into cur in place of the negative
+	 * ones (replace) */
 	next->n = 0;
-	if (dd_reserve(x, next, ncur - nn + 1))
-		goto nomem;
-	for (f = 0; f < ncur; f++) {
-		int neg = big ? mpz_sgn(x->zs[f]) < 0 : x->s[f] < 0;
-
-		if (neg)
-			continue;
-		if (big)
-			for (i = 0; i < d; i++)
-				mpz_set(next->z[next->n * d + i], cur->z[f * d + i]);
-		else
-			memcpy(next->b + next->n * d, cur->b + f * d, d * sizeof *next->b);
-		memcpy(next->inc + next->n * words, cur->inc + f * words,
-		       words * sizeof *next->inc);
-		next->tag[next->n] = cur->tag[f];
-		next->n++;
-	}
 	/* simplicial facets: d-1 independent rays, so any d-2 of them span a
 	 * ridge, and sharing d-2 rays with such a facet is adjacency */
-	nns = nnn = 0;
-	for (f = 0; f < ncur; f++)
-		x->simp[f] = popcount_words(cur->inc + f * words, words) == d - 1;
-	for (c = 0; c < nn; c++) {
-		if (x->simp[x->neg[c]])
-			x->negs[nns++] = x->neg[c];
-		else
-			x->negn[nnn++] = x->neg[c];
-	}
-	/* simplicial positive x simplicial negative: match their ridges (d-1
-	 * each) by hash instead of trying every pair */
-	if ((rc = ridge_join(x, r, np, nns)))
-		goto fail;
-	/* the other pairs: for each positive facet, the negative ones sharing
-	 * at least d-2 of its rays; from the ray lists when a few short lists
-	 * cover every candidate, else from all of them */
-	/* (indexing costs a pass over every incidence: worth it only when
-	 * there are many pairs) */
-	x->use_lists = nn >= 64 && np * nn >= 16384;
-	if (x->use_lists && (rc = ray_lists(x, nn)))
-		goto fail;
-	for (a = 0; a < np; a++) {
-		size_t p = x->pos[a], nlist = x->simp[p] ? nnn : nn, rcount;
-		const size_t *list = x->simp[p] ? x->negn : x->neg;
+	for (c = 0; c < np; c++)
+		x->simp[x->pos[c]] = popcount_words(cur->inc + x->pos[c] * words,
+						     words) == d - 1;
+	for (c = 0; c < nn; c++)
+		x->simp[x->neg[c]] = popcount_words(cur->inc + x->neg[c] * words,
+						     words) == d - 1;
+	/* the pairs: for each positive facet, the negative ones sharing at
+	 * least d-2 of its rays; by the ridge hash where both have few
+	 * (d-2)-subsets, else from the ray lists when a few short lists
+	 * cover every candidate, else from all of them (indexing costs a
+	 * pass over the incidences: worth it only when there are many
+	 * pairs) */
+	/* which facets take part in the ridge join; facet indices must fit
+	 * its 32 bits (else every pair comes from the ray lists) */
+	for (c = 0; c < np + nn; c++) {
+		size_t g = c < np ? x->pos[c] : x->neg[c - np];
+		size_t k = popcount_and(cur->inc + g * words, x->zp, words);
 
+		x->cls[g] = k < need ? DD_NONE : ncur > 0xFFFFFFFF ||
+			    n_subsets(k, need) == SIZE_MAX ||
+			    (b->dd_mixed && g % 2) ? DD_MANY : DD_JOIN;
+		if (c >= np && x->cls[g] == DD_MANY)
+			x->negx[nx++] = g;
+	}
+	if ((rc = join_ridges(x, np, nn, &npairs)))
+		goto fail;
+	if (nx >= 64 && np * nx >= 16384 &&
+	    (rc = index_rays(x, x->negx, nx, x->zp, &x->inegx)))
+		goto fail;
+	for (a = 0, c = 0; a < np; a++) {
+		size_t p = x->pos[a], rcount, cnt;
+
+		if (x->cls[p] == DD_NONE)
+			continue;
 		for (w = 0; w < words; w++)
 			x->relp[w] = cur->inc[p * words + w] & x->zp[w];
 		if (dd_work(x, 1))
 			return cone_time_error(b, err);
 		rcount = popcount_words(x->relp, words);
-		if (rcount < need)
+		if (x->cls[p] == DD_MANY) {
+			if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
+			    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
+				goto fail;
+			if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn,
+					   &x->ineg)))
+				goto fail;
 			continue;
-		if ((rc = pairs_of(x, p, r, rcount - need, list, nlist)))
+		}
+		/* the joined pairs of p (x->pairs is sorted, pos ascending) */
+		for (; c < npairs && x->pairs[c] >> 32 < p; c++)
+			;
+		x->stamp_now++;
+		for (; c < npairs && x->pairs[c] >> 32 == p; c++) {
+			size_t n = (size_t)(x->pairs[c] & 0xFFFFFFFF);
+
+			if (x->stamp[n] == x->stamp_now)
+				continue;
+			x->stamp[n] = x->stamp_now;
+			b->st->candidates++;
+			cnt = popcount_and(x->relp, cur->inc + n * words, words);
+			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
+				goto fail;
+		}
+		/* and the negative facets not joined */
+		if (nx && (rc = pairs_of(x, p, r, rcount - need, x->negx, nx,
+					 &x->inegx)))
 			goto fail;
 	}
-	{
-		struct dd_facets t = *cur;
-
-		*cur = *next;
-		*next = t;
-	}
+	if ((rc = replace(x, nn)))
+		goto fail;
 	if (cur->n > b->st->max_partial)
 		b->st->max_partial = cur->n;
 	return 0;
@@ -1294,34 +1466,86 @@ out:
 	return rc;
 }
 
-/* Hand the final facets to the build (exact by construction: their
- * incidence sets are complete, every ray having been inserted). */
+/* Hand the final facets to the build (exact by construction), with the
+ * rays that were left out (inside the cone when their turn came) added to
+ * the incidence sets of the facets they lie on: a dot product over their
+ * non-zero coordinates. */
 static int hand_over(struct dd *x, struct cp_error *err)
 {
 	struct cone_build *b = x->b;
-	size_t d = x->d, f, i;
+	size_t d = x->d, words = x->words, f, i, r, nz, nskip = 0;
 	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
+	size_t *skip = cp_malloc((b->nr + 1) * sizeof *skip);
+	size_t *idx = cp_malloc((b->nr * d + 1) * sizeof *idx);
+	size_t *cnt = cp_malloc((b->nr + 1) * sizeof *cnt);
 	int rc = 0;
 
-	if (!bv)
-		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	if (!bv || !skip || !idx || !cnt) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+		goto out;
+	}
 	if (x->cur.n > b->max_facets) {
 		rc = cone_facet_limit_error(b, x->cur.n, err);
 		goto out;
 	}
-	for (f = 0; f < x->cur.n && !rc; f++) {
-		const uint64_t *inc = x->cur.inc + f * x->words;
+	for (r = 0; r < b->nr; r++) {
+		const int64_t *y = b->Y + r * d;
 
-		if (!x->big) {
-			rc = cone_keep_facet(b, x->cur.b + f * d, NULL, inc, err);
+		if (!x->skipped[r])
 			continue;
+		for (i = nz = 0; i < d; i++)
+			if (y[i])
+				idx[nskip * d + nz++] = i;
+		cnt[nskip] = nz;
+		skip[nskip++] = r;
+	}
+	for (f = 0; f < x->cur.n && !rc; f++) {
+		uint64_t *inc = x->cur.inc + f * words;
+
+		for (r = 0; r < nskip; r++) {
+			const int64_t *y = b->Y + skip[r] * d;
+			const size_t *ix = idx + r * d;
+			int zero;
+
+			if (x->big) {
+				mpz_set_ui(x->t1, 0);
+				for (i = 0; i < cnt[r]; i++)
+					mpz_addmul_ui(x->t1, x->cur.z[f * d + ix[i]],
+						      (unsigned long)y[ix[i]]);
+				zero = !mpz_sgn(x->t1);
+			} else {
+				const int64_t *a = x->cur.b + f * d;
+				__int128 t = 0;
+
+				for (i = 0; i < cnt[r]; i++)
+					t += (__int128)a[ix[i]] * y[ix[i]];
+				zero = !t;
+			}
+			if (zero)
+				inc[skip[r] / 64] |= (uint64_t)1 << (skip[r] % 64);
 		}
+		if ((f & 1023) == 1023 && dd_work(x, 1024 * (nskip + 1))) {
+			rc = cone_time_error(b, err);
+			goto out;
+		}
+
+		if (!x->big)
+			continue;
 		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
 			;
 		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
 	}
+	/* int64 facets: the build takes the arrays over */
+	if (!rc && !x->big) {
+		rc = cone_adopt_facets(b, x->cur.b, x->cur.inc, x->cur.n, err);
+		if (!rc)
+			x->cur.b = NULL, x->cur.inc = NULL;
+	}
 out:
 	cp_free(bv);
+	cp_free(skip);
+	cp_free(idx);
+	cp_free(cnt);
 	return rc;
 }
 
@@ -1359,14 +1583,26 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
 	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
 	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
+	x.skipped = cp_calloc(b->nr + 1, 1);
+	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
+	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
+	x.radix = cp_malloc(2 * (DD_PARTS + 1) * sizeof *x.radix);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon) {
+	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray ||
+	    !x.radix) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
-	for (r = 0; r < b->nr; r++)
+	for (r = 0; r < b->nr; r++) {
+		/* splitmix64: a fixed, well-mixed word per ray */
+		uint64_t z = (r + 1) * 0x9E3779B97F4A7C15ULL;
+
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+		x.zob[r] = z ^ (z >> 31);
 		order[r] = (int)r;
+	}
 	qsort_r(order, b->nr, sizeof *order, cmp_order, b);
 	if ((rc = initial_simplex(&x, order, used, err)))
 		goto out;
@@ -1423,13 +1659,20 @@ out:
 	cp_free(x.common);
 	cp_free(x.rk);
 	cp_free(x.simp);
-	cp_free(x.negs);
-	cp_free(x.negn);
-	cp_free(x.rkey);
-	cp_free(x.rfacet);
-	cp_free(x.rslot);
-	cp_free(x.lstart);
-	cp_free(x.lfacet);
+	cp_free(x.negx);
+	cp_free(x.cls);
+	cp_free(x.ep);
+	cp_free(x.etmp);
+	cp_free(x.pairs);
+	cp_free(x.radix);
+	cp_free(x.zob);
+	cp_free(x.fray);
+	cp_free(x.ineg.start);
+	cp_free(x.ineg.list);
+	cp_free(x.inegx.start);
+	cp_free(x.inegx.list);
+	cp_free(x.icur.start);
+	cp_free(x.icur.list);
 	cp_free(x.sel);
 	cp_free(x.kray);
 	cp_free(x.kidx);
@@ -1438,10 +1681,9 @@ out:
 	cp_free(x.knon);
 	cp_free(x.kt);
 	cp_free(x.ktmp);
-	cp_free(x.astart);
-	cp_free(x.afacet);
 	cp_free(x.since);
 	cp_free(x.rayat);
+	cp_free(x.skipped);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);

@@ -9,32 +9,81 @@
 #include "geometry/cone_int.h"
 
 /* ==== printing ====
- * One implementation on exact integers, so facets beyond 64 bits print
- * the same way; the int64 entry point converts. */
+ * One implementation for both kinds of coefficient row, int64 and exact
+ * integers, so facets beyond 64 bits print the same way. */
 
-static void put_side(mpz_t *a, size_t k, const char *const *names,
+struct coefs {
+	const int64_t *a; /* int64 row, or */
+	mpz_t *z;         /* exact row */
+};
+
+static int coef_sgn(const struct coefs *c, size_t i)
+{
+	return c->z ? mpz_sgn(c->z[i]) : (c->a[i] > 0) - (c->a[i] < 0);
+}
+
+/* |v| in decimal (any int64, INT64_MIN too). */
+static void put_u64(struct cp_buf *out, uint64_t u)
+{
+	char t[24];
+	size_t n = sizeof t;
+
+	do {
+		t[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	cp_buf_append(out, t + n, sizeof t - n);
+}
+
+void cone_put_i64(struct cp_buf *out, int64_t v)
+{
+	if (v < 0)
+		cp_buf_append(out, "-", 1);
+	put_u64(out, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* The coefficient's magnitude followed by "*", unless it is 1.  0, or -1
+ * out of memory. */
+static int put_multiple(const struct coefs *c, size_t i, struct cp_buf *out)
+{
+	if (!c->z) {
+		uint64_t u = c->a[i] < 0 ? -(uint64_t)c->a[i] : (uint64_t)c->a[i];
+
+		if (u != 1) {
+			put_u64(out, u);
+			cp_buf_append(out, "*", 1);
+		}
+		return 0;
+	}
+	if (mpz_cmpabs_ui(c->z[i], 1)) {
+		char *t = mpz_get_str(NULL, 10, c->z[i]);
+
+		if (!t)
+			return -1;
+		cp_buf_puts(out, t + (mpz_sgn(c->z[i]) < 0));
+		cp_buf_append(out, "*", 1);
+		free(t);
+	}
+	return 0;
+}
+
+static void put_side(const struct coefs *c, size_t k, const char *const *names,
 		     int sign, struct cp_buf *out)
 {
 	size_t i;
 	int first = 1;
 
 	for (i = 0; i < k; i++) {
-		int sg = mpz_sgn(a[i]);
+		int sg = coef_sgn(c, i);
 
 		if (!sg || (sg > 0) != (sign > 0))
 			continue;
 		if (!first)
 			cp_buf_puts(out, " + ");
 		first = 0;
-		if (mpz_cmpabs_ui(a[i], 1)) {
-			char *t = mpz_get_str(NULL, 10, a[i]);
-
-			if (!t) {
-				out->failed = 1;
-				return;
-			}
-			cp_buf_printf(out, "%s*", t + (sg < 0));
-			free(t);
+		if (put_multiple(c, i, out)) {
+			out->failed = 1;
+			return;
 		}
 		if (names && names[i])
 			cp_buf_puts(out, names[i]);
@@ -45,14 +94,15 @@ static void put_side(mpz_t *a, size_t k, const char *const *names,
 		cp_buf_puts(out, "0");
 }
 
-void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
-			      int is_equality, struct cp_buf *out)
+static void format_constraint(const struct coefs *c, size_t k,
+			      const char *const *names, int is_equality,
+			      struct cp_buf *out)
 {
 	size_t i, pos = 0, neg = 0;
 	int first_sign = 0;
 
 	for (i = 0; i < k; i++) {
-		int sg = mpz_sgn(a[i]);
+		int sg = coef_sgn(c, i);
 
 		if (sg > 0)
 			pos++;
@@ -66,38 +116,36 @@ void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
 		int left = !neg ? 1 : !pos ? -1 : pos < neg ? 1 : neg < pos ? -1 :
 			   first_sign;
 
-		put_side(a, k, names, left, out);
+		put_side(c, k, names, left, out);
 		cp_buf_puts(out, " = ");
-		put_side(a, k, names, -left, out);
+		put_side(c, k, names, -left, out);
 		return;
 	}
 	if (!neg) {
-		put_side(a, k, names, 1, out);
+		put_side(c, k, names, 1, out);
 		cp_buf_puts(out, " >= 0");
 		return;
 	}
-	put_side(a, k, names, -1, out);
+	put_side(c, k, names, -1, out);
 	cp_buf_puts(out, " <= ");
-	put_side(a, k, names, 1, out);
+	put_side(c, k, names, 1, out);
+}
+
+void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
+			      int is_equality, struct cp_buf *out)
+{
+	struct coefs c = { NULL, a };
+
+	format_constraint(&c, k, names, is_equality, out);
 }
 
 void cone_format_constraint(const int64_t *a, size_t k,
 			    const char *const *names, int is_equality,
 			    struct cp_buf *out)
 {
-	mpz_t *z = cp_malloc((k + 1) * sizeof *z);
-	size_t i;
+	struct coefs c = { a, NULL };
 
-	if (!z) {
-		out->failed = 1;
-		return;
-	}
-	for (i = 0; i < k; i++)
-		mpz_init_set_si(z[i], (long)a[i]);
-	cone_format_constraint_z(z, k, names, is_equality, out);
-	for (i = 0; i < k; i++)
-		mpz_clear(z[i]);
-	cp_free(z);
+	format_constraint(&c, k, names, is_equality, out);
 }
 
 /* ==== the facet through a subset ====

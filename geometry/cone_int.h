@@ -20,6 +20,7 @@ struct cone_build {
 	size_t k, m, d;
 	const uint32_t *S;
 	size_t max_facets;
+	int dd_mixed;         /* CONE_DD_MIXED: every other facet by lists */
 	double max_seconds, t0;
 	struct cone_stats *st; /* never NULL */
 	/* distinct primitive non-zero rays */
@@ -61,8 +62,17 @@ int cone_offer_facet_z(struct cone_build *b, mpz_t *z, size_t *index,
  * its incidence over the rays: bv, or z when bv is NULL. */
 int cone_keep_facet(struct cone_build *b, const int64_t *bv, mpz_t *z,
 		    const uint64_t *inc, struct cp_error *err);
+/* Take over the n facets of a finished double description as they are:
+ * B (n * d normals, int64) and on (n * words incidences), both from
+ * cp_malloc; replaces any facets kept so far.  No facet may be offered
+ * or kept after this (the hash of known normals is gone).  0, or
+ * CP_ELIMIT (over max_facets: B and on stay the caller's), CP_ENOMEM. */
+int cone_adopt_facets(struct cone_build *b, int64_t *B, uint64_t *on, size_t n,
+		      struct cp_error *err);
 /* t = z.y exactly (y a projected ray: entries >= 0). */
 void cone_dot_z(mpz_t t, mpz_t *z, const int64_t *y, size_t d);
+/* v in decimal. */
+void cone_put_i64(struct cp_buf *out, int64_t v);
 void cone_format_constraint_z(mpz_t *a, size_t k, const char *const *names,
 			      int is_equality, struct cp_buf *out);
 /* Forget every facet found so far (before another attempt). */

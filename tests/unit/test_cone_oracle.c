@@ -453,6 +453,11 @@ static void test_oracle_full_dimension(void)
 
 static void test_dd_random(void) { method_under_test = CONE_DD; test_oracle_random(); }
 static void test_dd_full_dimension(void) { method_under_test = CONE_DD; test_oracle_full_dimension(); }
+/* every other facet paired by ray lists: the ridge join, the lists and
+ * the pairs between the two all meet the oracle (at these sizes the join
+ * alone would take every facet) */
+static void test_dd_mixed_random(void) { method_under_test = CONE_DD_MIXED; test_oracle_random(); }
+static void test_dd_mixed_full_dimension(void) { method_under_test = CONE_DD_MIXED; test_oracle_full_dimension(); }
 static void test_qhull_random(void) { method_under_test = CONE_QHULL; test_oracle_random(); }
 static void test_qhull_full_dimension(void) { method_under_test = CONE_QHULL; test_oracle_full_dimension(); }
 
@@ -462,6 +467,8 @@ int main(void)
 	/* both ways of finding facets, each against the oracle */
 	RUN(test_dd_random);
 	RUN(test_dd_full_dimension);
+	RUN(test_dd_mixed_random);
+	RUN(test_dd_mixed_full_dimension);
 	RUN(test_qhull_random);
 	RUN(test_qhull_full_dimension);
 	return check_summary();
