@@ -71,7 +71,7 @@ class TestReprs(unittest.TestCase):
         self.assertEqual("<counterpoint.Dataset %r: 36 observations, 28 events>" % SWEEP,
                          repr(d))
         v = m.check(d)
-        self.assertEqual("<counterpoint.Verdicts: 36 observations, 14 feasible, 22 "
+        self.assertEqual("<counterpoint.Verdicts: 36 observations, 15 feasible, 21 "
                          "infeasible, 0 unusable>", repr(v))
         c = cp.Model(WALK).cone()
         self.assertEqual("<counterpoint.Cone: 4 counters, dimension 3, 1 equality, "

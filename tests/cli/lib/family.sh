@@ -21,8 +21,8 @@ family() {
 	"$CP" explore "$model" "$data" >"$tmp/explore" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || { cat "$tmp/explore"; fail "$cpu {$truth}: explore exited $rc"; }
-	req=$(sed -n 's/^required features (proven: every model without one is refuted): //p' "$tmp/explore")
-	imp=$(sed -n 's/^impossible features (proven: every model with one is refuted): //p' "$tmp/explore")
+	req=$(sed -n 's/^required features (proven: every model without one is refuted[^)]*): //p' "$tmp/explore")
+	imp=$(sed -n 's/^impossible features (proven: every model with one is refuted[^)]*): //p' "$tmp/explore")
 	[ "$req" = "$want" ] ||
 		{ cat "$tmp/explore"; fail "$cpu {$truth}: required '$req', expected '$want'"; }
 	for f in $(echo "$imp" | tr ',' ' '); do
