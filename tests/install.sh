@@ -50,7 +50,7 @@ pkg-config --static --libs counterpoint | grep -q -- -lglpk || fail "Libs.privat
 n=0
 for h in $(cd "$root/include/counterpoint" && find . -name '*.h' | sed 's|^\./||'); do
 	n=$((n + 1))
-	grep -q "^#ifndef COUNTERPOINT_[A-Z_]*_H$" "$root/include/counterpoint/$h" ||
+	grep -q "^#ifndef COUNTERPOINT_[A-Z0-9_]*_H$" "$root/include/counterpoint/$h" ||
 		fail "$h has no COUNTERPOINT_ include guard"
 	printf '#include <%s>\n#include <%s>\nint main(void) { return 0; }\n' "$h" "$h" > "$tmp/h.c"
 	# shellcheck disable=SC2086
