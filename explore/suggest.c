@@ -1612,7 +1612,8 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 
 	if (!*explaining && (rc = relax_groups(sg, err)))
 		return rc;
-	qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
+	if (sg->n_leaves)
+		qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
 	for (i = 0; i < sg->n_leaves && got < want && !rc; i++) {
 		struct leaf *l = &sg->leaves[i];
 
@@ -1656,6 +1657,7 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 static int search(struct sg *sg, size_t keep, struct cp_error *err)
 {
 	size_t n, B, i, maxe, explaining = 0, levels_after = 0;
+	uint32_t none[EXPLORE_SUGGEST_MAX_NEW] = { 0 };   /* the empty set */
 	int rc;
 
 	for (n = 1; n <= sg->max_new; n++)
@@ -1665,7 +1667,7 @@ static int search(struct sg *sg, size_t keep, struct cp_error *err)
 					maxe = sg->st.edits[i];
 			if (B > n * maxe)
 				break;
-			if ((rc = dfs(sg, NULL, 0, n, B, err)) ||
+			if ((rc = dfs(sg, none, 0, n, B, err)) ||
 			    (rc = check_leaves(sg, keep, &explaining, err)))
 				return rc;
 			if (explaining >= keep || (explaining && levels_after++))
@@ -2702,8 +2704,12 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	}
 	if (rc)
 		goto fail;
-	if (out->unpriced)
+	/* without a single certificate nothing could be priced: the sets
+	 * checked were not all there are */
+	if (out->unpriced || !sg.nG) {
+		out->unpriced = 1;
 		out->complete = 0;
+	}
 	out->pruned_by_pricing = out->complete && !sg.n_found && !out->sets_checked;
 	if (!sg.n_found) {
 		rc = partial(&sg, opt.keep, err);
