@@ -1042,20 +1042,17 @@ static void suggestion_release(struct explore_suggestion *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Check S u T on every usable observation, as `check` does, and bound
- * the flow of each new signature, as `flows` does. */
+/* Check S u T on every usable observation, as `check` does: at the
+ * regions' confidence, then at the family-wise level. */
 static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 		 size_t threads, struct explore_suggestion *s, struct cp_error *err)
 {
-	const struct pipe_data *pd = sg->pd;
+	const struct pipe_data *pd = sg->pd_c;
 	const struct stats_dataset *d = pipe_data_dataset(pd);
 	struct pipe_model *pm = NULL;
-	struct pipe_flows *pf = NULL;
-	struct pipe_flow_bounds *fb = NULL;
-	enum pipe_flow_status *status = NULL;
-	uint32_t *extra = NULL;
-	const char *names[EXPLORE_SUGGEST_MAX_NEW] = { "new1", "new2", "new3" };
-	size_t k = sg->k, i, j, nu;
+	unsigned char *refutes = NULL;
+	size_t n_refuting = 0;
+	size_t k = sg->k, i, j;
 	int rc;
 
 	s->n_new = f->n;
@@ -1083,8 +1080,16 @@ static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 		feas_result_release(&res[i]);
 		feas_result_init(&res[i]);
 	}
+	/* as `check` proves a model: every usable observation at the
+	 * regions' confidence, then those infeasible at the family-wise
+	 * level */
+	refutes = cp_calloc(sg->n_obs + 1, 1);
+	if (!refutes)
+		goto nomem;
 	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + f->n, pd, NULL, &pm, err)) ||
-	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)))
+	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)) ||
+	    (rc = pipe_family_check(sg->fam, pm, res, threads, refutes, &n_refuting, NULL,
+				    err)))
 		goto out;
 	sg->out->proven++;
 	s->unexplained = cp_calloc(MAX_LISTED, sizeof *s->unexplained);
@@ -1094,41 +1099,78 @@ static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 		if (!pipe_data_region(pd, i))
 			continue;
 		s->of++;
-		if (res[i].feasible && !res[i].undecided) {
+		s->feasible_each += res[i].feasible && !res[i].undecided;
+		s->undecided += res[i].feasible && res[i].undecided;
+		if (!refutes[i] && !(res[i].feasible && res[i].undecided)) {
 			s->explains++;
 			continue;
 		}
-		s->undecided += res[i].feasible;
 		if (s->n_unexplained < MAX_LISTED &&
 		    !(s->unexplained[s->n_unexplained] =
 		      cp_strdup(stats_dataset_observation(d, i))))
 			goto nomem;
 		s->n_unexplained++;
 	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_free(refutes);
+	pipe_model_free(pm);
+	return rc;
+}
+
+/* Bound the flow of each new signature of s, as `flows` does, on the
+ * observations S u T fits at the regions' confidence. */
+static int prove_flows(struct sg *sg, struct explore_suggestion *s, struct feas_result *res,
+		       size_t threads, struct cp_error *err)
+{
+	const struct pipe_data *pd = sg->pd_c;
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	const char *names[EXPLORE_SUGGEST_MAX_NEW] = { "new1", "new2", "new3" };
+	struct pipe_model *pm = NULL;
+	struct pipe_flows *pf = NULL;
+	struct pipe_flow_bounds *fb = NULL;
+	enum pipe_flow_status *status = NULL;
+	uint32_t *extra = NULL;
+	size_t k = sg->k, i, j, nu;
+	struct found f;
+	int rc;
+
+	f.n = s->n_new;
+	for (j = 0; j < s->n_new; j++)
+		memcpy(sg->rows + (sg->mS + j) * k, s->paths[j].counts, k * sizeof *sg->rows);
+	for (i = 0; i < sg->n_obs; i++) {
+		feas_result_release(&res[i]);
+		feas_result_init(&res[i]);
+	}
+	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + f.n, pd, NULL, &pm, err)) ||
+	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)))
+		goto out;
 	/* the flows: each new signature a pseudo-feature of its own */
-	extra = cp_calloc(f->n * (k + 1), sizeof *extra);
+	extra = cp_calloc(f.n * (k + 1), sizeof *extra);
 	if (!extra)
 		goto nomem;
-	for (j = 0; j < f->n; j++) {
+	for (j = 0; j < f.n; j++) {
 		extra[j * (k + 1)] = (uint32_t)s->paths[j].uop;
 		memcpy(extra + j * (k + 1) + 1, s->paths[j].counts, k * sizeof *extra);
 	}
-	if ((rc = pipe_flows_new_extra(sg->m, sg->sel, pd, extra, f->n, names, &pf, err)))
+	if ((rc = pipe_flows_new_extra(sg->m, sg->sel, pd, extra, f.n, names, &pf, err)))
 		goto out;
 	nu = pipe_flows_n_uops(pf);
-	fb = cp_calloc(sg->n_obs * nu * f->n + 1, sizeof *fb);
+	fb = cp_calloc(sg->n_obs * nu * f.n + 1, sizeof *fb);
 	status = cp_calloc(sg->n_obs + 1, sizeof *status);
 	if (!fb || !status)
 		goto nomem;
 	if ((rc = pipe_flows_bound(pf, pd, res, threads, fb, status, err)))
 		goto out;
-	for (j = 0; j < f->n; j++) {
+	for (j = 0; j < f.n; j++) {
 		struct explore_new_path *p = &s->paths[j];
 		size_t at = 0;
 
 		p->flow_per = pipe_flows_per(pf, p->uop);
 		for (i = 0; i < sg->n_obs; i++) {
-			const struct feas_bound *b = &fb[(i * nu + p->uop) * f->n + j].share;
+			const struct feas_bound *b = &fb[(i * nu + p->uop) * f.n + j].share;
 
 			if (status[i] != PIPE_FLOWS_BOUNDED || !b->defined)
 				continue;
@@ -1162,10 +1204,9 @@ out:
 	return rc;
 }
 
-/* Explains the most, fewer new signatures, fewer edits, the smallest
- * flow forced on them, fewer counters touched, fewer of the model's
- * other constraints broken. */
-static int by_merit(const void *a, const void *b)
+/* The ranking up to the flow: explains the most, fewer new signatures,
+ * fewer edits. */
+static int by_proof(const void *a, const void *b)
 {
 	const struct explore_suggestion *x = a, *y = b;
 
@@ -1175,6 +1216,19 @@ static int by_merit(const void *a, const void *b)
 		return x->n_new < y->n_new ? -1 : 1;
 	if (x->edits != y->edits)
 		return x->edits < y->edits ? -1 : 1;
+	return 0;
+}
+
+/* Explains the most, fewer new signatures, fewer edits, the smallest
+ * flow forced on them, fewer counters touched, fewer of the model's
+ * other constraints broken, the likeliest shape. */
+static int by_merit(const void *a, const void *b)
+{
+	const struct explore_suggestion *x = a, *y = b;
+	int c = by_proof(a, b);
+
+	if (c)
+		return c;
 	if (x->flow_defined != y->flow_defined)
 		return x->flow_defined ? -1 : 1;
 	/* flows equal to the 4 digits printed are equal */
@@ -1255,6 +1309,14 @@ static int finish(struct sg *sg, size_t keep, size_t threads, const size_t *show
 	for (n = 0; n < take && !rc; n++)
 		rc = prove(sg, &sg->found[n], res, threads, &out->suggestions[n], err);
 	out->n_suggestions = n;
+	if (!rc) {
+		/* flows only where they can decide a place: the first keep and
+		 * those tied with the last of them before the flow */
+		qsort(out->suggestions, n, sizeof *out->suggestions, by_merit);
+		for (i = 0; i < n && !rc; i++)
+			if (i < keep || !by_proof(&out->suggestions[keep - 1], &out->suggestions[i]))
+				rc = prove_flows(sg, &out->suggestions[i], res, threads, err);
+	}
 	if (!rc) {
 		qsort(out->suggestions, n, sizeof *out->suggestions, by_merit);
 		for (i = keep; i < n; i++)
@@ -1339,6 +1401,7 @@ static void sg_release(struct sg *sg)
 {
 	size_t i;
 
+	pipe_family_free(sg->fam);
 	udd_sigset_free(sg->ss);
 	cp_free(sg->shash);
 	cp_free(sg->rows);
@@ -1371,6 +1434,53 @@ static void sg_release(struct sg *sg)
 	cp_free(sg->leaves);
 }
 
+static void results_free(struct feas_result *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++)
+		feas_result_release(&r[i]);
+	cp_free(r);
+}
+
+/* When the family-wise level is above the regions' confidence: the
+ * regions at that level (*pd_n, which the search then checks on), and
+ * the model's verdicts there on the observations to explain, with their
+ * certificates (*res_n).  Those found feasible there after all (a
+ * borderline difference) leave the list.  Both NULL at the same level. */
+static int family_regions(struct sg *sg, struct pipe_model *pm0, size_t threads,
+			  struct pipe_data **pd_n, struct feas_result **res_n,
+			  struct cp_error *err)
+{
+	struct pipe_options po = *pipe_data_options(sg->pd_c);
+	size_t i, j;
+	int rc;
+
+	*pd_n = NULL;
+	*res_n = NULL;
+	if (!(pipe_family_level(sg->fam) > po.confidence))
+		return CP_OK;
+	po.confidence = pipe_family_level(sg->fam);
+	po.stream = 0;
+	po.threads = threads;
+	if ((rc = pipe_data_new(sg->m, pipe_data_dataset(sg->pd_c), &po, pd_n, err)))
+		return rc;
+	*res_n = cp_calloc(sg->n_obs + 1, sizeof **res_n);
+	if (!*res_n)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < sg->n_obs; i++)
+		feas_result_init(&(*res_n)[i]);
+	if ((rc = pipe_check_some(pm0, *pd_n, sg->I, sg->nI, FEAS_EXPLAIN, *res_n, NULL,
+				  err)))
+		return rc;
+	for (i = 0, j = 0; i < sg->nI; i++)
+		if (!(*res_n)[sg->I[i]].feasible || (*res_n)[sg->I[i]].undecided)
+			sg->I[j++] = sg->I[i];
+	sg->nI = j;
+	sg->pd = *pd_n;
+	return CP_OK;
+}
+
 int explore_suggest_run(const struct udd_model *m, udd_features sel,
 			const struct pipe_data *pd, const struct feas_result *res_in,
 			const struct explore_suggest_options *opt_in,
@@ -1380,7 +1490,9 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
 	struct explore_suggest *out;
 	struct pipe_model *pm0 = NULL;
-	struct feas_result *own = NULL;
+	struct feas_result *own = NULL, *res_n = NULL;
+	struct pipe_data *pd_n = NULL;
+	unsigned char *refutes = NULL;
 	struct pass p;
 	struct sg sg;
 	size_t *shown = NULL, i, g, r;
@@ -1412,7 +1524,7 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	out->complete = 1;
 	sg.m = m;
 	sg.sel = sel;
-	sg.pd = pd;
+	sg.pd = sg.pd_c = pd;
 	sg.out = out;
 	sg.k = out->k;
 	sg.n_obs = out->n_observations;
@@ -1438,7 +1550,8 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	sg.S = pipe_model_signatures(pm0);
 	sg.mS = pipe_model_n_signatures(pm0);
 	sg.I = cp_calloc(sg.n_obs + 1, sizeof *sg.I);
-	if (!sg.I)
+	refutes = cp_calloc(sg.n_obs + 1, 1);
+	if (!sg.I || !refutes)
 		goto nomem;
 	for (i = 0; i < sg.n_obs; i++) {
 		if (!pipe_data_region(pd, i))
@@ -1446,9 +1559,35 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 		out->usable++;
 		out->infeasible += !res_in[i].feasible;
 		out->undecided += res_in[i].feasible && res_in[i].undecided;
-		if (!res_in[i].feasible || res_in[i].undecided)
-			sg.I[sg.nI++] = i;
 	}
+	/* the observations that refute the model, by `check`'s family-wise
+	 * rule: the ones to explain */
+	if ((rc = pipe_family_new(pd, opt.family_confidence, out->usable, &sg.fam, err)) ||
+	    (rc = pipe_family_check(sg.fam, pm0, res_in, opt.threads, refutes, &out->refuting,
+				    NULL, err)))
+		goto fail;
+	out->family_confidence = pipe_family_confidence(sg.fam);
+	out->family_level = pipe_family_level(sg.fam);
+	{
+		struct cp_buf cb;
+
+		cp_buf_init(&cb);
+		pipe_family_put_claim(&cb, sg.fam, out->infeasible, out->refuting);
+		if (cb.failed)
+			goto nomem;
+		out->claim = cb.data;
+	}
+	for (i = 0; i < sg.n_obs; i++)
+		if (pipe_data_region(pd, i) &&
+		    (refutes[i] || (res_in[i].feasible && res_in[i].undecided)))
+			sg.I[sg.nI++] = i;
+	if (!sg.nI)
+		goto done;
+	/* the search's regions, at that level, and the certificates there */
+	if ((rc = family_regions(&sg, pm0, opt.threads, &pd_n, &res_n, err)))
+		goto fail;
+	if (res_n)
+		sg.res0 = res_n;
 	if (!sg.nI)
 		goto done;
 	if ((rc = udd_sigset_build(m, sel, 0, &sg.ss, err)) ||
@@ -1516,7 +1655,10 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 done:
 	out->seconds = cp_seconds() - t0;
 	cp_free(shown);
+	cp_free(refutes);
 	sg_release(&sg);
+	results_free(res_n, sg.n_obs);
+	pipe_data_free(pd_n);
 	pipe_model_free(pm0);
 	for (i = 0; own && i < sg.n_obs; i++)
 		feas_result_release(&own[i]);
@@ -1528,7 +1670,10 @@ nomem:
 fail:
 	explore_sg_pass_release(&p);
 	cp_free(shown);
+	cp_free(refutes);
 	sg_release(&sg);
+	results_free(res_n, sg.n_obs);
+	pipe_data_free(pd_n);
 	pipe_model_free(pm0);
 	for (i = 0; own && i < sg.n_obs; i++)
 		feas_result_release(&own[i]);
@@ -1551,12 +1696,14 @@ void explore_suggest_free(struct explore_suggest *s)
 		cp_free(s->violated[i].text);
 	}
 	cp_free(s->violated);
+	cp_free(s->claim);
 	cp_free(s);
 }
 
 size_t explore_suggest_n(const struct explore_suggest *s) { return s->n_suggestions; }
 size_t explore_suggest_usable(const struct explore_suggest *s) { return s->usable; }
 size_t explore_suggest_infeasible(const struct explore_suggest *s) { return s->infeasible; }
+size_t explore_suggest_refuting(const struct explore_suggest *s) { return s->refuting; }
 size_t explore_suggest_n_violated(const struct explore_suggest *s) { return s->n_violated; }
 
 const struct explore_suggestion *explore_suggest_at(const struct explore_suggest *s,
@@ -1567,7 +1714,7 @@ const struct explore_suggestion *explore_suggest_at(const struct explore_suggest
 
 int explore_suggest_explains_all(const struct explore_suggest *s)
 {
-	if (!s->infeasible && !s->undecided)
+	if (!s->refuting && !s->undecided)
 		return 1;
 	return s->n_suggestions && s->suggestions[0].explains == s->usable;
 }
@@ -1599,10 +1746,15 @@ int explore_family_suggest(struct explore_family *f, const struct explore_search
 	*out = NULL;
 	if (!explore_n_models(s))
 		return cp_error_set(err, CP_EINPUT, "no model was tested");
+	struct explore_suggest_options o = *opt;
+
 	for (i = 1; i < explore_n_models(s); i++)
-		if (explore_model_at(s, i)->eval.n_infeasible <
-		    explore_model_at(s, b)->eval.n_infeasible)
+		if (explore_eval_refuting(&explore_model_at(s, i)->eval) <
+		    explore_eval_refuting(&explore_model_at(s, b)->eval))
 			b = i;
 	*best = explore_model_at(s, b)->features;
-	return explore_suggest_run(f->model, *best, f->pd, NULL, opt, out, err);
+	/* the family's claims' level */
+	if (!o.family_confidence)
+		o.family_confidence = explore_family_confidence(f);
+	return explore_suggest_run(f->model, *best, f->pd, NULL, &o, out, err);
 }

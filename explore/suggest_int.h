@@ -25,8 +25,13 @@ struct explore_suggest {
 	struct explore_suggest_options opt;
 	/* the data */
 	size_t n_observations, usable, infeasible, undecided;
+	size_t refuting;               /* usable ones refuting the model at the
+					* family-wise level */
 	const char *region;            /* "pca", ... */
 	double confidence;
+	double family_confidence, family_level;   /* C, and C^(1/n) */
+	char *claim;                   /* the model as a whole, as `check`
+					* says it (pipe_family_put_claim) */
 	size_t n_violated;
 	struct sg_violated *violated;  /* the most observations first */
 	/* what the search tried */
@@ -86,7 +91,13 @@ struct found {
 struct sg {
 	const struct udd_model *m;
 	udd_features sel;
+	/* The regions the search checks on: at the family-wise level each
+	 * observation needs (pd_c's own when that is its confidence); the
+	 * kept suggestions are proven on pd_c as `check` proves a model, and
+	 * then at that level through fam. */
 	const struct pipe_data *pd;
+	const struct pipe_data *pd_c;
+	struct pipe_family *fam;
 	struct explore_suggest *out;
 	size_t k, n_obs, max_new, max_edits, max_checks;
 	struct udd_sigset *ss;
