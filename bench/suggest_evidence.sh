@@ -1,12 +1,13 @@
 #!/bin/sh
-# bench/suggest_evidence.sh [FEATURE...]: does `counterpoint suggest`
-# rediscover a feature's μpaths?  For each feature of
-# models/haswell/mmu.udd (default: merge abort replay pde_early bypass),
-# simulate three workloads with only that feature on (seeds and workloads
-# the repository uses nowhere else), run suggest on the model without it
-# (the baseline), and check that the first suggestion explains every
-# observation and that each of its new signatures is one the model with
-# the feature has (`paths --with F`).  Prints one table row per feature
+# bench/suggest_evidence.sh [-v] [F[:G,...]...]: does `counterpoint
+# suggest` rediscover a feature's μpaths?  For each feature F of
+# models/haswell/mmu.udd (default: merge abort replay pde_early bypass
+# merge:abort abort:merge), simulate three workloads with F on (and the
+# features G after a colon; seeds and workloads the repository uses
+# nowhere else), run suggest on the model with the true features but F
+# (--with G), and check that the first suggestion explains every
+# observation and that each of its new signatures is one the true model
+# has (`paths --with F,G`).  Prints one table row per case
 # (docs/suggest.md), and the commands with -v; exit 1 when a row fails.
 CP=${CP:-bin/counterpoint}
 M=${M:-models/haswell/mmu.udd}
@@ -34,13 +35,17 @@ workloads() {
 	esac
 }
 
-for f in ${*:-merge abort replay pde_early bypass}; do
+for spec in ${*:-merge abort replay pde_early bypass merge:abort abort:merge}; do
+	f=${spec%%:*}
+	with=
+	case $spec in *:*) with=${spec#*:} ;; esac
+	true=$f${with:+,$with}
 	data=$tmp/$f.csv
 	cmds=
 	first=1
 	workloads "$f" > "$tmp/w"
 	while read -r w seed; do
-		c="$CP sim --features $f --pages 4k --intervals 60 --interval-uops 20000 --workload $w --seed $seed"
+		c="$CP sim --features $true --pages 4k --intervals 60 --interval-uops 20000 --workload $w --seed $seed"
 		cmds="$cmds$c
 "
 		if [ $first = 1 ]; then
@@ -50,26 +55,27 @@ for f in ${*:-merge abort replay pde_early bypass}; do
 			$c | tail -n +2 >> "$data" || exit 2
 		fi
 	done < "$tmp/w"
-	$CP paths "$M" --with "$f" --json > "$tmp/true.json" || exit 2
+	$CP paths "$M" --with "$true" --json > "$tmp/true.json" || exit 2
 	t0=$(date +%s.%N)
-	$CP suggest "$M" "$data" --json -v > "$tmp/s.json" 2> "$tmp/s.err"
+	$CP suggest "$M" "$data" --with "$with" --json -v > "$tmp/s.json" 2> "$tmp/s.err"
 	rc=$?
 	t1=$(date +%s.%N)
 	[ $rc -le 1 ] || { cat "$tmp/s.err"; exit 2; }
-	row=$(python3 - "$tmp/s.json" "$tmp/true.json" "$f" <<'PY'
+	row=$(python3 - "$tmp/s.json" "$tmp/true.json" "$f" "$with" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2])); f = sys.argv[3]
+s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+f = sys.argv[3] + (f" (--with {sys.argv[4]})" if sys.argv[4] else "")
 names = [c if isinstance(c, str) else c["name"] for c in t["counters"]]
 true = {(u, tuple(x["signature"])) for x in t["signatures"] for u in x["paths_by_uop"]}
 if not s["suggestions"]:
-    print(f"| {f} | {s['usable']} | {s['infeasible']} | (none) | no | no |"); sys.exit(1)
+    print(f"| {f} | {s['usable']} | {s['refuting']} | (none) | no | no |"); sys.exit(1)
 x = s["suggestions"][0]
 every = x["explains"] == x["of"] == s["usable"]
 ok = all((p["uop"], tuple(p["counters"].get(n, 0) for n in names)) in true
          for p in x["signatures"])
 paths = "; ".join(p["uop"] + ": " + ", ".join(k if v == 1 else f"{k}*{v}"
                   for k, v in p["counters"].items()) for p in x["signatures"])
-print(f"| {f} | {s['usable']} | {s['infeasible']} | {paths} | "
+print(f"| {f} | {s['usable']} | {s['refuting']} | {paths} | "
       f"{'yes' if every else 'no'} ({x['explains']}/{x['of']}) | {'yes' if ok else 'no'} |")
 sys.exit(0 if every and ok else 1)
 PY
@@ -77,7 +83,7 @@ PY
 	printf '%s %.1f s |\n' "$row" "$(echo "$t1 - $t0" | bc)"
 	if [ $verbose = 1 ]; then
 		printf '%s' "$cmds" | sed 's/^/    /'
-		echo "    $CP suggest $M DATA"
+		echo "    $CP suggest $M DATA${with:+ --with $with}"
 		sed 's/^/    /' "$tmp/s.err"
 	fi
 done

@@ -263,36 +263,7 @@ static int violation_text(struct report *r, const struct feas_violation *v,
  * where it differs. */
 static void family_text(const struct report *r, struct cp_buf *b)
 {
-	const struct pipe_family *fam = r->family;
-	size_t n = pipe_family_n(fam);
-	double c = pipe_data_options(r->pd)->confidence;
-
-	cp_buf_printf(b, "model as a whole: %s at ", r->n_refuting ? "REFUTED" :
-		      "not refuted");
-	pipe_put_level(b, pipe_family_confidence(fam));
-	cp_buf_printf(b, " over the %zu usable observation%s (", n, n == 1 ? "" : "s");
-	if (!r->infeasible) {
-		cp_buf_puts(b, "none infeasible at ");
-		pipe_put_level(b, c);
-		cp_buf_puts(b, " each)\n");
-		return;
-	}
-	cp_buf_printf(b, "%zu infeasible at ", r->infeasible);
-	pipe_put_level(b, c);
-	cp_buf_puts(b, " each");
-	if (pipe_family_level(fam) > c) {
-		if (r->n_refuting == r->infeasible)
-			cp_buf_printf(b, ", %s at ", r->infeasible == 1 ? "also" : "all also");
-		else if (r->n_refuting)
-			cp_buf_printf(b, ", %zu of them at ", r->n_refuting);
-		else
-			cp_buf_puts(b, ", none at ");
-		pipe_put_level(b, pipe_family_level(fam));
-		cp_buf_puts(b, ", the level each needs for ");
-		pipe_put_level(b, pipe_family_confidence(fam));
-		cp_buf_printf(b, " over %zu", n);
-	}
-	cp_buf_puts(b, ")\n");
+	pipe_family_put_claim(b, r->family, r->infeasible, r->n_refuting);
 }
 
 static int report_text(struct report *r, struct cp_buf *b)

@@ -165,7 +165,7 @@ static void print_phases(const struct explore_family *fam)
 static int suggestions(struct explore_family *fam, const struct explore_search *s,
 		       size_t threads, struct cp_buf *b)
 {
-	struct explore_suggest_options xo = { 2, 2, 3, 0, threads };
+	struct explore_suggest_options xo = { 2, 2, 3, 0, threads, 0 };
 	struct explore_suggest *sg = NULL;
 	struct cp_error err;
 	udd_features best;

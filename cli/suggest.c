@@ -19,7 +19,8 @@ static const char suggest_help[] =
 	"usage: counterpoint suggest MODEL DATA [--with F,...] [--max-new N]\n"
 	"                            [--max-edits E] [--keep K] [--max-checks C]\n"
 	"                            [--region pca|independent|ellipsoid]\n"
-	"                            [--confidence P] [--batches B|auto|none]\n"
+	"                            [--confidence P] [--family-confidence P]\n"
+	"                            [--batches B|auto|none]\n"
 	"                            [--per-interval] [--counters C,...]\n"
 	"                            [--threads N] [--json] [-o FILE]\n"
 	"                            [--html FILE] [-v]\n"
@@ -32,11 +33,14 @@ static const char suggest_help[] =
 	"it, the whole region breaks it): a new signature helps only if it\n"
 	"breaks it, and a set explains the data only if its signatures break\n"
 	"every one.  Every set the certificates allow is checked; a suggestion\n"
-	"'explains' an observation when its region is feasible on the model's\n"
-	"signatures and the new ones, checked as 'counterpoint check' checks\n"
-	"(same region, confidence and exact re-checks), every usable\n"
-	"observation.  When no set explains them all, the report says so, what\n"
-	"it tried, and the sets that explain the most.\n"
+	"'explains' an observation when the observation does not refute the\n"
+	"model's signatures and the new ones by the rule of 'counterpoint\n"
+	"check' (same regions, confidence, family-wise level and exact\n"
+	"re-checks): feasible at --confidence, or at the level each of the n\n"
+	"usable observations needs for --family-confidence over all of them;\n"
+	"the search works on the regions at that level.  When no set explains\n"
+	"them all, the report says so, what it tried, and the sets that\n"
+	"explain the most.\n"
 	"\n"
 	"Ranked: explains the most, then fewer new signatures, fewer edits, the\n"
 	"smallest flow the data force on the new μpaths (a share of the uop's\n"
@@ -57,6 +61,8 @@ static const char suggest_help[] =
 	"                        50000); past it the claim is 'undecided'\n"
 	"  --region SHAPE        pca (default), independent, or ellipsoid\n"
 	"  --confidence P        confidence level of the regions (default 0.99)\n"
+	"  --family-confidence P the level of the claims over the usable\n"
+	"                        observations, as check's summary (default 0.99)\n"
 	"  --batches B           batch means: B batches, 'none' or 'auto' (default)\n"
 	"  --per-interval        regions for one interval, not for the mean\n"
 	"  --counters C,...      use only these model counters (the cone is\n"
@@ -71,7 +77,7 @@ static const char suggest_help[] =
 	"  -h, --help            this text\n"
 	"\n"
 	"exit status: 0 the first suggestion explains every usable observation\n"
-	"(or the model fits them all), 1 no suggestion does, 2 bad usage or\n"
+	"(or none refutes the model), 1 no suggestion does, 2 bad usage or\n"
 	"input, 3 internal error\n";
 
 /* Long only because getopt_long wants one case per option; the work is
@@ -86,6 +92,7 @@ int cli_suggest(int argc, char **argv)
 		{ "max-checks", required_argument, NULL, 'M' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "confidence", required_argument, NULL, 'c' },
+		{ "family-confidence", required_argument, NULL, 'F' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "per-interval", no_argument, NULL, 'p' },
 		{ "counters", required_argument, NULL, 'C' },
@@ -116,6 +123,7 @@ int cli_suggest(int argc, char **argv)
 	po.shape = FEAS_PCA;
 	so.max_new = 2;
 	so.max_edits = 2;
+	so.family_confidence = 0.99;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:hv", longopts, NULL)) != -1) {
@@ -156,6 +164,11 @@ int cli_suggest(int argc, char **argv)
 		case 'c':
 			if (cli_parse_double("suggest", "--confidence", optarg, 0.5, 0.999999,
 					     &po.confidence))
+				return CLI_USAGE;
+			break;
+		case 'F':
+			if (cli_parse_double("suggest", "--family-confidence", optarg, 0.5,
+					     0.999999, &so.family_confidence))
 				return CLI_USAGE;
 			break;
 		case 'b':

@@ -346,10 +346,12 @@ void explore_dot(const struct explore_search *s, struct cp_buf *b);
  * branches on the certificate with the fewest breakers, so every set
  * that explains every observation is found (unless max_checks stops it:
  * then complete is 0).  A suggestion "explains" an observation when the
- * pipeline (pipe_check, as `check`) finds it feasible and not undecided
- * on cone(S u T), every usable observation checked; when no set
- * explains them all, the sets that explain the most found by a beam
- * search are kept instead.  Kept suggestions carry their flow bounds
+ * observation does not refute cone(S u T) by `check`'s rule: pipe_check
+ * on every usable observation, then pipe_family_check at the family-wise
+ * confidence (the observations that refute the model are those whose
+ * region at C^(1/n) misses the cone too; the search itself works on those
+ * regions); when no set explains them all, the sets that explain the
+ * most found by a beam search are kept instead.  Kept suggestions carry their flow bounds
  * (pipe_flows_new_extra, as `flows`), the nearest μpath of the same uop
  * (`counterpoint paths --with` numbers it like + 1), the edits, and a
  * μDD fragment placed on that μpath.  Ranked: explains the most, then
@@ -371,6 +373,8 @@ struct explore_suggest_options {
 				* (0: 50,000) */
 	size_t threads;        /* the kept ones' checks and bounds (0: one
 				* per CPU) */
+	double family_confidence;   /* the claims' level over the usable
+				     * observations, as `check`'s (0: 0.99) */
 };
 
 /* One new signature of a suggestion. */
@@ -401,10 +405,16 @@ struct explore_new_path {
 struct explore_suggestion {
 	size_t n_new;
 	struct explore_new_path paths[EXPLORE_SUGGEST_MAX_NEW];
-	size_t explains, of;       /* usable observations feasible (proven) */
+	/* Usable observations that do not refute the model with the new
+	 * signatures at the family-wise level (pipe_family_check, as
+	 * `check`'s summary): feasible at the regions' confidence, or at
+	 * the level each needs for the family-wise confidence over all of
+	 * them; of: the usable ones. */
+	size_t explains, of;
+	size_t feasible_each;      /* feasible at the regions' own confidence */
 	size_t undecided;          /* feasible, but left to floating point */
-	size_t n_unexplained;      /* the usable observations it does not
-				    * explain, by name (at most 20 listed) */
+	size_t n_unexplained;      /* the usable observations that refute it,
+				    * by name (at most 20 listed) */
 	char **unexplained;
 	size_t edits, touched;     /* summed over its paths */
 	size_t collateral;         /* the model's listed constraints its paths
@@ -432,9 +442,12 @@ void explore_suggest_free(struct explore_suggest *s);
 size_t explore_suggest_n(const struct explore_suggest *s);
 const struct explore_suggestion *explore_suggest_at(const struct explore_suggest *s,
 						    size_t i);
-/* Usable observations, and of them those the model does not fit. */
+/* Usable observations; of them those the model does not fit at the
+ * regions' confidence, and those that refute it at the family-wise
+ * level. */
 size_t explore_suggest_usable(const struct explore_suggest *s);
 size_t explore_suggest_infeasible(const struct explore_suggest *s);
+size_t explore_suggest_refuting(const struct explore_suggest *s);
 /* 1 when the first suggestion explains every usable observation (or
  * the model fits them all already: nothing to suggest). */
 int explore_suggest_explains_all(const struct explore_suggest *s);
@@ -448,7 +461,8 @@ void explore_suggest_counts(const struct explore_suggest *s, struct cp_buf *b);
 
 /* explore's suggestions when no model of the family fits: the search
  * above on the tested model refuted by the fewest observations (the
- * first of them), on the family's model and regions.  *best gets its
+ * first of them), on the family's model and regions, at the family's
+ * family-wise confidence unless opt gives one.  *best gets its
  * features. */
 struct explore_family;
 int explore_family_suggest(struct explore_family *f, const struct explore_search *s,

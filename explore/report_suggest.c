@@ -59,20 +59,51 @@ static void put_tried(const struct explore_suggest *s, struct cp_buf *b)
 		      plural(s->sets_checked, "", "s"), s->opt.max_new, s->checks);
 }
 
+/* The observations that refute a suggestion, by name. */
 static void put_unexplained(const struct explore_suggestion *x, struct cp_buf *b)
 {
 	size_t i;
 
-	if (!x->n_unexplained)
-		return;
-	cp_buf_puts(b, " (not: ");
 	for (i = 0; i < x->n_unexplained && x->unexplained && i < 20; i++)
 		cp_buf_printf(b, "%s%s", i ? ", " : "", x->unexplained[i]);
 	if (x->n_unexplained > 20)
 		cp_buf_printf(b, " and %zu more", x->n_unexplained - 20);
 	if (x->undecided)
-		cp_buf_printf(b, "; %zu of them undecided: feasible in floating point, "
-			      "the exact re-check failed", x->undecided);
+		cp_buf_printf(b, "; %zu undecided: feasible in floating point, the exact "
+			      "re-check failed", x->undecided);
+}
+
+/* What a suggestion explains, by check's rule: "all 3 observations (each
+ * feasible at 99%)", "all 3 observations: 2 feasible at 99% each, the
+ * other at 99.9666% (none refutes it at 99% over the 3)", "30 of 36
+ * observations (6 refute it at 99% over them: a, b, ...)". */
+static void put_explains(const struct explore_suggest *s,
+			 const struct explore_suggestion *x, struct cp_buf *b)
+{
+	size_t rest = x->of - x->feasible_each;
+
+	if (x->explains == x->of) {
+		put_all(x->of, b);
+		if (!rest) {
+			cp_buf_puts(b, " (each checked feasible at ");
+			pipe_put_level(b, s->confidence);
+			cp_buf_puts(b, " on the model's signatures and these)");
+			return;
+		}
+		cp_buf_printf(b, ": %zu feasible at ", x->feasible_each);
+		pipe_put_level(b, s->confidence);
+		cp_buf_printf(b, " each, the other%s at ", plural(rest, "", "s"));
+		pipe_put_level(b, s->family_level);
+		cp_buf_puts(b, " (none refutes it at ");
+		pipe_put_level(b, s->family_confidence);
+		cp_buf_printf(b, " over the %zu)", x->of);
+		return;
+	}
+	cp_buf_printf(b, "%zu of %zu observations (%zu refute%s it at ", x->explains, x->of,
+		      x->of - x->explains, plural(x->of - x->explains, "s", ""));
+	pipe_put_level(b, s->family_confidence);
+	cp_buf_puts(b, " over them: ");
+	put_unexplained(x, b);
 	cp_buf_puts(b, ")");
 }
 
@@ -109,15 +140,14 @@ void explore_suggest_report(const struct explore_suggest *s, size_t max, int bri
 	if (!brief) {
 		char *with = udd_model_selection_str(s->model, s->sel);
 
-		cp_buf_printf(b, "model %s (features: %s), %zu observation%s, %zu usable, %zu the "
-			      "model does not fit (region %s, confidence %g)\n",
-			      udd_model_file(s->model), with && *with ? with : "none",
-			      s->n_observations, plural(s->n_observations, "", "s"), s->usable,
-			      s->infeasible + s->undecided, s->region, s->confidence);
+		cp_buf_printf(b, "model %s (features: %s), %zu observation%s (region %s, "
+			      "confidence %g)\n", udd_model_file(s->model),
+			      with && *with ? with : "none", s->n_observations,
+			      plural(s->n_observations, "", "s"), s->region, s->confidence);
 		cp_free(with);
-		if (!s->infeasible && !s->undecided) {
-			cp_buf_puts(b, "the model fits every usable observation: nothing to "
-				    "suggest\n");
+		cp_buf_puts(b, s->claim ? s->claim : "");
+		if (!s->refuting && !s->undecided) {
+			cp_buf_puts(b, "no observation refutes the model: nothing to suggest\n");
 			return;
 		}
 		cp_buf_puts(b, "\nviolated constraints (each a certificate: a new μpath helps "
@@ -181,16 +211,8 @@ void explore_suggest_report(const struct explore_suggest *s, size_t max, int bri
 			cp_buf_puts(b, "\n");
 			continue;
 		}
-		cp_buf_printf(b, "\nsuggestion %zu: ", i + 1);
-		if (x->explains == x->of) {
-			cp_buf_puts(b, "explains ");
-			put_all(x->of, b);
-			cp_buf_puts(b, " (each checked feasible on the model's signatures and "
-				    "these)");
-		}
-		else
-			cp_buf_printf(b, "explains %zu of %zu observations", x->explains, x->of);
-		put_unexplained(x, b);
+		cp_buf_printf(b, "\nsuggestion %zu: explains ", i + 1);
+		put_explains(s, x, b);
 		cp_buf_printf(b, "; %zu new μpath%s, %zu edit%s\n", x->n_new,
 			      plural(x->n_new, "", "s"), x->edits, plural(x->edits, "", "s"));
 		for (j = 0; j < x->n_new; j++)
@@ -286,9 +308,11 @@ void explore_suggest_json(const struct explore_suggest *s, const char *model,
 	cp_free(with);
 	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"max_new\": %zu,\n"
 		      "\"max_edits\": %zu,\n\"observations\": %zu,\n\"usable\": %zu,\n"
-		      "\"infeasible\": %zu,\n\"undecided\": %zu,\n\"violated\": [",
+		      "\"infeasible\": %zu,\n\"undecided\": %zu,\n\"family\": {\"confidence\": "
+		      "%g, \"level\": %.10g},\n\"refuting\": %zu,\n\"violated\": [",
 		      s->region, s->confidence, s->opt.max_new, s->opt.max_edits,
-		      s->n_observations, s->usable, s->infeasible, s->undecided);
+		      s->n_observations, s->usable, s->infeasible, s->undecided,
+		      s->family_confidence, s->family_level, s->refuting);
 	for (i = 0; i < s->n_violated; i++) {
 		cp_buf_puts(b, i ? ",\n  {\"constraint\": " : "\n  {\"constraint\": ");
 		cp_buf_json_string(b, s->violated[i].text);
@@ -308,8 +332,9 @@ void explore_suggest_json(const struct explore_suggest *s, const char *model,
 	for (i = 0; i < s->n_suggestions; i++) {
 		const struct explore_suggestion *x = &s->suggestions[i];
 
-		cp_buf_printf(b, "%s\n  {\"explains\": %zu, \"of\": %zu, \"undecided\": %zu, "
-			      "\"unexplained\": [", i ? "," : "", x->explains, x->of, x->undecided);
+		cp_buf_printf(b, "%s\n  {\"explains\": %zu, \"of\": %zu, \"feasible_each\": %zu, "
+			      "\"undecided\": %zu, \"unexplained\": [", i ? "," : "", x->explains,
+			      x->of, x->feasible_each, x->undecided);
 		for (j = 0; j < x->n_unexplained && j < 20; j++) {
 			cp_buf_puts(b, j ? ", " : "");
 			cp_buf_json_string(b, x->unexplained[j]);

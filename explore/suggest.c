@@ -14,7 +14,8 @@
  * candidates added to the model's signatures), and the kept ones once
  * more on every observation by pipe_check, as `check` checks.  When no
  * set explains everything, a beam search keeps the sets that explain
- * the most. */
+ * the most.  The candidates and their prices are explore/suggest_cand.c's,
+ * the suggestions' words explore/suggest_words.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,729 +36,6 @@
 #define BEAM_FIRST 200
 #define BEAM_NEXT 100
 #define BEAM_ALIKE 3
-
-/* ==== the candidates, each once ==== */
-
-struct store {
-	size_t k, nw, n, cap;
-	uint32_t *rows;            /* n x k */
-	uint32_t *uop, *like;      /* like: the base it is nearest to */
-	uint32_t *edits, *touched;
-	uint64_t *brk;             /* n x nw: root certificates it breaks */
-	unsigned char *single;     /* 0 unknown, 1 explains alone, 2 not */
-	uint32_t *collat;          /* collateral(), UINT32_MAX until known */
-	unsigned char *reduc;      /* shape() + 1, 0 until known */
-	uint32_t *mark;            /* the last pass that listed it */
-	uint32_t *table;           /* open addressing: id + 1, 0 empty */
-	size_t tcap;
-};
-
-/* A (uop, signature) pair of the model, with the increments of its
- * example μpath: the steps an edit may remove. */
-struct base {
-	uint32_t uop, like;        /* like: the signature's sigset index */
-	size_t step0, n_steps;     /* its steps in sg->steps */
-};
-
-/* A set of candidates (ids sorted ascending) and what screening found. */
-struct found {
-	size_t n;
-	uint32_t id[EXPLORE_SUGGEST_MAX_NEW];
-	size_t explains;           /* of the observations not fitted */
-};
-
-struct sg {
-	const struct udd_model *m;
-	udd_features sel;
-	const struct pipe_data *pd;
-	struct explore_suggest *out;
-	size_t k, n_obs, max_new, max_edits, max_checks;
-	struct udd_sigset *ss;
-	/* the model: S (its distinct signatures on the data's counters) */
-	const struct pipe_model *pm0;
-	const uint32_t *S;
-	size_t mS;
-	uint32_t *shash;           /* S's rows and zero, open addressing */
-	size_t shcap;
-	uint32_t *rows;            /* S then room for a set */
-	size_t rows_cap;           /* rows it has room for */
-	unsigned char *universe;   /* n_uops x k: counters each uop may count
-				    * (those it counts, and those none does) */
-	/* the bases: (uop, signature) pairs, rows on the data's counters */
-	size_t nb;
-	struct base *bases;
-	uint32_t *brows;
-	size_t n_steps, cap_steps;
-	uint32_t *steps;           /* n_steps x k: each step's increments */
-	char **step_text;          /* "+load.walk_done +load.walk_done_4k" */
-	/* the prefixes of the bases' example μpaths (uop, then k counts, each
-	 * cut after an increment), open addressing */
-	uint32_t *prefix;
-	size_t n_prefix, cap_prefix;
-	uint32_t *prefix_table;
-	size_t prefix_tcap;
-	/* the observations the model does not fit, and their certificates
-	 * (indices into out->violated, oriented in G) */
-	size_t nI, *I;
-	size_t nG, nw;
-	int64_t *G;                /* nG x k: breaking g means g.t < 0 */
-	uint64_t *R;               /* nI x nw */
-	uint64_t *all;             /* nw: every certificate of I */
-	size_t *kills;             /* per observation: sets it refuted */
-	struct store st;
-	size_t n_root;             /* store ids below it: the root pass's */
-	uint32_t *rank;            /* the root ids, best first */
-	size_t *breakers;          /* nG: root candidates breaking each */
-	struct feas_result *res;   /* n_obs scratch results */
-	const struct feas_result *res0;   /* the model's verdicts */
-	size_t *scratch;           /* n_obs */
-	uint32_t pass_id;
-	struct found *found;
-	size_t n_found, cap_found;
-	struct found *seen;        /* sets visited by the search */
-	size_t seen_cap, n_seen;
-	struct memo **memo;        /* what the search learnt of its sets */
-	size_t memo_cap, n_memo;
-	struct leaf *leaves;       /* the sets of the level being searched */
-	size_t n_leaves, cap_leaves;
-};
-
-static uint64_t row_hash(const uint32_t *r, size_t k)
-{
-	return cp_hash(CP_HASH_SEED, r, k * sizeof *r);
-}
-
-static int store_grow_table(struct store *s)
-{
-	size_t cap = s->tcap ? 2 * s->tcap : 1024, i;
-	uint32_t *t = cp_calloc(cap, sizeof *t);
-
-	if (!t)
-		return CP_ENOMEM;
-	for (i = 0; i < s->n; i++) {
-		size_t h = (size_t)row_hash(s->rows + i * s->k, s->k) & (cap - 1);
-
-		while (t[h])
-			h = (h + 1) & (cap - 1);
-		t[h] = (uint32_t)i + 1;
-	}
-	cp_free(s->table);
-	s->table = t;
-	s->tcap = cap;
-	return CP_OK;
-}
-
-static int store_grow(struct store *s)
-{
-	size_t cap = s->cap ? 2 * s->cap : 1024, k = s->k;
-	void *p;
-
-#define GROW(f, per) \
-	if (!(p = cp_reallocarray(s->f, cap, (per) * sizeof *s->f))) \
-		return CP_ENOMEM; \
-	s->f = p;
-	GROW(rows, k)
-	GROW(uop, 1)
-	GROW(like, 1)
-	GROW(edits, 1)
-	GROW(touched, 1)
-	GROW(brk, s->nw)
-	GROW(single, 1)
-	GROW(collat, 1)
-	GROW(reduc, 1)
-	GROW(mark, 1)
-#undef GROW
-	s->cap = cap;
-	return CP_OK;
-}
-
-/* The candidate t, or -1. */
-static long store_find(const struct store *s, const uint32_t *t)
-{
-	size_t h;
-
-	if (!s->tcap)
-		return -1;
-	for (h = (size_t)row_hash(t, s->k) & (s->tcap - 1); s->table[h];
-	     h = (h + 1) & (s->tcap - 1))
-		if (!memcmp(s->rows + (size_t)(s->table[h] - 1) * s->k, t,
-			    s->k * sizeof *t))
-			return (long)s->table[h] - 1;
-	return -1;
-}
-
-static void store_release(struct store *s)
-{
-	cp_free(s->rows);
-	cp_free(s->uop);
-	cp_free(s->like);
-	cp_free(s->edits);
-	cp_free(s->touched);
-	cp_free(s->brk);
-	cp_free(s->single);
-	cp_free(s->collat);
-	cp_free(s->reduc);
-	cp_free(s->mark);
-	cp_free(s->table);
-}
-
-/* ==== edits ====
- * An edit of a μpath removes one of its increment steps (an `incr`
- * statement it passes, every counter of it), adds one increment of a
- * counter, or changes a counter's count by one, never below one (a
- * counter leaves a μpath only with the steps that count it). */
-
-/* Counters that differ between s and t. */
-static size_t touched_of(const uint32_t *s, const uint32_t *t, size_t k)
-{
-	size_t c, n = 0;
-
-	for (c = 0; c < k; c++)
-		n += s[c] != t[c];
-	return n;
-}
-
-/* Edits from base b to t when the steps removed are those of `drop`
- * (a bitmask over b's steps): SIZE_MAX when a counter t lacks is left. */
-static size_t edits_with(const struct sg *sg, const struct base *b, const uint32_t *s,
-			 uint64_t drop, const uint32_t *t)
-{
-	size_t c, i, e = 0;
-
-	for (i = 0; i < b->n_steps; i++)
-		e += (drop >> i) & 1;
-	for (c = 0; c < sg->k; c++) {
-		uint32_t a = s[c];
-
-		for (i = 0; i < b->n_steps; i++)
-			if ((drop >> i) & 1)
-				a -= sg->steps[(b->step0 + i) * sg->k + c];
-		if (a == t[c])
-			continue;
-		if (!t[c])
-			return SIZE_MAX;
-		e += a < t[c] ? t[c] - a : a - t[c];
-	}
-	return e;
-}
-
-/* The fewest edits from base b to t, and the steps they remove (*drop):
- * every subset of up to 16 steps, else the steps that count a counter t
- * lacks. */
-static size_t step_distance(const struct sg *sg, size_t bi, const uint32_t *t,
-			    uint64_t *drop)
-{
-	const struct base *b = &sg->bases[bi];
-	const uint32_t *s = sg->brows + bi * sg->k;
-	uint64_t m, need = 0, best_m = 0;
-	size_t i, c, e, best = SIZE_MAX;
-
-	for (i = 0; i < b->n_steps && i < 64; i++)
-		for (c = 0; c < sg->k; c++)
-			if (!t[c] && sg->steps[(b->step0 + i) * sg->k + c])
-				need |= (uint64_t)1 << i;
-	if (b->n_steps > 16) {
-		best = edits_with(sg, b, s, need, t);
-		best_m = need;
-	} else {
-		for (m = 0; m < (uint64_t)1 << b->n_steps; m++) {
-			if ((m & need) != need)
-				continue;
-			e = edits_with(sg, b, s, m, t);
-			if (e < best) {
-				best = e;
-				best_m = m;
-			}
-		}
-	}
-	if (drop)
-		*drop = best_m;
-	return best;
-}
-
-/* ==== the model's signatures: is a row one of them? ==== */
-
-static int shash_build(struct sg *sg)
-{
-	size_t cap = 64, i, k = sg->k;
-
-	while (cap < 2 * (sg->mS + 1))
-		cap *= 2;
-	sg->shash = cp_calloc(cap, sizeof *sg->shash);
-	if (!sg->shash)
-		return CP_ENOMEM;
-	sg->shcap = cap;
-	for (i = 0; i < sg->mS; i++) {
-		size_t h = (size_t)row_hash(sg->S + i * k, k) & (cap - 1);
-
-		while (sg->shash[h])
-			h = (h + 1) & (cap - 1);
-		sg->shash[h] = (uint32_t)i + 1;
-	}
-	return CP_OK;
-}
-
-static int in_model(const struct sg *sg, const uint32_t *t)
-{
-	size_t h, c, k = sg->k;
-
-	for (c = 0; c < k && !t[c]; c++)
-		;
-	if (c == k)
-		return 1;   /* counts nothing: adds nothing to the cone */
-	for (h = (size_t)row_hash(t, k) & (sg->shcap - 1); sg->shash[h];
-	     h = (h + 1) & (sg->shcap - 1))
-		if (!memcmp(sg->S + (size_t)(sg->shash[h] - 1) * k, t, k * sizeof *t))
-			return 1;
-	return 0;
-}
-
-/* ==== pricing passes: every candidate against a list of certificates ==== */
-
-enum { PASS_ANY, PASS_ALL, PASS_COVER };
-
-struct pass {
-	const int64_t *G;          /* nG x k */
-	size_t nG, nw;
-	int mode;
-	int root;                  /* G is the root's: bits are the store's brk */
-	const uint64_t *R;         /* PASS_COVER: n_targets x nw */
-	size_t n_targets;
-	size_t *cstart, *cg;       /* per counter, the certificates using it */
-	__int128 *d;               /* g.t for the row being made */
-	uint32_t *t;
-	uint64_t *bits;
-	size_t base;               /* the row's base (nearest, for small ones) */
-	int small;
-	uint32_t id;
-	size_t n_out, cap_out;
-	uint32_t *out, *score;
-};
-
-static void pass_release(struct pass *p)
-{
-	cp_free(p->cstart);
-	cp_free(p->cg);
-	cp_free(p->d);
-	cp_free(p->t);
-	cp_free(p->bits);
-	cp_free(p->out);
-	cp_free(p->score);
-	memset(p, 0, sizeof *p);
-}
-
-static int pass_init(struct sg *sg, struct pass *p, const int64_t *G, size_t nG,
-		     int mode)
-{
-	size_t k = sg->k, c, g, n = 0;
-
-	memset(p, 0, sizeof *p);
-	p->G = G;
-	p->nG = nG;
-	p->nw = (nG + 63) / 64;
-	p->mode = mode;
-	p->cstart = cp_calloc(k + 1, sizeof *p->cstart);
-	p->d = cp_calloc(nG + 1, sizeof *p->d);
-	p->t = cp_calloc(k + 1, sizeof *p->t);
-	p->bits = cp_calloc(p->nw + 1, sizeof *p->bits);
-	if (!p->cstart || !p->d || !p->t || !p->bits)
-		return CP_ENOMEM;
-	for (g = 0; g < nG; g++)
-		for (c = 0; c < k; c++)
-			n += G[g * k + c] != 0;
-	p->cg = cp_calloc(n + 1, sizeof *p->cg);
-	if (!p->cg)
-		return CP_ENOMEM;
-	for (c = 0, n = 0; c < k; c++) {
-		p->cstart[c] = n;
-		for (g = 0; g < nG; g++)
-			if (G[g * k + c])
-				p->cg[n++] = g;
-	}
-	p->cstart[k] = n;
-	p->id = ++sg->pass_id;
-	return CP_OK;
-}
-
-/* Root certificates t breaks, into bits (sg->nw words). */
-static void root_bits(const struct sg *sg, const uint32_t *t, uint64_t *bits)
-{
-	size_t g;
-
-	memset(bits, 0, sg->nw * sizeof *bits);
-	for (g = 0; g < sg->nG; g++)
-		if (explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0)
-			bits[g / 64] |= (uint64_t)1 << (g % 64);
-}
-
-/* Into the store (once; the fewest edits win), and listed by the pass. */
-static int pass_keep(struct sg *sg, struct pass *p, size_t edits, uint32_t score)
-{
-	struct store *s = &sg->st;
-	const struct base *b = &sg->bases[p->base];
-	size_t touched, k = sg->k;
-	long id = store_find(s, p->t);
-
-	touched = touched_of(sg->brows + p->base * k, p->t, k);
-	if (id < 0) {
-		size_t h;
-
-		if ((s->n == s->cap && store_grow(s)) ||
-		    (2 * (s->n + 1) > s->tcap && store_grow_table(s)))
-			return CP_ENOMEM;
-		id = (long)s->n++;
-		memcpy(s->rows + (size_t)id * k, p->t, k * sizeof *p->t);
-		s->uop[id] = b->uop;
-		s->like[id] = (uint32_t)p->base;
-		s->edits[id] = (uint32_t)edits;
-		s->touched[id] = (uint32_t)touched;
-		s->single[id] = 0;
-		s->collat[id] = UINT32_MAX;
-		s->reduc[id] = 0;
-		s->mark[id] = 0;
-		if (p->root)
-			memcpy(s->brk + (size_t)id * s->nw, p->bits, s->nw * sizeof *p->bits);
-		else
-			root_bits(sg, p->t, s->brk + (size_t)id * s->nw);
-		for (h = (size_t)row_hash(p->t, k) & (s->tcap - 1); s->table[h];
-		     h = (h + 1) & (s->tcap - 1))
-			;
-		s->table[h] = (uint32_t)id + 1;
-		sg->out->priced++;
-		sg->out->small += p->small;
-	} else if (edits < s->edits[id] ||
-		   (edits == s->edits[id] && touched < s->touched[id])) {
-		s->uop[id] = b->uop;
-		s->like[id] = (uint32_t)p->base;
-		s->edits[id] = (uint32_t)edits;
-		s->touched[id] = (uint32_t)touched;
-	}
-	if (s->mark[id] == p->id)
-		return CP_OK;
-	s->mark[id] = p->id;
-	if (p->n_out == p->cap_out) {
-		size_t cap = p->cap_out ? 2 * p->cap_out : 256;
-		uint32_t *o = cp_reallocarray(p->out, cap, sizeof *o);
-		uint32_t *sc = o ? cp_reallocarray(p->score, cap, sizeof *sc) : NULL;
-
-		if (o)
-			p->out = o;
-		if (!sc)
-			return CP_ENOMEM;
-		p->score = sc;
-		p->cap_out = cap;
-	}
-	p->out[p->n_out] = (uint32_t)id;
-	p->score[p->n_out++] = score;
-	return CP_OK;
-}
-
-/* The row p->t made with `edits` edits: priced, and kept when the
- * pass's test holds. */
-static int pass_leaf(struct sg *sg, struct pass *p, size_t edits)
-{
-	size_t g, i, w, n = 0;
-	uint32_t score = 1;
-
-	sg->out->generated++;
-	memset(p->bits, 0, p->nw * sizeof *p->bits);
-	for (g = 0; g < p->nG; g++)
-		if (p->d[g] < 0) {
-			p->bits[g / 64] |= (uint64_t)1 << (g % 64);
-			n++;
-		}
-	if (!n || (p->mode == PASS_ALL && n < p->nG))
-		return CP_OK;
-	if (p->mode == PASS_COVER) {
-		score = 0;
-		for (i = 0; i < p->n_targets; i++) {
-			const uint64_t *r = p->R + i * p->nw;
-
-			for (w = 0; w < p->nw && (r[w] & ~p->bits[w]) == 0; w++)
-				;
-			score += w == p->nw;
-		}
-		if (!score)
-			return CP_OK;
-	}
-	if (in_model(sg, p->t))
-		return CP_OK;
-	return pass_keep(sg, p, edits, score);
-}
-
-/* Change counter c of p->t to v (updating the prices). */
-static void pass_set(struct pass *p, size_t k, size_t c, uint32_t v)
-{
-	__int128 delta = (__int128)v - p->t[c];
-	size_t j;
-
-	for (j = p->cstart[c]; j < p->cstart[c + 1]; j++)
-		p->d[p->cg[j]] += (__int128)p->G[p->cg[j] * k + c] * delta;
-	p->t[c] = v;
-}
-
-/* Every row within `left` more edits of p->t by counter increments,
- * changing counters from c0 on (each counter once, so each row is made
- * once per set of steps removed). */
-static int pass_edits(struct sg *sg, struct pass *p, size_t c0, size_t left,
-		      size_t used)
-{
-	const unsigned char *uni = sg->universe + sg->bases[p->base].uop * sg->k;
-	size_t c, dd, w;
-	int rc;
-
-	for (c = c0; c < sg->k; c++) {
-		uint32_t a = p->t[c], v;
-
-		if (!a && !uni[c])
-			continue;   /* a counter the uop never counts */
-		/* a + w or a - w (staying at least 1), w edits */
-		for (dd = 1; dd <= 2 * left; dd++) {
-			w = (dd + 1) / 2;
-			if (dd % 2) {
-				if (a > UINT32_MAX - w)
-					continue;
-				v = a + (uint32_t)w;
-			} else {
-				if (a <= w)
-					continue;
-				v = a - (uint32_t)w;
-			}
-			pass_set(p, sg->k, c, v);
-			rc = pass_leaf(sg, p, used + w);
-			if (!rc && left > w)
-				rc = pass_edits(sg, p, c + 1, left - w, used + w);
-			pass_set(p, sg->k, c, a);
-			if (rc)
-				return rc;
-		}
-	}
-	return CP_OK;
-}
-
-/* p->t with steps s0.. of the base removed, up to `left` of them, each
- * followed by counter edits within the edits left. */
-static int pass_steps(struct sg *sg, struct pass *p, size_t s0, size_t left,
-		      size_t used)
-{
-	const struct base *b = &sg->bases[p->base];
-	size_t i, c, k = sg->k;
-	int rc = CP_OK;
-
-	if (used && (rc = pass_leaf(sg, p, used)))
-		return rc;
-	if (left && (rc = pass_edits(sg, p, 0, left, used)))
-		return rc;
-	for (i = s0; i < b->n_steps && left && !rc; i++) {
-		const uint32_t *st = sg->steps + (b->step0 + i) * k;
-
-		for (c = 0; c < k; c++)
-			if (st[c])
-				pass_set(p, k, c, p->t[c] - st[c]);
-		rc = pass_steps(sg, p, i + 1, left - 1, used + 1);
-		for (c = 0; c < k; c++)
-			if (st[c])
-				pass_set(p, k, c, p->t[c] + st[c]);
-	}
-	return rc;
-}
-
-/* The base nearest to t among the uops that may count every counter of
- * t (fewest edits, then counters touched, then the first), and its
- * edits; SIZE_MAX when no uop may count them all. */
-static size_t nearest_base(const struct sg *sg, const uint32_t *t, size_t *edits)
-{
-	size_t i, c, best = SIZE_MAX, be = SIZE_MAX, bt = SIZE_MAX;
-
-	for (i = 0; i < sg->nb; i++) {
-		const unsigned char *uni = sg->universe + sg->bases[i].uop * sg->k;
-		size_t tt, e;
-
-		for (c = 0; c < sg->k && (!t[c] || uni[c]); c++)
-			;
-		if (c < sg->k)
-			continue;
-		e = step_distance(sg, i, t, NULL);
-		tt = touched_of(sg->brows + i * sg->k, t, sg->k);
-		if (e < be || (e == be && tt < bt)) {
-			best = i;
-			be = e;
-			bt = tt;
-		}
-	}
-	*edits = be;
-	return best;
-}
-
-/* Signatures of one or two counters, once each, on the counters the
- * pass's certificates use. */
-static int pass_small(struct sg *sg, struct pass *p)
-{
-	size_t k = sg->k, c, e, ed;
-	int rc = CP_OK;
-
-	memset(p->t, 0, k * sizeof *p->t);
-	memset(p->d, 0, p->nG * sizeof *p->d);
-	p->small = 1;
-	for (c = 0; c < k && !rc; c++) {
-		if (p->cstart[c] == p->cstart[c + 1])
-			continue;
-		pass_set(p, k, c, 1);
-		p->base = nearest_base(sg, p->t, &ed);
-		if (p->base != SIZE_MAX)
-			rc = pass_leaf(sg, p, ed);
-		for (e = c + 1; e < k && !rc; e++) {
-			if (p->cstart[e] == p->cstart[e + 1])
-				continue;
-			pass_set(p, k, e, 1);
-			p->base = nearest_base(sg, p->t, &ed);
-			if (p->base != SIZE_MAX)
-				rc = pass_leaf(sg, p, ed);
-			pass_set(p, k, e, 0);
-		}
-		pass_set(p, k, c, 0);
-	}
-	p->small = 0;
-	return rc;
-}
-
-/* Run a pass over every candidate. */
-static int pass_run(struct sg *sg, struct pass *p)
-{
-	size_t i, g, k = sg->k;
-	int rc = CP_OK;
-
-	for (i = 0; i < sg->nb && !rc; i++) {
-		p->base = i;
-		memcpy(p->t, sg->brows + i * k, k * sizeof *p->t);
-		for (g = 0; g < p->nG; g++)
-			p->d[g] = explore_dot_exact(p->G + g * k, p->t, k);
-		rc = pass_steps(sg, p, 0, sg->max_edits, 0);
-	}
-	if (!rc)
-		rc = pass_small(sg, p);
-	return rc;
-}
-
-/* ==== the certificates of the observations a set does not fit ==== */
-
-/* Certificate v of observation i, oriented so that a new signature helps
- * only if g.t < 0: an inequality as it is, an equality towards the side
- * the region lies on (a.mu's sign). */
-static void orient(const struct sg *sg, size_t i, const struct feas_violation *v,
-		   int64_t *g)
-{
-	const struct feas_query *q = pipe_data_query(sg->pd, i);
-	double s = 0;
-	size_t c;
-
-	for (c = 0; c < sg->k; c++)
-		s += (double)v->a[c] * q->mu[c];
-	for (c = 0; c < sg->k; c++)
-		g[c] = v->is_equality && s > 0 ? -v->a[c] : v->a[c];
-}
-
-/* A list of distinct certificates (k each) and, per observation, which. */
-struct certs {
-	size_t n, cap, nw;
-	int64_t *g;
-	unsigned char *eq;
-	size_t *count;
-};
-
-static long certs_find(const struct certs *c, const int64_t *g, size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (!memcmp(c->g + i * k, g, k * sizeof *g))
-			return (long)i;
-	return -1;
-}
-
-static long certs_add(struct certs *c, const int64_t *g, int eq, size_t k)
-{
-	long i = certs_find(c, g, k);
-
-	if (i >= 0) {
-		c->count[i]++;
-		return i;
-	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		int64_t *ng = cp_reallocarray(c->g, cap, k * sizeof *ng);
-		unsigned char *ne;
-		size_t *nc;
-
-		if (!ng)
-			return -1;
-		c->g = ng;
-		ne = cp_reallocarray(c->eq, cap, sizeof *ne);
-		if (!ne)
-			return -1;
-		c->eq = ne;
-		nc = cp_reallocarray(c->count, cap, sizeof *nc);
-		if (!nc)
-			return -1;
-		c->count = nc;
-		c->cap = cap;
-	}
-	memcpy(c->g + c->n * k, g, k * sizeof *g);
-	c->eq[c->n] = (unsigned char)eq;
-	c->count[c->n] = 1;
-	return (long)c->n++;
-}
-
-static void certs_release(struct certs *c)
-{
-	cp_free(c->g);
-	cp_free(c->eq);
-	cp_free(c->count);
-}
-
-/* The certificates of observations obs[0..n) in res: the list, and per
- * observation a bitset over it (*R, n x nw, cp_free'd by the caller). */
-static int certs_of(struct sg *sg, const size_t *obs, size_t n,
-		    const struct feas_result *res, struct certs *c, uint64_t **R)
-{
-	size_t i, j, k = sg->k;
-	int64_t *g = cp_calloc(k + 1, sizeof *g);
-	long *which = NULL;
-	size_t total = 0, at = 0;
-
-	*R = NULL;
-	memset(c, 0, sizeof *c);
-	if (!g)
-		return CP_ENOMEM;
-	for (i = 0; i < n; i++)
-		total += res[obs[i]].n_violations;
-	which = cp_calloc(total + 1, sizeof *which);
-	if (!which)
-		goto nomem;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < res[obs[i]].n_violations; j++) {
-			orient(sg, obs[i], &res[obs[i]].violations[j], g);
-			which[at] = certs_add(c, g, res[obs[i]].violations[j].is_equality, k);
-			if (which[at++] < 0)
-				goto nomem;
-		}
-	c->nw = (c->n + 63) / 64;
-	*R = cp_calloc(n * c->nw + 1, sizeof **R);
-	if (!*R)
-		goto nomem;
-	for (i = 0, at = 0; i < n; i++)
-		for (j = 0; j < res[obs[i]].n_violations; j++, at++)
-			(*R)[i * c->nw + (size_t)which[at] / 64] |=
-				(uint64_t)1 << ((size_t)which[at] % 64);
-	cp_free(g);
-	cp_free(which);
-	return CP_OK;
-nomem:
-	cp_free(g);
-	cp_free(which);
-	certs_release(c);
-	return CP_ENOMEM;
-}
 
 /* ==== checking a set ==== */
 
@@ -1037,7 +315,7 @@ static void memo_free(struct memo *m)
 	if (!m)
 		return;
 	cp_free(m->left);
-	certs_release(&m->c);
+	explore_sg_certs_release(&m->c);
 	cp_free(m->R);
 	cp_free(m->pool);
 	cp_free(m->branch);
@@ -1091,143 +369,6 @@ struct leaf {
 	size_t collateral, touched, shape;
 };
 
-/* The model's listed constraints t breaks that the data do not (a
- * candidate that opens more of the cone than the data ask for is the
- * less likely μpath); 0 when the facets are not listed or too many to
- * test every candidate against. */
-#define COLLATERAL_MAX_CONSTRAINTS 4096
-static size_t collateral(const struct sg *sg, const uint32_t *t)
-{
-	size_t i, n = 0, neq = pipe_model_n_equalities(sg->pm0), g;
-	size_t nc = neq + pipe_model_n_facets(sg->pm0);
-
-	if (!pipe_model_has_facets(sg->pm0) || nc > COLLATERAL_MAX_CONSTRAINTS)
-		return 0;
-	for (i = 0; i < nc; i++) {
-		__int128 v = explore_dot_exact(pipe_model_constraint(sg->pm0, i), t, sg->k);
-
-		n += i < neq ? v != 0 : v < 0;
-	}
-	for (g = 0; g < sg->nG; g++)
-		n -= n && explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0;
-	return n;
-}
-
-static size_t collateral_of(struct sg *sg, uint32_t id)
-{
-	if (sg->st.collat[id] == UINT32_MAX)
-		sg->st.collat[id] = (uint32_t)collateral(sg, sg->st.rows + (size_t)id * sg->k);
-	return sg->st.collat[id];
-}
-
-/* Is (uop, t) the counts of a prefix of a model μpath (one cut short
- * after an increment)? */
-static int prefix_find(const struct sg *sg, uint32_t uop, const uint32_t *t)
-{
-	size_t h, k = sg->k;
-	uint64_t hv;
-
-	if (!sg->prefix_tcap)
-		return 0;
-	hv = cp_hash(cp_hash(CP_HASH_SEED, &uop, sizeof uop), t, k * sizeof *t);
-	for (h = (size_t)hv & (sg->prefix_tcap - 1); sg->prefix_table[h];
-	     h = (h + 1) & (sg->prefix_tcap - 1)) {
-		const uint32_t *r = sg->prefix + (size_t)(sg->prefix_table[h] - 1) * (k + 1);
-
-		if (r[0] == uop && !memcmp(r + 1, t, k * sizeof *t))
-			return 1;
-	}
-	return 0;
-}
-
-static int prefix_add(struct sg *sg, uint32_t uop, const uint32_t *t)
-{
-	size_t h, i, k = sg->k;
-	uint32_t *r;
-
-	if (prefix_find(sg, uop, t))
-		return CP_OK;
-	if (sg->n_prefix == sg->cap_prefix) {
-		size_t cap = sg->cap_prefix ? 2 * sg->cap_prefix : 256;
-
-		if (!(r = cp_reallocarray(sg->prefix, cap, (k + 1) * sizeof *r)))
-			return CP_ENOMEM;
-		sg->prefix = r;
-		sg->cap_prefix = cap;
-	}
-	r = sg->prefix + sg->n_prefix * (k + 1);
-	r[0] = uop;
-	memcpy(r + 1, t, k * sizeof *t);
-	sg->n_prefix++;
-	if (2 * sg->n_prefix > sg->prefix_tcap) {
-		size_t cap = sg->prefix_tcap ? 2 * sg->prefix_tcap : 1024;
-
-		cp_free(sg->prefix_table);
-		if (!(sg->prefix_table = cp_calloc(cap, sizeof *sg->prefix_table)))
-			return CP_ENOMEM;
-		sg->prefix_tcap = cap;
-		for (i = 0; i < sg->n_prefix; i++) {
-			const uint32_t *q = sg->prefix + i * (k + 1);
-			uint64_t hv = cp_hash(cp_hash(CP_HASH_SEED, q, sizeof *q), q + 1,
-					      k * sizeof *q);
-
-			for (h = (size_t)hv & (cap - 1); sg->prefix_table[h]; h = (h + 1) & (cap - 1))
-				;
-			sg->prefix_table[h] = (uint32_t)i + 1;
-		}
-		return CP_OK;
-	}
-	{
-		uint64_t hv = cp_hash(cp_hash(CP_HASH_SEED, &uop, sizeof uop), t, k * sizeof *t);
-
-		for (h = (size_t)hv & (sg->prefix_tcap - 1); sg->prefix_table[h];
-		     h = (h + 1) & (sg->prefix_tcap - 1))
-			;
-		sg->prefix_table[h] = (uint32_t)sg->n_prefix;
-	}
-	return CP_OK;
-}
-
-/* How a candidate relates to the model's μpaths, the likeliest first:
- * 0, a μpath cut short (the counts of a prefix of one: a squash, an
- * abort); 1, a μpath with more increments (t = s + r, s a signature of
- * the model, r >= 0 another candidate: a step repeated, a counter more);
- * 2, neither (a fragment that no μpath of the uop resembles as a
- * whole). */
-static size_t shape(struct sg *sg, uint32_t id)
-{
-	const uint32_t *t = sg->st.rows + (size_t)id * sg->k;
-	uint32_t *r;
-	size_t j, c;
-	unsigned char v = 3;
-
-	if (sg->st.reduc[id])
-		return (size_t)sg->st.reduc[id] - 1;
-	if (prefix_find(sg, sg->st.uop[id], t)) {
-		sg->st.reduc[id] = 1;
-		return 0;
-	}
-	r = cp_calloc(sg->k + 1, sizeof *r);
-	if (!r)
-		return 2;   /* only a ranking: no harm */
-	for (j = 0; j < sg->mS && v == 3; j++) {
-		const uint32_t *sj = sg->S + j * sg->k;
-		int zero = 1;
-
-		for (c = 0; c < sg->k && sj[c] <= t[c]; c++)
-			zero &= !sj[c];
-		if (c < sg->k || zero)
-			continue;
-		for (c = 0; c < sg->k; c++)
-			r[c] = t[c] - sj[c];
-		if (store_find(&sg->st, r) >= 0)
-			v = 2;
-	}
-	cp_free(r);
-	sg->st.reduc[id] = v;
-	return (size_t)v - 1;
-}
-
 /* Q is a set of the level's size that may explain every observation:
  * kept to be checked once the level is gathered. */
 static int leaf_add(struct sg *sg, struct memo *parent, const uint32_t *Q, size_t nq,
@@ -1258,9 +399,9 @@ static int leaf_add(struct sg *sg, struct memo *parent, const uint32_t *Q, size_
 	l->obs = obs;
 	l->n_obs = n;
 	for (i = 0; i < nq; i++) {
-		l->collateral += collateral_of(sg, Q[i]);
+		l->collateral += explore_sg_collateral(sg, Q[i]);
 		l->touched += sg->st.touched[Q[i]];
-		l->shape += shape(sg, Q[i]);
+		l->shape += explore_sg_shape(sg, Q[i]);
 	}
 	return CP_OK;
 }
@@ -1341,7 +482,7 @@ static int memo_check(struct sg *sg, struct memo *m, const uint32_t *P, size_t n
 	m->explains = !m->n_left;
 	if (np == 1)
 		sg->st.single[P[0]] = m->explains ? 1 : 2;
-	if (m->explains || certs_of(sg, m->left, m->n_left, sg->res, &m->c, &m->R))
+	if (m->explains || explore_sg_certs_of(sg, m->left, m->n_left, sg->res, &m->c, &m->R))
 		return m->explains ? CP_OK : cp_error_set(err, CP_ENOMEM, "out of memory");
 	return CP_OK;
 }
@@ -1464,7 +605,7 @@ static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t lef
 	if (np + 1 == n) {
 		/* the last member breaks every certificate of those left */
 		if (!m->have_pool) {
-			if (pass_init(sg, &p, m->c.g, m->c.n, PASS_ALL) || pass_run(sg, &p) ||
+			if (explore_sg_pass_init(sg, &p, m->c.g, m->c.n, PASS_ALL) || explore_sg_pass_run(sg, &p) ||
 			    pass_list(sg, &p, P, np, &m->pool, &m->n_pool))
 				goto nomem;
 			m->have_pool = 1;
@@ -1480,7 +621,7 @@ static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t lef
 		uint32_t *all = NULL;
 		size_t n_all = 0, i, cnt;
 
-		if (pass_init(sg, &p, m->c.g, m->c.n, PASS_ANY) || pass_run(sg, &p) ||
+		if (explore_sg_pass_init(sg, &p, m->c.g, m->c.n, PASS_ANY) || explore_sg_pass_run(sg, &p) ||
 		    pass_list(sg, &p, P, np, &all, &n_all))
 			goto nomem;
 		for (g = 0; g < m->c.n; g++) {
@@ -1505,7 +646,7 @@ static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t lef
 nomem:
 	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 out:
-	pass_release(&p);
+	explore_sg_pass_release(&p);
 	cp_free(U);
 	return rc;
 }
@@ -1612,7 +753,8 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 
 	if (!*explaining && (rc = relax_groups(sg, err)))
 		return rc;
-	qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
+	if (sg->n_leaves)
+		qsort(sg->leaves, sg->n_leaves, sizeof *sg->leaves, by_likely);
 	for (i = 0; i < sg->n_leaves && got < want && !rc; i++) {
 		struct leaf *l = &sg->leaves[i];
 
@@ -1656,6 +798,7 @@ static int check_leaves(struct sg *sg, size_t keep, size_t *explaining,
 static int search(struct sg *sg, size_t keep, struct cp_error *err)
 {
 	size_t n, B, i, maxe, explaining = 0, levels_after = 0;
+	uint32_t none[EXPLORE_SUGGEST_MAX_NEW] = { 0 };   /* the empty set */
 	int rc;
 
 	for (n = 1; n <= sg->max_new; n++)
@@ -1665,7 +808,7 @@ static int search(struct sg *sg, size_t keep, struct cp_error *err)
 					maxe = sg->st.edits[i];
 			if (B > n * maxe)
 				break;
-			if ((rc = dfs(sg, NULL, 0, n, B, err)) ||
+			if ((rc = dfs(sg, none, 0, n, B, err)) ||
 			    (rc = check_leaves(sg, keep, &explaining, err)))
 				return rc;
 			if (explaining >= keep || (explaining && levels_after++))
@@ -1759,15 +902,15 @@ static int partial_level(struct sg *sg, const struct found *P, size_t keep,
 	if (!nl)
 		goto out;
 	/* at the root, the model's own verdicts hold the certificates */
-	if ((rc = certs_of(sg, left, nl, P ? sg->res : sg->res0, &c, &R)))
+	if ((rc = explore_sg_certs_of(sg, left, nl, P ? sg->res : sg->res0, &c, &R)))
 		goto out;
 	if (!c.n)
 		goto out;
-	if ((rc = pass_init(sg, &p, c.g, c.n, PASS_COVER)))
+	if ((rc = explore_sg_pass_init(sg, &p, c.g, c.n, PASS_COVER)))
 		goto out;
 	p.R = R;
 	p.n_targets = nl;
-	if ((rc = pass_run(sg, &p)))
+	if ((rc = explore_sg_pass_run(sg, &p)))
 		goto out;
 	sc = cp_calloc(p.n_out + 1, sizeof *sc);
 	bits = cp_calloc(c.nw + 1, sizeof *bits);
@@ -1834,8 +977,8 @@ static int partial_level(struct sg *sg, const struct found *P, size_t keep,
 out:
 	if (rc == CP_ENOMEM)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-	pass_release(&p);
-	certs_release(&c);
+	explore_sg_pass_release(&p);
+	explore_sg_certs_release(&c);
 	cp_free(R);
 	cp_free(bits);
 	cp_free(sc);
@@ -1899,22 +1042,17 @@ static void suggestion_release(struct explore_suggestion *s)
 	memset(s, 0, sizeof *s);
 }
 
-static char *edit_words(const struct sg *sg, size_t bi, const uint32_t *t);
-
-/* Check S u T on every usable observation, as `check` does, and bound
- * the flow of each new signature, as `flows` does. */
+/* Check S u T on every usable observation, as `check` does: at the
+ * regions' confidence, then at the family-wise level. */
 static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 		 size_t threads, struct explore_suggestion *s, struct cp_error *err)
 {
-	const struct pipe_data *pd = sg->pd;
+	const struct pipe_data *pd = sg->pd_c;
 	const struct stats_dataset *d = pipe_data_dataset(pd);
 	struct pipe_model *pm = NULL;
-	struct pipe_flows *pf = NULL;
-	struct pipe_flow_bounds *fb = NULL;
-	enum pipe_flow_status *status = NULL;
-	uint32_t *extra = NULL;
-	const char *names[EXPLORE_SUGGEST_MAX_NEW] = { "new1", "new2", "new3" };
-	size_t k = sg->k, i, j, nu;
+	unsigned char *refutes = NULL;
+	size_t n_refuting = 0;
+	size_t k = sg->k, i, j;
 	int rc;
 
 	s->n_new = f->n;
@@ -1930,20 +1068,28 @@ static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		memcpy(p->counts, sg->st.rows + (size_t)id * k, k * sizeof *p->counts);
 		/* the edits in words now: the base is the search's */
-		if (!(p->edit = edit_words(sg, sg->st.like[id], p->counts)))
+		if (!(p->edit = explore_sg_edit_words(sg, sg->st.like[id], p->counts)))
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		memcpy(sg->rows + (sg->mS + j) * k, p->counts, k * sizeof *p->counts);
 		s->edits += p->edits;
 		s->touched += sg->st.touched[id];
-		s->collateral += collateral_of(sg, id);
-		s->shape += shape(sg, id);
+		s->collateral += explore_sg_collateral(sg, id);
+		s->shape += explore_sg_shape(sg, id);
 	}
 	for (i = 0; i < sg->n_obs; i++) {
 		feas_result_release(&res[i]);
 		feas_result_init(&res[i]);
 	}
+	/* as `check` proves a model: every usable observation at the
+	 * regions' confidence, then those infeasible at the family-wise
+	 * level */
+	refutes = cp_calloc(sg->n_obs + 1, 1);
+	if (!refutes)
+		goto nomem;
 	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + f->n, pd, NULL, &pm, err)) ||
-	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)))
+	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)) ||
+	    (rc = pipe_family_check(sg->fam, pm, res, threads, refutes, &n_refuting, NULL,
+				    err)))
 		goto out;
 	sg->out->proven++;
 	s->unexplained = cp_calloc(MAX_LISTED, sizeof *s->unexplained);
@@ -1953,41 +1099,78 @@ static int prove(struct sg *sg, const struct found *f, struct feas_result *res,
 		if (!pipe_data_region(pd, i))
 			continue;
 		s->of++;
-		if (res[i].feasible && !res[i].undecided) {
+		s->feasible_each += res[i].feasible && !res[i].undecided;
+		s->undecided += res[i].feasible && res[i].undecided;
+		if (!refutes[i] && !(res[i].feasible && res[i].undecided)) {
 			s->explains++;
 			continue;
 		}
-		s->undecided += res[i].feasible;
 		if (s->n_unexplained < MAX_LISTED &&
 		    !(s->unexplained[s->n_unexplained] =
 		      cp_strdup(stats_dataset_observation(d, i))))
 			goto nomem;
 		s->n_unexplained++;
 	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_free(refutes);
+	pipe_model_free(pm);
+	return rc;
+}
+
+/* Bound the flow of each new signature of s, as `flows` does, on the
+ * observations S u T fits at the regions' confidence. */
+static int prove_flows(struct sg *sg, struct explore_suggestion *s, struct feas_result *res,
+		       size_t threads, struct cp_error *err)
+{
+	const struct pipe_data *pd = sg->pd_c;
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	const char *names[EXPLORE_SUGGEST_MAX_NEW] = { "new1", "new2", "new3" };
+	struct pipe_model *pm = NULL;
+	struct pipe_flows *pf = NULL;
+	struct pipe_flow_bounds *fb = NULL;
+	enum pipe_flow_status *status = NULL;
+	uint32_t *extra = NULL;
+	size_t k = sg->k, i, j, nu;
+	struct found f;
+	int rc;
+
+	f.n = s->n_new;
+	for (j = 0; j < s->n_new; j++)
+		memcpy(sg->rows + (sg->mS + j) * k, s->paths[j].counts, k * sizeof *sg->rows);
+	for (i = 0; i < sg->n_obs; i++) {
+		feas_result_release(&res[i]);
+		feas_result_init(&res[i]);
+	}
+	if ((rc = pipe_model_new_from(sg->sel, sg->rows, sg->mS + f.n, pd, NULL, &pm, err)) ||
+	    (rc = pipe_check(pm, pd, 0, threads, res, NULL, NULL, NULL, err)))
+		goto out;
 	/* the flows: each new signature a pseudo-feature of its own */
-	extra = cp_calloc(f->n * (k + 1), sizeof *extra);
+	extra = cp_calloc(f.n * (k + 1), sizeof *extra);
 	if (!extra)
 		goto nomem;
-	for (j = 0; j < f->n; j++) {
+	for (j = 0; j < f.n; j++) {
 		extra[j * (k + 1)] = (uint32_t)s->paths[j].uop;
 		memcpy(extra + j * (k + 1) + 1, s->paths[j].counts, k * sizeof *extra);
 	}
-	if ((rc = pipe_flows_new_extra(sg->m, sg->sel, pd, extra, f->n, names, &pf, err)))
+	if ((rc = pipe_flows_new_extra(sg->m, sg->sel, pd, extra, f.n, names, &pf, err)))
 		goto out;
 	nu = pipe_flows_n_uops(pf);
-	fb = cp_calloc(sg->n_obs * nu * f->n + 1, sizeof *fb);
+	fb = cp_calloc(sg->n_obs * nu * f.n + 1, sizeof *fb);
 	status = cp_calloc(sg->n_obs + 1, sizeof *status);
 	if (!fb || !status)
 		goto nomem;
 	if ((rc = pipe_flows_bound(pf, pd, res, threads, fb, status, err)))
 		goto out;
-	for (j = 0; j < f->n; j++) {
+	for (j = 0; j < f.n; j++) {
 		struct explore_new_path *p = &s->paths[j];
 		size_t at = 0;
 
 		p->flow_per = pipe_flows_per(pf, p->uop);
 		for (i = 0; i < sg->n_obs; i++) {
-			const struct feas_bound *b = &fb[(i * nu + p->uop) * f->n + j].share;
+			const struct feas_bound *b = &fb[(i * nu + p->uop) * f.n + j].share;
 
 			if (status[i] != PIPE_FLOWS_BOUNDED || !b->defined)
 				continue;
@@ -2021,10 +1204,9 @@ out:
 	return rc;
 }
 
-/* Explains the most, fewer new signatures, fewer edits, the smallest
- * flow forced on them, fewer counters touched, fewer of the model's
- * other constraints broken. */
-static int by_merit(const void *a, const void *b)
+/* The ranking up to the flow: explains the most, fewer new signatures,
+ * fewer edits. */
+static int by_proof(const void *a, const void *b)
 {
 	const struct explore_suggestion *x = a, *y = b;
 
@@ -2034,6 +1216,19 @@ static int by_merit(const void *a, const void *b)
 		return x->n_new < y->n_new ? -1 : 1;
 	if (x->edits != y->edits)
 		return x->edits < y->edits ? -1 : 1;
+	return 0;
+}
+
+/* Explains the most, fewer new signatures, fewer edits, the smallest
+ * flow forced on them, fewer counters touched, fewer of the model's
+ * other constraints broken, the likeliest shape. */
+static int by_merit(const void *a, const void *b)
+{
+	const struct explore_suggestion *x = a, *y = b;
+	int c = by_proof(a, b);
+
+	if (c)
+		return c;
 	if (x->flow_defined != y->flow_defined)
 		return x->flow_defined ? -1 : 1;
 	/* flows equal to the 4 digits printed are equal */
@@ -2077,213 +1272,6 @@ static int by_promise(const void *a, const void *b, void *ctx)
 
 /* ---- words for people: the new μpath, its edits, its place ---- */
 
-/* t on the data's counters as a model signature, in words. */
-static char *signature_words(const struct sg *sg, const uint32_t *t, uint32_t *full)
-{
-	const size_t *cols = pipe_data_columns(sg->pd);
-	struct cp_buf b;
-	size_t c;
-
-	memset(full, 0, udd_model_n_counters(sg->m) * sizeof *full);
-	for (c = 0; c < sg->k; c++)
-		full[cols[c]] = t[c];
-	cp_buf_init(&b);
-	udd_signature_text(sg->m, full, &b);
-	return b.failed ? (cp_buf_release(&b), NULL) : b.data;
-}
-
-/* What turns base bi into t, in words: the steps it drops ("without
- * +load.walk_done +load.walk_done_4k"), then the counts it changes
- * ("+load.retired_stlb_miss", "walk_ref.l1*2->*3"). */
-static char *edit_words(const struct sg *sg, size_t bi, const uint32_t *t)
-{
-	const char *const *names = pipe_data_names(sg->pd);
-	const struct base *b = &sg->bases[bi];
-	uint32_t *s = cp_calloc(sg->k + 1, sizeof *s);
-	uint64_t drop = 0;
-	struct cp_buf w;
-	size_t c, i;
-
-	if (!s)
-		return NULL;
-	memcpy(s, sg->brows + bi * sg->k, sg->k * sizeof *s);
-	step_distance(sg, bi, t, &drop);
-	cp_buf_init(&w);
-	for (i = 0; i < b->n_steps && i < 64; i++) {
-		if (!((drop >> i) & 1))
-			continue;
-		cp_buf_printf(&w, "%swithout %s", w.len ? "; " : "",
-			      sg->step_text[b->step0 + i]);
-		for (c = 0; c < sg->k; c++)
-			s[c] -= sg->steps[(b->step0 + i) * sg->k + c];
-	}
-	for (c = 0; c < sg->k; c++) {
-		if (s[c] == t[c])
-			continue;
-		cp_buf_puts(&w, w.len ? "; " : "");
-		if (!s[c])
-			cp_buf_printf(&w, t[c] > 1 ? "+%s*%u" : "+%s", names[c], (unsigned)t[c]);
-		else
-			cp_buf_printf(&w, "%s*%u->*%u", names[c], (unsigned)s[c], (unsigned)t[c]);
-	}
-	if (!w.len)
-		cp_buf_puts(&w, "(none)");
-	cp_free(s);
-	return w.failed ? (cp_buf_release(&w), NULL) : w.data;
-}
-
-/* Where on the nearest μpath the new one parts from it: after the
- * longest prefix whose counts stay within t. */
-struct place {
-	const struct sg *sg;
-	const uint32_t *t;
-	uint32_t *at;              /* the prefix's counts (data counters) */
-	struct cp_buf step;        /* its last step */
-	unsigned line;
-};
-
-static int place_step(void *ctx, const char *step, unsigned line, const uint32_t *counts)
-{
-	struct place *pl = ctx;
-	const size_t *cols = pipe_data_columns(pl->sg->pd);
-	size_t c;
-
-	if (!strcmp(step, "done"))
-		return 1;
-	for (c = 0; c < pl->sg->k; c++)
-		if (counts[cols[c]] > pl->t[c])
-			return 1;
-	for (c = 0; c < pl->sg->k; c++)
-		pl->at[c] = counts[cols[c]];
-	pl->step.len = 0;
-	cp_buf_puts(&pl->step, step);
-	pl->line = line;
-	return 0;
-}
-
-/* The μDD text that adds t after the place: a feature of its own (one
- * per suggestion), a property per new μpath choosing it or not. */
-static int fragment(struct sg *sg, struct explore_new_path *p, const char *feature,
-		    char letter, int first, struct cp_error *err)
-{
-	const char *const *names = pipe_data_names(sg->pd);
-	const char *uop = udd_model_uop_name(sg->m, p->uop);
-	struct place pl;
-	struct cp_buf b, w;
-	size_t c, n1 = 0;
-	int rc;
-
-	memset(&pl, 0, sizeof pl);
-	pl.sg = sg;
-	pl.t = p->counts;
-	pl.at = cp_calloc(sg->k + 1, sizeof *pl.at);
-	if (!pl.at)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	cp_buf_init(&pl.step);
-	cp_buf_init(&b);
-	cp_buf_init(&w);
-	rc = udd_sigset_example_steps(sg->ss, p->like, place_step, &pl);
-	if (rc < 0) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	rc = CP_OK;
-	if (!pl.step.len) {
-		cp_buf_printf(&w, "at the start of uop %s", uop);
-	} else if (strchr(pl.step.data, '=') && !strchr(pl.step.data, '+')) {
-		const char *eq = strchr(pl.step.data, '=');
-
-		cp_buf_printf(&w, "at the start of 'case %s:' in the switch on '%.*s' at line %u",
-			      eq + 1, (int)(eq - pl.step.data), pl.step.data, pl.line);
-	} else {
-		cp_buf_printf(&w, "after '%s' at line %u", pl.step.data, pl.line);
-	}
-	p->line = pl.line;
-	if (first)
-		cp_buf_printf(&b, "feature %s \"suggested by counterpoint suggest\";\n", feature);
-	cp_buf_printf(&b, "property %s_%c { no, yes };\n", feature, letter);
-	cp_buf_printf(&b, "// in uop %s, %s (on the way of μpath [%zu]):\n", uop,
-		      w.data ? w.data : "", p->like + 1);
-	cp_buf_printf(&b, "if (%s) {\n\tswitch (%s_%c) {\n\tcase yes:\n", feature,
-		      feature, letter);
-	/* what the prefix has not counted yet: ones together, others alone */
-	for (c = 0; c < sg->k; c++)
-		if (p->counts[c] - pl.at[c] == 1)
-			cp_buf_printf(&b, n1++ ? ", %s" : "\t\tincr %s", names[c]);
-	if (n1)
-		cp_buf_puts(&b, ";\n");
-	for (c = 0; c < sg->k; c++)
-		if (p->counts[c] - pl.at[c] > 1)
-			cp_buf_printf(&b, "\t\tincr %s %u;\n", names[c],
-				      (unsigned)(p->counts[c] - pl.at[c]));
-	cp_buf_printf(&b, "\t\tdone;\n\tcase no:\n\t\tnot_%s_%c;\n\t}\n}\n", feature, letter);
-	if (b.failed || w.failed) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	p->place = w.data;
-	p->fragment = b.data;
-	w.data = b.data = NULL;
-out:
-	cp_buf_release(&b);
-	cp_buf_release(&w);
-	cp_buf_release(&pl.step);
-	cp_free(pl.at);
-	return rc;
-}
-
-/* The words of suggestion number `rank` (1 first). */
-static int describe(struct sg *sg, struct explore_suggestion *s, size_t rank,
-		    const size_t *shown, struct cp_error *err)
-{
-	uint32_t *full = cp_calloc(udd_model_n_counters(sg->m) + 1, sizeof *full);
-	uint32_t *like = cp_calloc(sg->k + 1, sizeof *like);
-	const size_t *cols = pipe_data_columns(sg->pd);
-	char feature[64];
-	size_t j, g, c, n = 0;
-	int rc = CP_OK;
-
-	if (!full || !like)
-		goto nomem;
-	/* a feature name the model does not use */
-	snprintf(feature, sizeof feature, "suggest_%zu", rank);
-	while (udd_model_feature_find(sg->m, feature) >= 0 && strlen(feature) < 60)
-		strcat(feature, "_");
-	for (j = 0; j < s->n_new && !rc; j++) {
-		struct explore_new_path *p = &s->paths[j];
-		const uint32_t *ls = udd_sigset_signature(sg->ss, p->like);
-
-		for (c = 0; c < sg->k; c++)
-			like[c] = ls[cols[c]];
-		if (!(p->counters = signature_words(sg, p->counts, full)) ||
-		    !(p->like_counters = signature_words(sg, like, full)) ||
-		    !(p->like_example = cp_strdup(udd_sigset_example(sg->ss, p->like))))
-			goto nomem;
-		rc = fragment(sg, p, feature, (char)('a' + j), j == 0, err);
-	}
-	if (rc)
-		goto out;
-	/* the violated constraints it relaxes, in the report's order */
-	s->relaxed = cp_calloc(sg->nG + 1, sizeof *s->relaxed);
-	if (!s->relaxed)
-		goto nomem;
-	for (g = 0; g < sg->nG; g++)
-		for (j = 0; j < s->n_new; j++)
-			if (explore_dot_exact(sg->G + shown[g] * sg->k, s->paths[j].counts,
-					      sg->k) < 0) {
-				s->relaxed[n++] = g;
-				break;
-			}
-	s->n_relaxed = n;
-	goto out;
-nomem:
-	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-out:
-	cp_free(full);
-	cp_free(like);
-	return rc;
-}
-
 static int finish(struct sg *sg, size_t keep, size_t threads, const size_t *shown,
 		  struct cp_error *err)
 {
@@ -2322,158 +1310,25 @@ static int finish(struct sg *sg, size_t keep, size_t threads, const size_t *show
 		rc = prove(sg, &sg->found[n], res, threads, &out->suggestions[n], err);
 	out->n_suggestions = n;
 	if (!rc) {
+		/* flows only where they can decide a place: the first keep and
+		 * those tied with the last of them before the flow */
+		qsort(out->suggestions, n, sizeof *out->suggestions, by_merit);
+		for (i = 0; i < n && !rc; i++)
+			if (i < keep || !by_proof(&out->suggestions[keep - 1], &out->suggestions[i]))
+				rc = prove_flows(sg, &out->suggestions[i], res, threads, err);
+	}
+	if (!rc) {
 		qsort(out->suggestions, n, sizeof *out->suggestions, by_merit);
 		for (i = keep; i < n; i++)
 			suggestion_release(&out->suggestions[i]);
 		out->n_suggestions = n < keep ? n : keep;
 		for (i = 0; i < out->n_suggestions && !rc; i++)
-			rc = describe(sg, &out->suggestions[i], i + 1, shown, err);
+			rc = explore_sg_describe(sg, &out->suggestions[i], i + 1, shown, err);
 	}
 	for (i = 0; i < sg->n_obs; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);
 	return rc;
-}
-
-/* ==== the run ==== */
-
-/* One increment step of an example μpath, on the data's counters. */
-struct step_ctx {
-	struct sg *sg;
-	uint32_t *prev;            /* the model's counts before the step */
-	int failed;
-};
-
-static int collect_step(void *ctx, const char *step, unsigned line, const uint32_t *counts)
-{
-	struct step_ctx *x = ctx;
-	struct sg *sg = x->sg;
-	const size_t *cols = pipe_data_columns(sg->pd);
-	size_t km = udd_model_n_counters(sg->m), c, k = sg->k;
-	uint32_t *row;
-	int any = 0;
-
-	(void)line;
-	if (step[0] == '+') {
-		if (sg->n_steps == sg->cap_steps) {
-			size_t cap = sg->cap_steps ? 2 * sg->cap_steps : 256;
-			uint32_t *ns = cp_reallocarray(sg->steps, cap, k * sizeof *ns);
-			char **nt;
-
-			if (!ns)
-				return x->failed = 1;
-			sg->steps = ns;
-			nt = cp_reallocarray(sg->step_text, cap, sizeof *nt);
-			if (!nt)
-				return x->failed = 1;
-			sg->step_text = nt;
-			sg->cap_steps = cap;
-		}
-		row = sg->steps + sg->n_steps * k;
-		for (c = 0; c < k; c++) {
-			row[c] = counts[cols[c]] - x->prev[cols[c]];
-			any |= row[c] != 0;
-		}
-		if (any) {   /* a step on counters the data lack is no step here */
-			if (!(sg->step_text[sg->n_steps] = cp_strdup(step)))
-				return x->failed = 1;
-			sg->n_steps++;
-		}
-	}
-	memcpy(x->prev, counts, km * sizeof *counts);
-	return 0;
-}
-
-/* The counts of b's example cut after each of its steps but the last. */
-static int base_prefixes(struct sg *sg, const struct base *b, struct cp_error *err)
-{
-	uint32_t *acc = cp_calloc(sg->k + 1, sizeof *acc);
-	size_t i, c;
-	int rc = CP_OK;
-
-	if (!acc)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	for (i = 0; i + 1 < b->n_steps && !rc; i++) {
-		for (c = 0; c < sg->k; c++)
-			acc[c] += sg->steps[(b->step0 + i) * sg->k + c];
-		rc = prefix_add(sg, b->uop, acc);
-	}
-	cp_free(acc);
-	return rc ? cp_error_set(err, CP_ENOMEM, "out of memory") : CP_OK;
-}
-
-static int base_steps(struct sg *sg, struct base *b, struct cp_error *err)
-{
-	struct step_ctx x;
-	int rc;
-
-	x.sg = sg;
-	x.failed = 0;
-	x.prev = cp_calloc(udd_model_n_counters(sg->m) + 1, sizeof *x.prev);
-	if (!x.prev)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	b->step0 = sg->n_steps;
-	rc = udd_sigset_example_steps(sg->ss, b->like, collect_step, &x);
-	cp_free(x.prev);
-	b->n_steps = sg->n_steps - b->step0;
-	if (rc || x.failed)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	return base_prefixes(sg, b, err);
-}
-
-/* The (uop, signature) pairs of the model on the data's counters, each
- * once, with the signature's sigset index and its example's steps. */
-static int make_bases(struct sg *sg, struct cp_error *err)
-{
-	const size_t *cols = pipe_data_columns(sg->pd);
-	size_t k = sg->k, m = udd_sigset_size(sg->ss), j, i, u, c, n = 0, total = 0;
-	int rc;
-
-	for (j = 0; j < m; j++)
-		total += udd_sigset_uop_count(sg->ss, j);
-	sg->bases = cp_calloc(total + 1, sizeof *sg->bases);
-	sg->brows = cp_calloc(total * k + 1, sizeof *sg->brows);
-	sg->universe = cp_calloc(udd_model_n_uops(sg->m) * k + 1, 1);
-	if (!sg->bases || !sg->brows || !sg->universe)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	for (j = 0; j < m; j++) {
-		const uint32_t *s = udd_sigset_signature(sg->ss, j);
-
-		for (i = 0; i < udd_sigset_uop_count(sg->ss, j); i++) {
-			const char *name = udd_sigset_uop_name(sg->ss, j, i);
-			uint32_t *row = sg->brows + n * k;
-			size_t b;
-
-			for (u = 0; strcmp(udd_model_uop_name(sg->m, u), name); u++)
-				;
-			for (c = 0; c < k; c++) {
-				row[c] = s[cols[c]];
-				sg->universe[u * k + c] |= row[c] != 0;
-			}
-			/* a projection can make two of a uop's signatures one */
-			for (b = 0; b < n && (sg->bases[b].uop != u ||
-					      memcmp(sg->brows + b * k, row, k * sizeof *row)); b++)
-				;
-			if (b < n)
-				continue;
-			sg->bases[n].uop = (uint32_t)u;
-			sg->bases[n].like = (uint32_t)j;
-			if ((rc = base_steps(sg, &sg->bases[n], err)))
-				return rc;
-			n++;
-		}
-	}
-	/* a counter no uop counts may join any uop's μpaths */
-	for (c = 0; c < k; c++) {
-		for (u = 0; u < udd_model_n_uops(sg->m) && !sg->universe[u * k + c]; u++)
-			;
-		if (u == udd_model_n_uops(sg->m))
-			for (u = 0; u < udd_model_n_uops(sg->m); u++)
-				sg->universe[u * k + c] = 1;
-	}
-	sg->nb = n;
-	sg->out->n_signatures = n;
-	return CP_OK;
 }
 
 static int by_count(const void *a, const void *b, void *ctx)
@@ -2496,7 +1351,7 @@ static int root_certs(struct sg *sg, size_t **shown, struct cp_error *err)
 	size_t i, w;
 	int rc;
 
-	if ((rc = certs_of(sg, sg->I, sg->nI, sg->res0, &c, &sg->R)))
+	if ((rc = explore_sg_certs_of(sg, sg->I, sg->nI, sg->res0, &c, &sg->R)))
 		return cp_error_set(err, rc, "out of memory");
 	sg->G = c.g;
 	sg->nG = c.n;
@@ -2535,10 +1390,10 @@ static int root_certs(struct sg *sg, size_t **shown, struct cp_error *err)
 		v->text = b.data;
 		out->n_violated++;
 	}
-	certs_release(&c);
+	explore_sg_certs_release(&c);
 	return CP_OK;
 nomem:
-	certs_release(&c);
+	explore_sg_certs_release(&c);
 	return cp_error_set(err, CP_ENOMEM, "out of memory");
 }
 
@@ -2546,6 +1401,7 @@ static void sg_release(struct sg *sg)
 {
 	size_t i;
 
+	pipe_family_free(sg->fam);
 	udd_sigset_free(sg->ss);
 	cp_free(sg->shash);
 	cp_free(sg->rows);
@@ -2563,7 +1419,7 @@ static void sg_release(struct sg *sg)
 	cp_free(sg->R);
 	cp_free(sg->all);
 	cp_free(sg->kills);
-	store_release(&sg->st);
+	explore_sg_store_release(&sg->st);
 	cp_free(sg->rank);
 	cp_free(sg->breakers);
 	for (i = 0; sg->res && i < sg->n_obs; i++)
@@ -2578,6 +1434,53 @@ static void sg_release(struct sg *sg)
 	cp_free(sg->leaves);
 }
 
+static void results_free(struct feas_result *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++)
+		feas_result_release(&r[i]);
+	cp_free(r);
+}
+
+/* When the family-wise level is above the regions' confidence: the
+ * regions at that level (*pd_n, which the search then checks on), and
+ * the model's verdicts there on the observations to explain, with their
+ * certificates (*res_n).  Those found feasible there after all (a
+ * borderline difference) leave the list.  Both NULL at the same level. */
+static int family_regions(struct sg *sg, struct pipe_model *pm0, size_t threads,
+			  struct pipe_data **pd_n, struct feas_result **res_n,
+			  struct cp_error *err)
+{
+	struct pipe_options po = *pipe_data_options(sg->pd_c);
+	size_t i, j;
+	int rc;
+
+	*pd_n = NULL;
+	*res_n = NULL;
+	if (!(pipe_family_level(sg->fam) > po.confidence))
+		return CP_OK;
+	po.confidence = pipe_family_level(sg->fam);
+	po.stream = 0;
+	po.threads = threads;
+	if ((rc = pipe_data_new(sg->m, pipe_data_dataset(sg->pd_c), &po, pd_n, err)))
+		return rc;
+	*res_n = cp_calloc(sg->n_obs + 1, sizeof **res_n);
+	if (!*res_n)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < sg->n_obs; i++)
+		feas_result_init(&(*res_n)[i]);
+	if ((rc = pipe_check_some(pm0, *pd_n, sg->I, sg->nI, FEAS_EXPLAIN, *res_n, NULL,
+				  err)))
+		return rc;
+	for (i = 0, j = 0; i < sg->nI; i++)
+		if (!(*res_n)[sg->I[i]].feasible || (*res_n)[sg->I[i]].undecided)
+			sg->I[j++] = sg->I[i];
+	sg->nI = j;
+	sg->pd = *pd_n;
+	return CP_OK;
+}
+
 int explore_suggest_run(const struct udd_model *m, udd_features sel,
 			const struct pipe_data *pd, const struct feas_result *res_in,
 			const struct explore_suggest_options *opt_in,
@@ -2587,7 +1490,9 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
 	struct explore_suggest *out;
 	struct pipe_model *pm0 = NULL;
-	struct feas_result *own = NULL;
+	struct feas_result *own = NULL, *res_n = NULL;
+	struct pipe_data *pd_n = NULL;
+	unsigned char *refutes = NULL;
 	struct pass p;
 	struct sg sg;
 	size_t *shown = NULL, i, g, r;
@@ -2619,7 +1524,7 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	out->complete = 1;
 	sg.m = m;
 	sg.sel = sel;
-	sg.pd = pd;
+	sg.pd = sg.pd_c = pd;
 	sg.out = out;
 	sg.k = out->k;
 	sg.n_obs = out->n_observations;
@@ -2645,7 +1550,8 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	sg.S = pipe_model_signatures(pm0);
 	sg.mS = pipe_model_n_signatures(pm0);
 	sg.I = cp_calloc(sg.n_obs + 1, sizeof *sg.I);
-	if (!sg.I)
+	refutes = cp_calloc(sg.n_obs + 1, 1);
+	if (!sg.I || !refutes)
 		goto nomem;
 	for (i = 0; i < sg.n_obs; i++) {
 		if (!pipe_data_region(pd, i))
@@ -2653,25 +1559,51 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 		out->usable++;
 		out->infeasible += !res_in[i].feasible;
 		out->undecided += res_in[i].feasible && res_in[i].undecided;
-		if (!res_in[i].feasible || res_in[i].undecided)
-			sg.I[sg.nI++] = i;
 	}
+	/* the observations that refute the model, by `check`'s family-wise
+	 * rule: the ones to explain */
+	if ((rc = pipe_family_new(pd, opt.family_confidence, out->usable, &sg.fam, err)) ||
+	    (rc = pipe_family_check(sg.fam, pm0, res_in, opt.threads, refutes, &out->refuting,
+				    NULL, err)))
+		goto fail;
+	out->family_confidence = pipe_family_confidence(sg.fam);
+	out->family_level = pipe_family_level(sg.fam);
+	{
+		struct cp_buf cb;
+
+		cp_buf_init(&cb);
+		pipe_family_put_claim(&cb, sg.fam, out->infeasible, out->refuting);
+		if (cb.failed)
+			goto nomem;
+		out->claim = cb.data;
+	}
+	for (i = 0; i < sg.n_obs; i++)
+		if (pipe_data_region(pd, i) &&
+		    (refutes[i] || (res_in[i].feasible && res_in[i].undecided)))
+			sg.I[sg.nI++] = i;
+	if (!sg.nI)
+		goto done;
+	/* the search's regions, at that level, and the certificates there */
+	if ((rc = family_regions(&sg, pm0, opt.threads, &pd_n, &res_n, err)))
+		goto fail;
+	if (res_n)
+		sg.res0 = res_n;
 	if (!sg.nI)
 		goto done;
 	if ((rc = udd_sigset_build(m, sel, 0, &sg.ss, err)) ||
-	    (rc = make_bases(&sg, err)) || (rc = root_certs(&sg, &shown, err)))
+	    (rc = explore_sg_bases(&sg, err)) || (rc = root_certs(&sg, &shown, err)))
 		goto fail;
-	if (shash_build(&sg))
+	if (explore_sg_model_rows(&sg))
 		goto nomem;
 	sg.st.k = sg.k;
 	sg.st.nw = sg.nw;
 	/* every candidate priced against every certificate */
-	if (pass_init(&sg, &p, sg.G, sg.nG, PASS_ANY))
+	if (explore_sg_pass_init(&sg, &p, sg.G, sg.nG, PASS_ANY))
 		goto nomem;
 	p.root = 1;
-	if (sg.nG && pass_run(&sg, &p))
+	if (sg.nG && explore_sg_pass_run(&sg, &p))
 		goto nomem;
-	pass_release(&p);
+	explore_sg_pass_release(&p);
 	sg.n_root = sg.st.n;
 	out->favourable = sg.n_root;
 	sg.rank = cp_calloc(sg.n_root + 1, sizeof *sg.rank);
@@ -2702,8 +1634,12 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 	}
 	if (rc)
 		goto fail;
-	if (out->unpriced)
+	/* without a single certificate nothing could be priced: the sets
+	 * checked were not all there are */
+	if (out->unpriced || !sg.nG) {
+		out->unpriced = 1;
 		out->complete = 0;
+	}
 	out->pruned_by_pricing = out->complete && !sg.n_found && !out->sets_checked;
 	if (!sg.n_found) {
 		rc = partial(&sg, opt.keep, err);
@@ -2719,7 +1655,10 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 done:
 	out->seconds = cp_seconds() - t0;
 	cp_free(shown);
+	cp_free(refutes);
 	sg_release(&sg);
+	results_free(res_n, sg.n_obs);
+	pipe_data_free(pd_n);
 	pipe_model_free(pm0);
 	for (i = 0; own && i < sg.n_obs; i++)
 		feas_result_release(&own[i]);
@@ -2729,9 +1668,12 @@ done:
 nomem:
 	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 fail:
-	pass_release(&p);
+	explore_sg_pass_release(&p);
 	cp_free(shown);
+	cp_free(refutes);
 	sg_release(&sg);
+	results_free(res_n, sg.n_obs);
+	pipe_data_free(pd_n);
 	pipe_model_free(pm0);
 	for (i = 0; own && i < sg.n_obs; i++)
 		feas_result_release(&own[i]);
@@ -2754,12 +1696,14 @@ void explore_suggest_free(struct explore_suggest *s)
 		cp_free(s->violated[i].text);
 	}
 	cp_free(s->violated);
+	cp_free(s->claim);
 	cp_free(s);
 }
 
 size_t explore_suggest_n(const struct explore_suggest *s) { return s->n_suggestions; }
 size_t explore_suggest_usable(const struct explore_suggest *s) { return s->usable; }
 size_t explore_suggest_infeasible(const struct explore_suggest *s) { return s->infeasible; }
+size_t explore_suggest_refuting(const struct explore_suggest *s) { return s->refuting; }
 size_t explore_suggest_n_violated(const struct explore_suggest *s) { return s->n_violated; }
 
 const struct explore_suggestion *explore_suggest_at(const struct explore_suggest *s,
@@ -2770,7 +1714,7 @@ const struct explore_suggestion *explore_suggest_at(const struct explore_suggest
 
 int explore_suggest_explains_all(const struct explore_suggest *s)
 {
-	if (!s->infeasible && !s->undecided)
+	if (!s->refuting && !s->undecided)
 		return 1;
 	return s->n_suggestions && s->suggestions[0].explains == s->usable;
 }
@@ -2802,10 +1746,15 @@ int explore_family_suggest(struct explore_family *f, const struct explore_search
 	*out = NULL;
 	if (!explore_n_models(s))
 		return cp_error_set(err, CP_EINPUT, "no model was tested");
+	struct explore_suggest_options o = *opt;
+
 	for (i = 1; i < explore_n_models(s); i++)
-		if (explore_model_at(s, i)->eval.n_infeasible <
-		    explore_model_at(s, b)->eval.n_infeasible)
+		if (explore_eval_refuting(&explore_model_at(s, i)->eval) <
+		    explore_eval_refuting(&explore_model_at(s, b)->eval))
 			b = i;
 	*best = explore_model_at(s, b)->features;
-	return explore_suggest_run(f->model, *best, f->pd, NULL, opt, out, err);
+	/* the family's claims' level */
+	if (!o.family_confidence)
+		o.family_confidence = explore_family_confidence(f);
+	return explore_suggest_run(f->model, *best, f->pd, NULL, &o, out, err);
 }

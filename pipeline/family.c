@@ -179,3 +179,36 @@ out:
 	cp_free(r);
 	return rc;
 }
+
+void pipe_family_put_claim(struct cp_buf *b, const struct pipe_family *fam,
+			   size_t infeasible, size_t n_refuting)
+{
+	size_t n = fam->n;
+	double c = pipe_data_options(fam->pd)->confidence;
+
+	cp_buf_printf(b, "model as a whole: %s at ", n_refuting ? "REFUTED" : "not refuted");
+	pipe_put_level(b, fam->confidence);
+	cp_buf_printf(b, " over the %zu usable observation%s (", n, n == 1 ? "" : "s");
+	if (!infeasible) {
+		cp_buf_puts(b, "none infeasible at ");
+		pipe_put_level(b, c);
+		cp_buf_puts(b, " each)\n");
+		return;
+	}
+	cp_buf_printf(b, "%zu infeasible at ", infeasible);
+	pipe_put_level(b, c);
+	cp_buf_puts(b, " each");
+	if (fam->level > c) {
+		if (n_refuting == infeasible)
+			cp_buf_printf(b, ", %s at ", infeasible == 1 ? "also" : "all also");
+		else if (n_refuting)
+			cp_buf_printf(b, ", %zu of them at ", n_refuting);
+		else
+			cp_buf_puts(b, ", none at ");
+		pipe_put_level(b, fam->level);
+		cp_buf_puts(b, ", the level each needs for ");
+		pipe_put_level(b, fam->confidence);
+		cp_buf_printf(b, " over %zu", n);
+	}
+	cp_buf_puts(b, ")\n");
+}

@@ -256,6 +256,14 @@ int pipe_family_check(struct pipe_family *fam, struct pipe_model *pm,
 /* A confidence as a percentage for reports ("99%", "99.9685%"): at most
  * 4 decimals, never rounded up (a level printed is one that holds). */
 void pipe_put_level(struct cp_buf *b, double confidence);
+/* The claim about a model as a whole, one line for people ("model as a
+ * whole: REFUTED at 99% over the 36 usable observations (21 infeasible
+ * at 99% each, 20 of them at 99.972%, the level each needs for 99% over
+ * 36)"): infeasible at the regions' confidence, n_refuting at the
+ * family's level (pipe_family_check's count).  `check` and `suggest`
+ * print it. */
+void pipe_family_put_claim(struct cp_buf *b, const struct pipe_family *fam,
+			   size_t infeasible, size_t n_refuting);
 
 /* ---- the whole pipeline in one call ----
  * Parse the model, select the features ("a,b"; NULL or "": none), load

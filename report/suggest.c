@@ -14,9 +14,9 @@ static void flow_cell(const struct explore_new_path *p, struct cp_buf *b)
 	pipe_flows_put_interval(b, p->flow_lo, p->flow_hi, 100, "%");
 	cp_buf_puts(b, " of ");
 	report_html_text(b, p->flow_per ? p->flow_per : "the uop's μops");
-	cp_buf_puts(b, "<br><span class=\"note\">at least that much in ");
+	cp_buf_puts(b, "<br><span class=\"note\">the lower bound: ");
 	report_html_text(b, p->flow_lo_at);
-	cp_buf_puts(b, "</span>");
+	cp_buf_puts(b, "'s</span>");
 }
 
 void report_suggest_html(const struct explore_suggest *s, const struct udd_model *m,

@@ -24,4 +24,12 @@ $CP explore models/haswell/mmu.udd "$tmp/m.csv" --candidates abort,bypass,replay
 grep -q "^suggested μpaths for the best model, {} " "$tmp/x.txt" || { cat "$tmp/x.txt"; fail "no suggestions"; }
 grep -q '^  1\. explains 1 of 1: new load μpath load.retired, load.retired_stlb_miss (like \[2\], +load.retired_stlb_miss;.*new store μpath store.retired, store.retired_stlb_miss' "$tmp/x.txt" ||
 	{ cat "$tmp/x.txt"; fail "the first suggestion"; }
+
+# --html: the same suggestions as a page
+$CP suggest tests/data/flows/walk_merge.udd tests/data/flows/merge.csv --keep 2 \
+	--html "$tmp/s.html" > "$tmp/s.txt" || fail "html: exit $?"
+grep -q '<h3>Suggestion 2: explains <span class="feasible">3 of 3</span> observations</h3>' "$tmp/s.html" ||
+	fail "html: no second suggestion"
+grep -q '<td><code>load.retired, load.retired_stlb_miss</code></td><td>\[1\] <code>load.retired</code>' "$tmp/s.html" ||
+	fail "html: the merged μpath"
 exit 0

@@ -65,7 +65,7 @@ static void run_release(struct run *r)
 static int run_suggest(struct run *r, const char *src, const char *with,
 		       const char *const *names, const double *rate, size_t n)
 {
-	struct explore_suggest_options o = { 2, 2, 5, 0, 1 };
+	struct explore_suggest_options o = { 2, 2, 5, 0, 1, 0 };
 	struct pipe_options po;
 	udd_features sel = 0;
 	struct cp_error err;
