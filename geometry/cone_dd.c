@@ -91,12 +91,12 @@ struct dd {
 	 * do not (negx), the subsets of each side and the pairs found */
 	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
 	size_t *negx;
-	uint64_t *ep, *etmp, *pairs;
-	size_t ep_cap, etmp_cap, pairs_cap;
+	uint64_t *ep, *etmp, *pairs, *tcol;
+	size_t ep_cap, etmp_cap, pairs_cap, tcol_cap;
+	size_t *posx;            /* positive facets not joined */
 	size_t *radix;           /* 2 * (DD_PARTS + 1) */
 	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
 	size_t *fray;            /* nr: the shareable rays of one facet */
-	struct dd_index ineg;    /* ray -> negative facets holding it */
 	struct dd_index inegx;   /* ray -> the same, of those in negx */
 	struct dd_index icur;    /* ray -> current facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
@@ -938,19 +938,18 @@ static int add_pair(struct dd *x, size_t *np_, uint64_t pr)
 	return 0;
 }
 
-/* The candidate pairs of the DD_JOIN facets into x->pairs (p << 32 | n),
- * sorted by p (a pair sharing more than d-2 rays comes once per common
- * subset), *npairs of them.  Both sides' subsets are partitioned by the
- * top bits of their fingerprints; in each part (a few hundred, in cache)
- * the negative ones go into a small hash table the positive ones probe.
- * 0 or CP_ENOMEM. */
+/* The candidate pairs of the DD_JOIN facets, appended to x->pairs (p <<
+ * 32 | n; a pair sharing more than d-2 rays comes once per common
+ * subset), *npairs in all.  Both sides' subsets are partitioned by the top
+ * bits of their fingerprints; in each part (a few hundred, in cache) the
+ * negative ones go into a small hash table the positive ones probe.  0 or
+ * CP_ENOMEM. */
 static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 {
-	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i, n_ = 0;
+	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i;
 	size_t *startp = x->radix + DD_PARTS + 1, big = 0, slots, mask, h;
 	uint64_t *P, *N, *tab;
 
-	*npairs = 0;
 	for (c = 0; c < np + nn; c++) {
 		size_t f = c < np ? x->pos[c] : x->neg[c - np];
 
@@ -1012,18 +1011,89 @@ static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 		for (i = p0; i < p1; i++)
 			for (h = (P[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
 				if (tab[h] >> 32 == P[i] >> 32 &&
-				    add_pair(x, &n_, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
+				    add_pair(x, npairs, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
 					return CP_ENOMEM;
 	}
 	dd_work(x, tp + tn);
-	/* by positive facet: radix on p (bits 32..63), through etmp */
-	if (grow_u64(&x->etmp, &x->etmp_cap, n_))
+	return 0;
+}
+
+/* Candidate pairs between the DD_JOIN facets of G (ng; positive when
+ * g_pos) and the nt facets of T, of the other side (those with too many
+ * subsets to join), appended to x->pairs: t holds all but at most e of
+ * g's k shareable rays (e = k - (d-2)).  Counted for all of T at once, a
+ * bit per facet: after some of g's rays, le[i] holds the t that missed at
+ * most i of them.  col (x->tcol): for each 64 facets of T, which of them
+ * hold each ray.  0 or CP_ENOMEM. */
+static int pairs_sliced(struct dd *x, const size_t *G, size_t ng, int g_pos,
+			const size_t *T, size_t nt, size_t *npairs)
+{
+	size_t nr = x->b->nr, need = x->d - 2, words = x->words, tw = (nt + 63) / 64;
+	size_t c, i, j, w, k, e;
+	uint64_t le[DD_JOIN_MAXE + 1], all, *col;
+
+	if (!ng || !nt)
+		return 0;
+	if (grow_u64(&x->tcol, &x->tcol_cap, tw * nr))
 		return CP_ENOMEM;
-	radix_pass(x, x->pairs, x->etmp, n_, 32);
-	radix_pass(x, x->etmp, x->pairs, n_, 32 + DD_PART_BITS);
-	radix_pass(x, x->pairs, x->etmp, n_, 32 + 2 * DD_PART_BITS);
-	memcpy(x->pairs, x->etmp, n_ * sizeof *x->pairs);
-	*npairs = n_;
+	col = x->tcol;
+	memset(col, 0, tw * nr * sizeof *col);
+	for (c = 0; c < nt; c++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = x->cur.inc[T[c] * words + w] & x->zp[w];
+
+			while (bits) {
+				j = w * 64 + (size_t)__builtin_ctzll(bits);
+				bits &= bits - 1;
+				col[(c / 64) * nr + j] |= (uint64_t)1 << (c % 64);
+			}
+		}
+	for (c = 0; c < ng; c++) {
+		size_t g = G[c];
+
+		if (x->cls[g] != DD_JOIN)
+			continue;
+		k = facet_rays(x, x->cur.inc + g * words, &all);
+		e = k - need;
+		for (w = 0; w < tw; w++) {
+			const uint64_t *cw = col + w * nr;
+			uint64_t bits;
+
+			for (i = 0; i <= e; i++)
+				le[i] = ~(uint64_t)0;
+			for (j = 0; j < k && le[e]; j++) {
+				uint64_t B = cw[x->fray[j]];
+
+				for (i = e; i > 0; i--)
+					le[i] = (le[i] & B) | le[i - 1];
+				le[0] &= B;
+			}
+			bits = le[e];
+			if (w == tw - 1 && nt % 64)
+				bits &= ((uint64_t)1 << (nt % 64)) - 1;
+			while (bits) {
+				size_t t = T[w * 64 + (size_t)__builtin_ctzll(bits)];
+
+				bits &= bits - 1;
+				if (add_pair(x, npairs, g_pos ? (uint64_t)g << 32 | t :
+					     (uint64_t)t << 32 | g))
+					return CP_ENOMEM;
+			}
+		}
+		dd_work(x, tw * k);
+	}
+	return 0;
+}
+
+/* Sort the npairs pairs by positive facet: radix on bits 32..63. */
+static int sort_pairs(struct dd *x, size_t npairs)
+{
+	if (grow_u64(&x->etmp, &x->etmp_cap, npairs))
+		return CP_ENOMEM;
+	radix_pass(x, x->pairs, x->etmp, npairs, 32);
+	radix_pass(x, x->etmp, x->pairs, npairs, 32 + DD_PART_BITS);
+	radix_pass(x, x->pairs, x->etmp, npairs, 32 + 2 * DD_PART_BITS);
+	memcpy(x->pairs, x->etmp, npairs * sizeof *x->pairs);
 	return 0;
 }
 
@@ -1192,10 +1262,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
 	const int64_t *y = b->Y + r * d;
 	struct dd_facets *cur = &x->cur, *next = &x->next;
-	size_t need = d - 2, ncur = cur->n, nx = 0, npairs;
+	size_t need = d - 2, ncur = cur->n, nx = 0, px = 0, npairs;
 	int big = x->big, rc;
 
-	x->icur.on = x->ineg.on = x->inegx.on = 0;
+	x->icur.on = x->inegx.on = 0;
 	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
@@ -1218,6 +1288,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (!(pn = cp_reallocarray(x->negx, cap, sizeof *pn)))
 			goto nomem;
 		x->negx = pn;
+		if (!(pn = cp_reallocarray(x->posx, cap, sizeof *pn)))
+			goto nomem;
+		x->posx = pn;
 		{
 			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
 			uint64_t *st;
@@ -1297,13 +1370,13 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		x->simp[x->neg[c]] = popcount_words(cur->inc + x->neg[c] * words,
 						     words) == d - 1;
 	/* the pairs: for each positive facet, the negative ones sharing at
-	 * least d-2 of its rays; by the ridge hash where both have few
-	 * (d-2)-subsets, else from the ray lists when a few short lists
-	 * cover every candidate, else from all of them (indexing costs a
-	 * pass over the incidences: worth it only when there are many
-	 * pairs) */
-	/* which facets take part in the ridge join; facet indices must fit
-	 * its 32 bits (else every pair comes from the ray lists) */
+	 * least d-2 of its rays.  Facets with few (d-2)-subsets of their
+	 * shareable rays meet by the ridge join; each of them meets the
+	 * others (DD_MANY) by counting on bit columns; these meet each other
+	 * through ray lists (when a few short lists cover every candidate;
+	 * indexing costs a pass over the incidences, worth it only when
+	 * there are many pairs).  Facet indices in a pair have 32 bits: past
+	 * that every facet takes the lists. */
 	for (c = 0; c < np + nn; c++) {
 		size_t g = c < np ? x->pos[c] : x->neg[c - np];
 		size_t k = popcount_and(cur->inc + g * words, x->zp, words);
@@ -1311,12 +1384,20 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		x->cls[g] = k < need ? DD_NONE : ncur > 0xFFFFFFFF ||
 			    n_subsets(k, need) == SIZE_MAX ||
 			    (b->dd_mixed && g % 2) ? DD_MANY : DD_JOIN;
-		if (c >= np && x->cls[g] == DD_MANY)
-			x->negx[nx++] = g;
+		if (x->cls[g] == DD_MANY) {
+			if (c < np)
+				x->posx[px++] = g;
+			else
+				x->negx[nx++] = g;
+		}
 	}
-	if ((rc = join_ridges(x, np, nn, &npairs)))
+	npairs = 0;
+	if ((rc = join_ridges(x, np, nn, &npairs)) ||
+	    (rc = pairs_sliced(x, x->pos, np, 1, x->negx, nx, &npairs)) ||
+	    (rc = pairs_sliced(x, x->neg, nn, 0, x->posx, px, &npairs)) ||
+	    (rc = sort_pairs(x, npairs)))
 		goto fail;
-	if (nx >= 64 && np * nx >= 16384 &&
+	if (px && nx >= 64 && px * nx >= 16384 &&
 	    (rc = index_rays(x, x->negx, nx, x->zp, &x->inegx)))
 		goto fail;
 	for (a = 0, c = 0; a < np; a++) {
@@ -1329,16 +1410,7 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (dd_work(x, 1))
 			return cone_time_error(b, err);
 		rcount = popcount_words(x->relp, words);
-		if (x->cls[p] == DD_MANY) {
-			if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
-			    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
-				goto fail;
-			if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn,
-					   &x->ineg)))
-				goto fail;
-			continue;
-		}
-		/* the joined pairs of p (x->pairs is sorted, pos ascending) */
+		/* p's pairs found so far (x->pairs is sorted, pos ascending) */
 		for (; c < npairs && x->pairs[c] >> 32 < p; c++)
 			;
 		x->stamp_now++;
@@ -1353,9 +1425,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
 				goto fail;
 		}
-		/* and the negative facets not joined */
-		if (nx && (rc = pairs_of(x, p, r, rcount - need, x->negx, nx,
-					 &x->inegx)))
+		/* and the facets with many subsets, both sides */
+		if (x->cls[p] == DD_MANY && nx &&
+		    (rc = pairs_of(x, p, r, rcount - need, x->negx, nx, &x->inegx)))
 			goto fail;
 	}
 	if ((rc = replace(x, nn)))
@@ -1660,6 +1732,8 @@ out:
 	cp_free(x.rk);
 	cp_free(x.simp);
 	cp_free(x.negx);
+	cp_free(x.posx);
+	cp_free(x.tcol);
 	cp_free(x.cls);
 	cp_free(x.ep);
 	cp_free(x.etmp);
@@ -1667,8 +1741,6 @@ out:
 	cp_free(x.radix);
 	cp_free(x.zob);
 	cp_free(x.fray);
-	cp_free(x.ineg.start);
-	cp_free(x.ineg.list);
 	cp_free(x.inegx.start);
 	cp_free(x.inegx.list);
 	cp_free(x.icur.start);
