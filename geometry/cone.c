@@ -35,7 +35,8 @@ struct cone {
 	size_t n_big;        /* facets beyond int64, last, in zf */
 	mpz_t *zf;           /* n_big * k */
 	unsigned char *extreme; /* m */
-	size_t *sig_facets;  /* m: facets through signature j */
+	uint32_t *S;         /* m * k: the signatures (for the facets through
+			      * each), NULL when the extreme rays were skipped */
 	size_t n_extreme;
 };
 
@@ -534,18 +535,17 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 {
 	size_t r, f, j, w, d = b->d, words = b->words, nb = 0;
 	unsigned char *ext = cp_calloc(b->nr + 1, 1);
-	size_t *cnt = cp_calloc(b->nr + 1, sizeof *cnt);
 	struct cone_ech *e = cp_calloc(64, sizeof *e);
 	int rc = 0;
 
-	if (!ext || !cnt || !e)
+	if (!ext || !e)
 		goto nomem;
 	for (nb = 0; nb < 64 && nb < b->nr; nb++)
 		if (cone_ech_init(&e[nb], d))
 			goto nomem;
 	/* the 64 rays of one incidence word at a time: one pass over the
-	 * facets counts them and feeds each ray's basis its facets' normals
-	 * until it has rank d-1 */
+	 * facets feeds each ray's basis its facets' normals until it has rank
+	 * d-1 */
 	for (w = 0; w < words; w++) {
 		for (r = 0; r < nb; r++)
 			cone_ech_reset(&e[r]);
@@ -555,7 +555,6 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 			while (bits) {
 				struct cone_ech *er = &e[__builtin_ctzll(bits)];
 
-				cnt[w * 64 + (size_t)__builtin_ctzll(bits)]++;
 				bits &= bits - 1;
 				if (er->rank >= d - 1)
 					continue;
@@ -588,12 +587,7 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 	for (j = 0; j < b->m; j++) {
 		long ri = b->ray_of[j];
 
-		if (ri < 0) {
-			c->sig_facets[j] = b->nf;
-			continue;
-		}
-		c->sig_facets[j] = cnt[ri];
-		if (ext[ri] && b->ray_first[ri] == j) {
+		if (ri >= 0 && ext[ri] && b->ray_first[ri] == j) {
 			c->extreme[j] = 1;
 			c->n_extreme++;
 		}
@@ -606,7 +600,6 @@ out:
 		cone_ech_release(&e[r]);
 	cp_free(e);
 	cp_free(ext);
-	cp_free(cnt);
 	return rc;
 }
 
@@ -842,8 +835,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	c->k = k;
 	c->m = m;
 	c->extreme = cp_calloc(m + 1, 1);
-	c->sig_facets = cp_calloc(m + 1, sizeof *c->sig_facets);
-	if (!c->extreme || !c->sig_facets) {
+	if (!c->extreme) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -891,9 +883,17 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		rc = cone_facet_limit_error(&b, b.nf, err);
 		goto out;
 	}
-	if ((!opt || !opt->no_extreme || method == CONE_QHULL) &&
-	    (rc = extreme_rays(&b, c, err)))
-		goto out;
+	if (!opt || !opt->no_extreme || method == CONE_QHULL) {
+		if ((rc = extreme_rays(&b, c, err)))
+			goto out;
+		/* for the facets through each signature, counted when asked */
+		c->S = cp_malloc((m * k + 1) * sizeof *c->S);
+		if (!c->S) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
+		memcpy(c->S, S, m * k * sizeof *c->S);
+	}
 	rc = readable_facets(&b, c, err);
 out:
 	build_release(&b);
@@ -920,7 +920,7 @@ void cone_free(struct cone *c)
 		cp_free(c->zf);
 	}
 	cp_free(c->extreme);
-	cp_free(c->sig_facets);
+	cp_free(c->S);
 	cp_free(c);
 }
 
@@ -1075,5 +1075,28 @@ int cone_signature_is_extreme(const struct cone *c, size_t j)
 
 size_t cone_signature_n_facets(const struct cone *c, size_t j)
 {
-	return j < c->m ? c->sig_facets[j] : 0;
+	size_t f, i, n = 0, n_small = c->n_facets - c->n_big;
+	const uint32_t *sj;
+	mpz_t t;
+
+	if (!c->S || j >= c->m)
+		return 0;
+	sj = c->S + j * c->k;
+	for (f = 0; f < n_small; f++) {
+		const int64_t *a = c->facets + f * c->k;
+		__int128 v = 0;
+
+		for (i = 0; i < c->k; i++)
+			v += (__int128)a[i] * sj[i];
+		n += !v;
+	}
+	mpz_init(t);
+	for (f = 0; f < c->n_big; f++) {
+		mpz_set_ui(t, 0);
+		for (i = 0; i < c->k; i++)
+			mpz_addmul_ui(t, c->zf[f * c->k + i], sj[i]);
+		n += !mpz_sgn(t);
+	}
+	mpz_clear(t);
+	return n;
 }

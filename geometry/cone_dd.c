@@ -86,7 +86,6 @@ struct dd {
 	size_t kern_p;           /* the positive facet K is for (SIZE_MAX: none) */
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
-	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
 	/* the ridge join (below): which facets take part (cls), those that
 	 * do not (negx), the subsets of each side and the pairs found */
 	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
@@ -1344,13 +1343,11 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 				x->zn[w] |= cur->inc[f * words + w];
 		}
 	}
-	/* a ray inside the current cone changes nothing: it is left out
-	 * (its incidences are added at the end), so facets count only the
-	 * rays that made them and stay simplicial where they are */
-	if (!nn) {
-		x->skipped[r] = 1;
+	/* a ray inside the current cone changes nothing: it is left out, so
+	 * facets hold only the rays that made them and stay simplicial where
+	 * they can */
+	if (!nn)
 		return 0;
-	}
 	for (f = 0; f < ncur; f++)
 		if (big ? !mpz_sgn(x->zs[f]) : !x->s[f])
 			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
@@ -1538,86 +1535,35 @@ out:
 	return rc;
 }
 
-/* Hand the final facets to the build (exact by construction), with the
- * rays that were left out (inside the cone when their turn came) added to
- * the incidence sets of the facets they lie on: a dot product over their
- * non-zero coordinates. */
+/* Hand the final facets to the build (exact by construction).  Their
+ * incidences hold the rays inserted; a ray left out (inside the cone at
+ * its turn) is not extreme and is on no facet there (the facets through
+ * a signature are counted from the normals when asked). */
 static int hand_over(struct dd *x, struct cp_error *err)
 {
 	struct cone_build *b = x->b;
-	size_t d = x->d, words = x->words, f, i, r, nz, nskip = 0;
-	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
-	size_t *skip = cp_malloc((b->nr + 1) * sizeof *skip);
-	size_t *idx = cp_malloc((b->nr * d + 1) * sizeof *idx);
-	size_t *cnt = cp_malloc((b->nr + 1) * sizeof *cnt);
+	size_t d = x->d, words = x->words, f, i;
+	int64_t *bv;
 	int rc = 0;
 
-	if (!bv || !skip || !idx || !cnt) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
-		goto out;
-	}
-	if (x->cur.n > b->max_facets) {
-		rc = cone_facet_limit_error(b, x->cur.n, err);
-		goto out;
-	}
-	for (r = 0; r < b->nr; r++) {
-		const int64_t *y = b->Y + r * d;
-
-		if (!x->skipped[r])
-			continue;
-		for (i = nz = 0; i < d; i++)
-			if (y[i])
-				idx[nskip * d + nz++] = i;
-		cnt[nskip] = nz;
-		skip[nskip++] = r;
-	}
-	for (f = 0; f < x->cur.n && !rc; f++) {
-		uint64_t *inc = x->cur.inc + f * words;
-
-		for (r = 0; r < nskip; r++) {
-			const int64_t *y = b->Y + skip[r] * d;
-			const size_t *ix = idx + r * d;
-			int zero;
-
-			if (x->big) {
-				mpz_set_ui(x->t1, 0);
-				for (i = 0; i < cnt[r]; i++)
-					mpz_addmul_ui(x->t1, x->cur.z[f * d + ix[i]],
-						      (unsigned long)y[ix[i]]);
-				zero = !mpz_sgn(x->t1);
-			} else {
-				const int64_t *a = x->cur.b + f * d;
-				__int128 t = 0;
-
-				for (i = 0; i < cnt[r]; i++)
-					t += (__int128)a[ix[i]] * y[ix[i]];
-				zero = !t;
-			}
-			if (zero)
-				inc[skip[r] / 64] |= (uint64_t)1 << (skip[r] % 64);
-		}
-		if ((f & 1023) == 1023 && dd_work(x, 1024 * (nskip + 1))) {
-			rc = cone_time_error(b, err);
-			goto out;
-		}
-
-		if (!x->big)
-			continue;
-		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
-			;
-		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
-	}
-	/* int64 facets: the build takes the arrays over */
-	if (!rc && !x->big) {
+	if (x->cur.n > b->max_facets)
+		return cone_facet_limit_error(b, x->cur.n, err);
+	if (!x->big) {
+		/* int64 facets: the build takes the arrays over */
 		rc = cone_adopt_facets(b, x->cur.b, x->cur.inc, x->cur.n, err);
 		if (!rc)
 			x->cur.b = NULL, x->cur.inc = NULL;
+		return rc;
 	}
-out:
+	if (!(bv = cp_malloc((d + 1) * sizeof *bv)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	for (f = 0; f < x->cur.n && !rc; f++) {
+		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
+			;
+		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d,
+				     x->cur.inc + f * words, err);
+	}
 	cp_free(bv);
-	cp_free(skip);
-	cp_free(idx);
-	cp_free(cnt);
 	return rc;
 }
 
@@ -1655,13 +1601,12 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
 	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
 	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
-	x.skipped = cp_calloc(b->nr + 1, 1);
 	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
 	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
 	x.radix = cp_malloc(2 * (DD_PARTS + 1) * sizeof *x.radix);
 	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray ||
+	    !x.kperm || !x.kbas || !x.knon || !x.zob || !x.fray ||
 	    !x.radix) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
@@ -1755,7 +1700,6 @@ out:
 	cp_free(x.ktmp);
 	cp_free(x.since);
 	cp_free(x.rayat);
-	cp_free(x.skipped);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);
