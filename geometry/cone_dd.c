@@ -78,6 +78,7 @@ struct dd {
 	size_t *pos, *neg;
 	uint64_t *zp, *zn, *relp, *common;
 	int64_t *rk;             /* rank test scratch: nr * d */
+	__int128 *wide;          /* d: combine_wide's scratch */
 	int64_t *kt, *ktmp;      /* kern_build: K by columns, [A | I] */
 	size_t kt_cap, kk, kr, ke; /* K's rays, rank of A, dependencies */
 	size_t *kray, *kidx;     /* nr: relp's rays; ray -> its column */
@@ -247,6 +248,51 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 			return -1;
 	}
 	cone_vec_primitive(out, d);
+	return 0;
+}
+
+static unsigned __int128 gcd_u128(unsigned __int128 a, unsigned __int128 b)
+{
+	while (b) {
+		unsigned __int128 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static unsigned __int128 abs128(__int128 v)
+{
+	return v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+}
+
+/* combine through 128-bit integers (t: d scratch), for when the products
+ * overflow int64 but the primitive result may fit (dense cones: products
+ * of 10^11-sized normals, results that divide back): -1 when it does
+ * not. */
+static int combine_wide(__int128 p, const int64_t *x, __int128 q,
+			const int64_t *y, int64_t *out, size_t d, __int128 *t)
+{
+	unsigned __int128 g = gcd_u128(abs128(p), abs128(q));
+	size_t i;
+
+	p /= (__int128)g;
+	q /= (__int128)g;
+	if (p > INT64_MAX || p < -INT64_MAX || q > INT64_MAX || q < -INT64_MAX)
+		return -1;
+	for (i = 0, g = 0; i < d; i++) {
+		if (__builtin_sub_overflow(p * x[i], q * y[i], &t[i]))
+			return -1;
+		g = gcd_u128(g, abs128(t[i]));
+	}
+	for (i = 0; i < d; i++) {
+		__int128 v = t[i] / (__int128)g;
+
+		if (v > INT64_MAX || v < -INT64_MAX)
+			return -1;
+		out[i] = (int64_t)v;
+	}
 	return 0;
 }
 
@@ -702,7 +748,9 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 		combine_z(x, x->zs[p], cur->z + n * d, x->zs[n], cur->z + p * d,
 			  next->z + next->n * d);
 	else if (combine(x->s[p], cur->b + n * d, x->s[n], cur->b + p * d,
-			 next->b + next->n * d, d))
+			 next->b + next->n * d, d) &&
+		 combine_wide(x->s[p], cur->b + n * d, x->s[n], cur->b + p * d,
+			      next->b + next->n * d, d, x->wide))
 		return DD_OVERFLOW;
 	memcpy(next->inc + next->n * words, common, words * sizeof *common);
 	next->inc[next->n * words + r / 64] |= (uint64_t)1 << (r % 64);
@@ -1593,6 +1641,7 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.relp = cp_malloc((words + 1) * sizeof *x.relp);
 	x.common = cp_malloc((words + 1) * sizeof *x.common);
 	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
+	x.wide = cp_malloc((d + 1) * sizeof *x.wide);
 	x.sel = cp_malloc((b->nr + 1) * sizeof *x.sel);
 	x.kray = cp_malloc((b->nr + 1) * sizeof *x.kray);
 	x.kidx = cp_malloc((b->nr + 1) * sizeof *x.kidx);
@@ -1604,7 +1653,7 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
 	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
 	x.radix = cp_malloc(2 * (DD_PARTS + 1) * sizeof *x.radix);
-	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
+	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk || !x.wide ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
 	    !x.kperm || !x.kbas || !x.knon || !x.zob || !x.fray ||
 	    !x.radix) {
@@ -1675,6 +1724,7 @@ out:
 	cp_free(x.relp);
 	cp_free(x.common);
 	cp_free(x.rk);
+	cp_free(x.wide);
 	cp_free(x.simp);
 	cp_free(x.negx);
 	cp_free(x.posx);
