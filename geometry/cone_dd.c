@@ -989,8 +989,8 @@ static int add_pair(struct dd *x, size_t *np_, uint64_t pr)
  * 32 | n; a pair sharing more than d-2 rays comes once per common
  * subset), *npairs in all.  Both sides' subsets are partitioned by the top
  * bits of their fingerprints; in each part (a few hundred, in cache) the
- * negative ones go into a small hash table the positive ones probe.  0 or
- * CP_ENOMEM. */
+ * negative ones go into a small hash table the positive ones probe.  0,
+ * CONE_LATE or CP_ENOMEM. */
 static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 {
 	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i;
@@ -1046,6 +1046,8 @@ static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 
 		if (n0 == n1 || p0 == p1)
 			continue;
+		if (dd_work(x, n1 - n0 + p1 - p0))
+			return CONE_LATE;
 		for (slots = 16; slots < 2 * (n1 - n0); slots *= 2)
 			;
 		mask = slots - 1;
@@ -1071,7 +1073,7 @@ static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
  * g's k shareable rays (e = k - (d-2)).  Counted for all of T at once, a
  * bit per facet: after some of g's rays, le[i] holds the t that missed at
  * most i of them.  col (x->tcol): for each 64 facets of T, which of them
- * hold each ray.  0 or CP_ENOMEM. */
+ * hold each ray.  0, CONE_LATE or CP_ENOMEM. */
 static int pairs_sliced(struct dd *x, const size_t *G, size_t ng, int g_pos,
 			const size_t *T, size_t nt, size_t *npairs)
 {
@@ -1127,7 +1129,8 @@ static int pairs_sliced(struct dd *x, const size_t *G, size_t ng, int g_pos,
 					return CP_ENOMEM;
 			}
 		}
-		dd_work(x, tw * k);
+		if (dd_work(x, tw * k))
+			return CONE_LATE;
 	}
 	return 0;
 }
