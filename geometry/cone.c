@@ -35,7 +35,8 @@ struct cone {
 	size_t n_big;        /* facets beyond int64, last, in zf */
 	mpz_t *zf;           /* n_big * k */
 	unsigned char *extreme; /* m */
-	size_t *sig_facets;  /* m: facets through signature j */
+	uint32_t *S;         /* m * k: the signatures (for the facets through
+			      * each), NULL when the extreme rays were skipped */
 	size_t n_extreme;
 };
 
@@ -534,18 +535,17 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 {
 	size_t r, f, j, w, d = b->d, words = b->words, nb = 0;
 	unsigned char *ext = cp_calloc(b->nr + 1, 1);
-	size_t *cnt = cp_calloc(b->nr + 1, sizeof *cnt);
 	struct cone_ech *e = cp_calloc(64, sizeof *e);
 	int rc = 0;
 
-	if (!ext || !cnt || !e)
+	if (!ext || !e)
 		goto nomem;
 	for (nb = 0; nb < 64 && nb < b->nr; nb++)
 		if (cone_ech_init(&e[nb], d))
 			goto nomem;
 	/* the 64 rays of one incidence word at a time: one pass over the
-	 * facets counts them and feeds each ray's basis its facets' normals
-	 * until it has rank d-1 */
+	 * facets feeds each ray's basis its facets' normals until it has rank
+	 * d-1 */
 	for (w = 0; w < words; w++) {
 		for (r = 0; r < nb; r++)
 			cone_ech_reset(&e[r]);
@@ -555,7 +555,6 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 			while (bits) {
 				struct cone_ech *er = &e[__builtin_ctzll(bits)];
 
-				cnt[w * 64 + (size_t)__builtin_ctzll(bits)]++;
 				bits &= bits - 1;
 				if (er->rank >= d - 1)
 					continue;
@@ -588,12 +587,7 @@ static int extreme_rays(struct cone_build *b, struct cone *c, struct cp_error *e
 	for (j = 0; j < b->m; j++) {
 		long ri = b->ray_of[j];
 
-		if (ri < 0) {
-			c->sig_facets[j] = b->nf;
-			continue;
-		}
-		c->sig_facets[j] = cnt[ri];
-		if (ext[ri] && b->ray_first[ri] == j) {
+		if (ri >= 0 && ext[ri] && b->ray_first[ri] == j) {
 			c->extreme[j] = 1;
 			c->n_extreme++;
 		}
@@ -606,28 +600,57 @@ out:
 		cone_ech_release(&e[r]);
 	cp_free(e);
 	cp_free(ext);
-	cp_free(cnt);
 	return rc;
 }
 
 /* ==== step 5: readable normals, sorted ==== */
 
 /* Order: fewer counters first, then by which counters (in declaration
- * order), then larger coefficients first.  nnz: each row's counters. */
+ * order), then larger coefficients first.  Each row has a key that holds
+ * the first two when k <= 57 (its counters, then a bit per counter that
+ * it lacks, the first counter highest), else the first; equal keys go on
+ * to the rows. */
 struct facet_order {
 	const int64_t *rows;
 	mpz_t *zrows;        /* the rows beyond int64 instead */
-	const size_t *nnz;
 	size_t k;
 };
+
+struct facet_key {
+	uint64_t key;
+	size_t row;
+};
+
+static uint64_t facet_key(size_t nnz, int (*zero)(const void *, size_t),
+			  const void *row, size_t k)
+{
+	uint64_t key = (uint64_t)nnz << 57;
+	size_t i;
+
+	for (i = 0; i < k && k <= 57; i++)
+		if (zero(row, i))
+			key |= (uint64_t)1 << (56 - i);
+	return key;
+}
+
+static int zero_i64(const void *row, size_t i)
+{
+	return !((const int64_t *)row)[i];
+}
+
+static int zero_z(const void *row, size_t i)
+{
+	return !mpz_sgn(((mpz_t *)row)[i]);
+}
 
 static int cmp_facet(const void *pa, const void *pb, void *ctx)
 {
 	const struct facet_order *o = ctx;
-	size_t u = *(const size_t *)pa, v = *(const size_t *)pb, k = o->k, i;
+	const struct facet_key *ka = pa, *kb = pb;
+	size_t u = ka->row, v = kb->row, k = o->k, i;
 
-	if (o->nnz[u] != o->nnz[v])
-		return o->nnz[u] < o->nnz[v] ? -1 : 1;
+	if (ka->key != kb->key)
+		return ka->key < kb->key ? -1 : 1;
 	if (o->zrows) {
 		mpz_t *a = o->zrows + u * k, *b = o->zrows + v * k;
 
@@ -687,7 +710,8 @@ static void permute_rows_z(mpz_t *rows, size_t k, const size_t *order,
 
 static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error *err)
 {
-	size_t k = b->k, d = b->d, f, i, *order = NULL, *nnz = NULL, n_small, zi = 0;
+	size_t k = b->k, d = b->d, f, i, *order = NULL, n_small, zi = 0;
+	struct facet_key *key = NULL;
 	int64_t *tmp = NULL;
 	mpz_t *ztmp = NULL;
 	struct facet_order o;
@@ -698,7 +722,7 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 	n_small = b->nf - b->nz;
 	c->facets = cp_calloc(b->nf * k + 1, sizeof *c->facets);
 	order = cp_malloc((b->nf + 1) * sizeof *order);
-	nnz = cp_malloc((b->nf + 1) * sizeof *nnz);
+	key = cp_malloc((b->nf + 1) * sizeof *key);
 	tmp = cp_malloc((k + 1) * sizeof *tmp);
 	if (b->nz) {
 		c->zf = cp_malloc(b->nz * k * sizeof *c->zf);
@@ -707,7 +731,7 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 			for (i = 0; i < b->nz * k; i++)
 				mpz_init(c->zf[i]);
 	}
-	if (!c->facets || !order || !nnz || !tmp || (b->nz && (!c->zf || !ztmp))) {
+	if (!c->facets || !order || !key || !tmp || (b->nz && (!c->zf || !ztmp))) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -729,8 +753,8 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 			cone_readable(k, c->eq, c->n_eq, NULL, 0, 0, NULL, NULL, a);
 		else
 			cone_vec_primitive(a, k);
-		order[n_small] = n_small;
-		nnz[n_small] = cone_vec_nnz(a, k);
+		key[n_small].key = facet_key(cone_vec_nnz(a, k), zero_i64, a, k);
+		key[n_small].row = n_small;
 		n_small++;
 		if ((f & 1023) == 1023 && cone_time_over(b)) {
 			rc = cone_time_error(b, err);
@@ -744,9 +768,10 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 	b->on = NULL;
 	o.rows = c->facets;
 	o.zrows = NULL;
-	o.nnz = nnz;
 	o.k = k;
-	qsort_r(order, n_small, sizeof *order, cmp_facet, &o);
+	qsort_r(key, n_small, sizeof *key, cmp_facet, &o);
+	for (f = 0; f < n_small; f++)
+		order[f] = key[f].row;
 	permute_rows(c->facets, k, order, n_small, tmp);
 	/* two equal rows would be one facet found twice */
 	for (f = 1; f < n_small; f++)
@@ -757,18 +782,22 @@ static int readable_facets(struct cone_build *b, struct cone *c, struct cp_error
 		}
 	if (b->nz) {
 		for (f = 0; f < b->nz; f++) {
-			order[f] = f;
-			nnz[f] = 0;
+			size_t nnz = 0;
+
 			for (i = 0; i < k; i++)
-				nnz[f] += mpz_sgn(c->zf[f * k + i]) != 0;
+				nnz += mpz_sgn(c->zf[f * k + i]) != 0;
+			key[f].key = facet_key(nnz, zero_z, c->zf + f * k, k);
+			key[f].row = f;
 		}
 		o.zrows = c->zf;
-		qsort_r(order, b->nz, sizeof *order, cmp_facet, &o);
+		qsort_r(key, b->nz, sizeof *key, cmp_facet, &o);
+		for (f = 0; f < b->nz; f++)
+			order[f] = key[f].row;
 		permute_rows_z(c->zf, k, order, b->nz, ztmp);
 	}
 out:
 	cp_free(order);
-	cp_free(nnz);
+	cp_free(key);
 	cp_free(tmp);
 	cp_free(ztmp);
 	return rc;
@@ -842,8 +871,7 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 	c->k = k;
 	c->m = m;
 	c->extreme = cp_calloc(m + 1, 1);
-	c->sig_facets = cp_calloc(m + 1, sizeof *c->sig_facets);
-	if (!c->extreme || !c->sig_facets) {
+	if (!c->extreme) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
 	}
@@ -891,9 +919,17 @@ int cone_build_method(size_t k, size_t m, const uint32_t *S,
 		rc = cone_facet_limit_error(&b, b.nf, err);
 		goto out;
 	}
-	if ((!opt || !opt->no_extreme || method == CONE_QHULL) &&
-	    (rc = extreme_rays(&b, c, err)))
-		goto out;
+	if (!opt || !opt->no_extreme || method == CONE_QHULL) {
+		if ((rc = extreme_rays(&b, c, err)))
+			goto out;
+		/* for the facets through each signature, counted when asked */
+		c->S = cp_malloc((m * k + 1) * sizeof *c->S);
+		if (!c->S) {
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+			goto out;
+		}
+		memcpy(c->S, S, m * k * sizeof *c->S);
+	}
 	rc = readable_facets(&b, c, err);
 out:
 	build_release(&b);
@@ -920,7 +956,7 @@ void cone_free(struct cone *c)
 		cp_free(c->zf);
 	}
 	cp_free(c->extreme);
-	cp_free(c->sig_facets);
+	cp_free(c->S);
 	cp_free(c);
 }
 
@@ -1075,5 +1111,28 @@ int cone_signature_is_extreme(const struct cone *c, size_t j)
 
 size_t cone_signature_n_facets(const struct cone *c, size_t j)
 {
-	return j < c->m ? c->sig_facets[j] : 0;
+	size_t f, i, n = 0, n_small = c->n_facets - c->n_big;
+	const uint32_t *sj;
+	mpz_t t;
+
+	if (!c->S || j >= c->m)
+		return 0;
+	sj = c->S + j * c->k;
+	for (f = 0; f < n_small; f++) {
+		const int64_t *a = c->facets + f * c->k;
+		__int128 v = 0;
+
+		for (i = 0; i < c->k; i++)
+			v += (__int128)a[i] * sj[i];
+		n += !v;
+	}
+	mpz_init(t);
+	for (f = 0; f < c->n_big; f++) {
+		mpz_set_ui(t, 0);
+		for (i = 0; i < c->k; i++)
+			mpz_addmul_ui(t, c->zf[f * c->k + i], sj[i]);
+		n += !mpz_sgn(t);
+	}
+	mpz_clear(t);
+	return n;
 }

@@ -78,6 +78,7 @@ struct dd {
 	size_t *pos, *neg;
 	uint64_t *zp, *zn, *relp, *common;
 	int64_t *rk;             /* rank test scratch: nr * d */
+	__int128 *wide;          /* d: combine_wide's scratch */
 	int64_t *kt, *ktmp;      /* kern_build: K by columns, [A | I] */
 	size_t kt_cap, kk, kr, ke; /* K's rays, rank of A, dependencies */
 	size_t *kray, *kidx;     /* nr: relp's rays; ray -> its column */
@@ -86,17 +87,16 @@ struct dd {
 	size_t kern_p;           /* the positive facet K is for (SIZE_MAX: none) */
 	int kern_ok;             /* K built without overflow */
 	unsigned char *simp;     /* s_cap: facet holds exactly d-1 rays */
-	unsigned char *skipped;  /* nr: ray was inside the cone at its turn */
 	/* the ridge join (below): which facets take part (cls), those that
 	 * do not (negx), the subsets of each side and the pairs found */
 	unsigned char *cls;      /* s_cap: DD_JOIN, DD_MANY, DD_NONE */
 	size_t *negx;
-	uint64_t *ep, *etmp, *pairs;
-	size_t ep_cap, etmp_cap, pairs_cap;
+	uint64_t *ep, *etmp, *pairs, *tcol;
+	size_t ep_cap, etmp_cap, pairs_cap, tcol_cap;
+	size_t *posx;            /* positive facets not joined */
 	size_t *radix;           /* 2 * (DD_PARTS + 1) */
 	uint64_t *zob;           /* nr: a random word per ray (fingerprints) */
 	size_t *fray;            /* nr: the shareable rays of one facet */
-	struct dd_index ineg;    /* ray -> negative facets holding it */
 	struct dd_index inegx;   /* ray -> the same, of those in negx */
 	struct dd_index icur;    /* ray -> current facets holding it */
 	size_t *sel;             /* nr: rays whose lists are used */
@@ -248,6 +248,51 @@ static int combine(__int128 p128, const int64_t *x, __int128 q128,
 			return -1;
 	}
 	cone_vec_primitive(out, d);
+	return 0;
+}
+
+static unsigned __int128 gcd_u128(unsigned __int128 a, unsigned __int128 b)
+{
+	while (b) {
+		unsigned __int128 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static unsigned __int128 abs128(__int128 v)
+{
+	return v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+}
+
+/* combine through 128-bit integers (t: d scratch), for when the products
+ * overflow int64 but the primitive result may fit (dense cones: products
+ * of 10^11-sized normals, results that divide back): -1 when it does
+ * not. */
+static int combine_wide(__int128 p, const int64_t *x, __int128 q,
+			const int64_t *y, int64_t *out, size_t d, __int128 *t)
+{
+	unsigned __int128 g = gcd_u128(abs128(p), abs128(q));
+	size_t i;
+
+	p /= (__int128)g;
+	q /= (__int128)g;
+	if (p > INT64_MAX || p < -INT64_MAX || q > INT64_MAX || q < -INT64_MAX)
+		return -1;
+	for (i = 0, g = 0; i < d; i++) {
+		if (__builtin_sub_overflow(p * x[i], q * y[i], &t[i]))
+			return -1;
+		g = gcd_u128(g, abs128(t[i]));
+	}
+	for (i = 0; i < d; i++) {
+		__int128 v = t[i] / (__int128)g;
+
+		if (v > INT64_MAX || v < -INT64_MAX)
+			return -1;
+		out[i] = (int64_t)v;
+	}
 	return 0;
 }
 
@@ -703,7 +748,9 @@ static int emit(struct dd *x, size_t p, size_t n, const uint64_t *common,
 		combine_z(x, x->zs[p], cur->z + n * d, x->zs[n], cur->z + p * d,
 			  next->z + next->n * d);
 	else if (combine(x->s[p], cur->b + n * d, x->s[n], cur->b + p * d,
-			 next->b + next->n * d, d))
+			 next->b + next->n * d, d) &&
+		 combine_wide(x->s[p], cur->b + n * d, x->s[n], cur->b + p * d,
+			      next->b + next->n * d, d, x->wide))
 		return DD_OVERFLOW;
 	memcpy(next->inc + next->n * words, common, words * sizeof *common);
 	next->inc[next->n * words + r / 64] |= (uint64_t)1 << (r % 64);
@@ -938,19 +985,18 @@ static int add_pair(struct dd *x, size_t *np_, uint64_t pr)
 	return 0;
 }
 
-/* The candidate pairs of the DD_JOIN facets into x->pairs (p << 32 | n),
- * sorted by p (a pair sharing more than d-2 rays comes once per common
- * subset), *npairs of them.  Both sides' subsets are partitioned by the
- * top bits of their fingerprints; in each part (a few hundred, in cache)
- * the negative ones go into a small hash table the positive ones probe.
- * 0 or CP_ENOMEM. */
+/* The candidate pairs of the DD_JOIN facets, appended to x->pairs (p <<
+ * 32 | n; a pair sharing more than d-2 rays comes once per common
+ * subset), *npairs in all.  Both sides' subsets are partitioned by the top
+ * bits of their fingerprints; in each part (a few hundred, in cache) the
+ * negative ones go into a small hash table the positive ones probe.  0,
+ * CONE_LATE or CP_ENOMEM. */
 static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 {
-	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i, n_ = 0;
+	size_t need = x->d - 2, words = x->words, c, tp = 0, tn = 0, t, i;
 	size_t *startp = x->radix + DD_PARTS + 1, big = 0, slots, mask, h;
 	uint64_t *P, *N, *tab;
 
-	*npairs = 0;
 	for (c = 0; c < np + nn; c++) {
 		size_t f = c < np ? x->pos[c] : x->neg[c - np];
 
@@ -1000,6 +1046,8 @@ static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 
 		if (n0 == n1 || p0 == p1)
 			continue;
+		if (dd_work(x, n1 - n0 + p1 - p0))
+			return CONE_LATE;
 		for (slots = 16; slots < 2 * (n1 - n0); slots *= 2)
 			;
 		mask = slots - 1;
@@ -1012,18 +1060,90 @@ static int join_ridges(struct dd *x, size_t np, size_t nn, size_t *npairs)
 		for (i = p0; i < p1; i++)
 			for (h = (P[i] >> 32) & mask; tab[h] != UINT64_MAX; h = (h + 1) & mask)
 				if (tab[h] >> 32 == P[i] >> 32 &&
-				    add_pair(x, &n_, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
+				    add_pair(x, npairs, P[i] << 32 | (tab[h] & 0xFFFFFFFF)))
 					return CP_ENOMEM;
 	}
 	dd_work(x, tp + tn);
-	/* by positive facet: radix on p (bits 32..63), through etmp */
-	if (grow_u64(&x->etmp, &x->etmp_cap, n_))
+	return 0;
+}
+
+/* Candidate pairs between the DD_JOIN facets of G (ng; positive when
+ * g_pos) and the nt facets of T, of the other side (those with too many
+ * subsets to join), appended to x->pairs: t holds all but at most e of
+ * g's k shareable rays (e = k - (d-2)).  Counted for all of T at once, a
+ * bit per facet: after some of g's rays, le[i] holds the t that missed at
+ * most i of them.  col (x->tcol): for each 64 facets of T, which of them
+ * hold each ray.  0, CONE_LATE or CP_ENOMEM. */
+static int pairs_sliced(struct dd *x, const size_t *G, size_t ng, int g_pos,
+			const size_t *T, size_t nt, size_t *npairs)
+{
+	size_t nr = x->b->nr, need = x->d - 2, words = x->words, tw = (nt + 63) / 64;
+	size_t c, i, j, w, k, e;
+	uint64_t le[DD_JOIN_MAXE + 1], all, *col;
+
+	if (!ng || !nt)
+		return 0;
+	if (grow_u64(&x->tcol, &x->tcol_cap, tw * nr))
 		return CP_ENOMEM;
-	radix_pass(x, x->pairs, x->etmp, n_, 32);
-	radix_pass(x, x->etmp, x->pairs, n_, 32 + DD_PART_BITS);
-	radix_pass(x, x->pairs, x->etmp, n_, 32 + 2 * DD_PART_BITS);
-	memcpy(x->pairs, x->etmp, n_ * sizeof *x->pairs);
-	*npairs = n_;
+	col = x->tcol;
+	memset(col, 0, tw * nr * sizeof *col);
+	for (c = 0; c < nt; c++)
+		for (w = 0; w < words; w++) {
+			uint64_t bits = x->cur.inc[T[c] * words + w] & x->zp[w];
+
+			while (bits) {
+				j = w * 64 + (size_t)__builtin_ctzll(bits);
+				bits &= bits - 1;
+				col[(c / 64) * nr + j] |= (uint64_t)1 << (c % 64);
+			}
+		}
+	for (c = 0; c < ng; c++) {
+		size_t g = G[c];
+
+		if (x->cls[g] != DD_JOIN)
+			continue;
+		k = facet_rays(x, x->cur.inc + g * words, &all);
+		e = k - need;
+		for (w = 0; w < tw; w++) {
+			const uint64_t *cw = col + w * nr;
+			uint64_t bits;
+
+			for (i = 0; i <= e; i++)
+				le[i] = ~(uint64_t)0;
+			for (j = 0; j < k && le[e]; j++) {
+				uint64_t B = cw[x->fray[j]];
+
+				for (i = e; i > 0; i--)
+					le[i] = (le[i] & B) | le[i - 1];
+				le[0] &= B;
+			}
+			bits = le[e];
+			if (w == tw - 1 && nt % 64)
+				bits &= ((uint64_t)1 << (nt % 64)) - 1;
+			while (bits) {
+				size_t t = T[w * 64 + (size_t)__builtin_ctzll(bits)];
+
+				bits &= bits - 1;
+				if (add_pair(x, npairs, g_pos ? (uint64_t)g << 32 | t :
+					     (uint64_t)t << 32 | g))
+					return CP_ENOMEM;
+			}
+		}
+		if (dd_work(x, tw * k))
+			return CONE_LATE;
+	}
+	return 0;
+}
+
+/* Sort the npairs pairs by positive facet: radix on bits 32..63. */
+static int sort_pairs(struct dd *x, size_t npairs)
+{
+	if (grow_u64(&x->etmp, &x->etmp_cap, npairs))
+		return CP_ENOMEM;
+	radix_pass(x, x->pairs, x->etmp, npairs, 32);
+	radix_pass(x, x->etmp, x->pairs, npairs, 32 + DD_PART_BITS);
+	radix_pass(x, x->pairs, x->etmp, npairs, 32 + 2 * DD_PART_BITS);
+	memcpy(x->pairs, x->etmp, npairs * sizeof *x->pairs);
 	return 0;
 }
 
@@ -1192,10 +1312,10 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 	size_t d = x->d, words = x->words, f, i, w, np = 0, nn = 0, a, c;
 	const int64_t *y = b->Y + r * d;
 	struct dd_facets *cur = &x->cur, *next = &x->next;
-	size_t need = d - 2, ncur = cur->n, nx = 0, npairs;
+	size_t need = d - 2, ncur = cur->n, nx = 0, px = 0, npairs;
 	int big = x->big, rc;
 
-	x->icur.on = x->ineg.on = x->inegx.on = 0;
+	x->icur.on = x->inegx.on = 0;
 	x->kern_p = SIZE_MAX;
 	/* values on the new ray */
 	if (ncur > x->s_cap) {
@@ -1218,6 +1338,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (!(pn = cp_reallocarray(x->negx, cap, sizeof *pn)))
 			goto nomem;
 		x->negx = pn;
+		if (!(pn = cp_reallocarray(x->posx, cap, sizeof *pn)))
+			goto nomem;
+		x->posx = pn;
 		{
 			unsigned char *sp = cp_reallocarray(x->simp, cap, 1);
 			uint64_t *st;
@@ -1271,13 +1394,11 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 				x->zn[w] |= cur->inc[f * words + w];
 		}
 	}
-	/* a ray inside the current cone changes nothing: it is left out
-	 * (its incidences are added at the end), so facets count only the
-	 * rays that made them and stay simplicial where they are */
-	if (!nn) {
-		x->skipped[r] = 1;
+	/* a ray inside the current cone changes nothing: it is left out, so
+	 * facets hold only the rays that made them and stay simplicial where
+	 * they can */
+	if (!nn)
 		return 0;
-	}
 	for (f = 0; f < ncur; f++)
 		if (big ? !mpz_sgn(x->zs[f]) : !x->s[f])
 			cur->inc[f * words + r / 64] |= (uint64_t)1 << (r % 64);
@@ -1297,13 +1418,13 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		x->simp[x->neg[c]] = popcount_words(cur->inc + x->neg[c] * words,
 						     words) == d - 1;
 	/* the pairs: for each positive facet, the negative ones sharing at
-	 * least d-2 of its rays; by the ridge hash where both have few
-	 * (d-2)-subsets, else from the ray lists when a few short lists
-	 * cover every candidate, else from all of them (indexing costs a
-	 * pass over the incidences: worth it only when there are many
-	 * pairs) */
-	/* which facets take part in the ridge join; facet indices must fit
-	 * its 32 bits (else every pair comes from the ray lists) */
+	 * least d-2 of its rays.  Facets with few (d-2)-subsets of their
+	 * shareable rays meet by the ridge join; each of them meets the
+	 * others (DD_MANY) by counting on bit columns; these meet each other
+	 * through ray lists (when a few short lists cover every candidate;
+	 * indexing costs a pass over the incidences, worth it only when
+	 * there are many pairs).  Facet indices in a pair have 32 bits: past
+	 * that every facet takes the lists. */
 	for (c = 0; c < np + nn; c++) {
 		size_t g = c < np ? x->pos[c] : x->neg[c - np];
 		size_t k = popcount_and(cur->inc + g * words, x->zp, words);
@@ -1311,12 +1432,20 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		x->cls[g] = k < need ? DD_NONE : ncur > 0xFFFFFFFF ||
 			    n_subsets(k, need) == SIZE_MAX ||
 			    (b->dd_mixed && g % 2) ? DD_MANY : DD_JOIN;
-		if (c >= np && x->cls[g] == DD_MANY)
-			x->negx[nx++] = g;
+		if (x->cls[g] == DD_MANY) {
+			if (c < np)
+				x->posx[px++] = g;
+			else
+				x->negx[nx++] = g;
+		}
 	}
-	if ((rc = join_ridges(x, np, nn, &npairs)))
+	npairs = 0;
+	if ((rc = join_ridges(x, np, nn, &npairs)) ||
+	    (rc = pairs_sliced(x, x->pos, np, 1, x->negx, nx, &npairs)) ||
+	    (rc = pairs_sliced(x, x->neg, nn, 0, x->posx, px, &npairs)) ||
+	    (rc = sort_pairs(x, npairs)))
 		goto fail;
-	if (nx >= 64 && np * nx >= 16384 &&
+	if (px && nx >= 64 && px * nx >= 16384 &&
 	    (rc = index_rays(x, x->negx, nx, x->zp, &x->inegx)))
 		goto fail;
 	for (a = 0, c = 0; a < np; a++) {
@@ -1329,16 +1458,7 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 		if (dd_work(x, 1))
 			return cone_time_error(b, err);
 		rcount = popcount_words(x->relp, words);
-		if (x->cls[p] == DD_MANY) {
-			if (!x->ineg.on && nn >= 64 && np * nn >= 16384 &&
-			    (rc = index_rays(x, x->neg, nn, x->zp, &x->ineg)))
-				goto fail;
-			if ((rc = pairs_of(x, p, r, rcount - need, x->neg, nn,
-					   &x->ineg)))
-				goto fail;
-			continue;
-		}
-		/* the joined pairs of p (x->pairs is sorted, pos ascending) */
+		/* p's pairs found so far (x->pairs is sorted, pos ascending) */
 		for (; c < npairs && x->pairs[c] >> 32 < p; c++)
 			;
 		x->stamp_now++;
@@ -1353,9 +1473,9 @@ static int insert_ray(struct dd *x, size_t r, struct cp_error *err)
 			if (cnt >= need && (rc = try_pair(x, p, n, r, cnt)))
 				goto fail;
 		}
-		/* and the negative facets not joined */
-		if (nx && (rc = pairs_of(x, p, r, rcount - need, x->negx, nx,
-					 &x->inegx)))
+		/* and the facets with many subsets, both sides */
+		if (x->cls[p] == DD_MANY && nx &&
+		    (rc = pairs_of(x, p, r, rcount - need, x->negx, nx, &x->inegx)))
 			goto fail;
 	}
 	if ((rc = replace(x, nn)))
@@ -1466,86 +1586,35 @@ out:
 	return rc;
 }
 
-/* Hand the final facets to the build (exact by construction), with the
- * rays that were left out (inside the cone when their turn came) added to
- * the incidence sets of the facets they lie on: a dot product over their
- * non-zero coordinates. */
+/* Hand the final facets to the build (exact by construction).  Their
+ * incidences hold the rays inserted; a ray left out (inside the cone at
+ * its turn) is not extreme and is on no facet there (the facets through
+ * a signature are counted from the normals when asked). */
 static int hand_over(struct dd *x, struct cp_error *err)
 {
 	struct cone_build *b = x->b;
-	size_t d = x->d, words = x->words, f, i, r, nz, nskip = 0;
-	int64_t *bv = cp_malloc((d + 1) * sizeof *bv);
-	size_t *skip = cp_malloc((b->nr + 1) * sizeof *skip);
-	size_t *idx = cp_malloc((b->nr * d + 1) * sizeof *idx);
-	size_t *cnt = cp_malloc((b->nr + 1) * sizeof *cnt);
+	size_t d = x->d, words = x->words, f, i;
+	int64_t *bv;
 	int rc = 0;
 
-	if (!bv || !skip || !idx || !cnt) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
-		goto out;
-	}
-	if (x->cur.n > b->max_facets) {
-		rc = cone_facet_limit_error(b, x->cur.n, err);
-		goto out;
-	}
-	for (r = 0; r < b->nr; r++) {
-		const int64_t *y = b->Y + r * d;
-
-		if (!x->skipped[r])
-			continue;
-		for (i = nz = 0; i < d; i++)
-			if (y[i])
-				idx[nskip * d + nz++] = i;
-		cnt[nskip] = nz;
-		skip[nskip++] = r;
-	}
-	for (f = 0; f < x->cur.n && !rc; f++) {
-		uint64_t *inc = x->cur.inc + f * words;
-
-		for (r = 0; r < nskip; r++) {
-			const int64_t *y = b->Y + skip[r] * d;
-			const size_t *ix = idx + r * d;
-			int zero;
-
-			if (x->big) {
-				mpz_set_ui(x->t1, 0);
-				for (i = 0; i < cnt[r]; i++)
-					mpz_addmul_ui(x->t1, x->cur.z[f * d + ix[i]],
-						      (unsigned long)y[ix[i]]);
-				zero = !mpz_sgn(x->t1);
-			} else {
-				const int64_t *a = x->cur.b + f * d;
-				__int128 t = 0;
-
-				for (i = 0; i < cnt[r]; i++)
-					t += (__int128)a[ix[i]] * y[ix[i]];
-				zero = !t;
-			}
-			if (zero)
-				inc[skip[r] / 64] |= (uint64_t)1 << (skip[r] % 64);
-		}
-		if ((f & 1023) == 1023 && dd_work(x, 1024 * (nskip + 1))) {
-			rc = cone_time_error(b, err);
-			goto out;
-		}
-
-		if (!x->big)
-			continue;
-		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
-			;
-		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d, inc, err);
-	}
-	/* int64 facets: the build takes the arrays over */
-	if (!rc && !x->big) {
+	if (x->cur.n > b->max_facets)
+		return cone_facet_limit_error(b, x->cur.n, err);
+	if (!x->big) {
+		/* int64 facets: the build takes the arrays over */
 		rc = cone_adopt_facets(b, x->cur.b, x->cur.inc, x->cur.n, err);
 		if (!rc)
 			x->cur.b = NULL, x->cur.inc = NULL;
+		return rc;
 	}
-out:
+	if (!(bv = cp_malloc((d + 1) * sizeof *bv)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
+	for (f = 0; f < x->cur.n && !rc; f++) {
+		for (i = 0; i < d && !cone_mpz_to_i64(x->cur.z[f * d + i], &bv[i]); i++)
+			;
+		rc = cone_keep_facet(b, i == d ? bv : NULL, x->cur.z + f * d,
+				     x->cur.inc + f * words, err);
+	}
 	cp_free(bv);
-	cp_free(skip);
-	cp_free(idx);
-	cp_free(cnt);
 	return rc;
 }
 
@@ -1575,6 +1644,7 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.relp = cp_malloc((words + 1) * sizeof *x.relp);
 	x.common = cp_malloc((words + 1) * sizeof *x.common);
 	x.rk = cp_malloc((b->nr * d + 1) * sizeof *x.rk);
+	x.wide = cp_malloc((d + 1) * sizeof *x.wide);
 	x.sel = cp_malloc((b->nr + 1) * sizeof *x.sel);
 	x.kray = cp_malloc((b->nr + 1) * sizeof *x.kray);
 	x.kidx = cp_malloc((b->nr + 1) * sizeof *x.kidx);
@@ -1583,13 +1653,12 @@ int cone_facets_dd(struct cone_build *b, struct cp_error *err)
 	x.knon = cp_malloc((words + 1) * sizeof *x.knon);
 	x.since = cp_calloc((b->nr / SINCE_BLOCK + 2) * words + 1, sizeof *x.since);
 	x.rayat = cp_calloc(b->nr + 2, sizeof *x.rayat);
-	x.skipped = cp_calloc(b->nr + 1, 1);
 	x.zob = cp_malloc((b->nr + 1) * sizeof *x.zob);
 	x.fray = cp_malloc((b->nr + 1) * sizeof *x.fray);
 	x.radix = cp_malloc(2 * (DD_PARTS + 1) * sizeof *x.radix);
-	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk ||
+	if (!used || !order || !x.zp || !x.zn || !x.relp || !x.common || !x.rk || !x.wide ||
 	    !x.sel || !x.since || !x.rayat || !x.kray || !x.kidx ||
-	    !x.kperm || !x.kbas || !x.knon || !x.skipped || !x.zob || !x.fray ||
+	    !x.kperm || !x.kbas || !x.knon || !x.zob || !x.fray ||
 	    !x.radix) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory while building the cone");
 		goto out;
@@ -1658,8 +1727,11 @@ out:
 	cp_free(x.relp);
 	cp_free(x.common);
 	cp_free(x.rk);
+	cp_free(x.wide);
 	cp_free(x.simp);
 	cp_free(x.negx);
+	cp_free(x.posx);
+	cp_free(x.tcol);
 	cp_free(x.cls);
 	cp_free(x.ep);
 	cp_free(x.etmp);
@@ -1667,8 +1739,6 @@ out:
 	cp_free(x.radix);
 	cp_free(x.zob);
 	cp_free(x.fray);
-	cp_free(x.ineg.start);
-	cp_free(x.ineg.list);
 	cp_free(x.inegx.start);
 	cp_free(x.inegx.list);
 	cp_free(x.icur.start);
@@ -1683,7 +1753,6 @@ out:
 	cp_free(x.ktmp);
 	cp_free(x.since);
 	cp_free(x.rayat);
-	cp_free(x.skipped);
 	cp_free(x.stamp);
 	cp_free(order);
 	cp_free(used);

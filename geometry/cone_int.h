@@ -33,7 +33,9 @@ struct cone_build {
 	/* exact facets in R^d, deduplicated */
 	size_t nf, capf, words;
 	int64_t *B;           /* nf * d, oriented: B.y >= 0 */
-	uint64_t *on;         /* nf * words: bit r = ray r lies on facet */
+	uint64_t *on;         /* nf * words: bit r = ray r lies on facet
+			       * (double description: of the rays it
+			       * inserted; the others are not extreme) */
 	size_t *ht;           /* 2*capf slots: facet indices or SIZE_MAX */
 	/* facets whose normal does not fit int64: their row of B is zero,
 	 * zidx[f] indexes zB (nz * d), SIZE_MAX for the others */

@@ -270,6 +270,11 @@ static void test_big_normals(void)
 	 * int64 during the double description, which moves to GMP */
 	big_case(16, 20, 5, CONE_DD, 0, 1);
 	big_case(16, 20, 5, CONE_QHULL, 0, 0);
+	/* 14-bit entries: s_p b_n - s_n b_p overflows int64 (from 11 bits
+	 * on), but formed in 128 bits and divided by its gcd it fits: no
+	 * GMP */
+	big_case(16, 14, 5, CONE_DD, 0, 0);
+	big_case(16, 16, 2, CONE_DD, 0, 0);
 	/* small entries stay in int64 */
 	big_case(16, 6, 3, CONE_DD, 0, 0);
 }
