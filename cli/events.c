@@ -16,7 +16,9 @@ static const char events_help[] =
 "'counterpoint record -e', whether it is a software (kernel) or hardware\n"
 "(PMU) event, and a description.  Hardware events are listed in the\n"
 "vendor's EVENT.UMASK form.  PATTERN selects names containing it (case\n"
-"does not matter), or matching it as a glob when it holds * ? or [.\n"
+"does not matter), or matching it as a glob when it holds * ? or [; a\n"
+"PATTERN naming a PMU ('skl::*TLB*') lists that processor's events whether\n"
+"or not this machine is one.\n"
 "\n"
 "options:\n"
 "  -a, --all    also list the events of processors this machine is not\n"
@@ -95,6 +97,9 @@ int cli_events(int argc, char **argv)
 	cp_buf_init(&l.out);
 	l.pattern = optind < argc ? argv[optind] : NULL;
 	l.glob = l.pattern && strpbrk(l.pattern, "*?[") != NULL;
+	/* "skl::*TLB*" names a processor: list its events, here or not */
+	if (l.pattern && strstr(l.pattern, "::"))
+		all = 1;
 	cp_error_clear(&err);
 	if (hec_events_each(all, show, &l, &err)) {
 		cp_buf_release(&l.out);
