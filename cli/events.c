@@ -49,13 +49,25 @@ static int show(void *vctx, const struct hec_event_desc *d)
 	struct listing *l = vctx;
 
 	if (l->pattern) {
-		/* "hsw::EVENT" also matches a pattern for EVENT */
+		/* "hsw::EVENT" also matches a pattern for EVENT; a pattern
+		 * "pmu::P" matches P against the events of that PMU, listed
+		 * with the prefix or not (this machine's are not) */
 		const char *sep = strstr(d->name, "::");
 		const char *bare = sep ? sep + 2 : d->name;
+		const char *psep = strstr(l->pattern, "::");
+		const char *pat = l->pattern;
 
-		if (l->glob ? fnmatch(l->pattern, d->name, FNM_CASEFOLD) != 0 &&
-			      fnmatch(l->pattern, bare, FNM_CASEFOLD) != 0
-			    : !contains_nocase(d->name, l->pattern))
+		if (psep) {
+			size_t n = (size_t)(psep - l->pattern);
+
+			if (!d->pmu || strlen(d->pmu) != n ||
+			    strncasecmp(d->pmu, l->pattern, n))
+				return 0;
+			pat = psep + 2;
+		}
+		if (l->glob ? fnmatch(pat, d->name, FNM_CASEFOLD) != 0 &&
+			      fnmatch(pat, bare, FNM_CASEFOLD) != 0
+			    : !contains_nocase(psep ? bare : d->name, pat))
 			return 0;
 	}
 	cp_buf_printf(&l->out, "%-40s %-8s %s%s\n", d->name,
