@@ -16,7 +16,9 @@ static const char events_help[] =
 "'counterpoint record -e', whether it is a software (kernel) or hardware\n"
 "(PMU) event, and a description.  Hardware events are listed in the\n"
 "vendor's EVENT.UMASK form.  PATTERN selects names containing it (case\n"
-"does not matter), or matching it as a glob when it holds * ? or [.\n"
+"does not matter), or matching it as a glob when it holds * ? or [; a\n"
+"PATTERN naming a PMU ('skl::*TLB*') lists that processor's events whether\n"
+"or not this machine is one.\n"
 "\n"
 "options:\n"
 "  -a, --all    also list the events of processors this machine is not\n"
@@ -47,13 +49,25 @@ static int show(void *vctx, const struct hec_event_desc *d)
 	struct listing *l = vctx;
 
 	if (l->pattern) {
-		/* "hsw::EVENT" also matches a pattern for EVENT */
+		/* "hsw::EVENT" also matches a pattern for EVENT; a pattern
+		 * "pmu::P" matches P against the events of that PMU, listed
+		 * with the prefix or not (this machine's are not) */
 		const char *sep = strstr(d->name, "::");
 		const char *bare = sep ? sep + 2 : d->name;
+		const char *psep = strstr(l->pattern, "::");
+		const char *pat = l->pattern;
 
-		if (l->glob ? fnmatch(l->pattern, d->name, FNM_CASEFOLD) != 0 &&
-			      fnmatch(l->pattern, bare, FNM_CASEFOLD) != 0
-			    : !contains_nocase(d->name, l->pattern))
+		if (psep) {
+			size_t n = (size_t)(psep - l->pattern);
+
+			if (!d->pmu || strlen(d->pmu) != n ||
+			    strncasecmp(d->pmu, l->pattern, n))
+				return 0;
+			pat = psep + 2;
+		}
+		if (l->glob ? fnmatch(pat, d->name, FNM_CASEFOLD) != 0 &&
+			      fnmatch(pat, bare, FNM_CASEFOLD) != 0
+			    : !contains_nocase(psep ? bare : d->name, pat))
 			return 0;
 	}
 	cp_buf_printf(&l->out, "%-40s %-8s %s%s\n", d->name,
@@ -95,6 +109,9 @@ int cli_events(int argc, char **argv)
 	cp_buf_init(&l.out);
 	l.pattern = optind < argc ? argv[optind] : NULL;
 	l.glob = l.pattern && strpbrk(l.pattern, "*?[") != NULL;
+	/* "skl::*TLB*" names a processor: list its events, here or not */
+	if (l.pattern && strstr(l.pattern, "::"))
+		all = 1;
 	cp_error_clear(&err);
 	if (hec_events_each(all, show, &l, &err)) {
 		cp_buf_release(&l.out);

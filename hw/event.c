@@ -696,6 +696,10 @@ int hec_event_encode(const char *name, unsigned flags,
 			out->exclude_kernel = 1;
 		goto out;
 	}
+	if (!err) {   /* nobody reads why: skip the search for close names */
+		rc = CP_EINPUT;
+		goto out;
+	}
 	if (known_elsewhere(colon ? colon : name, desc, sizeof desc)) {
 		if (!hec_machine_has_hw_pmu())
 			rc = cp_error_set(err, CP_EUNSUPPORTED,
@@ -1081,6 +1085,8 @@ static int encode_for(const char *pmu, const char *name, unsigned flags,
 	if (rc == 0 && (!out->hardware || !strcmp(out->pmu, "perf") ||
 			!strcasecmp(out->pmu, pmu)))
 		return 0;
+	if (!err)
+		return CP_EINPUT;
 	pmus_knowing(name, pmu, others, sizeof others);
 	hec_event_suggest(buf, 3, near, sizeof near);
 	return cp_error_set(err, CP_EINPUT,
@@ -1152,11 +1158,12 @@ int hec_event_encode_any(const char *const *names, size_t n, const char *pmu,
 	cp_error_clear(&first);
 	cp_error_clear(&last);
 	for (i = 0; i < n; i++) {
-		struct cp_error *e = i ? &last : &first;
+		struct cp_error *e = i ? &last : NULL;
 
 		/* without any PMU no alias counts: the first reason stands */
 		if (i && !target && !hec_machine_has_hw_pmu())
 			break;
+		/* why the first name fails is worked out only if it is said */
 		if (encode_for(pmu, names[i], flags, out, e))
 			continue;
 		/* an alias that is not target's own libpfm4 event stands in */
@@ -1173,6 +1180,7 @@ int hec_event_encode_any(const char *const *names, size_t n, const char *pmu,
 				 target ? target : "");
 		return 0;
 	}
+	encode_for(pmu, names[0], flags, out, &first);
 	if (!last.msg[0])
 		return cp_error_set(err, first.code, "%s", first.msg);
 	return cp_error_set(err, first.code, "%s; no alias encodes either "

@@ -49,6 +49,7 @@ struct target {
 	pid_t pid;
 	int cpu;
 	pid_t process;          /* attached: the process pid belongs to */
+	int gone;               /* a thread that exited before it was opened */
 };
 
 struct recorder {
@@ -189,6 +190,12 @@ static int open_group(struct recorder *r, size_t ti, struct group *g,
 			struct hec_open_target where = { HEC_TARGET_COMMAND, -1 };
 
 			close_group(r, ti, g);
+			if (errnum == ESRCH && r->o->n_pids && t->pid != t->process) {
+				/* a thread that ended since /proc listed it:
+				 * its process is still counted */
+				r->t[ti].gone = 1;
+				return 0;
+			}
 			if (t->cpu >= 0) {
 				where.kind = HEC_TARGET_CPU;
 				where.id = t->cpu;
@@ -267,6 +274,8 @@ static int read_target(struct recorder *r, size_t ti)
 	struct counter *c = r->c + ti * r->n;
 	size_t gi, i, k;
 
+	if (r->t[ti].gone)
+		return 0;
 	for (gi = 0; gi < r->n_groups; gi++) {
 		struct group *g = &r->g[ti * r->n_groups + gi];
 
@@ -680,12 +689,16 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	/* the command alone starts counting at its exec; attached targets
 	 * all at once, once every event is open */
 	for (ti = 0; ti < r.n_targets; ti++)
-		for (gi = 0; gi < r.n_groups; gi++) {
+		for (gi = 0; gi < r.n_groups && !r.t[ti].gone; gi++) {
 			rc = open_group(&r, ti, &r.g[ti * r.n_groups + gi],
 					command && !o->n_pids && !o->n_cpus, err);
 			if (rc)
 				goto out;  /* closing go[1] unblocks the child: it exits */
 		}
+	for (ti = 0; ti < r.n_targets; ti++)   /* a gone thread: none open */
+		if (r.t[ti].gone)
+			for (gi = 0; gi < r.n_groups; gi++)
+				close_group(&r, ti, &r.g[ti * r.n_groups + gi]);
 	make_watch(&r, &w, pid);
 	if ((o->n_pids || o->n_cpus) && (rc = enable_all(&r, err)))
 		goto out;
