@@ -1138,6 +1138,8 @@ static int pairs_sliced(struct dd *x, const size_t *G, size_t ng, int g_pos,
 /* Sort the npairs pairs by positive facet: radix on bits 32..63. */
 static int sort_pairs(struct dd *x, size_t npairs)
 {
+	if (!npairs)
+		return 0;
 	if (grow_u64(&x->etmp, &x->etmp_cap, npairs))
 		return CP_ENOMEM;
 	radix_pass(x, x->pairs, x->etmp, npairs, 32);
