@@ -85,141 +85,9 @@ static int lag1_flagged(const struct region *r)
 	       stats_lag1_significant(r->lag1, r->n_samples);
 }
 
-/* Correlations of the counters are computed over the intervals (not a
- * region's batch means): for each pair of counters that vary, Pearson's
- * r over the intervals in which both were counted, with those intervals'
- * own means and spreads, so |r| <= 1 whatever multiplexing left out.  A
- * pair counted together in fewer than CORR_MIN_SHARED intervals (or
- * constant over them) is not compared. */
-#define CORR_MIN_SHARED 10
-
-/* The correlation matrix of the counters that vary over their counted
- * intervals (idx[0..m) are their indices; NAN where a pair is not
- * compared), and, when every pair was compared, the cumulative variance
- * share of its top principal components (at most 3). */
-struct correlations {
-	size_t m, n_share;
-	size_t n_pairs, n_uncompared;   /* pairs of varying counters */
-	size_t *idx;
-	double *c;          /* m*m */
-	double share[3];    /* percent */
-};
-
-static void correlations_release(struct correlations *cr)
-{
-	cp_free(cr->idx);
-	cp_free(cr->c);
-}
-
-/* Pearson's r of columns a and b of the n x k rates x over the rows where
- * both are counted (not NAN); NAN when fewer than CORR_MIN_SHARED rows
- * or either is constant over them. */
-static double pair_correlation(const double *x, size_t n, size_t k,
-			       size_t a, size_t b)
-{
-	double ma = 0, mb = 0, saa = 0, sbb = 0, sab = 0, r;
-	size_t t, cnt = 0;
-
-	for (t = 0; t < n; t++)
-		if (!isnan(x[t * k + a]) && !isnan(x[t * k + b])) {
-			ma += x[t * k + a];
-			mb += x[t * k + b];
-			cnt++;
-		}
-	if (cnt < CORR_MIN_SHARED)
-		return NAN;
-	ma /= (double)cnt;
-	mb /= (double)cnt;
-	for (t = 0; t < n; t++)
-		if (!isnan(x[t * k + a]) && !isnan(x[t * k + b])) {
-			double da = x[t * k + a] - ma, db = x[t * k + b] - mb;
-
-			saa += da * da;
-			sbb += db * db;
-			sab += da * db;
-		}
-	if (!(saa > 0) || !(sbb > 0))
-		return NAN;
-	r = sab / sqrt(saa * sbb);
-	return r > 1 ? 1 : r < -1 ? -1 : r;   /* rounding only */
-}
-
-/* Whether column j of x takes two values or more where counted. */
-static int column_varies(const double *x, size_t n, size_t k, size_t j)
-{
-	double first = NAN;
-	size_t t;
-
-	for (t = 0; t < n; t++) {
-		double v = x[t * k + j];
-
-		if (isnan(v))
-			continue;
-		if (isnan(first))
-			first = v;
-		else if (v != first)
-			return 1;
-	}
-	return 0;
-}
-
-static int correlations_compute(struct correlations *cr,
-				const struct stats_dataset *d, size_t obs,
-				const char *const *events, size_t k,
-				struct cp_error *err)
-{
-	size_t m = 0, i, j, n = 0;
-	double *x = NULL, *w = NULL, *v = NULL;
-	double total = 0, acc = 0;
-	int rc;
-
-	memset(cr, 0, sizeof *cr);
-	if ((rc = stats_observation_rates(d, obs, events, k, &x, &n, err)))
-		return rc;
-	cr->idx = cp_calloc(k ? k : 1, sizeof *cr->idx);
-	cr->c = cp_calloc(k ? k * k : 1, sizeof *cr->c);
-	w = cp_calloc(k ? k : 1, sizeof *w);
-	v = cp_calloc(k ? k * k : 1, sizeof *v);
-	if (!cr->idx || !cr->c || !w || !v) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (j = 0; j < k; j++)
-		if (column_varies(x, n, k, j))
-			cr->idx[m++] = j;
-	cr->m = m;
-	for (i = 0; i < m; i++) {
-		cr->c[i * m + i] = 1;
-		for (j = i + 1; j < m; j++) {
-			double r = pair_correlation(x, n, k, cr->idx[i], cr->idx[j]);
-
-			cr->c[i * m + j] = cr->c[j * m + i] = r;
-			cr->n_pairs++;
-			cr->n_uncompared += isnan(r);
-		}
-	}
-	/* the shares need every pair (pairwise estimates, so the matrix may
-	 * be slightly indefinite: negative eigenvalues count as 0) */
-	if (m >= 2 && !cr->n_uncompared) {
-		if ((rc = stats_symmetric_eigen(cr->c, m, w, v, err)))
-			goto out;
-		for (i = 0; i < m; i++)
-			total += w[i] > 0 ? w[i] : 0;
-		for (i = 0; i < m && i < 3 && total > 0; i++) {
-			acc += w[m - 1 - i] > 0 ? w[m - 1 - i] : 0;
-			cr->share[cr->n_share++] = 100 * acc / total;
-		}
-	}
-out:
-	cp_free(x);
-	cp_free(w);
-	cp_free(v);
-	return rc;
-}
-
 /* Variance share of the top principal components of the correlation
  * matrix, and the pairs above 0.9. */
-static void print_correlations(struct cp_buf *b, const struct correlations *cr,
+static void print_correlations(struct cp_buf *b, const struct stats_correlations *cr,
 			       const char *const *ev)
 {
 	size_t m = cr->m, i, j, pairs = 0, high = 0;
@@ -235,9 +103,9 @@ static void print_correlations(struct cp_buf *b, const struct correlations *cr,
 	if (!cr->n_share && cr->n_uncompared)
 		cp_buf_printf(b, "  variance share of the top principal components: "
 			      "undecided (%zu pair%s of varying counters counted "
-			      "together in fewer than %d intervals)\n",
+			      "together in fewer than %u intervals)\n",
 			      cr->n_uncompared, cr->n_uncompared == 1 ? "" : "s",
-			      CORR_MIN_SHARED);
+			      STATS_CORR_MIN_SHARED);
 	for (i = 0; i < m; i++)
 		for (j = i + 1; j < m; j++) {
 			pairs += !isnan(c[i * m + j]);
@@ -248,8 +116,8 @@ static void print_correlations(struct cp_buf *b, const struct correlations *cr,
 			      high, pairs, 100.0 * (double)high / (double)pairs);
 		if (cr->n_uncompared)
 			cp_buf_printf(b, "; %zu more not compared (counted together "
-				      "in fewer than %d intervals)", cr->n_uncompared,
-				      CORR_MIN_SHARED);
+				      "in fewer than %u intervals)", cr->n_uncompared,
+				      STATS_CORR_MIN_SHARED);
 		cp_buf_puts(b, "\n");
 		for (i = 0; i < m; i++)
 			for (j = i + 1; j < m; j++)
@@ -309,7 +177,7 @@ struct obs_region {
 	size_t n_left_out;
 	size_t *counted;          /* k: intervals in which each was counted */
 	struct region *r;
-	struct correlations cr;
+	struct stats_correlations cr;
 };
 
 static void obs_region_release(struct obs_region *o)
@@ -318,7 +186,7 @@ static void obs_region_release(struct obs_region *o)
 	cp_free(o->left_out);
 	cp_free(o->counted);
 	region_free(o->r);
-	correlations_release(&o->cr);
+	stats_correlations_release(&o->cr);
 }
 
 /* Returns 0, or an error already in err (o is then released by the
@@ -358,7 +226,7 @@ static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
 	if (labels)
 		ro.names = labels;
 	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)) ||
-	    (rc = correlations_compute(&o->cr, d, obs, o->ev, o->k, err)))
+	    (rc = stats_correlations(&o->cr, d, obs, o->ev, o->k, err)))
 		return rc;
 	if (labels)          /* print the model's counter names */
 		for (j = 0; j < o->k; j++)

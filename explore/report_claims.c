@@ -296,13 +296,13 @@ void explore_report_proofs(const struct explore_search *s, struct cp_buf *b)
 
 void explore_report_alternatives(const struct explore_search *s, struct cp_buf *b)
 {
-	size_t i, j;
+	size_t i, j, n = explore_n_separations(s);
 
-	if (!s->n_seps)
+	if (!n)
 		return;
 	cp_buf_puts(b, "alternatives (what separates the proven minimal models):\n");
-	for (i = 0; i < s->n_seps; i++) {
-		const struct explore_separation *p = &s->seps[i];
+	for (i = 0; i < n; i++) {
+		const struct explore_separation *p = explore_separation_at(s, i);
 
 		cp_buf_puts(b, "  ");
 		features_text(s, p->a, b);

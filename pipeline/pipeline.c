@@ -628,7 +628,6 @@ void pipe_model_free(struct pipe_model *pm)
 	cp_free(pm);
 }
 
-udd_features pipe_model_features(const struct pipe_model *pm) { return pm->sel; }
 size_t pipe_model_n_signatures(const struct pipe_model *pm) { return pm->m; }
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm) { return pm->S; }
 void pipe_model_drop_solver(struct pipe_model *pm)

@@ -133,7 +133,6 @@ void pipe_model_free(struct pipe_model *pm);
 int pipe_model_list_facets(struct pipe_model *pm, const struct pipe_budget *budget,
 			   struct cp_error *err);
 
-udd_features pipe_model_features(const struct pipe_model *pm);
 size_t pipe_model_n_signatures(const struct pipe_model *pm);
 const uint32_t *pipe_model_signatures(const struct pipe_model *pm);
 /* The solver's model of the signatures (and listed constraints), made

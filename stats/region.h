@@ -304,4 +304,32 @@ double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
  * use it, reports say it.  0 for NAN. */
 int stats_lag1_significant(double lag1, size_t n);
 
+/* ---- how counters move together (stats/correlations.c) ---- */
+/* Correlations of the counters are computed over the intervals (not a
+ * region's batch means): for each pair of counters that vary, Pearson's
+ * r over the intervals in which both were counted, with those intervals'
+ * own means and spreads, so |r| <= 1 whatever multiplexing left out.  A
+ * pair counted together in fewer than STATS_CORR_MIN_SHARED intervals
+ * (or constant over them) is not compared. */
+#define STATS_CORR_MIN_SHARED 10u
+/* The correlation matrix of the counters that vary over their counted
+ * intervals (idx[0..m) are their indices; NAN where a pair is not
+ * compared), and, when every pair was compared, the cumulative variance
+ * share of its top principal components (at most 3). */
+struct stats_correlations {
+	size_t m, n_share;
+	size_t n_pairs, n_uncompared;   /* pairs of varying counters */
+	size_t *idx;
+	double *c;          /* m*m */
+	double share[3];    /* percent */
+};
+void stats_correlations_release(struct stats_correlations *cr);
+/* Pearson's r of each pair of observation obs's counters events[0..k)
+ * that vary, over the intervals where both were counted (at least 10;
+ * NAN otherwise), and when every pair was compared the variance share
+ * of the top principal components. */
+int stats_correlations(struct stats_correlations *cr,
+		       const struct stats_dataset *d, size_t obs,
+		       const char *const *events, size_t k, struct cp_error *err);
+
 #endif
