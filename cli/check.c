@@ -483,30 +483,23 @@ static int html_flows(const struct udd_model *model, udd_features sel,
 int cli_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "with", required_argument, NULL, 'w' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "confidence", required_argument, NULL, 'c' },
-		{ "family-confidence", required_argument, NULL, 'F' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
+		CLI_OPT_WITH, CLI_OPT_REGION, CLI_OPT_CONFIDENCE,
+		CLI_OPT_FAMILY_CONFIDENCE, CLI_OPT_JSON, CLI_OPT_THREADS,
+		CLI_OPT_VIOLATIONS, CLI_OPT_BATCHES, CLI_OPT_PER_INTERVAL,
+		CLI_OPT_COUNTERS, CLI_OPT_HTML, CLI_OPT_PLOTS,
 		{ "max-facets", required_argument, NULL, 'f' },
-		{ "violations", required_argument, NULL, 'V' },
-		{ "batches", required_argument, NULL, 'b' },
-		{ "per-interval", no_argument, NULL, 'p' },
-		{ "counters", required_argument, NULL, 'C' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "plots", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *with = NULL, *output = NULL, *html = NULL;
+	const char *with, *output = NULL, *html;
+	struct cli_data_options dop;
 	struct pipe_options po;
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
-	size_t threads = 0, i, n = 0, plots = CLI_PLOTS_DEFAULT;
-	int json = 0, strict = 0, opt, rc = CLI_OK;
+	size_t threads, i, n = 0, plots;
+	int json, strict = 0, opt, rc = CLI_OK;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
@@ -518,7 +511,7 @@ int cli_check(int argc, char **argv)
 	enum pipe_flow_status *fstatus = NULL;
 	struct pipe_family *family = NULL;
 	unsigned char *refutes = NULL;
-	double family_confidence = 0.99;
+	double family_confidence;
 	struct cp_error err;
 	struct cp_buf b;
 	struct report rep;
@@ -526,70 +519,21 @@ int cli_check(int argc, char **argv)
 	struct phases phases;
 
 	memset(&phases, 0, sizeof phases);
-	memset(&po, 0, sizeof po);
 	memset(&rep, 0, sizeof rep);
-	rep.max_violations = 5;
-	po.confidence = 0.99;
-	po.shape = FEAS_PCA;
+	cli_data_options_init(&dop);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:hv", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'w':
-			with = optarg;
-			break;
-		case 'r':
-			if (cli_parse_region("check", optarg, &po.shape))
-				return CLI_USAGE;
-			break;
-		case 'c':
-			if (cli_parse_double("check", "--confidence", optarg, 0.5, 0.999999,
-					     &po.confidence))
-				return CLI_USAGE;
-			break;
-		case 'F':
-			if (cli_parse_double("check", "--family-confidence", optarg, 0.5,
-					     0.999999, &family_confidence))
-				return CLI_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 't':
-			if (cli_parse_threads("check", optarg, &threads))
-				return CLI_USAGE;
-			break;
 		case 'f':
 			if (cli_parse_size("check", "--max-facets", optarg, &budget.max_facets))
 				return CLI_USAGE;
-			break;
-		case 'V':
-			if (cli_parse_size("check", "--violations", optarg,
-					   &rep.max_violations))
-				return CLI_USAGE;
-			break;
-		case 'b':
-			if (cli_parse_batches("check", optarg, &po.batches))
-				return CLI_USAGE;
-			break;
-		case 'p':
-			po.per_interval = 1;
-			break;
-		case 'C':
-			po.counters = optarg;
 			break;
 		case 'S':
 			strict = 1;
 			break;
 		case 'o':
 			output = optarg;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'P':
-			if (cli_parse_plots("check", optarg, &plots))
-				return CLI_USAGE;
 			break;
 		case 'v':
 			phases.on = 1;
@@ -598,9 +542,20 @@ int cli_check(int argc, char **argv)
 			fputs(check_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option("check", opt, argv, longopts);
+			if ((rc = cli_data_option("check", opt, optarg, &dop)) < 0)
+				return cli_bad_option("check", opt, argv, longopts);
+			if (rc)
+				return rc;
 		}
 	}
+	cli_data_pipe_options(&dop, &po);
+	with = dop.with;
+	html = dop.html;
+	json = dop.json;
+	threads = dop.threads;
+	plots = dop.plots;
+	family_confidence = dop.family_confidence;
+	rep.max_violations = dop.violations;
 	if (argc - optind != 2)
 		return cli_usage_error("check", argc - optind < 2
 				       ? "a MODEL and a DATA file are required"

@@ -84,6 +84,52 @@ int cli_parse_region(const char *cmd, const char *text, enum feas_shape *out);
 const char *cli_region_name(enum feas_shape s);
 /* --threads: 0 (one per CPU) to 256; CLI_OK or CLI_USAGE. */
 int cli_parse_threads(const char *cmd, const char *text, size_t *out);
+/* The options that check, flows, explore, suggest and region share
+ * (cli/options.c): one table entry each (CLI_OPT_*, for a command's
+ * longopts), one parser and one validation, the same words and limits in
+ * every command.  cli_data_option() stores opt's value and returns
+ * CLI_OK, or CLI_USAGE after printing the error, or -1 when opt is not
+ * one of them. */
+enum {
+	CLI_O_WITH = 0x100, CLI_O_REGION, CLI_O_CONFIDENCE, CLI_O_FAMILY_CONFIDENCE,
+	CLI_O_BATCHES, CLI_O_PER_INTERVAL, CLI_O_COUNTERS, CLI_O_THREADS,
+	CLI_O_JSON, CLI_O_HTML, CLI_O_PLOTS, CLI_O_VIOLATIONS
+};
+#define CLI_OPT_WITH { "with", required_argument, NULL, CLI_O_WITH }
+#define CLI_OPT_REGION { "region", required_argument, NULL, CLI_O_REGION }
+#define CLI_OPT_CONFIDENCE { "confidence", required_argument, NULL, CLI_O_CONFIDENCE }
+#define CLI_OPT_FAMILY_CONFIDENCE \
+	{ "family-confidence", required_argument, NULL, CLI_O_FAMILY_CONFIDENCE }
+#define CLI_OPT_BATCHES { "batches", required_argument, NULL, CLI_O_BATCHES }
+#define CLI_OPT_PER_INTERVAL { "per-interval", no_argument, NULL, CLI_O_PER_INTERVAL }
+#define CLI_OPT_COUNTERS { "counters", required_argument, NULL, CLI_O_COUNTERS }
+#define CLI_OPT_THREADS { "threads", required_argument, NULL, CLI_O_THREADS }
+#define CLI_OPT_JSON { "json", no_argument, NULL, CLI_O_JSON }
+#define CLI_OPT_HTML { "html", required_argument, NULL, CLI_O_HTML }
+#define CLI_OPT_PLOTS { "plots", required_argument, NULL, CLI_O_PLOTS }
+#define CLI_OPT_VIOLATIONS { "violations", required_argument, NULL, CLI_O_VIOLATIONS }
+struct cli_data_options {
+	const char *with;          /* --with F,... (NULL: none) */
+	enum feas_shape region;    /* --region (pca) */
+	double confidence;         /* --confidence (0.99) */
+	double family_confidence;  /* --family-confidence (0.99) */
+	size_t batches;            /* --batches (0: auto) */
+	int per_interval;          /* --per-interval */
+	const char *counters;      /* --counters C,... */
+	size_t threads;            /* --threads (0: one per CPU) */
+	int json;                  /* --json */
+	const char *html;          /* --html FILE */
+	size_t plots;              /* --plots (CLI_PLOTS_DEFAULT) */
+	size_t violations;         /* --violations (5) */
+};
+void cli_data_options_init(struct cli_data_options *o);
+int cli_data_option(const char *cmd, int opt, const char *arg,
+		    struct cli_data_options *o);
+/* The pipeline's options from them (region, confidence, batches,
+ * per-interval, counters). */
+struct pipe_options;
+void cli_data_pipe_options(const struct cli_data_options *o, struct pipe_options *po);
+
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2); an
  * unknown long option close to one of longopts (NULL: none) is answered
  * with "did you mean". */

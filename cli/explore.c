@@ -119,20 +119,6 @@ static const char usage_text[] =
 	"or input, 3 internal error\n";
 
 
-static int parse_region(const char *text, int *out)
-{
-	if (!strcmp(text, "pca"))
-		*out = REGION_PCA;
-	else if (!strcmp(text, "independent"))
-		*out = REGION_INDEPENDENT;
-	else if (!strcmp(text, "ellipsoid"))
-		*out = REGION_ELLIPSOID;
-	else
-		return cli_usage_error("explore", "--region wants pca, independent "
-				       "or ellipsoid, not '%s'", text);
-	return CLI_OK;
-}
-
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
 
@@ -186,38 +172,31 @@ static int suggestions(struct explore_family *fam, const struct explore_search *
 int cli_explore(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_OPT_REGION, CLI_OPT_CONFIDENCE, CLI_OPT_FAMILY_CONFIDENCE,
+		CLI_OPT_BATCHES, CLI_OPT_PER_INTERVAL, CLI_OPT_THREADS, CLI_OPT_COUNTERS,
+		CLI_OPT_HTML, CLI_OPT_PLOTS, CLI_OPT_JSON, CLI_OPT_VIOLATIONS,
 		{ "features", required_argument, NULL, 'f' },
 		{ "candidates", required_argument, NULL, 'c' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "confidence", required_argument, NULL, 'C' },
-		{ "family-confidence", required_argument, NULL, 'L' },
-		{ "batches", required_argument, NULL, 'b' },
-		{ "per-interval", no_argument, NULL, 'P' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "exhaustive", no_argument, NULL, 'x' },
 		{ "deep", no_argument, NULL, 'D' },
 		{ "max-models", required_argument, NULL, 'M' },
 		{ "cone-seconds", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "counters", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, 'g' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "plots", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'J' },
 		{ "monotone-models", required_argument, NULL, 'N' },
 		{ "no-targeted", no_argument, NULL, 'G' },
 		{ "no-flows", no_argument, NULL, 'F' },
-		{ "violations", required_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *features = NULL, *candidates = NULL, *output = NULL;
-	const char *dot = NULL, *html = NULL, *region_arg = NULL, *confidence_arg = NULL;
+	const char *dot = NULL, *html, *region_arg = NULL, *confidence_arg = NULL;
 	const char *batches_arg = NULL;
-	int json = 0;
-	size_t mono_models = 1024, max_violations = 5, plots = CLI_PLOTS_DEFAULT;
+	int json;
+	size_t mono_models = 1024, max_violations, plots;
+	struct cli_data_options dop;
 	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
@@ -236,38 +215,17 @@ int cli_explore(int argc, char **argv)
 
 	memset(&fo, 0, sizeof fo);
 	memset(&so, 0, sizeof so);
+	cli_data_options_init(&dop);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":ho:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': features = optarg; break;
 		case 'c': candidates = optarg; break;
-		case 'r':
-			if (parse_region(optarg, &fo.region))
-				return CLI_USAGE;
-			region_arg = optarg;
-			break;
-		case 'C':
-			if (cli_parse_double("explore", "--confidence", optarg,
-					     0.5, 0.999999, &fo.confidence))
-				return CLI_USAGE;
-			confidence_arg = optarg;
-			break;
-		case 'L':
-			if (cli_parse_double("explore", "--family-confidence", optarg,
-					     0.5, 0.999999, &fo.family_confidence))
-				return CLI_USAGE;
-			break;
-		case 'b':
-			if (cli_parse_batches("explore", optarg, &fo.batches))
-				return CLI_USAGE;
-			batches_arg = optarg;
-			break;
 		case 't':
 			if (cli_parse_size("explore", "--tolerance", optarg, &so.tolerance))
 				return CLI_USAGE;
 			break;
-		case 'P': fo.per_interval = 1; break;
 		case 'x': so.exhaustive = 1; break;
 		case 'D': so.deep = 1; break;
 		case 'M':
@@ -281,38 +239,40 @@ int cli_explore(int argc, char **argv)
 					     0, 1e6, &cone_seconds))
 				return CLI_USAGE;
 			break;
-		case 'T':
-			if (cli_parse_size("explore", "--threads", optarg, &fo.threads))
-				return CLI_USAGE;
-			if (fo.threads > 256)
-				return cli_usage_error("explore", "--threads wants at most 256, not '%s'",
-						       optarg);
-			break;
-		case 'k': fo.counters = optarg; break;
 		case 'o': output = optarg; break;
 		case 'g': dot = optarg; break;
-		case 'H': html = optarg; break;
-		case 'p':
-			if (cli_parse_plots("explore", optarg, &plots))
-				return CLI_USAGE;
-			break;
-		case 'J': json = 1; break;
 		case 'N':
 			if (cli_parse_size("explore", "--monotone-models", optarg, &mono_models))
 				return CLI_USAGE;
 			break;
 		case 'G': so.no_targeted = 1; break;
 		case 'F': so.no_flows = 1; break;
-		case 'V':
-			if (cli_parse_size("explore", "--violations", optarg,
-					   &max_violations))
-				return CLI_USAGE;
-			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
-		default: return cli_bad_option("explore", opt, argv, longopts);
+		default:
+			if ((rc = cli_data_option("explore", opt, optarg, &dop)) < 0)
+				return cli_bad_option("explore", opt, argv, longopts);
+			if (rc)
+				return rc;
+			if (opt == CLI_O_REGION)
+				region_arg = optarg;
+			else if (opt == CLI_O_CONFIDENCE)
+				confidence_arg = optarg;
+			else if (opt == CLI_O_BATCHES)
+				batches_arg = optarg;
 		}
 	}
+	fo.region = (int)dop.region;
+	fo.confidence = dop.confidence;
+	fo.family_confidence = dop.family_confidence;
+	fo.batches = dop.batches;
+	fo.per_interval = dop.per_interval;
+	fo.threads = dop.threads;
+	fo.counters = dop.counters;
+	html = dop.html;
+	plots = dop.plots;
+	json = dop.json;
+	max_violations = dop.violations;
 	if (argc - optind != 2)
 		return cli_usage_error("explore", argc - optind < 2 ?
 				       "a MODEL and a DATA file are required" :

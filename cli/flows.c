@@ -119,22 +119,17 @@ static int report_json(struct report *r, struct cp_buf *b)
 int cli_flows(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "with", required_argument, NULL, 'w' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "confidence", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "batches", required_argument, NULL, 'b' },
-		{ "per-interval", no_argument, NULL, 'p' },
-		{ "counters", required_argument, NULL, 'C' },
+		CLI_OPT_WITH, CLI_OPT_REGION, CLI_OPT_CONFIDENCE, CLI_OPT_JSON,
+		CLI_OPT_THREADS, CLI_OPT_BATCHES, CLI_OPT_PER_INTERVAL, CLI_OPT_COUNTERS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *with = NULL, *output = NULL;
+	const char *with, *output = NULL;
+	struct cli_data_options dop;
 	struct pipe_options po;
-	size_t threads = 0, n = 0;
-	int json = 0, opt, rc = CLI_OK;
+	size_t threads, n = 0;
+	int json, opt, rc = CLI_OK;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
@@ -146,43 +141,12 @@ int cli_flows(int argc, char **argv)
 	struct cp_buf b;
 	struct report rep;
 
-	memset(&po, 0, sizeof po);
 	memset(&rep, 0, sizeof rep);
-	po.confidence = 0.99;
-	po.shape = FEAS_PCA;
+	cli_data_options_init(&dop);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'w':
-			with = optarg;
-			break;
-		case 'r':
-			if (cli_parse_region("flows", optarg, &po.shape))
-				return CLI_USAGE;
-			break;
-		case 'c':
-			if (cli_parse_double("flows", "--confidence", optarg, 0.5, 0.999999,
-					     &po.confidence))
-				return CLI_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 't':
-			if (cli_parse_threads("flows", optarg, &threads))
-				return CLI_USAGE;
-			break;
-		case 'b':
-			if (cli_parse_batches("flows", optarg, &po.batches))
-				return CLI_USAGE;
-			break;
-		case 'p':
-			po.per_interval = 1;
-			break;
-		case 'C':
-			po.counters = optarg;
-			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -190,9 +154,16 @@ int cli_flows(int argc, char **argv)
 			fputs(flows_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option("flows", opt, argv, longopts);
+			if ((rc = cli_data_option("flows", opt, optarg, &dop)) < 0)
+				return cli_bad_option("flows", opt, argv, longopts);
+			if (rc)
+				return rc;
 		}
 	}
+	cli_data_pipe_options(&dop, &po);
+	with = dop.with;
+	json = dop.json;
+	threads = dop.threads;
 	if (argc - optind != 2)
 		return cli_usage_error("flows", argc - optind < 2
 				       ? "a MODEL and a DATA file are required"

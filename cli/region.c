@@ -30,7 +30,7 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  --observation NAME  only this observation (default: all)\n"
-		"  --confidence C      confidence level in (0, 1) (default 0.99)\n"
+		"  --confidence C      confidence level, 0.5 to 0.999999 (default 0.99)\n"
 		"  --events LIST       these events, comma-separated (default: every\n"
 		"                      event counted in the observation)\n"
 		"  --model MODEL       the events MODEL's counters read, in counter order\n"
@@ -415,15 +415,11 @@ static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 int cli_region(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_OPT_CONFIDENCE, CLI_OPT_BATCHES, CLI_OPT_PER_INTERVAL, CLI_OPT_WITH,
+		CLI_OPT_JSON, CLI_OPT_THREADS,
 		{ "observation", required_argument, NULL, 'O' },
-		{ "confidence", required_argument, NULL, 'c' },
 		{ "events", required_argument, NULL, 'e' },
-		{ "batches", required_argument, NULL, 'b' },
-		{ "per-interval", no_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
-		{ "with", required_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -431,19 +427,19 @@ int cli_region(int argc, char **argv)
 	struct stats_dataset *d = NULL;
 	struct cp_error err;
 	struct cp_buf out, diag;
-	const char *observation = NULL, *model_path = NULL, *with = NULL;
+	const char *observation = NULL, *model_path = NULL, *with;
+	struct cli_data_options dop;
 	const char **mevents = NULL, **mlabels = NULL;
 	struct udd_model *model = NULL;
 	struct udd_sigset *sigset = NULL;
 	udd_features sel = 0;
 	char *evlist = NULL, **events = NULL;
-	size_t nev = 0, o, nobs, threads = 0, j;
+	size_t nev = 0, o, nobs, threads, j;
 	int first, fatal, lacking = 0;
-	int c, json = 0, status = CLI_OK;
+	int c, json, status = CLI_OK;
 
 	memset(&opt, 0, sizeof opt);
-	opt.confidence = 0.99;
-	opt.batches = REGION_BATCHES_AUTO;
+	cli_data_options_init(&dop);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -451,45 +447,28 @@ int cli_region(int argc, char **argv)
 		case 'O':
 			observation = optarg;
 			break;
-		case 'c':
-			if (cli_parse_double(cmd, "--confidence", optarg, 0, 1,
-					     &opt.confidence))
-				return CLI_USAGE;
-			if (opt.confidence <= 0 || opt.confidence >= 1)
-				return cli_usage_error(cmd, "--confidence wants a "
-						       "number strictly between 0 "
-						       "and 1, not '%s'", optarg);
-			break;
 		case 'e':
 			evlist = optarg;
 			break;
-		case 'b':
-			if (cli_parse_batches(cmd, optarg, &opt.batches))
-				return CLI_USAGE;
-			break;
-		case 'p':
-			opt.per_interval = 1;
-			break;
 		case 'm':
 			model_path = optarg;
-			break;
-		case 'w':
-			with = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 't':
-			if (cli_parse_threads(cmd, optarg, &threads))
-				return CLI_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(cmd, c, argv, longopts);
+			if ((status = cli_data_option(cmd, c, optarg, &dop)) < 0)
+				return cli_bad_option(cmd, c, argv, longopts);
+			if (status)
+				return status;
 		}
 	}
+	opt.confidence = dop.confidence;
+	opt.batches = dop.batches;
+	opt.per_interval = dop.per_interval;
+	with = dop.with;
+	json = dop.json;
+	threads = dop.threads;
 	if (optind != argc - 1)
 		return cli_usage_error(cmd, optind >= argc ? "no dataset given" :
 				       "one dataset only");

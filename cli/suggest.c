@@ -85,30 +85,24 @@ static const char suggest_help[] =
 int cli_suggest(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "with", required_argument, NULL, 'w' },
+		CLI_OPT_WITH, CLI_OPT_REGION, CLI_OPT_CONFIDENCE, CLI_OPT_FAMILY_CONFIDENCE,
+		CLI_OPT_BATCHES, CLI_OPT_PER_INTERVAL, CLI_OPT_COUNTERS, CLI_OPT_THREADS,
+		CLI_OPT_JSON, CLI_OPT_HTML,
 		{ "max-new", required_argument, NULL, 'N' },
 		{ "max-edits", required_argument, NULL, 'E' },
 		{ "keep", required_argument, NULL, 'K' },
 		{ "max-checks", required_argument, NULL, 'M' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "confidence", required_argument, NULL, 'c' },
-		{ "family-confidence", required_argument, NULL, 'F' },
-		{ "batches", required_argument, NULL, 'b' },
-		{ "per-interval", no_argument, NULL, 'p' },
-		{ "counters", required_argument, NULL, 'C' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "html", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *with = NULL, *output = NULL, *html = NULL, *model_path, *data_path;
+	const char *with, *output = NULL, *html, *model_path, *data_path;
+	struct cli_data_options dop;
 	struct explore_suggest_options so;
 	struct pipe_options po;
-	size_t threads = 0, n;
-	int json = 0, verbose = 0, opt, rc = CLI_OK;
+	size_t threads, n;
+	int json, verbose = 0, opt, rc = CLI_OK;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
@@ -117,20 +111,14 @@ int cli_suggest(int argc, char **argv)
 	struct cp_error err;
 	struct cp_buf b;
 
-	memset(&po, 0, sizeof po);
 	memset(&so, 0, sizeof so);
-	po.confidence = 0.99;
-	po.shape = FEAS_PCA;
+	cli_data_options_init(&dop);
 	so.max_new = 2;
 	so.max_edits = 2;
-	so.family_confidence = 0.99;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:hv", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'w':
-			with = optarg;
-			break;
 		case 'N':
 			if (cli_parse_size("suggest", "--max-new", optarg, &so.max_new))
 				return CLI_USAGE;
@@ -157,42 +145,8 @@ int cli_suggest(int argc, char **argv)
 			if (!so.max_checks)
 				return cli_usage_error("suggest", "--max-checks: at least 1");
 			break;
-		case 'r':
-			if (cli_parse_region("suggest", optarg, &po.shape))
-				return CLI_USAGE;
-			break;
-		case 'c':
-			if (cli_parse_double("suggest", "--confidence", optarg, 0.5, 0.999999,
-					     &po.confidence))
-				return CLI_USAGE;
-			break;
-		case 'F':
-			if (cli_parse_double("suggest", "--family-confidence", optarg, 0.5,
-					     0.999999, &so.family_confidence))
-				return CLI_USAGE;
-			break;
-		case 'b':
-			if (cli_parse_batches("suggest", optarg, &po.batches))
-				return CLI_USAGE;
-			break;
-		case 'p':
-			po.per_interval = 1;
-			break;
-		case 'C':
-			po.counters = optarg;
-			break;
-		case 't':
-			if (cli_parse_threads("suggest", optarg, &threads))
-				return CLI_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
 		case 'o':
 			output = optarg;
-			break;
-		case 'H':
-			html = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -201,9 +155,18 @@ int cli_suggest(int argc, char **argv)
 			fputs(suggest_help, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option("suggest", opt, argv, longopts);
+			if ((rc = cli_data_option("suggest", opt, optarg, &dop)) < 0)
+				return cli_bad_option("suggest", opt, argv, longopts);
+			if (rc)
+				return rc;
 		}
 	}
+	cli_data_pipe_options(&dop, &po);
+	with = dop.with;
+	html = dop.html;
+	json = dop.json;
+	threads = dop.threads;
+	so.family_confidence = dop.family_confidence;
 	if (argc - optind != 2)
 		return cli_usage_error("suggest", argc - optind < 2
 				       ? "a MODEL and a DATA file are required"
