@@ -575,9 +575,7 @@ int cli_check(int argc, char **argv)
 	/* A streamed check keeps no region: what its threads allocate (a
 	 * region's arrays and temporaries, 30-odd blocks an observation, and
 	 * GLPK's) is freed soon after, so each thread is better off with an
-	 * arena of its own than with the one the huge-page start-up asks for
-	 * (cli/main.c; the samples are on huge pages either way,
-	 * stats/dataset.c): at two threads the shared arena's allocator and
+	 * arena of its own: at two threads a shared arena's allocator and
 	 * lock took 13% of the samples.  Before any thread starts, as glibc
 	 * fixes the count when the first one needs an arena; a caller's
 	 * arena_max stands. */

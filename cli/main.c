@@ -3,10 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
-#include <gnu/libc-version.h>
 #include <malloc.h>
 #endif
 
@@ -149,118 +147,12 @@ static void keep_freed_memory(void)
 #endif
 }
 
-/* The commands that load datasets hold hundreds of MB to GB (samples,
- * every observation's region) and touch every page of it once; with 4 KB
- * pages that is a page fault per 4 KB, and faults are slow on virtual
- * machines (check on 10^5 observations: 306,000 faults, 7.6 s of its
- * 15.2 s CPU in the kernel).  glibc's malloc asks for transparent huge
- * pages (madvise) when GLIBC_TUNABLES says glibc.malloc.hugetlb=1 at
- * start-up, and only then: so such a command, where the kernel gives huge
- * pages on request and glibc knows the tunable (2.35), starts itself once
- * more with it (2,300 faults, 6.5 s).  The second start puts the caller's
- * GLIBC_TUNABLES back, so that programs it runs see the caller's
- * environment.  COUNTERPOINT_NO_HUGE_PAGES=1 (or a caller's own hugetlb
- * setting) leaves it alone. */
-#define HUGE_MARK "COUNTERPOINT_CALLER_TUNABLES"   /* "-": unset, else "=" value */
-#define HUGE_TUNABLE "glibc.malloc.hugetlb=1"
-/* Threads beyond the first get arenas of their own, and glibc does not
- * put those on huge pages: check on 10^5 observations at two threads
- * took 120,000-130,000 faults instead of 2,100, and 20% more user time.
- * One arena for every thread (unless the caller set arena_max): the
- * threads allocate per chunk of observations, not per sample, and at two
- * threads the shared lock cost less than the faults did.  A streamed
- * check, which keeps no region, sets it back to an arena a thread
- * (cli/check.c). */
-#define ARENA_TUNABLE "glibc.malloc.arena_max=1"
-#define HUGE_MIN_BYTES ((off_t)64 << 20)
-
-#if defined(__GLIBC__) && !defined(CP_MPI)
-static int huge_pages_wanted(int argc, char **argv)
-{
-	static const char *const heavy[] = { "check", "explore", "flows", "region",
-					     "suggest" };
-	struct stat st;
-	size_t i;
-	int a;
-
-	for (i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
-		if (!strcmp(argv[1], heavy[i]))
-			break;
-	if (i == sizeof heavy / sizeof heavy[0])
-		return 0;
-	/* a second start costs what a first does (20 ms, the libraries'
-	 * loading): worth it for a dataset of HUGE_MIN_BYTES or more */
-	for (a = 2; a < argc; a++)
-		if (argv[a][0] != '-' && !stat(argv[a], &st) && S_ISREG(st.st_mode) &&
-		    st.st_size >= HUGE_MIN_BYTES)
-			return 1;
-	return 0;
-}
-
-static void huge_pages(int argc, char **argv)
-{
-	const char *mark = getenv(HUGE_MARK), *t = getenv("GLIBC_TUNABLES");
-	unsigned major = 0, minor = 0;
-	char state[64] = "", *val;
-	FILE *f;
-
-	if (mark) {   /* the second start */
-		if (mark[0] == '=')
-			setenv("GLIBC_TUNABLES", mark + 1, 1);
-		else
-			unsetenv("GLIBC_TUNABLES");
-		unsetenv(HUGE_MARK);
-		return;
-	}
-	if (argc < 2 || !huge_pages_wanted(argc, argv) ||
-	    getenv("COUNTERPOINT_NO_HUGE_PAGES") ||
-	    (t && strstr(t, "glibc.malloc.hugetlb")) ||
-	    sscanf(gnu_get_libc_version(), "%u.%u", &major, &minor) != 2 ||
-	    major * 1000 + minor < 2035)
-		return;
-	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	if (!f)
-		return;
-	if (!fgets(state, sizeof state, f))
-		state[0] = 0;
-	fclose(f);
-	if (!strstr(state, "[madvise]"))
-		return;   /* [always]: malloc has them already; [never]: none */
-	val = malloc((t ? strlen(t) + 1 : 0) + sizeof HUGE_TUNABLE + sizeof ARENA_TUNABLE + 2);
-	if (!val)
-		return;
-	sprintf(val, "%s%s", t ? "=" : "-", t ? t : "");
-	if (setenv(HUGE_MARK, val, 1) == 0) {
-		int own_arenas = t && strstr(t, "glibc.malloc.arena_max");
-
-		sprintf(val, "%s%s%s%s%s", t ? t : "", t ? ":" : "", HUGE_TUNABLE,
-			own_arenas ? "" : ":", own_arenas ? "" : ARENA_TUNABLE);
-		if (setenv("GLIBC_TUNABLES", val, 1) == 0)
-			execv("/proc/self/exe", argv);
-		/* no second start: go on as we are */
-		if (t)
-			setenv("GLIBC_TUNABLES", t, 1);
-		else
-			unsetenv("GLIBC_TUNABLES");
-		unsetenv(HUGE_MARK);
-	}
-	free(val);
-}
-#else
-static void huge_pages(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-}
-#endif
-
 /* Under mpirun every process starts here: check and explore run on all
  * of them (cli/mpi.c), any other command on rank 0 alone. */
 int main(int argc, char **argv)
 {
 	int rc;
 
-	huge_pages(argc, argv);
 	keep_freed_memory();
 	if (cli_mpi_init(&argc, &argv)) {
 		fputs("counterpoint: cannot start MPI\n", stderr);
