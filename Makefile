@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # counterpoint: one plain Makefile.  `make deps` installs, `make` builds,
 # `make check` runs the quick tests, `make test` every test; both end with
 # "N passed, N failed, N skipped".  Quiet unless V=1.

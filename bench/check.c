@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/check.c: speed of the feasibility check.  For the biggest bundled
  * model (models/examples/big.udd, or the model given) and for a random
  * model of 40 counters and 2,000 signatures it builds synthetic

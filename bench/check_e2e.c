@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/check_e2e.c: what a user of `counterpoint check` waits for, end to
  * end through the library pipeline (pipeline/pipeline.h): loading the CSV,
  * building every observation's region (what its shape reads, as check

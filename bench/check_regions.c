@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/check_regions.c: how many violations each region shape finds on
  * correlated synthetic data.  Observations are generated from
  * walk_pde_early.udd's μpaths (the PDE cache is also looked up without a

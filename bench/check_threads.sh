@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/check_threads.sh: what a second thread buys `counterpoint check`
 # end to end, as a user runs it: ROUNDS rounds, each running one thread
 # and two (the order flipped every round, so that neither always runs on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/claims_coverage.sh: how often the true model is refuted, per type
 # of observation and over whole sweeps, on simulator sweeps with seeds the
 # repository does not use (44001 on).  The evidence of docs/statistics.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/cone.c: how long the exact cone takes, against the exact peers.
  *
  *   build/bench/cone [--all] [--case NAME]... [--limit S] [--repeat N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/flows.c: what a user of `counterpoint flows` waits for, through the
  * library pipeline (pipeline/pipeline.h): per region shape, the regions,
  * the feasibility check (no cone), the flow columns and the certified

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/load.c: how fast the dataset loader reads the long CSV, and how
  * much memory it holds at its peak.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/mpi.sh: the speed-up of `counterpoint explore --exhaustive` under
 # mpirun (docs/mpi.md): the same exploration on one process (the plain
 # build) and on 1, 2, ... MPI processes of bin/counterpoint-mpi, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/paths.c: enumeration speed and memory of the μDD compiler.  For
  * each model file given (default models/examples/big.udd) and for the
  * generated shapes the language's own patterns make (properties decided

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/regions_evidence.sh: coverage and power of every region shape and
 # covariance estimator on the simulator, over the settings docs/statistics.md
 # §8 reports: k = 2, 5 and 26 counters, n = 10 .. 200 intervals, multiplexed

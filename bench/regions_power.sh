@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/regions_power.sh: how many observations each region shape refutes
 # for wrong models, and for the true one, on a simulator sweep with a seed
 # the repository's datasets do not use.  The machine has every feature;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/sim-abba.sh: is one counterpoint binary's simulator faster than
 # another's?  Times `counterpoint sim` on random 1G with every feature
 # (5 M correct-path μops from a cold machine) with each binary, in

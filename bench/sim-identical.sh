@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/sim-identical.sh: does a changed simulator still simulate the same
 # machine?  Runs `counterpoint sim` with a reference binary and a new one
 # over every workload kind, page mode and a set of feature sets and machine

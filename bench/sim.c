@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/sim.c: simulated correct-path memory μops per second of the MMU
  * simulator, as `counterpoint sim` runs it (workload, wrong-path
  * injection, machine, multiplexed counting), for streaming, random and

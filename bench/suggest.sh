@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/suggest.sh [RUNS]: the CPU time of `counterpoint suggest` on the
 # bundled all-features sweep with the baseline model (E = 2, N = 2, one
 # thread), the case the speed target names (docs/suggest.md).  Prints

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/suggest_evidence.sh [-v] [F[:G,...]...]: does `counterpoint
 # suggest` rediscover a feature's μpaths?  For each feature F of
 # models/haswell/mmu.udd (default: merge abort replay pde_early bypass

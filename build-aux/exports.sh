@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # build-aux/exports.sh NODE "HEADERS" OBJECTS...: the shared library's
 # version script.  Exported are the global symbols the objects define that
 # the public HEADERS declare (every identifier of theirs that is such a

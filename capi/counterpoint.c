@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* capi/counterpoint.c: plain-typed entry points over the pipeline and the
  * explorer, for foreign-function callers (python/counterpoint).  No
  * computation of its own: each function forwards to the module that owns

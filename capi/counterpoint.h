@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* capi/counterpoint.h: the library for callers that see only plain C
  * types (the Python binding, through ctypes): every argument is a
  * pointer to an opaque object, a string, a number or an array of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/bench_workload.c: `counterpoint bench-workload`: the linear and
  * random memory-access microbenchmarks, run natively so that users can
  * record them (`counterpoint record -e ... -- counterpoint bench-workload

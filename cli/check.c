@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/check.c: `counterpoint check MODEL DATA`: is the model consistent
  * with each observation of a dataset?  The options, then the library
  * pipeline (pipeline/pipeline.h: regions, cone under its budget, solver),

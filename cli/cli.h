@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/cli.h: the counterpoint command.  main.c dispatches to one function
  * per subcommand (one file each); the helpers here print errors and load
  * models the same way everywhere.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/cone.c: `counterpoint cone`: a model's exact cone — its dimension,
  * the equalities and facet inequalities every counter vector the model
  * explains must satisfy, and which signatures are extreme rays.  The

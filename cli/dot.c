@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/dot.c: `counterpoint dot`: a model's μDD as a Graphviz graph. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/events.c: `counterpoint events`: the events this machine can count
  * (and, with --all, those of every processor libpfm4 knows), as names
  * `counterpoint record -e` accepts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/explore.c: `counterpoint explore`: which feature sets of a μDD model
  * family agree with a dataset.  Discovery from a starting model, then
  * elimination (or every subset with --exhaustive); the report lists every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/flows.c: `counterpoint flows MODEL DATA --with F,...`: how much of
  * each feature the data need.  Per observation, uop and feature, the
  * smallest and largest flow on the μpaths the feature adds, as a rate per

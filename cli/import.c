@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/import.c: `counterpoint import perf FILE...`: convert `perf stat`
  * output of any variant (CSV, JSON, the human-readable output) into the
  * long dataset format, written atomically.  The conversion itself is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/main.c: the counterpoint dispatcher.  Each subcommand lives in its
  * own file and owns its options and --help text; this file only finds it. */
 #include <stdio.h>

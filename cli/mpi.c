@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/mpi.c: `check` and `explore` under mpirun (bin/counterpoint-mpi,
  * built with -DCP_MPI by `make mpi`; docs/mpi.md).  Every process parses
  * the same command line; rank 0 reads the files, hands out work from a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/paths.c: `counterpoint paths`: a model's distinct counter
  * signatures, how many μpaths share each, one example path each; or every
  * μpath with --all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/record.c: `counterpoint record`: run a command under perf_event_open,
  * or attach to processes or CPUs as perf stat does, and write the
  * counters, interval by interval, as a long-CSV dataset.  Option parsing,

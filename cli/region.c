@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/region.c: `counterpoint region DATA`: per observation, the number of
  * intervals, the mean rates, the half-widths of the independent and PCA
  * boxes, the variance share of the top principal components and the

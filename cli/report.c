@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/report.c: `--html FILE`, the one writer of the HTML report for
  * `check` and `explore`: the page (report/report.h) around the command's
  * section, written atomically. */

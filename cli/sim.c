@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/sim.c: `counterpoint sim`: run the bundled MMU simulator on one
  * workload (or the default sweep of workloads × page sizes) and write the
  * long CSV dataset, optionally the per-interval ground truth. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/util.c: what every subcommand shares: error printing with exit
  * statuses, model loading with diagnostics, option value parsing. */
 #include <errno.h>

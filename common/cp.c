@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* common/cp.c: error records, allocation wrappers with failure injection
  * and text buffers shared by every module (files: common/files.c). */
 #include "cp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* common/cp.h: what every counterpoint module shares: the error record
  * (struct cp_error), stable error codes and the allocation wrappers.
  *

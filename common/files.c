@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* common/files.c: files in and out, the same way in every command.
  *
  * Out (cp_output, cp_write_file_atomic): what -o does with each kind of

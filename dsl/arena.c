@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/arena.c: the memory the DSL's trees, graphs and enumerations live
  * in: a bump arena freed all at once, and a growable array of pointers
  * for declaration and diagnostic lists. */

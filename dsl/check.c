@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/check.c: semantic checks over the syntax tree.  Resolves every name
  * to its declaration, checks switches against property domains, finds
  * paths that fall off a uop or statements that can never run, and warns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/diag.c: source positions and diagnostics: the line index of a
  * model's source, byte offsets to line and column, and each diagnostic
  * formatted as compilers do (file:line:col, the source line, a caret under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/dot.c: the μDD of one feature selection as a Graphviz digraph.
  * Decision nodes are diamonds, actions boxes, counter increments filled
  * ellipses, done nodes double circles; edges from a decision carry the

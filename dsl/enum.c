@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/enum.c: memoised enumeration of distinct counter signatures on the
  * μDD graph of one feature selection, without visiting every μpath:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/enum_int.h: what dsl/enum.c (the memoised enumeration) and
  * dsl/sigtab.c (its signature tables and unions) share. */
 #ifndef UDD_ENUM_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/graph.c: lowering a checked model to the μDD graph of one feature
  * selection.  `if`s disappear (features are compile-time), switches become
  * decision nodes with one successor per value, and control joins after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/internal.h: what the DSL's own files share and nobody else sees: the
  * syntax tree the parser builds, the parse context, the arena, and the
  * lowered μDD graph.  Names carry udd_ so check-symbols accepts them. */

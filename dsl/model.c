@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/model.c: a model's life: reading the source, running the parser and
  * the checker (diagnostics are dsl/diag.c's), the declaration accessors of
  * dsl/udd.h and feature selections. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/parser.y: the μDD grammar.  Actions only build the syntax tree (in
  * the model's arena); checks are a separate pass (dsl/check.c). */
 %require "3.8"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/paths.c: the signature set of a model and a feature selection (the
  * enumeration itself is dsl/enum.c's), its accessors, example μpaths as
  * text, and the walk over every μpath for --all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/sigtab.c: the enumeration's signature tables (open addressing
  * over k-count vectors, with multiplicities and example traces), its
  * budget, and the unions that build a node's table from its branches'. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/udd.h: the μDD compiler.  Parses a model file (flex + bison), checks
  * it, resolves features, and enumerates μpaths and their distinct counter
  * signatures.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dsl/walk.c: the distinct signatures of a lowered graph by walking its
  * μpaths one by one, depth first, with the running counts in one vector
  * (added on the way down a chain, taken off on the way back) and each

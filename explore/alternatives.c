@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/alternatives.c: what separates two feasible models A and B of a
  * family (the evaluator's separate callback).  A constraint of A's cone
  * (an equality or facet, exact integers) that some of B's signatures

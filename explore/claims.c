@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/claims.c: the claims explore prints, each proven from verdicts
  * that were computed.  The family is every feature set that agrees with
  * the starting model outside the candidates: 2^c models for c candidates.

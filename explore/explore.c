@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/explore.c: the feature-space search of `counterpoint explore`
  * (discovery, elimination, exhaustive, targeted checks) and its result
  * cache; the text and Graphviz reports are in explore/report_text.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/explore.h: guided search of a model family's feature space.
  * Discovery adds features that relax the constraints the data violate,
  * elimination prunes features from the feasible models found, and the

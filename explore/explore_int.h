@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/explore_int.h: what the explore files share (not public). */
 #ifndef CP_EXPLORE_INT_H
 #define CP_EXPLORE_INT_H

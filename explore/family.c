@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/family.c: the real evaluator of `counterpoint explore`: a μDD
  * model family (one model file, many feature sets) tested against one
  * dataset through the library pipeline (pipeline/pipeline.h): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/family_int.h: the real evaluator's state, shared by
  * explore/family.c (evaluations, cone growth), explore/monotone.c (which
  * features grow the cone) and explore/alternatives.c (what separates two

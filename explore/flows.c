@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/flows.c: the flow bounds of a feasible model of the family (the
  * evaluator's flows callback): `counterpoint flows --with` the model, on
  * the family's regions, starting from the per-observation verdicts its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/monotone.c: which features of a model family can only grow the
  * cone, decided exactly on the signature sets the evaluator checks (the
  * model's signatures on the data's counters).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_claims.c: what proves each claim, for people and for
  * programs: which features grow the cone, the largest models that refute
  * a required or impossible feature (with the observation and constraint),

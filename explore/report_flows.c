@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_flows.c: the flow bounds of the proven minimal models in
  * explore's reports: for people, per model the envelope of each (uop,
  * feature)'s bounds over the observations and then every observation as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_json.c: the search and its proven claims for programs
  * (`counterpoint explore --json`), schema 1, documented in
  * docs/haswell.md ("explore --json").  Every claim carries what proves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_text.c: the search's reports for people: the text
  * report with its conclusion in plain words (every sentence resting on a
  * verdict that ran or a proven claim), and the search as a Graphviz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/suggest_int.h: the result of a suggestion search, shared by
  * explore/suggest*.c and explore/report_suggest.c (its text and JSON),
  * and the search's own state, shared by explore/suggest*.c.  Not

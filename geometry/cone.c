@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone.c: the exact H-representation of C = cone{s_1..s_m}.
  *
  *   1. signatures -> distinct primitive rays (divide by the gcd);

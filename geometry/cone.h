@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone.h: the exact model cone C = cone{s(p)} of a signature set
  * and its other description, the model constraints
  *     C = { x : A x = 0, B x >= 0 }

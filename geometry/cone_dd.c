@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_dd.c: facets by the exact double description method
  * (Motzkin's incremental algorithm, with the refinements of cdd and
  * Normaliz), in the coordinates of span(S) (d = dim span(S), so a cone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_ech.c: a fully reduced integer echelon basis (see
  * cone_ech.h), the exact linear algebra behind the cone: rank of the
  * signatures, equalities, facet normals from the signatures on a facet.

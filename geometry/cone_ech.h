@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_ech.h: exact integer linear algebra shared by the geometry
  * files (not public): a fully reduced integer echelon basis that works in
  * int64 while the numbers fit and moves to GMP when they do not.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_format.c: constraints as relations a person reads, and the
  * exact facet through a chosen set of signatures (for the solver). */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_int.h: what the geometry files share while one cone is
  * being built (not public).  One struct cone_build per cone_build() call,
  * on its stack: no global state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/cone_qhull.c: Qhull proposes the facets of a full-dimensional
  * cone in R^d (d >= 3); exact arithmetic decides (cone.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* geometry/constraint.c: the exact algebra of model constraints, in one
  * place for the cone, the solver and the explorer: the integer equalities
  * of span(S), primitive vectors, and the readable (sparsest) form of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/event.c: event names to perf_event_attr encodings through libpfm4,
  * close-match suggestions for unknown names, and the error messages a
  * person needs when the kernel refuses to count something. */

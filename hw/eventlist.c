@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/eventlist.c: the events of one recording, as the user named them,
  * with their groups ("a,{b,c},d") and, once encoded, their perf_event
  * encodings.  The names given are the dataset's event names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/gem5.h: import gem5's statistics (stats.txt) into counterpoint's long
  * dataset format (observation,interval,event,value,enabled_ns,running_ns).
  *

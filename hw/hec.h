@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/hec.h: hardware event counters from real machines.  Event names are
  * resolved through libpfm4 (vendor, libpfm and perf names, raw codes);
  * `hec_record` runs a command under perf_event_open and appends its counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/perfstat.c: `perf stat` output of every variant to the long dataset.
  * A first pass classifies each line of each input (a count row, a
  * metric-only line, a summary row, perf's own text, a foreign line, a bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/perfstat.h: import `perf stat` output into counterpoint's long
  * dataset format (observation,interval,event,value,enabled_ns,running_ns
  * and, for a `perf stat -r N` summary, runs,se_pct).

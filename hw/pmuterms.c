@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/pmuterms.c: perf's PMU syntax, `pmu/term=value,.../modifiers`
  * (cpu/event=0x08,umask=0x01/u, msr/tsc/), encoded from sysfs as perf
  * does: the PMU's type, its format/ files (which bits of config, config1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/record.c: run a command under perf_event_open, or attach to running
  * processes or whole CPUs as perf stat does, and write the counts,
  * interval by interval, as rows of the long-CSV dataset.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/workload.c: native memory-access microbenchmarks to record on real
  * machines: linear access (footprint, stride, direction, store ratio) and
  * random access (footprint, store ratio), on 4K pages or on hugetlb 2M/1G

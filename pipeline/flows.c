@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/flows.c: model + feature set + dataset -> per-observation bounds
  * on each feature's flow (pipeline.h, "flows"): the (uop, signature)
  * columns, which of them need each feature, and the rate and share

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/flows_report.c: flow bounds as text and JSON, the one writer
  * that `counterpoint flows` and explore's reports share (pipeline.h,
  * "flows as text and JSON"): the columns each feature adds, a bounded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/pipeline.c: model + feature set + dataset -> verdicts (see
  * pipeline.h for the policy on counters and unusable observations). */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/pipeline.h: the one wiring of "model + feature set + dataset ->
  * per-observation verdicts", used by `check`, `explore` and the benches:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/pipeline_int.h: what the pipeline's files share (not public). */
 #ifndef CP_PIPELINE_INT_H
 #define CP_PIPELINE_INT_H

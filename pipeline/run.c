@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/run.c: the whole pipeline in one call (pipe_run): a model file,
  * a feature list and a dataset file to one verdict per observation, with
  * each violated constraint in its readable form.  What `counterpoint

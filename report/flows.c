@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/flows.c: flow bounds as interval bars: for one bounded
  * observation, one bar per (uop, feature) with columns, the certified
  * share [lo, hi] on a 0-100% axis, labelled with the numbers as

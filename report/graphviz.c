@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/graphviz.c: a digraph drawn by Graphviz's `dot -Tsvg`, run at
  * report time: the graph goes in through a temporary file (so a large
  * drawing on the pipe can never block a large graph being written), the

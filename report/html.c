@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/html.c: the page around the sections: one inline style sheet, a
  * Content-Security-Policy that lets the browser fetch nothing (no script,
  * no font, no image from elsewhere), and HTML escaping. */

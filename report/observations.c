@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/observations.c: the check section of a report, the answer
  * first: the verdict for the model as a whole and the constraints ranked
  * by how many observations break them; then the table of observations x

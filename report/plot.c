@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/plot.c: one observation against one constraint, drawn as SVG on
  * the plane of two counters.  Every shape is an exact projection except
  * the constraint, which is a slice (docs/report.md, "the plots"):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/report.h: one self-contained HTML page for people, from what
  * `check` and `explore` computed: per observation its verdict and an SVG
  * plot of the cone and the regions on the two counters of its most

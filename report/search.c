@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/search.c: the explore section of a report, the answer first:
  * explore's conclusion and each proven claim with what proves it (the
  * models of the family the claim quantifies over, those the search

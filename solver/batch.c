@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/batch.c: many checks on threads of its own, each with a private LP,
  * observations handed out in chunks so each thread warm-starts from a
  * neighbour; results in input order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/explain.c: results and explanations: violated listed constraints in
  * closed form, or a Farkas certificate rounded to integers, tightened to a
  * facet by the facet LP, checked exactly and written readably. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/feas.h: is a model consistent with a measurement?  Given a
  * model's distinct counter signatures S (its cone C = cone{s_p}) and an
  * observation's confidence region R, decide whether R meets C (GLPK

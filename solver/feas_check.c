@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/feas_check.c: one check: the ellipsoid by exact NNLS (with its
  * p-value), a box by the LP, borderline verdicts settled by glp_exact;
  * feas_check itself. */

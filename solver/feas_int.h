@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/feas_int.h: what the solver's files share (not public).  Every
  * name here carries the feas_ prefix because `make check-symbols` sees the
  * non-static ones. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/flows.c: bounds on flows over region ∩ cone.  One GLPK LP per
  * thread over the columns' flows, its rows the region's box (or the
  * ellipsoid's enclosing box and tangent cuts); every bound certified by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/lp.c: the GLPK side: per-thread workers, the box LP with its
  * warm-started bounds, Farkas certificates of infeasible boxes, and the
  * column generation that keeps the LP to the signatures that matter. */

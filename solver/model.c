@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/model.c: the model: signatures, the float basis of span(S) for the
  * LPs, the exact equalities (from geometry), listed constraints, counts. */
 #include <glpk.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/nnls.c: non-negative least squares (Lawson and Hanson, "Solving
  * Least Squares Problems", 1974, ch. 23) on LAPACK's QR, certified by the
  * KKT conditions.  Used for the exact ellipsoid test: the smallest

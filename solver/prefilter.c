@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/prefilter.c: box verdicts without an LP.  When the model holds
  * the cone's whole H-representation (feas_model_set_complete), most
  * observations are decided in closed form, and only the rest reach the

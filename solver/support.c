@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* solver/support.c: the regions' support functions and margins (the one
  * formula for max over a region of a.x), query validation, and the
  * adapter from a stats region to a query. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/csv.c: the text of the long CSV: fields (quotes, trimming) and
  * numbers, scanned by hand (docs/statistics.md, "numbers": strtoull and
  * strtod accept more than a count is, and cost more than the whole loader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/dataset.c: the long CSV dataset (observation, interval, event,
  * value, enabled_ns, running_ns): strict loading, where every bad row is
  * reported as "file:line: message" (accessors and rates: stats/observation.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/dataset_int.h: the loaded dataset's layout, shared by
  * stats/dataset.c (loading) and stats/observation.c (accessors, an
  * observation's rates and resolution).  Internal to stats/. */

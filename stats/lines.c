@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/lines.c: where an observation's rows were read from, so that a
  * part of a dataset can be passed on as the very lines of its file (the
  * MPI runs of `check` send each process only the observations it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/longrun.c: autocorrelated intervals and the PCA box's halves:
  * lag-1 autocorrelation and its significance, Andrews' bandwidth, the
  * Newey-West (Bartlett) long-run covariance, prewhitening's degrees of

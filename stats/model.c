@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/model.c: a model's counters as dataset events.  Each μDD counter
  * declares the hardware event it is read from; the region of an
  * observation for a model uses those events, in counter order. */

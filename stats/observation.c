@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/observation.c: what a loaded dataset answers: its observations,
  * events and intervals, and one observation's per-interval rates and
  * counting resolution over a list of events. */

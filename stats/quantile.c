@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/quantile.c: the quantiles that size every region (GSL): the
  * Sidak-corrected per-axis t, Hotelling's T^2, the choice between the
  * full-covariance and diagonal rules, and their inverses for p-values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/region.c: confidence regions for an observation's mean rate vector:
  * mean, covariance with missing samples, the degenerate-case floor, the
  * eigen-decomposition (LAPACKE dsyevd) and the quantiles (GSL) that size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/region.h: counter datasets and confidence regions.
  *
  * A dataset is the long CSV of docs/statistics.md (observation, interval, event,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/stats_int.h: what the stats files share (not public; the names
  * carry the stats_ prefix for `make check-symbols`). */
 #ifndef CP_STATS_INT_H

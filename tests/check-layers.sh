@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/check-layers.sh [ROOT]: modules depend downward only.  Each module
 # has a layer; a file of a module may include its own module's headers and
 # those of modules in lower layers, never a header of its own layer's other

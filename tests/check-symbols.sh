@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/check-symbols.sh OBJDIR [SHARED "HEADERS"]: every global symbol a
 # module defines must carry the module's prefix (docs/architecture.md's
 # table), so no module leaks names.  With SHARED (libcounterpoint.so):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/install.sh: `make install` into a temporary DESTDIR and prefix, and
 # what a user of the installed tree relies on:
 #  - the files: the command, both libraries (soname libcounterpoint.so.0),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """datasets/linux/coldmap.py: a workload with major page faults.  Writes a
 file, syncs it and asks the kernel to drop its cached pages
 (POSIX_FADV_DONTNEED), then maps it without readahead (MADV_RANDOM) and

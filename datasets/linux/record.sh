@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # datasets/linux/record.sh: the exact commands that recorded
 # datasets/linux/faults.csv: seven real programs, each one observation,
 # under `counterpoint record` with the events models/linux/faults.udd

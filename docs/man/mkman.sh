@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # docs/man/mkman.sh BIN OUTDIR: the manual pages, made from the command's
 # own help.  counterpoint(1) from `BIN --help`, counterpoint-CMD(1) from
 # `BIN help CMD` for every command `--help` lists.  The --help texts in

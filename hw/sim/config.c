@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/config.c: the machine's parameters, each declared once with its
  * default (public Haswell figures) and meaning; read from "key = value"
  * files and checked before a machine is built. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/machine.c: the simulated MMU.  A memory μop looks up the L1 DTLB
  * and the STLB; a miss takes a walk MSHR (or merges into one), consults
  * the paging-structure caches and walks a 4-level radix table built by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/machine_int.h: the simulated machine's state, shared by
  * hw/sim/machine.c (the μop path: lookups, walks, prefetches, replays)
  * and hw/sim/machine_new.c (building and freeing a machine, its

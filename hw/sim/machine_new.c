@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/machine_new.c: building a simulated machine from its
  * configuration (TLBs, paging-structure caches, caches, the page-table
  * root, MSHRs and queues), freeing it, and reading its counters. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/mmu.h: the bundled Haswell-like data-side MMU simulator.  Memory
  * μops traverse simulated structures (L1 DTLBs, STLB, paging-structure
  * caches, a page walker whose loads go through an L1/L2/L3 cache model,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/run.c: one observation = one workload run on one machine,
  * counted the way perf counts: P physical counters, the selected events
  * in groups of P rotated round-robin every mux slice of simulated time;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/sa.h: the simulator's set-associative arrays with true LRU (the
  * TLBs, the paging-structure caches and the data caches), internal to
  * hw/sim/machine.c.  Kept in a header of static inline functions so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/sim_int.h: what hw/sim/run.c needs of the workloads and the
  * machine beyond mmu.h: the next μops in a batch, and the μop stream run
  * by the machine many μops a call.  Internal to hw/sim/. */

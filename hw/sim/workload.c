@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/workload.c: the address streams the machine runs: linear
  * (footprint, stride, direction, store share), random (footprint, store
  * share), recorded valgrind lackey traces (replayed in a loop) and phased

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """counterpoint: test processor models against hardware event counters.
 
 A ctypes binding over libcounterpoint.so (no compiled extension).  It

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The Python binding against the command: every answer it gives must be
 the one `bin/counterpoint` gives on the same files (the command is the
 reference; both run the same library).  Run from the repository root:

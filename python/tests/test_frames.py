@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The binding with pandas, its errors and its reprs, against the command:
 Dataset.from_frame (long and wide frames) gives check's verdicts on the
 same counts; Verdicts.to_frame() and violations(), Model.region() and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/bench_workload_pages.sh: 2M and 1G pages run where the system
 # has them reserved and fail with an explicit reason (exit 2) where not.
 CP=${CP:-bin/counterpoint}

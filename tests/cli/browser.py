@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/browser.py: headless Chromium driven over the DevTools
 # protocol on a pipe (--remote-debugging-pipe: commands on its fd 3,
 # replies on fd 4, each a JSON message ended by NUL), with python3's

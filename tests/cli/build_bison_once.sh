@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/build_bison_once.sh: bison's two outputs come from one run of
 # one rule, so `make -j2` on a clean tree cannot run two bisons writing the
 # same files at once (it failed about one build in four).  make -n on a

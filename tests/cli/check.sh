@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/check.sh: `counterpoint check` end to end on walk_basic.udd and
 # walk_pde_early.udd with a generated dataset: observations made from the
 # model's own flows are feasible; one with more PDE-cache misses than walks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/check_layers.sh: the layer check passes on the tree and fails,
 # naming the file, line and both modules, when a module includes a header
 # of its own layer's sibling or of a layer above it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/check_sim.sh: `counterpoint check` on the simulator's data.  A
 # machine whose PDE cache is looked up before the walk starts
 # (`sim --features pde_early`) breaks walk_basic.udd's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/cone_big.sh: an equality beyond 64 bits is kept exactly, never
 # refused: `counterpoint cone` prints it (text and JSON) and it holds, in
 # exact integers, on every signature; `check` still checks, with the

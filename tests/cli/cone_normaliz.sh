@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/cone_normaliz.sh: `counterpoint cone` finds exactly Normaliz's
 # facets (normaliz -x=1 -s) on cones of each kind the speed comparison
 # uses: sparse and dense random rows (bench/cone_cases.py), and a model's

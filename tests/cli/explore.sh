@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore.sh: `counterpoint explore` end to end.  Usage errors
 # exit 2; on a small simulator run with walk merging on, the baseline is
 # refuted by "retired STLB-missing loads <= walks"; the default search

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_abort.sh: regions that keep correlation find a
 # feature switched on.  A machine with the prefetcher and aborts, 100
 # autocorrelated intervals of 28 counters: with the automatic treatment of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_alternatives.sh: a simulated machine with a PML4E
 # cache, 1G pages: walks with a single reference, which a PML4E cache and
 # walk bypassing both explain.  explore proves both minimal (and a third,

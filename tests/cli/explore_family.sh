@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tier: full
 # tests/cli/explore_family.sh: the sweep of issue 44 (seed 50178, every
 # feature on): before, the true model failed one of 32 observations (a

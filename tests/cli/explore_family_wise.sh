@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_family_wise.sh: claims at the family-wise level, on
 # data of known truth (tests/data/family/line.udd: the data were drawn
 # from the baseline, a = b).  At 99% each, one of the 40 observations

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_flows.sh: explore bounds the flows of every proven
 # minimal model exactly as `counterpoint flows --with` that model does:
 # the "flows" of each minimal model in explore --json equal flows --json's

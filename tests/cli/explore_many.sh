@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_many.sh: explore over more candidate features than its
 # claims enumerate (27 > 24) searches and reports, every claim undecided
 # with the limit named (it said "out of memory", exit 3); restricted to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_minimal.sh: the default search lists every minimal
 # model, proven.  On this simulator run (the machine has prefetch,
 # prefetch_stlb_miss, prefetch_stores, merge and bypass) four models are

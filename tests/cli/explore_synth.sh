@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/explore_synth.sh: explore on a family whose claims are known
 # (tests/data/explore/synth.udd, its header says which): every kind of
 # claim proven by the default search with its targeted checks, the same

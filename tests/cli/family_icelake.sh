@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/family_icelake.sh: models/icelake/mmu.udd and
 # models/sapphirerapids/mmu.udd (the same μDD with Golden Cove's codes) on
 # the simulator speaking their events (sim --cpu icelake, sapphirerapids:

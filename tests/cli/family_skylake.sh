@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/family_skylake.sh: models/skylake/mmu.udd on the simulator
 # speaking Skylake's events (sim --cpu skylake: no PDE-cache or walker
 # events, STLB hits of any size, MEM_INST_RETIRED).  Walks started and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/family_zen3.sh: models/zen3/mmu.udd on the simulator speaking
 # Zen 3's events (sim --cpu zen3: ops dispatched, L1 DTLB reloads from the
 # L2 DTLB or after a walk, walks started; loads and stores together).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/family_zen4.sh: models/zen4/mmu.udd on the simulator speaking
 # Zen 4's events (sim --cpu zen4: Zen 3's without the walker event).
 # Only more L1 DTLB misses than ops dispatched shows anything: replays

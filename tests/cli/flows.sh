@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/flows.sh: `counterpoint flows --json` (schema 1) on the small
 # merge model: the report's structure, the infeasible observation without
 # bounds, every shape's bounds bracketing the value the observation's mean

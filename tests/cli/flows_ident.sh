@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/flows_ident.sh: identifiability in the flow bounds, on data of
 # known truth.  tests/data/flows/walk_cache.udd: a walk cache hit costs
 # one reference, so does a bypassed walk, and only load.skipped tells

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/flows_truth.sh: `counterpoint flows` against the simulator's
 # ground truth.  For merge, abort, prefetch and replay, simulate a machine
 # with that one feature on three workloads (no multiplexing, so the data

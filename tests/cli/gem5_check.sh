@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/gem5_check.sh: the gem5 example of docs/recording.md runs as
 # documented.  The indented block of its "gem5 statistics" section is a
 # transcript: each "$ " line a command, run in order in one shell (in a

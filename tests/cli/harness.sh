@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/harness.sh: the unit-test harness reports a passed, a failed and
 # a skipped test as such (a skip is never counted as a pass), and run.sh's
 # counting reads those lines.

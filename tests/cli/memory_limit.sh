@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/memory_limit.sh: under an address-space limit (ulimit -v, as
 # batch schedulers and containers bound jobs) every command returns: it
 # works when the limit holds what it needs, and otherwise exits 3 saying

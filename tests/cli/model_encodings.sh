@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/model_encodings.sh: every bundled processor model's events,
 # as `record --dry-run --pmu PMU` encodes them (LIBPFM_ENCODE_INACTIVE=1:
 # on any machine), are the codes of the vendor's own list

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tier: full
 # tests/cli/mpi.sh: check and explore under mpirun (bin/counterpoint-mpi,
 # docs/mpi.md) print what one process prints, for 1, 2 and 3 processes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/output_targets.sh: what -o does with each kind of target (here
 # through `counterpoint sim`; every command writes through the same code):
 # a regular file keeps its mode and hard links, a symlink stays a link to

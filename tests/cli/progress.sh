@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/progress.sh: long work shows its progress on a terminal (one
 # line on stderr, redrawn in place and erased at the end) and never when
 # stderr is not one.  `script` gives the command a terminal.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/python.sh: the Python binding's unittest suite
 # (python/tests/), over build/libcounterpoint.so.0.  The interpreter is
 # $PYTHON, else the first python3 on the machine that has NumPy and pandas

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tier: full
 # tests/cli/python_venv.sh: the Python package as a user installs it,
 # offline.  In a fresh virtual environment (python3 -m venv

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_append.sh: --append starts a new file with the header,
 # adds later observations without a second header, and refuses a file
 # that is not a dataset or already has the observation.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_attach.sh: record attaches as perf stat does, with the
 # kernel's software events (no PMU needed).  -p PID counts a running
 # process until it exits, or until SIGINT, which leaves it running; -a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_check.sh: the real-hardware path end to end on real
 # counters.  The bundled recordings (datasets/linux/faults.csv) and a fresh
 # one made here are feasible for models/linux/faults.udd; the bundled ones

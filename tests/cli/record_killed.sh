@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_killed.sh: a workload killed halfway leaves a valid
 # dataset up to its last interval, and its signal is reported (exit
 # 128 + 9, as a shell reports it).

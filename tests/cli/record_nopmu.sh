@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_nopmu.sh: on a machine without a hardware PMU, asking for
 # a hardware event says so in one sentence (exit 2), whether the name is
 # perf's, a vendor's, libpfm4's or raw; `--pmu` blames the PMU it names.

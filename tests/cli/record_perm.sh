@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_perm.sh: an unprivileged user under perf_event_paranoid
 # >= 2 is told the setting and what to do; --user-only then works.  Runs
 # the recorder as 'nobody' through setpriv; skipped when not root.

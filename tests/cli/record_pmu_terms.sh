@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_pmu_terms.sh: perf's PMU syntax in record -e, commas
 # and all: software/config=2,config1=0/ is page-faults (type 1, config 2),
 # so in one group with page-faults it counts the same faults: the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_signal.sh: SIGTERM sent to the recorder is passed on to
 # the command; the recorder writes the last interval, reports the signal
 # and exits with the command's status, 128 + 15, leaving a valid dataset.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/region_corr.sh: `region`'s correlations are Pearson's r over
 # the intervals two counters were counted in together (|r| <= 1 whatever
 # multiplexing left out), and pairs counted together in fewer than 10

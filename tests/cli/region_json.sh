@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/region_json.sh: `region --json` is valid JSON (schema 1) with
 # the text report's numbers, also for names that are not UTF-8.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/report.sh: `check --html` and `explore --html` end to end.
 # The page is self-contained (no script, nothing fetched, a CSP that
 # forbids fetching); every plot is well-formed SVG with both axes named

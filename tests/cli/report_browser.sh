@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tier: full
 # tests/cli/report_browser.sh: the HTML reports in a real browser.
 # Headless Chromium, driven over the DevTools protocol on a pipe

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/sim-m0.sh: the simulator's baseline (no features) obeys the
 # conventional model m0 of docs/haswell.md in every interval of every sweep
 # observation, counted without multiplexing: walks started = completed,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/sim_phases.sh: a phased program makes the counter rates of an
 # observation move together, as on real machines: `counterpoint region`
 # finds at least a quarter of the counter pairs correlated above 0.9 in the

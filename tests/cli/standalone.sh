@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/standalone.sh: the project stands alone.  Every relative link in
 # its Markdown resolves to a file in the repository, and no tracked file
 # names a path outside it (an absolute path under a home or work folder, a

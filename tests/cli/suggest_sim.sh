@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/suggest_sim.sh: suggest rediscovers a feature's μpaths.  For
 # merge and pde_early, data simulated with the feature on (three
 # workloads; bench/suggest_evidence.sh, the table of docs/suggest.md) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/threads_same.sh: a report does not depend on --threads.  Every
 # run of 256 observations (FEAS_CHUNK) is checked from a fresh LP whatever
 # the thread count, so even explanations taken from a warm-started LP's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/truth.py: the simulator's true flows, for the tests that hold
 # flow bounds against them (flows_truth.sh, explore_flows.sh).  For a
 # dataset and its `sim --truth` file: per (observation, feature) the true

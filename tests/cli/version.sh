@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/version.sh: one version everywhere (docs/versions.md):
 # cp_version() (what --version prints first), CITATION.cff, and, when the
 # checkout is at a release tag vX.Y.Z, that tag.

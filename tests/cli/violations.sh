@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/violations.sh: check and explore list the violated constraints
 # an observation (a model) the largest margins (the most observations)
 # first, at most --violations N of them (default 5, 0: every one), and say

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_dataset.c: libFuzzer target for the dataset loader
  * (stats/dataset.c): any byte string must load or fail with a message,
  * and every observation of a dataset that loads must give its rates and

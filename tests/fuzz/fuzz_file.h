@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_file.h: for fuzz targets whose parser reads a path: the
  * input as an anonymous in-memory file (memfd), named /proc/self/fd/N, so
  * the real fopen path runs and nothing is left on disk. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_lackey.c: libFuzzer target for the simulator's valgrind
  * lackey trace reader (hw/sim/workload.c, `sim --workload trace:FILE`):
  * any file must load or fail with a message, and a trace that loads must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_parser.c: libFuzzer target for the μDD compiler: any
  * byte string must parse or fail cleanly, and a model that passes its
  * checks must enumerate (under a small signature limit) and draw without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_perfstat.c: libFuzzer target for the `perf stat`
  * importer (hw/perfstat.c), every variant (CSV with any separator, JSON,
  * the human-readable output): any byte string must convert or fail with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/fuzz/fuzz_simconfig.c: libFuzzer target for the simulator's
  * --config parser (hw/sim/config.c): any file must load or fail with a
  * message; a configuration that passes its check must build a machine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/check.h: the unit-test harness.  A test program is a list of
  * `static void test_NAME(void)` functions run by RUN(); each prints one line
  * "PASS: prog:NAME", "FAIL: prog:NAME" (with the failed checks before it)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/dataset_same.h: whether two loads of one text came out the
  * same, field by field of the loader's layout (stats/dataset_int.h): the
  * status, the error with its detail, every message, and the dataset's

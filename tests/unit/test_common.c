@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_common.c: error records, buffers, allocation failure
  * injection and atomic writes. */
 #include <fcntl.h>

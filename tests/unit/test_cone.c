@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_cone.c: the exact cone on cones whose constraints are
  * known by hand: the orthant, simplicial cones, cones over a square and a
  * cube, a lower-dimensional cone in R^5, one ray, two rays, many

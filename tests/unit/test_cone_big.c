@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_cone_big.c: the cone's limits say what they counted, and
  * facet normals beyond 64 bits stay exact (GMP), against a brute-force
  * oracle in GMP that shares no code with geometry/: every (d-1)-subset of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_cone_oracle.c: the cone against a brute-force oracle.
  *
  * For random small signature sets (k <= 6 counters, fixed seeds) the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_constraint.c: geometry's exact constraint algebra, the
  * one implementation the cone, the solver and explore share:
  * cone_equalities, cone_vec_primitive and cone_readable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_explore.c: the feature-space search on synthetic model
  * families whose answers are known.  A synthetic family has constraints
  * c0..c15 (bits); feature f removes the constraints in relax[f] when its

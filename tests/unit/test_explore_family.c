@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_explore_family.c: the real evaluator (signatures, LP,
  * regions) on a toy model family and a synthetic dataset whose answer is
  * known: the data need feature `extra` and nothing else. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_feas.c: the feasibility solver: verdicts on regions
  * built by hand, violated constraints from listed H-representations and
  * from certificates, the exact re-check of borderline boxes, NNLS, the

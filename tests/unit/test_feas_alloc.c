@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_feas_alloc.c: every allocation of the solver fails in
  * turn (cp_alloc_fail_at) while a model is built and an infeasible region
  * of each shape is checked and explained: each run must end in CP_OK or

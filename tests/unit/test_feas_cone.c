@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_feas_cone.c: the solver against the geometry module's
  * exact H-representation on random cones of 5 to 8 counters (beyond the
  * brute force of test_feas.c), including cones with equalities.  The box

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_feas_large.c: large counts lose no violations.  On
  * models/examples/walk_basic.udd, load.pde_miss <= load.causes_walk is a
  * facet; observations where pde_miss = causes_walk + 1500 in every interval

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_feas_lib.h: helpers for the solver's unit tests: a fixed
  * random generator, regions built by hand (mean, covariance of the mean,
  * PCA axes, boxes and the ellipsoid at one quantile), and brute-force

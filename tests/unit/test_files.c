@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_files.c: common/files.c: outputs that are inputs, a
  * hard-linked target on a full disk, stale temporary files, locks for
  * appends, and the readers (lines of any length, NUL bytes, endless

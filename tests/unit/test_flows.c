@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_flows.c: flow bounds (solver/flows.c) on cases whose
  * answer is known in closed form (flows identified by the counters, box
  * vertices, the ellipsoid's support function), on random instances that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_hec_encode.c: event names to perf_event encodings.
  * Hardware names are encoded for Haswell through libpfm4's inactive-PMU
  * mode (LIBPFM_ENCODE_INACTIVE=1, set before libpfm4 starts), so the

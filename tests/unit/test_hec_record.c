@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_hec_record.c: live recordings of the kernel's software
  * events (they work on every Linux machine, PMU or not): the dataset's
  * shape, the command's exit status and signal, exec failures, signal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_mmu.c: accounting tests of the MMU simulator: for every
  * counter, a tiny workload whose correct count follows from its
  * construction; and the conventional-model (m0) relations on a baseline

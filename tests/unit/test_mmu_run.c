@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_mmu_run.c: runs of the MMU simulator: the dataset
  * format, multiplexing (P counters, round-robin groups, no noise with
  * P >= events), determinism for a seed, ground truth, workloads (linear,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_perfstat.c: the perf stat importer on real captures
  * (tests/data/perf), every variant perf writes, the scaling rule, runs
  * pooled as intervals, perf stat -r summaries, and every bad-input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_pipe_run.c: pipe_run, the one-call pipeline: verdicts
  * and violated constraints on a dataset with a known answer, its errors
  * (located), a dataset none of whose observations is usable, and every

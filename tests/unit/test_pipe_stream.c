@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_pipe_stream.c: the streamed check (pipe_check_stream,
  * what `counterpoint check` runs) gives what building every region and
  * then checking them (pipe_check) gives: the same usable observations and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_region.c: known answers for the quantiles (tabulated
  * chi^2, F and t values), the eigen-decomposition, a small region worked
  * by hand, and the degenerate-case rule. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_region_coverage.c: do the regions hold the true mean as
  * often as they claim?  Correlated Gaussian samples with a known mean
  * (fixed seeds), dimensions 2, 5 and 20, 1000 trials each: the ellipsoid

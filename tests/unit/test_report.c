@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_report.c: the HTML report's parts.  Escaping; which
  * counters a plot takes; the plot's structure (every shape, both axes with
  * the counters' names, a legend row for every shape, the zoomed panel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_stats_dataset.c: the long CSV loader (every validation
  * error, all bad rows reported), accessors, rates and resolution. */
 #include <stdio.h>

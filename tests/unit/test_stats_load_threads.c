@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_stats_load_threads.c: the dataset loader on threads
  * (stats/dataset.c): the lines after the header cut into ranges, parsed
  * apart and joined, must give for every text what one thread gives: the

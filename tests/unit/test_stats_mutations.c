@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_stats_mutations.c: the dataset loader and the perf
  * importer on mutated copies of the committed captures (fixed seed):
  * every input either loads or fails with CP_EINPUT and a located message;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_udd.c: the μDD compiler: semantics of decisions and
  * features, the memoised enumeration against brute force on random
  * models, limits, and every allocation failure path. */

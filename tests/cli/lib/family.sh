@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/lib/family.sh: the end-to-end test every processor model
 # family gets, as models/haswell/mmu.udd gets it (tests/cli/explore*.sh):
 # the simulator, speaking that processor's events (sim --cpu), runs a

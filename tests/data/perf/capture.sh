@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/data/perf/capture.sh: re-creates the perf stat captures in this
 # folder (run from this folder, as root or with perf_event_paranoid <= 0 for
 # the -a captures).  Each command is also listed in README.md.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A small workload with phases: it allocates and frees buffers of varying
 # size (page faults), busy-loops (task-clock) and sleeps (context switches),
 # so every software event moves from one 100 ms interval to the next.
