@@ -236,6 +236,8 @@ struct report {
 	const unsigned char *refutes;   /* per observation, at the family's level */
 	size_t n_refuting;
 	size_t max_violations;    /* listed an observation (0: all), text only */
+	const struct pipe_options *opt;
+	size_t n_obs, n_unusable;
 };
 
 static const char *origin_of(const struct feas_violation *v)
@@ -266,70 +268,76 @@ static void family_text(const struct report *r, struct cp_buf *b)
 	pipe_family_put_claim(b, r->family, r->infeasible, r->n_refuting);
 }
 
-static int report_text(struct report *r, struct cp_buf *b)
+/* Observation i of r->pd (result res) as text: its verdict's line and
+ * the violated constraints, counted for the summary. */
+static int obs_text(struct report *r, size_t i, const struct feas_result *res,
+		    struct cp_buf *b, struct cp_buf *rel)
 {
 	const struct pipe_data *pd = r->pd;
 	const struct pipe_options *o = pipe_data_options(pd);
 	const struct stats_dataset *d = pipe_data_dataset(pd);
-	size_t n = pipe_data_n_observations(pd), i, j, nu = pipe_data_n_unusable(pd);
-	struct cp_buf rel;
+	const char *name = stats_dataset_observation(d, i);
+	size_t j;
 
-	cp_buf_init(&rel);
-	for (i = 0; i < n; i++) {
-		const struct feas_result *res = &r->res[i];
-		const char *name = stats_dataset_observation(d, i);
-
-		if (!pipe_data_region(pd, i)) {
-			/* where its rows start, so that they can be found */
-			cp_buf_printf(b, "%s: unusable (%s; its rows from %s:%u)\n", name,
-				      pipe_data_unusable(pd, i), stats_dataset_path(d),
-				      stats_dataset_observation_line(d, i));
-			continue;
-		}
-		r->infeasible += !res->feasible;
-		/* puts, not printf: a line an observation, 10^5 of them */
-		cp_buf_puts(b, name);
-		cp_buf_puts(b, res->feasible ? ": feasible" : ": INFEASIBLE");
-		if (o->shape == FEAS_ELLIPSOID)
-			cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
-				      pipe_data_region(pd, i)->q, res->p_value);
-		if (pipe_verdict_note(res))
-			cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
-		if (pipe_data_region(pd, i)->runs)
-			cp_buf_printf(b, " (a perf stat -r summary of %zu runs: "
-				      "correlations unknown, %s)",
-				      pipe_data_region(pd, i)->runs,
-				      o->shape == FEAS_ELLIPSOID ? "the ellipsoid "
-				      "through the independent box's corners" :
-				      "the independent box");
-		else if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
-			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
-				    "covariance)");
-		if (pipe_data_region(pd, i)->dof_floored)
-			cp_buf_puts(b, " (autocorrelated and short: the region may be "
-				    "too small)");
-		cp_buf_puts(b, "\n");
-		/* the largest margins first (solver/feas.h); every one is
-		 * counted for the summary, the first max_violations listed */
-		for (j = 0; j < res->n_violations; j++) {
-			const struct feas_violation *v = &res->violations[j];
-
-			if (violation_text(r, v, &rel))
-				goto nomem;
-			if (r->max_violations && j >= r->max_violations)
-				continue;
-			cp_buf_printf(b, "    violates %s   margin %.3g sd",
-				      rel.data ? rel.data : "", v->margin);
-			if (v->index == FEAS_NO_INDEX)
-				cp_buf_printf(b, "   [%s]", origin_of(v));
-			cp_buf_puts(b, "\n");
-		}
-		if (r->max_violations && res->n_violations > r->max_violations)
-			cp_buf_printf(b, "    ... and %zu more violated constraint%s "
-				      "(--violations 0 lists every one)\n",
-				      res->n_violations - r->max_violations,
-				      res->n_violations - r->max_violations == 1 ? "" : "s");
+	if (!pipe_data_region(pd, i)) {
+		/* where its rows start, so that they can be found */
+		cp_buf_printf(b, "%s: unusable (%s; its rows from %s:%u)\n", name,
+			      pipe_data_unusable(pd, i), stats_dataset_path(d),
+			      stats_dataset_observation_line(d, i));
+		return 0;
 	}
+	r->infeasible += !res->feasible;
+	/* puts, not printf: a line an observation, 10^5 of them */
+	cp_buf_puts(b, name);
+	cp_buf_puts(b, res->feasible ? ": feasible" : ": INFEASIBLE");
+	if (o->shape == FEAS_ELLIPSOID)
+		cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
+			      pipe_data_region(pd, i)->q, res->p_value);
+	if (pipe_verdict_note(res))
+		cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
+	if (pipe_data_region(pd, i)->runs)
+		cp_buf_printf(b, " (a perf stat -r summary of %zu runs: "
+			      "correlations unknown, %s)",
+			      pipe_data_region(pd, i)->runs,
+			      o->shape == FEAS_ELLIPSOID ? "the ellipsoid "
+			      "through the independent box's corners" :
+			      "the independent box");
+	else if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
+		cp_buf_puts(b, " (diagonal rule: too few samples for the full "
+			    "covariance)");
+	if (pipe_data_region(pd, i)->dof_floored)
+		cp_buf_puts(b, " (autocorrelated and short: the region may be "
+			    "too small)");
+	cp_buf_puts(b, "\n");
+	/* the largest margins first (solver/feas.h); every one is
+	 * counted for the summary, the first max_violations listed */
+	for (j = 0; j < res->n_violations; j++) {
+		const struct feas_violation *v = &res->violations[j];
+
+		if (violation_text(r, v, rel))
+			return -1;
+		if (r->max_violations && j >= r->max_violations)
+			continue;
+		cp_buf_printf(b, "    violates %s   margin %.3g sd",
+			      rel->data ? rel->data : "", v->margin);
+		if (v->index == FEAS_NO_INDEX)
+			cp_buf_printf(b, "   [%s]", origin_of(v));
+		cp_buf_puts(b, "\n");
+	}
+	if (r->max_violations && res->n_violations > r->max_violations)
+		cp_buf_printf(b, "    ... and %zu more violated constraint%s "
+			      "(--violations 0 lists every one)\n",
+			      res->n_violations - r->max_violations,
+			      res->n_violations - r->max_violations == 1 ? "" : "s");
+	return 0;
+}
+
+/* The text report's summary, after every observation's lines. */
+static void summary_text(struct report *r, struct cp_buf *b)
+{
+	const struct pipe_options *o = r->opt;
+	size_t n = r->n_obs, nu = r->n_unusable, i;
+
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
 	cp_buf_printf(b, "\n%zu observation%s, %zu infeasible", n, n == 1 ? "" : "s",
@@ -353,22 +361,13 @@ static int report_text(struct report *r, struct cp_buf *b)
 	if (i < r->n_tally)
 		cp_buf_printf(b, "  ... and %zu more violated constraint%s\n",
 			      r->n_tally - i, r->n_tally - i == 1 ? "" : "s");
-	cp_buf_release(&rel);
-	return 0;
-nomem:
-	cp_buf_release(&rel);
-	return -1;
 }
 
-static int report_json(struct report *r, struct cp_buf *b)
+/* The JSON report's opening, before its observations. */
+static void head_json(struct report *r, struct cp_buf *b)
 {
-	const struct pipe_data *pd = r->pd;
-	const struct pipe_options *o = pipe_data_options(pd);
-	const struct stats_dataset *d = pipe_data_dataset(pd);
-	size_t n = pipe_data_n_observations(pd), k = pipe_data_n_counters(pd), i, j, c;
-	struct cp_buf rel;
+	const struct pipe_options *o = r->opt;
 
-	cp_buf_init(&rel);
 	cp_buf_puts(b, "{\n\"model\": ");
 	cli_json_string(b, r->model_path);
 	cp_buf_puts(b, ",\n\"data\": ");
@@ -376,69 +375,92 @@ static int report_json(struct report *r, struct cp_buf *b)
 	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
 		      "\"facets_listed\": %s,\n\"observations\": [", cli_region_name(o->shape),
 		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
-	for (i = 0; i < n; i++) {
-		const struct feas_result *res = &r->res[i];
+}
 
-		cp_buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-		cli_json_string(b, stats_dataset_observation(d, i));
-		if (!pipe_data_region(pd, i)) {
-			cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
-			cli_json_string(b, pipe_data_unusable(pd, i));
-			cp_buf_puts(b, ", \"file\": ");
-			cli_json_string(b, stats_dataset_path(d));
-			cp_buf_printf(b, ", \"line\": %u", stats_dataset_observation_line(d, i));
-			cp_buf_puts(b, "}");
-			continue;
-		}
-		r->infeasible += !res->feasible;
-		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
-			      "\"undecided\": %s, "
-			      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
-			      res->feasible ? "true" : "false",
-			      res->borderline ? "true" : "false",
-			      res->undecided ? "true" : "false",
-			      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
-			      "diagonal" : "full",
-			      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
-			      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
-		if (pipe_data_region(pd, i)->runs)
-			cp_buf_printf(b, ", \"runs\": %zu", pipe_data_region(pd, i)->runs);
-		if (o->shape == FEAS_ELLIPSOID) {
-			cp_buf_puts(b, ", \"d2\": ");
-			json_num(b, res->d2);
-			cp_buf_puts(b, ", \"p_value\": ");
-			json_num(b, res->p_value);
-		}
-		cp_buf_printf(b, ", \"refutes\": %s", r->refutes[i] ? "true" : "false");
-		cp_buf_puts(b, ", \"violations\": [");
-		for (j = 0; j < res->n_violations; j++) {
-			const struct feas_violation *v = &res->violations[j];
+/* Observation i of r->pd as a JSON object (first: the first one),
+ * "refutes" r->refutes[i], or left out when refutes_at is not NULL:
+ * *refutes_at is then where it goes in b (the family-wise check comes
+ * after every observation). */
+static int obs_json(struct report *r, size_t i, int first,
+		    const struct feas_result *res, struct cp_buf *b,
+		    struct cp_buf *rel, size_t *refutes_at)
+{
+	const struct pipe_data *pd = r->pd;
+	const struct pipe_options *o = pipe_data_options(pd);
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	size_t k = pipe_data_n_counters(pd), j, c;
 
-			if (violation_text(r, v, &rel))
-				goto nomem;
-			cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
-			cli_json_string(b, rel.data ? rel.data : "");
-			cp_buf_puts(b, ", \"coefficients\": [");
-			for (c = 0; c < k; c++)
-				cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
-			cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
-				      "\"origin\": \"%s\", \"margin\": ",
-				      v->is_equality ? "true" : "false",
-				      v->is_facet ? "true" : "false",
-				      v->exact ? "true" : "false", origin_of(v));
-			json_num(b, v->margin);
-			cp_buf_puts(b, ", \"centre_sd\": ");
-			json_num(b, v->mean_sd);
-			cp_buf_puts(b, "}");
-		}
-		cp_buf_puts(b, "]}");
+	cp_buf_puts(b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
+	cli_json_string(b, stats_dataset_observation(d, i));
+	if (!pipe_data_region(pd, i)) {
+		cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
+		cli_json_string(b, pipe_data_unusable(pd, i));
+		cp_buf_puts(b, ", \"file\": ");
+		cli_json_string(b, stats_dataset_path(d));
+		cp_buf_printf(b, ", \"line\": %u", stats_dataset_observation_line(d, i));
+		cp_buf_puts(b, "}");
+		return 0;
 	}
+	r->infeasible += !res->feasible;
+	cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
+		      "\"undecided\": %s, "
+		      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
+		      res->feasible ? "true" : "false",
+		      res->borderline ? "true" : "false",
+		      res->undecided ? "true" : "false",
+		      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
+		      "diagonal" : "full",
+		      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
+		      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
+	if (pipe_data_region(pd, i)->runs)
+		cp_buf_printf(b, ", \"runs\": %zu", pipe_data_region(pd, i)->runs);
+	if (o->shape == FEAS_ELLIPSOID) {
+		cp_buf_puts(b, ", \"d2\": ");
+		json_num(b, res->d2);
+		cp_buf_puts(b, ", \"p_value\": ");
+		json_num(b, res->p_value);
+	}
+	cp_buf_puts(b, ", \"refutes\": ");
+	if (refutes_at)
+		*refutes_at = b->len;
+	else
+		cp_buf_puts(b, r->refutes[i] ? "true" : "false");
+	cp_buf_puts(b, ", \"violations\": [");
+	for (j = 0; j < res->n_violations; j++) {
+		const struct feas_violation *v = &res->violations[j];
+
+		if (violation_text(r, v, rel))
+			return -1;
+		cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
+		cli_json_string(b, rel->data ? rel->data : "");
+		cp_buf_puts(b, ", \"coefficients\": [");
+		for (c = 0; c < k; c++)
+			cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
+		cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
+			      "\"origin\": \"%s\", \"margin\": ",
+			      v->is_equality ? "true" : "false",
+			      v->is_facet ? "true" : "false",
+			      v->exact ? "true" : "false", origin_of(v));
+		json_num(b, v->margin);
+		cp_buf_puts(b, ", \"centre_sd\": ");
+		json_num(b, v->mean_sd);
+		cp_buf_puts(b, "}");
+	}
+	cp_buf_puts(b, "]}");
+	return 0;
+}
+
+/* The JSON report's summary and end. */
+static void summary_json(struct report *r, struct cp_buf *b)
+{
+	size_t i;
+
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
 	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
 		      "\"unusable\": %zu, \"family\": {\"confidence\": %g, \"level\": %.10g, "
 		      "\"observations\": %zu, \"refuting\": %zu, \"refuted\": %s}, "
-		      "\"violated\": [", n, r->infeasible, pipe_data_n_unusable(pd),
+		      "\"violated\": [", r->n_obs, r->infeasible, r->n_unusable,
 		      pipe_family_confidence(r->family), pipe_family_level(r->family),
 		      pipe_family_n(r->family), r->n_refuting,
 		      r->n_refuting ? "true" : "false");
@@ -448,11 +470,29 @@ static int report_json(struct report *r, struct cp_buf *b)
 		cp_buf_printf(b, ", \"observations\": %zu}", r->tally[i].count);
 	}
 	cp_buf_puts(b, "]}\n}\n");
+}
+
+/* The whole report of a dataset checked whole. */
+static int report_whole(struct report *r, int json, struct cp_buf *b)
+{
+	size_t i;
+	struct cp_buf rel;
+	int rc = 0;
+
+	cp_buf_init(&rel);
+	if (json)
+		head_json(r, b);
+	for (i = 0; i < r->n_obs && !rc; i++)
+		rc = json ? obs_json(r, i, i == 0, &r->res[i], b, &rel, NULL) :
+			obs_text(r, i, &r->res[i], b, &rel);
+	if (!rc) {
+		if (json)
+			summary_json(r, b);
+		else
+			summary_text(r, b);
+	}
 	cp_buf_release(&rel);
-	return 0;
-nomem:
-	cp_buf_release(&rel);
-	return -1;
+	return rc;
 }
 
 /* For --html: the flow bounds of the model's features on every feasible
@@ -646,7 +686,10 @@ int cli_check(int argc, char **argv)
 	rep.res = res;
 	rep.family = family;
 	rep.refutes = refutes;
-	if (json ? report_json(&rep, &b) : report_text(&rep, &b)) {
+	rep.opt = pipe_data_options(pd);
+	rep.n_obs = n;
+	rep.n_unusable = pipe_data_n_unusable(pd);
+	if (report_whole(&rep, json, &b)) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		goto fail;
 	}
