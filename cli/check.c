@@ -378,11 +378,11 @@ static void head_json(struct report *r, struct cp_buf *b)
 }
 
 /* Observation i of r->pd as a JSON object (first: the first one),
- * "refutes" r->refutes[i], or left out when refutes_at is not NULL:
+ * "refutes" as given, or left out when refutes_at is not NULL:
  * *refutes_at is then where it goes in b (the family-wise check comes
  * after every observation). */
 static int obs_json(struct report *r, size_t i, int first,
-		    const struct feas_result *res, struct cp_buf *b,
+		    const struct feas_result *res, int refutes, struct cp_buf *b,
 		    struct cp_buf *rel, size_t *refutes_at)
 {
 	const struct pipe_data *pd = r->pd;
@@ -424,7 +424,7 @@ static int obs_json(struct report *r, size_t i, int first,
 	if (refutes_at)
 		*refutes_at = b->len;
 	else
-		cp_buf_puts(b, r->refutes[i] ? "true" : "false");
+		cp_buf_puts(b, refutes ? "true" : "false");
 	cp_buf_puts(b, ", \"violations\": [");
 	for (j = 0; j < res->n_violations; j++) {
 		const struct feas_violation *v = &res->violations[j];
@@ -483,7 +483,8 @@ static int report_whole(struct report *r, int json, struct cp_buf *b)
 	if (json)
 		head_json(r, b);
 	for (i = 0; i < r->n_obs && !rc; i++)
-		rc = json ? obs_json(r, i, i == 0, &r->res[i], b, &rel, NULL) :
+		rc = json ? obs_json(r, i, i == 0, &r->res[i], r->refutes[i], b, &rel,
+				 NULL) :
 			obs_text(r, i, &r->res[i], b, &rel);
 	if (!rc) {
 		if (json)
@@ -513,6 +514,317 @@ static int html_flows(const struct udd_model *model, udd_features sel,
 	if (!*out || !*status)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	return pipe_flows_bound(*pf, pd, res, threads, *out, *status, err);
+}
+
+/* Back to no observation reported (the tallies freed). */
+static void report_reset(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_tally; i++)
+		cp_free(r->tally[i].text);
+	cp_free(r->tally);
+	r->tally = NULL;
+	r->n_tally = r->infeasible = r->n_refuting = r->n_obs = r->n_unusable = 0;
+}
+
+/* ---- a dataset checked in parts (stats_reader) ---- */
+
+/* The part's observations taken: what the report and the family-wise
+ * check need of them after the part is gone. */
+struct parts {
+	struct report *rep;
+	int json;
+	struct cp_buf *b, rel;
+	size_t usable;
+	size_t *inf_at;           /* JSON: where each infeasible one's "refutes" goes */
+	size_t n_inf, cap_inf;
+	size_t *keep;             /* the part's infeasible observations */
+	struct cp_error strict_err, first_err;  /* the first unusable; observation 0's */
+	int have_strict, first_unusable;
+};
+
+/* Observations [0, m) of the part pd (results res) into the report. */
+static int parts_take(struct parts *p, const struct pipe_data *pd,
+		      const struct feas_result *res, size_t m, size_t *n_keep,
+		      struct cp_error *err)
+{
+	struct report *r = p->rep;
+	size_t i;
+
+	r->pd = pd;
+	*n_keep = 0;
+	for (i = 0; i < m; i++) {
+		size_t at = 0, first = r->n_obs + i == 0;
+		int inf = pipe_data_region(pd, i) && !res[i].feasible;
+
+		if (inf && p->json && p->n_inf == p->cap_inf) {
+			size_t cap = p->cap_inf ? 2 * p->cap_inf : 256;
+			size_t *a = cp_reallocarray(p->inf_at, cap, sizeof *a);
+
+			if (!a)
+				return cp_error_set(err, CP_ENOMEM, "out of memory");
+			p->inf_at = a;
+			p->cap_inf = cap;
+		}
+		if (p->json ? obs_json(r, i, (int)first, &res[i], 0, p->b, &p->rel,
+				       inf ? &at : NULL) :
+		    obs_text(r, i, &res[i], p->b, &p->rel))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		if (inf && p->json)
+			p->inf_at[p->n_inf++] = at;
+		if (inf)
+			p->keep[(*n_keep)++] = i;
+		if (pipe_data_region(pd, i)) {
+			p->usable++;
+			continue;
+		}
+		r->n_unusable++;
+		if (!p->have_strict) {
+			p->have_strict = 1;
+			stats_observation_error(pipe_data_dataset(pd), i, CP_EINPUT,
+						&p->strict_err, "unusable (--strict): %.600s",
+						pipe_data_unusable(pd, i));
+		}
+		if (first) {
+			p->first_unusable = 1;
+			stats_observation_error(pipe_data_dataset(pd), i, CP_EINPUT,
+						&p->first_err, "%.600s (no observation can "
+						"form a region; this is the first)",
+						pipe_data_unusable(pd, i));
+		}
+	}
+	r->n_obs += m;
+	return CP_OK;
+}
+
+/* The family-wise check of the observations kept (those infeasible), read
+ * again: refutes[j] for the j-th of them. */
+static int parts_family(struct stats_reader *rd, const struct udd_model *model,
+			const struct pipe_options *po, struct pipe_model *pm,
+			double family_confidence, size_t n_usable, size_t threads,
+			unsigned char *refutes, size_t *n_refuting,
+			struct cp_error *err)
+{
+	enum { MAX = 4096 };
+	size_t idx[MAX], n, j, done = 0;
+	struct pipe_options o = *po;
+	int rc = CP_OK;
+
+	*n_refuting = 0;
+	o.n_observations = 0;
+	o.partial = 0;
+	for (;;) {
+		const struct stats_dataset *d;
+		struct pipe_data *pd = NULL;
+		struct pipe_family *fam = NULL;
+		struct feas_result *res = NULL;
+		unsigned char *ref = NULL;
+		size_t no, i, nr;
+
+		if ((rc = stats_reader_kept(rd, &d, idx, MAX, &n, err)) || !n)
+			break;
+		if ((rc = pipe_data_new(model, d, &o, &pd, err)))
+			break;
+		no = pipe_data_n_observations(pd);
+		res = cp_calloc(no + 1, sizeof *res);
+		ref = cp_calloc(no + 1, 1);
+		if (!res || !ref)
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		for (i = 0; !rc && i < no; i++)
+			res[i].feasible = 1;    /* not one kept: not checked */
+		for (j = 0; !rc && j < n; j++) {
+			if (idx[j] >= no)
+				rc = cp_error_set(err, CP_EINTERNAL, "an observation "
+						  "kept is not where it was read");
+			else
+				res[idx[j]].feasible = 0;
+		}
+		if (!rc)
+			rc = pipe_family_new(pd, family_confidence, n_usable, &fam, err);
+		if (!rc)
+			rc = pipe_family_check(fam, pm, res, threads, ref, &nr, NULL, err);
+		for (j = 0; !rc && j < n; j++) {
+			refutes[done + j] = ref[idx[j]];
+			*n_refuting += ref[idx[j]];
+		}
+		done += n;
+		pipe_family_free(fam);
+		cp_free(res);
+		cp_free(ref);
+		pipe_data_free(pd);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+/* `check` on a dataset read in parts: each part's regions built and
+ * checked as it comes, its observations' report written, its infeasible
+ * ones kept to be read again for the family-wise claim.  The report is
+ * the one a check of the whole dataset writes.  Returns a CLI status, or
+ * -1 when the input must be loaded whole (a file not grouped by
+ * observation, or one with bad rows, whose messages the whole file
+ * gives). */
+static int check_parts(struct report *rep, int json, int strict,
+		       const struct udd_model *model, udd_features sel,
+		       const struct pipe_options *po, const struct pipe_budget *budget,
+		       double family_confidence, size_t threads, const char *output,
+		       struct phases *phases, struct cp_error *err)
+{
+	struct stats_reader *rd = NULL;
+	struct pipe_model *pm = NULL;
+	struct pipe_family *family = NULL;
+	struct pipe_data *pd = NULL, *last = NULL;
+	const struct stats_dataset *d, *events = NULL;
+	unsigned char *refutes = NULL;
+	struct cp_buf b, out;
+	struct parts p;
+	size_t i, usable_before = 0;
+	int rc = CLI_OK;
+
+	memset(&p, 0, sizeof p);
+	cp_buf_init(&b);
+	cp_buf_init(&out);
+	cp_buf_init(&p.rel);
+	p.rep = rep;
+	p.json = json;
+	p.b = &b;
+	cp_error_clear(&p.strict_err);
+	cp_error_clear(&p.first_err);
+	rep->opt = po;
+	if (stats_reader_open(rep->data_path, po->threads, &rd, err))
+		goto fail;
+	for (;;) {
+		struct pipe_options o = *po;
+		struct feas_result *res = NULL;
+		size_t nw, m, n_keep = 0;
+		int crc;
+
+		if (stats_reader_next(rd, &d, &nw, err)) {
+			if (stats_reader_rereadable(rd))
+				rc = -1;        /* whole: every bad row, or ungrouped */
+			goto fail;
+		}
+		if (!d)
+			break;
+		events = d;
+		o.stream = 1;
+		o.n_observations = nw;
+		o.usable_before = usable_before;
+		o.partial = !stats_reader_last(rd);
+		pipe_data_free(last);
+		last = NULL;
+		if (pipe_data_new(model, d, &o, &pd, err))
+			goto fail;
+		if (!pm) {
+			if (pipe_model_new(model, sel, pd, budget, &pm, err))
+				goto fail;
+			rep->pm = pm;
+			if (json)
+				head_json(rep, &b);
+		}
+		nw = pipe_data_n_observations(pd);
+		p.keep = cp_calloc(nw + 1, sizeof *p.keep);
+		res = cp_calloc(nw + 1, sizeof *res);
+		if (!res || !p.keep) {
+			cp_free(res);
+			cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (i = 0; i < nw; i++)
+			feas_result_init(&res[i]);
+		crc = pipe_check_stream(pm, pd, FEAS_EXPLAIN, threads, res, NULL, NULL,
+					NULL, err);
+		m = crc ? 0 : stats_reader_cut(rd, pipe_data_n_done(pd));
+		if (!crc) {
+			size_t before = p.usable;
+
+			crc = parts_take(&p, pd, res, m, &n_keep, err);
+			usable_before += p.usable - before;
+		}
+		if (!crc)
+			crc = stats_reader_keep(rd, p.keep, n_keep, err);
+		if (!crc)
+			crc = stats_reader_take(rd, m, err);
+		for (i = 0; i < nw; i++)
+			feas_result_release(&res[i]);
+		cp_free(res);
+		cp_free(p.keep);
+		p.keep = NULL;
+		last = pd;      /* the options and counters, for the summary */
+		pd = NULL;
+		if (crc)
+			goto fail;
+	}
+	phase_mark(phases, "load, regions and checks in parts");
+	if (events)
+		cli_note_unread_events("check", rep->data_path, model, events);
+	if (pm && !pipe_model_has_facets(pm) && budget->max_facets)
+		fprintf(stderr, "counterpoint check: note: the cone's facets are not "
+			"listed (%s); violations are explained from LP certificates\n",
+			pipe_model_no_facets(pm));
+	if (strict && p.have_strict) {
+		*err = p.strict_err;
+		goto fail;
+	}
+	if (rep->n_obs && rep->n_unusable == rep->n_obs) {
+		*err = p.first_err;
+		goto fail;
+	}
+	if (!last) {
+		cp_error_set(err, CP_EINTERNAL, "'%s' gave no part", rep->data_path);
+		goto fail;
+	}
+	if (!(refutes = cp_calloc(rep->infeasible + 1, 1))) {
+		cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (parts_family(rd, model, po, pm, family_confidence, p.usable, threads,
+			 refutes, &rep->n_refuting, err) ||
+	    pipe_family_new(last, family_confidence, p.usable, &family, err))
+		goto fail;
+	phase_mark(phases, "family-wise");
+	rep->family = family;
+	if (json) {
+		/* each infeasible observation's "refutes", now known */
+		size_t from = 0;
+
+		for (i = 0; i < p.n_inf; i++) {
+			cp_buf_append(&out, b.data + from, p.inf_at[i] - from);
+			cp_buf_puts(&out, refutes[i] ? "true" : "false");
+			from = p.inf_at[i];
+		}
+		cp_buf_append(&out, b.data ? b.data + from : "", b.len - from);
+		cp_buf_release(&b);
+		b = out;
+		cp_buf_init(&out);
+		summary_json(rep, &b);
+	} else {
+		summary_text(rep, &b);
+	}
+	rc = cli_write_output("check", output, &b);
+	phase_mark(phases, "report");
+	phases_print(phases);
+	if (rc == CLI_OK && rep->infeasible)
+		rc = CLI_RESULT;
+	goto out;
+fail:
+	if (rc != -1)
+		rc = cli_print_error("check", err);
+out:
+	cp_buf_release(&b);
+	cp_buf_release(&out);
+	cp_buf_release(&p.rel);
+	cp_free(p.inf_at);
+	cp_free(p.keep);
+	cp_free(refutes);
+	pipe_family_free(family);
+	pipe_data_free(pd);
+	pipe_data_free(last);
+	pipe_model_free(pm);
+	stats_reader_close(rd);
+	return rc;
 }
 
 /* ---- the command ---- */
@@ -631,6 +943,19 @@ int cli_check(int argc, char **argv)
 	cli_progress_init(&prog.line, "check");
 	prog.what = "regions ";
 	phase_mark(&phases, NULL);
+	if (po.stream) {
+		/* in parts; a file that must be loaded whole comes back (-1) */
+		rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
+				 family_confidence, threads, output, &phases, &err);
+		if (rc != -1)
+			goto out;
+		report_reset(&rep);
+		cp_error_clear(&err);
+		rc = CLI_OK;
+		if (phases.on)
+			cp_buf_release(&phases.line);
+		phase_mark(&phases, NULL);
+	}
 	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
 		goto fail;
 	phase_mark(&phases, "load");
@@ -719,9 +1044,7 @@ out:
 	if (phases.on)
 		cp_buf_release(&phases.line);
 	cp_buf_release(&b);
-	for (i = 0; i < rep.n_tally; i++)
-		cp_free(rep.tally[i].text);
-	cp_free(rep.tally);
+	report_reset(&rep);
 	for (i = 0; res && i < n; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);

@@ -47,6 +47,7 @@ struct stats_reader {
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
 	int eof, done, ungrouped;
+	int whole;            /* the part holds the rest of the input */
 	struct stats_dataset *d;
 	size_t *cut;          /* cut[m]: the largest m' <= m that is a cut */
 	uint64_t *seen;       /* hashes of the names taken (0: empty) */
@@ -113,6 +114,7 @@ const char *stats_reader_name(const struct stats_reader *r) { return r->name; }
 int stats_reader_grouped(const struct stats_reader *r) { return !r->ungrouped; }
 int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
+int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
 /* Read until the body holds r->want bytes or the input ends. */
 static int fill(struct stats_reader *r, struct cp_error *err)
@@ -148,6 +150,7 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 				r->hdr = (size_t)(nl - r->buf) + 1;
 			else if (r->eof)
 				r->hdr = r->len;
+			r->body_off = r->hdr;
 		}
 	}
 	return CP_OK;
@@ -260,7 +263,7 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			}
 			end = (size_t)(nl - r->buf);
 		}
-		whole = r->eof && end == r->len;
+		whole = r->whole = r->eof && end == r->len;
 		if ((rc = stats_dataset_read_part(r->name, r->buf, end, r->threads,
 						  r->first_line - 2, r->d, &d, NULL, err)))
 			return rc;
@@ -431,10 +434,14 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	size_t i, off;
 	unsigned line;
 
+	if (!m && !r->whole) {        /* nothing whole yet: a larger part */
+		r->want *= 2;
+		return CP_OK;
+	}
 	for (i = 0; i < m; i++)
 		if (seen_add(r, name_hash(d->obs.name[i])))
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if (m >= d->obs.n && r->eof && r->parsed == r->len) {
+	if (m >= d->obs.n && r->whole) {
 		r->done = 1;
 		return CP_OK;
 	}

@@ -76,6 +76,9 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **d,
 size_t stats_reader_cut(const struct stats_reader *r, size_t m);
 int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err);
 int stats_reader_done(const struct stats_reader *r);
+/* 1 when the part is the last (it holds the rest of the input). */
+int stats_reader_last(const struct stats_reader *r);
+/* m 0 (nothing could be used): the next part is read larger. */
 int stats_reader_grouped(const struct stats_reader *r);
 /* 1 when the input is a regular file (it can be loaded whole instead). */
 int stats_reader_rereadable(const struct stats_reader *r);
