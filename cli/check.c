@@ -680,7 +680,7 @@ static int check_parts(struct report *rep, int json, int strict,
 	unsigned char *refutes = NULL;
 	struct cp_buf b, out;
 	struct parts p;
-	size_t i, usable_before = 0;
+	size_t i, usable_before = 0, part = 0;
 	int rc = CLI_OK;
 
 	memset(&p, 0, sizeof p);
@@ -693,7 +693,10 @@ static int check_parts(struct report *rep, int json, int strict,
 	cp_error_clear(&p.strict_err);
 	cp_error_clear(&p.first_err);
 	rep->opt = po;
-	if (stats_reader_open(rep->data_path, po->threads, &rd, err))
+	/* the size of a part, for the tests: small parts cut small files */
+	if (getenv("COUNTERPOINT_PART_BYTES"))
+		part = strtoull(getenv("COUNTERPOINT_PART_BYTES"), NULL, 10);
+	if (stats_reader_open(rep->data_path, po->threads, part, &rd, err))
 		goto fail;
 	for (;;) {
 		struct pipe_options o = *po;

@@ -32,6 +32,7 @@
 
 struct kept {
 	uint64_t off, len;    /* in the input (a file) or the spool */
+	uint64_t in_off;      /* in the input */
 	unsigned line;        /* the line of its first byte */
 	char *name;
 };
@@ -46,6 +47,7 @@ struct stats_reader {
 	uint64_t body_off;    /* the input's offset of buf[hdr] */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
+	size_t part;          /* the body bytes a part reads at least */
 	int eof, done, ungrouped;
 	int whole;            /* the part holds the rest of the input */
 	struct stats_dataset *d;
@@ -58,8 +60,8 @@ struct stats_reader {
 	size_t n_kept, cap_kept, next_kept;
 };
 
-int stats_reader_open(const char *path, size_t threads, struct stats_reader **out,
-		      struct cp_error *err)
+int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
+		      struct stats_reader **out, struct cp_error *err)
 {
 	struct stats_reader *r;
 	struct stat st;
@@ -73,7 +75,8 @@ int stats_reader_open(const char *path, size_t threads, struct stats_reader **ou
 	}
 	r->spool = -1;
 	r->threads = threads;
-	r->want = PART_BYTES;
+	r->part = part_bytes ? part_bytes : PART_BYTES;
+	r->want = r->part;
 	r->first_line = 2;
 	if (stdin_) {
 		r->fd = 0;
@@ -391,6 +394,7 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		b = off[j];
 		k->line = lo[2 * i];
 		k->len = b - a;
+		k->in_off = r->body_off + a;
 		if (!(k->name = cp_strdup(r->d->obs.name[obs[i]])))
 			goto nomem;
 		if (r->regular) {
@@ -462,7 +466,7 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	r->len -= off;
 	r->body_off += off;
 	r->first_line = line;
-	r->want = PART_BYTES;
+	r->want = r->part;
 	return CP_OK;
 }
 
@@ -478,11 +482,12 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 	*n = 0;
 	if (a >= r->n_kept)
 		return CP_OK;
-	/* adjacent spans, up to a part's bytes */
+	/* spans adjacent in the input (their lines numbered on), up to a
+	 * part's bytes */
 	len = r->kept[a].len;
 	for (b = a + 1; b < r->n_kept && b - a < max &&
-	     r->kept[b].off == r->kept[b - 1].off + r->kept[b - 1].len &&
-	     len + r->kept[b].len <= PART_BYTES; b++)
+	     r->kept[b].in_off == r->kept[b - 1].in_off + r->kept[b - 1].len &&
+	     len + r->kept[b].len <= r->part; b++)
 		len += r->kept[b].len;
 	if (!(text = cp_malloc(r->hdr + len + 1)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");

@@ -64,8 +64,9 @@ void stats_dataset_free(struct stats_dataset *d);
  * in messages.  The datasets belong to the reader. */
 #define STATS_STDIN_NAME "<stdin>"
 struct stats_reader;
-int stats_reader_open(const char *path, size_t threads, struct stats_reader **out,
-		      struct cp_error *err);
+/* part_bytes: the text a part reads at least (0: 64 MB). */
+int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
+		      struct stats_reader **out, struct cp_error *err);
 void stats_reader_close(struct stats_reader *r);
 const char *stats_reader_name(const struct stats_reader *r);
 /* The next part (valid until the next call), or *d NULL after the last;
