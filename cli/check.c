@@ -38,7 +38,9 @@ static const char check_help[] =
 	"deviations (how far the region lies beyond it).  The constraints come\n"
 	"from the cone's facets when it has at most --max-facets of them, and\n"
 	"otherwise from the LP's Farkas certificate, tightened to a facet and\n"
-	"checked exactly.\n"
+	"checked exactly.  DATA '-' is standard input.  A dataset grouped by\n"
+	"observation is read and checked in parts: memory does not grow with\n"
+	"its length.\n"
 	"\n"
 	"options:\n"
 	"  --with F,...          enable these model features (all others off)\n"
@@ -237,6 +239,8 @@ struct report {
 	const unsigned char *refutes;   /* per observation, at the family's level */
 	size_t n_refuting;
 	size_t max_violations;    /* listed an observation (0: all), text only */
+	const struct pipe_options *opt;
+	size_t n_obs, n_unusable;
 };
 
 static const char *origin_of(const struct feas_violation *v)
@@ -267,70 +271,76 @@ static void family_text(const struct report *r, struct cp_buf *b)
 	pipe_family_put_claim(b, r->family, r->infeasible, r->n_refuting);
 }
 
-static int report_text(struct report *r, struct cp_buf *b)
+/* Observation i of r->pd (result res) as text: its verdict's line and
+ * the violated constraints, counted for the summary. */
+static int obs_text(struct report *r, size_t i, const struct feas_result *res,
+		    struct cp_buf *b, struct cp_buf *rel)
 {
 	const struct pipe_data *pd = r->pd;
 	const struct pipe_options *o = pipe_data_options(pd);
 	const struct stats_dataset *d = pipe_data_dataset(pd);
-	size_t n = pipe_data_n_observations(pd), i, j, nu = pipe_data_n_unusable(pd);
-	struct cp_buf rel;
+	const char *name = stats_dataset_observation(d, i);
+	size_t j;
 
-	cp_buf_init(&rel);
-	for (i = 0; i < n; i++) {
-		const struct feas_result *res = &r->res[i];
-		const char *name = stats_dataset_observation(d, i);
-
-		if (!pipe_data_region(pd, i)) {
-			/* where its rows start, so that they can be found */
-			cp_buf_printf(b, "%s: unusable (%s; its rows from %s:%u)\n", name,
-				      pipe_data_unusable(pd, i), stats_dataset_path(d),
-				      stats_dataset_observation_line(d, i));
-			continue;
-		}
-		r->infeasible += !res->feasible;
-		/* puts, not printf: a line an observation, 10^5 of them */
-		cp_buf_puts(b, name);
-		cp_buf_puts(b, res->feasible ? ": feasible" : ": INFEASIBLE");
-		if (o->shape == FEAS_ELLIPSOID)
-			cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
-				      pipe_data_region(pd, i)->q, res->p_value);
-		if (pipe_verdict_note(res))
-			cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
-		if (pipe_data_region(pd, i)->runs)
-			cp_buf_printf(b, " (a perf stat -r summary of %zu runs: "
-				      "correlations unknown, %s)",
-				      pipe_data_region(pd, i)->runs,
-				      o->shape == FEAS_ELLIPSOID ? "the ellipsoid "
-				      "through the independent box's corners" :
-				      "the independent box");
-		else if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
-			cp_buf_puts(b, " (diagonal rule: too few samples for the full "
-				    "covariance)");
-		if (pipe_data_region(pd, i)->dof_floored)
-			cp_buf_puts(b, " (autocorrelated and short: the region may be "
-				    "too small)");
-		cp_buf_puts(b, "\n");
-		/* the largest margins first (solver/feas.h); every one is
-		 * counted for the summary, the first max_violations listed */
-		for (j = 0; j < res->n_violations; j++) {
-			const struct feas_violation *v = &res->violations[j];
-
-			if (violation_text(r, v, &rel))
-				goto nomem;
-			if (r->max_violations && j >= r->max_violations)
-				continue;
-			cp_buf_printf(b, "    violates %s   margin %.3g sd",
-				      rel.data ? rel.data : "", v->margin);
-			if (v->index == FEAS_NO_INDEX)
-				cp_buf_printf(b, "   [%s]", origin_of(v));
-			cp_buf_puts(b, "\n");
-		}
-		if (r->max_violations && res->n_violations > r->max_violations)
-			cp_buf_printf(b, "    ... and %zu more violated constraint%s "
-				      "(--violations 0 lists every one)\n",
-				      res->n_violations - r->max_violations,
-				      res->n_violations - r->max_violations == 1 ? "" : "s");
+	if (!pipe_data_region(pd, i)) {
+		/* where its rows start, so that they can be found */
+		cp_buf_printf(b, "%s: unusable (%s; its rows from %s:%u)\n", name,
+			      pipe_data_unusable(pd, i), stats_dataset_path(d),
+			      stats_dataset_observation_line(d, i));
+		return 0;
 	}
+	r->infeasible += !res->feasible;
+	/* puts, not printf: a line an observation, 10^5 of them */
+	cp_buf_puts(b, name);
+	cp_buf_puts(b, res->feasible ? ": feasible" : ": INFEASIBLE");
+	if (o->shape == FEAS_ELLIPSOID)
+		cp_buf_printf(b, " (d2 %.4g, q %.4g, p %.3g)", res->d2,
+			      pipe_data_region(pd, i)->q, res->p_value);
+	if (pipe_verdict_note(res))
+		cp_buf_printf(b, " (%s)", pipe_verdict_note(res));
+	if (pipe_data_region(pd, i)->runs)
+		cp_buf_printf(b, " (a perf stat -r summary of %zu runs: "
+			      "correlations unknown, %s)",
+			      pipe_data_region(pd, i)->runs,
+			      o->shape == FEAS_ELLIPSOID ? "the ellipsoid "
+			      "through the independent box's corners" :
+			      "the independent box");
+	else if (pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL)
+		cp_buf_puts(b, " (diagonal rule: too few samples for the full "
+			    "covariance)");
+	if (pipe_data_region(pd, i)->dof_floored)
+		cp_buf_puts(b, " (autocorrelated and short: the region may be "
+			    "too small)");
+	cp_buf_puts(b, "\n");
+	/* the largest margins first (solver/feas.h); every one is
+	 * counted for the summary, the first max_violations listed */
+	for (j = 0; j < res->n_violations; j++) {
+		const struct feas_violation *v = &res->violations[j];
+
+		if (violation_text(r, v, rel))
+			return -1;
+		if (r->max_violations && j >= r->max_violations)
+			continue;
+		cp_buf_printf(b, "    violates %s   margin %.3g sd",
+			      rel->data ? rel->data : "", v->margin);
+		if (v->index == FEAS_NO_INDEX)
+			cp_buf_printf(b, "   [%s]", origin_of(v));
+		cp_buf_puts(b, "\n");
+	}
+	if (r->max_violations && res->n_violations > r->max_violations)
+		cp_buf_printf(b, "    ... and %zu more violated constraint%s "
+			      "(--violations 0 lists every one)\n",
+			      res->n_violations - r->max_violations,
+			      res->n_violations - r->max_violations == 1 ? "" : "s");
+	return 0;
+}
+
+/* The text report's summary, after every observation's lines. */
+static void summary_text(struct report *r, struct cp_buf *b)
+{
+	const struct pipe_options *o = r->opt;
+	size_t n = r->n_obs, nu = r->n_unusable, i;
+
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
 	cp_buf_printf(b, "\n%zu observation%s, %zu infeasible", n, n == 1 ? "" : "s",
@@ -354,22 +364,13 @@ static int report_text(struct report *r, struct cp_buf *b)
 	if (i < r->n_tally)
 		cp_buf_printf(b, "  ... and %zu more violated constraint%s\n",
 			      r->n_tally - i, r->n_tally - i == 1 ? "" : "s");
-	cp_buf_release(&rel);
-	return 0;
-nomem:
-	cp_buf_release(&rel);
-	return -1;
 }
 
-static int report_json(struct report *r, struct cp_buf *b)
+/* The JSON report's opening, before its observations. */
+static void head_json(struct report *r, struct cp_buf *b)
 {
-	const struct pipe_data *pd = r->pd;
-	const struct pipe_options *o = pipe_data_options(pd);
-	const struct stats_dataset *d = pipe_data_dataset(pd);
-	size_t n = pipe_data_n_observations(pd), k = pipe_data_n_counters(pd), i, j, c;
-	struct cp_buf rel;
+	const struct pipe_options *o = r->opt;
 
-	cp_buf_init(&rel);
 	cp_buf_puts(b, "{\n\"model\": ");
 	cli_json_string(b, r->model_path);
 	cp_buf_puts(b, ",\n\"data\": ");
@@ -377,69 +378,92 @@ static int report_json(struct report *r, struct cp_buf *b)
 	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
 		      "\"facets_listed\": %s,\n\"observations\": [", cli_region_name(o->shape),
 		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
-	for (i = 0; i < n; i++) {
-		const struct feas_result *res = &r->res[i];
+}
 
-		cp_buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
-		cli_json_string(b, stats_dataset_observation(d, i));
-		if (!pipe_data_region(pd, i)) {
-			cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
-			cli_json_string(b, pipe_data_unusable(pd, i));
-			cp_buf_puts(b, ", \"file\": ");
-			cli_json_string(b, stats_dataset_path(d));
-			cp_buf_printf(b, ", \"line\": %u", stats_dataset_observation_line(d, i));
-			cp_buf_puts(b, "}");
-			continue;
-		}
-		r->infeasible += !res->feasible;
-		cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
-			      "\"undecided\": %s, "
-			      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
-			      res->feasible ? "true" : "false",
-			      res->borderline ? "true" : "false",
-			      res->undecided ? "true" : "false",
-			      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
-			      "diagonal" : "full",
-			      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
-			      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
-		if (pipe_data_region(pd, i)->runs)
-			cp_buf_printf(b, ", \"runs\": %zu", pipe_data_region(pd, i)->runs);
-		if (o->shape == FEAS_ELLIPSOID) {
-			cp_buf_puts(b, ", \"d2\": ");
-			json_num(b, res->d2);
-			cp_buf_puts(b, ", \"p_value\": ");
-			json_num(b, res->p_value);
-		}
-		cp_buf_printf(b, ", \"refutes\": %s", r->refutes[i] ? "true" : "false");
-		cp_buf_puts(b, ", \"violations\": [");
-		for (j = 0; j < res->n_violations; j++) {
-			const struct feas_violation *v = &res->violations[j];
+/* Observation i of r->pd as a JSON object (first: the first one),
+ * "refutes" as given, or left out when refutes_at is not NULL:
+ * *refutes_at is then where it goes in b (the family-wise check comes
+ * after every observation). */
+static int obs_json(struct report *r, size_t i, int first,
+		    const struct feas_result *res, int refutes, struct cp_buf *b,
+		    struct cp_buf *rel, size_t *refutes_at)
+{
+	const struct pipe_data *pd = r->pd;
+	const struct pipe_options *o = pipe_data_options(pd);
+	const struct stats_dataset *d = pipe_data_dataset(pd);
+	size_t k = pipe_data_n_counters(pd), j, c;
 
-			if (violation_text(r, v, &rel))
-				goto nomem;
-			cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
-			cli_json_string(b, rel.data ? rel.data : "");
-			cp_buf_puts(b, ", \"coefficients\": [");
-			for (c = 0; c < k; c++)
-				cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
-			cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
-				      "\"origin\": \"%s\", \"margin\": ",
-				      v->is_equality ? "true" : "false",
-				      v->is_facet ? "true" : "false",
-				      v->exact ? "true" : "false", origin_of(v));
-			json_num(b, v->margin);
-			cp_buf_puts(b, ", \"centre_sd\": ");
-			json_num(b, v->mean_sd);
-			cp_buf_puts(b, "}");
-		}
-		cp_buf_puts(b, "]}");
+	cp_buf_puts(b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
+	cli_json_string(b, stats_dataset_observation(d, i));
+	if (!pipe_data_region(pd, i)) {
+		cp_buf_puts(b, ", \"usable\": false, \"unusable\": ");
+		cli_json_string(b, pipe_data_unusable(pd, i));
+		cp_buf_puts(b, ", \"file\": ");
+		cli_json_string(b, stats_dataset_path(d));
+		cp_buf_printf(b, ", \"line\": %u", stats_dataset_observation_line(d, i));
+		cp_buf_puts(b, "}");
+		return 0;
 	}
+	r->infeasible += !res->feasible;
+	cp_buf_printf(b, ", \"usable\": true, \"feasible\": %s, \"borderline\": %s, "
+		      "\"undecided\": %s, "
+		      "\"rule\": \"%s\", \"long_run\": %s, \"may_be_small\": %s",
+		      res->feasible ? "true" : "false",
+		      res->borderline ? "true" : "false",
+		      res->undecided ? "true" : "false",
+		      pipe_data_region(pd, i)->rule == REGION_RULE_DIAGONAL ?
+		      "diagonal" : "full",
+		      pipe_data_region(pd, i)->prewhitened ? "true" : "false",
+		      pipe_data_region(pd, i)->dof_floored ? "true" : "false");
+	if (pipe_data_region(pd, i)->runs)
+		cp_buf_printf(b, ", \"runs\": %zu", pipe_data_region(pd, i)->runs);
+	if (o->shape == FEAS_ELLIPSOID) {
+		cp_buf_puts(b, ", \"d2\": ");
+		json_num(b, res->d2);
+		cp_buf_puts(b, ", \"p_value\": ");
+		json_num(b, res->p_value);
+	}
+	cp_buf_puts(b, ", \"refutes\": ");
+	if (refutes_at)
+		*refutes_at = b->len;
+	else
+		cp_buf_puts(b, refutes ? "true" : "false");
+	cp_buf_puts(b, ", \"violations\": [");
+	for (j = 0; j < res->n_violations; j++) {
+		const struct feas_violation *v = &res->violations[j];
+
+		if (violation_text(r, v, rel))
+			return -1;
+		cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
+		cli_json_string(b, rel->data ? rel->data : "");
+		cp_buf_puts(b, ", \"coefficients\": [");
+		for (c = 0; c < k; c++)
+			cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
+		cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
+			      "\"origin\": \"%s\", \"margin\": ",
+			      v->is_equality ? "true" : "false",
+			      v->is_facet ? "true" : "false",
+			      v->exact ? "true" : "false", origin_of(v));
+		json_num(b, v->margin);
+		cp_buf_puts(b, ", \"centre_sd\": ");
+		json_num(b, v->mean_sd);
+		cp_buf_puts(b, "}");
+	}
+	cp_buf_puts(b, "]}");
+	return 0;
+}
+
+/* The JSON report's summary and end. */
+static void summary_json(struct report *r, struct cp_buf *b)
+{
+	size_t i;
+
 	if (r->n_tally)
 		qsort(r->tally, r->n_tally, sizeof *r->tally, tally_cmp);
 	cp_buf_printf(b, "\n],\n\"summary\": {\"observations\": %zu, \"infeasible\": %zu, "
 		      "\"unusable\": %zu, \"family\": {\"confidence\": %g, \"level\": %.10g, "
 		      "\"observations\": %zu, \"refuting\": %zu, \"refuted\": %s}, "
-		      "\"violated\": [", n, r->infeasible, pipe_data_n_unusable(pd),
+		      "\"violated\": [", r->n_obs, r->infeasible, r->n_unusable,
 		      pipe_family_confidence(r->family), pipe_family_level(r->family),
 		      pipe_family_n(r->family), r->n_refuting,
 		      r->n_refuting ? "true" : "false");
@@ -449,11 +473,30 @@ static int report_json(struct report *r, struct cp_buf *b)
 		cp_buf_printf(b, ", \"observations\": %zu}", r->tally[i].count);
 	}
 	cp_buf_puts(b, "]}\n}\n");
+}
+
+/* The whole report of a dataset checked whole. */
+static int report_whole(struct report *r, int json, struct cp_buf *b)
+{
+	size_t i;
+	struct cp_buf rel;
+	int rc = 0;
+
+	cp_buf_init(&rel);
+	if (json)
+		head_json(r, b);
+	for (i = 0; i < r->n_obs && !rc; i++)
+		rc = json ? obs_json(r, i, i == 0, &r->res[i], r->refutes[i], b, &rel,
+				 NULL) :
+			obs_text(r, i, &r->res[i], b, &rel);
+	if (!rc) {
+		if (json)
+			summary_json(r, b);
+		else
+			summary_text(r, b);
+	}
 	cp_buf_release(&rel);
-	return 0;
-nomem:
-	cp_buf_release(&rel);
-	return -1;
+	return rc;
 }
 
 /* For --html: the flow bounds of the model's features on every feasible
@@ -474,6 +517,320 @@ static int html_flows(const struct udd_model *model, udd_features sel,
 	if (!*out || !*status)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	return pipe_flows_bound(*pf, pd, res, threads, *out, *status, err);
+}
+
+/* Back to no observation reported (the tallies freed). */
+static void report_reset(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_tally; i++)
+		cp_free(r->tally[i].text);
+	cp_free(r->tally);
+	r->tally = NULL;
+	r->n_tally = r->infeasible = r->n_refuting = r->n_obs = r->n_unusable = 0;
+}
+
+/* ---- a dataset checked in parts (stats_reader) ---- */
+
+/* The part's observations taken: what the report and the family-wise
+ * check need of them after the part is gone. */
+struct parts {
+	struct report *rep;
+	int json;
+	struct cp_buf *b, rel;
+	size_t usable;
+	size_t *inf_at;           /* JSON: where each infeasible one's "refutes" goes */
+	size_t n_inf, cap_inf;
+	size_t *keep;             /* the part's infeasible observations */
+	struct cp_error strict_err, first_err;  /* the first unusable; observation 0's */
+	int have_strict, first_unusable;
+};
+
+/* Observations [0, m) of the part pd (results res) into the report. */
+static int parts_take(struct parts *p, const struct pipe_data *pd,
+		      const struct feas_result *res, size_t m, size_t *n_keep,
+		      struct cp_error *err)
+{
+	struct report *r = p->rep;
+	size_t i;
+
+	r->pd = pd;
+	*n_keep = 0;
+	for (i = 0; i < m; i++) {
+		size_t at = 0, first = r->n_obs + i == 0;
+		int inf = pipe_data_region(pd, i) && !res[i].feasible;
+
+		if (inf && p->json && p->n_inf == p->cap_inf) {
+			size_t cap = p->cap_inf ? 2 * p->cap_inf : 256;
+			size_t *a = cp_reallocarray(p->inf_at, cap, sizeof *a);
+
+			if (!a)
+				return cp_error_set(err, CP_ENOMEM, "out of memory");
+			p->inf_at = a;
+			p->cap_inf = cap;
+		}
+		if (p->json ? obs_json(r, i, (int)first, &res[i], 0, p->b, &p->rel,
+				       inf ? &at : NULL) :
+		    obs_text(r, i, &res[i], p->b, &p->rel))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		if (inf && p->json)
+			p->inf_at[p->n_inf++] = at;
+		if (inf)
+			p->keep[(*n_keep)++] = i;
+		if (pipe_data_region(pd, i)) {
+			p->usable++;
+			continue;
+		}
+		r->n_unusable++;
+		if (!p->have_strict) {
+			p->have_strict = 1;
+			stats_observation_error(pipe_data_dataset(pd), i, CP_EINPUT,
+						&p->strict_err, "unusable (--strict): %.600s",
+						pipe_data_unusable(pd, i));
+		}
+		if (first) {
+			p->first_unusable = 1;
+			stats_observation_error(pipe_data_dataset(pd), i, CP_EINPUT,
+						&p->first_err, "%.600s (no observation can "
+						"form a region; this is the first)",
+						pipe_data_unusable(pd, i));
+		}
+	}
+	r->n_obs += m;
+	return CP_OK;
+}
+
+/* The family-wise check of the observations kept (those infeasible), read
+ * again: refutes[j] for the j-th of them. */
+static int parts_family(struct stats_reader *rd, const struct udd_model *model,
+			const struct pipe_options *po, struct pipe_model *pm,
+			double family_confidence, size_t n_usable, size_t threads,
+			unsigned char *refutes, size_t *n_refuting,
+			struct cp_error *err)
+{
+	enum { MAX = 4096 };
+	size_t idx[MAX], n, j, done = 0;
+	struct pipe_options o = *po;
+	int rc = CP_OK;
+
+	*n_refuting = 0;
+	o.n_observations = 0;
+	o.partial = 0;
+	for (;;) {
+		const struct stats_dataset *d;
+		struct pipe_data *pd = NULL;
+		struct pipe_family *fam = NULL;
+		struct feas_result *res = NULL;
+		unsigned char *ref = NULL;
+		size_t no, i, nr;
+
+		if ((rc = stats_reader_kept(rd, &d, idx, MAX, &n, err)) || !n)
+			break;
+		if ((rc = pipe_data_new(model, d, &o, &pd, err)))
+			break;
+		no = pipe_data_n_observations(pd);
+		res = cp_calloc(no + 1, sizeof *res);
+		ref = cp_calloc(no + 1, 1);
+		if (!res || !ref)
+			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		for (i = 0; !rc && i < no; i++)
+			res[i].feasible = 1;    /* not one kept: not checked */
+		for (j = 0; !rc && j < n; j++) {
+			if (idx[j] >= no)
+				rc = cp_error_set(err, CP_EINTERNAL, "an observation "
+						  "kept is not where it was read");
+			else
+				res[idx[j]].feasible = 0;
+		}
+		if (!rc)
+			rc = pipe_family_new(pd, family_confidence, n_usable, &fam, err);
+		if (!rc)
+			rc = pipe_family_check(fam, pm, res, threads, ref, &nr, NULL, err);
+		for (j = 0; !rc && j < n; j++) {
+			refutes[done + j] = ref[idx[j]];
+			*n_refuting += ref[idx[j]];
+		}
+		done += n;
+		pipe_family_free(fam);
+		cp_free(res);
+		cp_free(ref);
+		pipe_data_free(pd);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+/* `check` on a dataset read in parts: each part's regions built and
+ * checked as it comes, its observations' report written, its infeasible
+ * ones kept to be read again for the family-wise claim.  The report is
+ * the one a check of the whole dataset writes.  Returns a CLI status, or
+ * -1 when the input must be loaded whole (a file not grouped by
+ * observation, or one with bad rows, whose messages the whole file
+ * gives). */
+static int check_parts(struct report *rep, int json, int strict,
+		       const struct udd_model *model, udd_features sel,
+		       const struct pipe_options *po, const struct pipe_budget *budget,
+		       double family_confidence, size_t threads, const char *output,
+		       struct phases *phases, struct cp_error *err)
+{
+	struct stats_reader *rd = NULL;
+	struct pipe_model *pm = NULL;
+	struct pipe_family *family = NULL;
+	struct pipe_data *pd = NULL, *last = NULL;
+	const struct stats_dataset *d, *events = NULL;
+	unsigned char *refutes = NULL;
+	struct cp_buf b, out;
+	struct parts p;
+	size_t i, usable_before = 0, part = 0;
+	int rc = CLI_OK;
+
+	memset(&p, 0, sizeof p);
+	cp_buf_init(&b);
+	cp_buf_init(&out);
+	cp_buf_init(&p.rel);
+	p.rep = rep;
+	p.json = json;
+	p.b = &b;
+	cp_error_clear(&p.strict_err);
+	cp_error_clear(&p.first_err);
+	rep->opt = po;
+	/* the size of a part, for the tests: small parts cut small files */
+	if (getenv("COUNTERPOINT_PART_BYTES"))
+		part = strtoull(getenv("COUNTERPOINT_PART_BYTES"), NULL, 10);
+	if (stats_reader_open(rep->data_path, po->threads, part, &rd, err))
+		goto fail;
+	for (;;) {
+		struct pipe_options o = *po;
+		struct feas_result *res = NULL;
+		size_t nw, m, n_keep = 0;
+		int crc;
+
+		if (stats_reader_next(rd, &d, &nw, err)) {
+			if (stats_reader_rereadable(rd))
+				rc = -1;        /* whole: every bad row, or ungrouped */
+			goto fail;
+		}
+		if (!d)
+			break;
+		events = d;
+		o.stream = 1;
+		o.n_observations = nw;
+		o.usable_before = usable_before;
+		o.partial = !stats_reader_last(rd);
+		pipe_data_free(last);
+		last = NULL;
+		if (pipe_data_new(model, d, &o, &pd, err))
+			goto fail;
+		if (!pm) {
+			if (pipe_model_new(model, sel, pd, budget, &pm, err))
+				goto fail;
+			rep->pm = pm;
+			if (json)
+				head_json(rep, &b);
+		}
+		nw = pipe_data_n_observations(pd);
+		p.keep = cp_calloc(nw + 1, sizeof *p.keep);
+		res = cp_calloc(nw + 1, sizeof *res);
+		if (!res || !p.keep) {
+			cp_free(res);
+			cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (i = 0; i < nw; i++)
+			feas_result_init(&res[i]);
+		crc = pipe_check_stream(pm, pd, FEAS_EXPLAIN, threads, res, NULL, NULL,
+					NULL, err);
+		m = crc ? 0 : stats_reader_cut(rd, pipe_data_n_done(pd));
+		if (!crc) {
+			size_t before = p.usable;
+
+			crc = parts_take(&p, pd, res, m, &n_keep, err);
+			usable_before += p.usable - before;
+		}
+		if (!crc)
+			crc = stats_reader_keep(rd, p.keep, n_keep, err);
+		if (!crc)
+			crc = stats_reader_take(rd, m, err);
+		for (i = 0; i < nw; i++)
+			feas_result_release(&res[i]);
+		cp_free(res);
+		cp_free(p.keep);
+		p.keep = NULL;
+		last = pd;      /* the options and counters, for the summary */
+		pd = NULL;
+		if (crc)
+			goto fail;
+	}
+	phase_mark(phases, "load, regions and checks in parts");
+	if (events)
+		cli_note_unread_events("check", rep->data_path, model, events);
+	if (pm && !pipe_model_has_facets(pm) && budget->max_facets)
+		fprintf(stderr, "counterpoint check: note: the cone's facets are not "
+			"listed (%s); violations are explained from LP certificates\n",
+			pipe_model_no_facets(pm));
+	if (strict && p.have_strict) {
+		*err = p.strict_err;
+		goto fail;
+	}
+	if (rep->n_obs && rep->n_unusable == rep->n_obs) {
+		*err = p.first_err;
+		goto fail;
+	}
+	if (!last) {
+		cp_error_set(err, CP_EINTERNAL, "'%s' gave no part", rep->data_path);
+		goto fail;
+	}
+	if (!(refutes = cp_calloc(rep->infeasible + 1, 1))) {
+		cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (parts_family(rd, model, po, pm, family_confidence, p.usable, threads,
+			 refutes, &rep->n_refuting, err) ||
+	    pipe_family_new(last, family_confidence, p.usable, &family, err))
+		goto fail;
+	phase_mark(phases, "family-wise");
+	rep->family = family;
+	if (json) {
+		/* each infeasible observation's "refutes", now known */
+		size_t from = 0;
+
+		for (i = 0; i < p.n_inf; i++) {
+			cp_buf_append(&out, b.data + from, p.inf_at[i] - from);
+			cp_buf_puts(&out, refutes[i] ? "true" : "false");
+			from = p.inf_at[i];
+		}
+		cp_buf_append(&out, b.data ? b.data + from : "", b.len - from);
+		cp_buf_release(&b);
+		b = out;
+		cp_buf_init(&out);
+		summary_json(rep, &b);
+	} else {
+		summary_text(rep, &b);
+	}
+	rc = cli_write_output("check", output, &b);
+	phase_mark(phases, "report");
+	phases_print(phases);
+	if (rc == CLI_OK && rep->infeasible)
+		rc = CLI_RESULT;
+	goto out;
+fail:
+	if (rc != -1)
+		rc = cli_print_error("check", err);
+out:
+	cp_buf_release(&b);
+	cp_buf_release(&out);
+	cp_buf_release(&p.rel);
+	cp_free(p.inf_at);
+	cp_free(p.keep);
+	cp_free(refutes);
+	pipe_family_free(family);
+	pipe_data_free(pd);
+	pipe_data_free(last);
+	pipe_model_free(pm);
+	stats_reader_close(rd);
+	return rc;
 }
 
 /* ---- the command ---- */
@@ -592,6 +949,19 @@ int cli_check(int argc, char **argv)
 	cli_progress_init(&prog.line, "check");
 	prog.what = "regions ";
 	phase_mark(&phases, NULL);
+	if (po.stream) {
+		/* in parts; a file that must be loaded whole comes back (-1) */
+		rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
+				 family_confidence, threads, output, &phases, &err);
+		if (rc != -1)
+			goto out;
+		report_reset(&rep);
+		cp_error_clear(&err);
+		rc = CLI_OK;
+		if (phases.on)
+			cp_buf_release(&phases.line);
+		phase_mark(&phases, NULL);
+	}
 	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
 		goto fail;
 	phase_mark(&phases, "load");
@@ -647,7 +1017,10 @@ int cli_check(int argc, char **argv)
 	rep.res = res;
 	rep.family = family;
 	rep.refutes = refutes;
-	if (json ? report_json(&rep, &b) : report_text(&rep, &b)) {
+	rep.opt = pipe_data_options(pd);
+	rep.n_obs = n;
+	rep.n_unusable = pipe_data_n_unusable(pd);
+	if (report_whole(&rep, json, &b)) {
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -677,9 +1050,7 @@ out:
 	if (phases.on)
 		cp_buf_release(&phases.line);
 	cp_buf_release(&b);
-	for (i = 0; i < rep.n_tally; i++)
-		cp_free(rep.tally[i].text);
-	cp_free(rep.tally);
+	report_reset(&rep);
 	for (i = 0; res && i < n; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);

@@ -24,6 +24,7 @@ struct pipe_data {
 	struct feas_query *queries;
 	struct region_options ro; /* how the regions are built */
 	int streamed;             /* opt.stream: pipe_check_stream has run */
+	size_t n_done;            /* opt.partial: observations whose verdicts are final */
 };
 
 struct pipe_model {
@@ -283,6 +284,8 @@ int pipe_data_new(const struct udd_model *m, const struct stats_dataset *d,
 	if ((rc = match_counters(pd, m, err)))
 		goto fail;
 	pd->n_obs = stats_dataset_n_observations(d);
+	if (pd->opt.n_observations && pd->opt.n_observations < pd->n_obs)
+		pd->n_obs = pd->opt.n_observations;
 	pd->regions = cp_calloc(pd->n_obs + 1, sizeof *pd->regions);
 	pd->why = cp_calloc(pd->n_obs + 1, sizeof *pd->why);
 	pd->queries = cp_calloc(pd->n_obs + 1, sizeof *pd->queries);
@@ -334,6 +337,7 @@ void pipe_data_free(struct pipe_data *pd)
 }
 
 const struct pipe_options *pipe_data_options(const struct pipe_data *pd) { return &pd->opt; }
+size_t pipe_data_n_done(const struct pipe_data *pd) { return pd->n_done; }
 
 const char *pipe_region_name(enum feas_shape s)
 {
@@ -913,7 +917,7 @@ static void stream_advance(struct stream *s)
 
 	while (s->prefix < pd->n_obs && s->built[s->prefix]) {
 		if (pd->regions[s->prefix] &&
-		    ++s->usable - s->gather_j == FEAS_CHUNK) {
+		    (++s->usable + pd->opt.usable_before) % FEAS_CHUNK == 0) {
 			s->ready[s->tail++] = (struct stream_chunk){ s->gather,
 				s->prefix + 1, s->gather_j, s->built[s->gather], 0 };
 			s->gather = s->prefix + 1;
@@ -921,7 +925,7 @@ static void stream_advance(struct stream *s)
 		}
 		s->prefix++;
 	}
-	if (s->prefix == pd->n_obs && s->usable > s->gather_j) {
+	if (s->prefix == pd->n_obs && s->usable > s->gather_j && !pd->opt.partial) {
 		s->ready[s->tail++] = (struct stream_chunk){ s->gather, pd->n_obs,
 			s->gather_j, s->built[s->gather], 0 };
 		s->gather = pd->n_obs;
@@ -936,7 +940,7 @@ static int stream_check(struct stream *s, struct feas_checker *c,
 			size_t *inexact, struct cp_error *err)
 {
 	struct pipe_data *pd = s->pd;
-	size_t i, j = ch->j;
+	size_t i, j = ch->j + pd->opt.usable_before;
 	int rc = CP_OK;
 
 	for (i = ch->lo; i < ch->hi && !rc; i++) {
@@ -1159,6 +1163,8 @@ int pipe_check_stream(struct pipe_model *pm, struct pipe_data *pd,
 	}
 	for (i = 0; i < pd->n_obs; i++)
 		pd->n_unusable += s.built[i] && !pd->regions[i];
+	/* a partial chunk left for the next part, or none */
+	pd->n_done = s.usable > s.gather_j ? s.gather : pd->n_obs;
 	if (n_inexact)
 		*n_inexact = s.inexact;
 out:

@@ -72,6 +72,15 @@ struct pipe_options {
 				  * checks them, and trims it once checked
 				  * (region_trim), so memory holds the
 				  * regions in flight, not all of them */
+	/* A dataset in parts (stats_reader), with stream: */
+	size_t n_observations;   /* the part's observations checked (0: all) */
+	size_t usable_before;    /* usable observations in the parts before:
+				  * the fresh LPs (feas_fresh_at) count on */
+	int partial;             /* more parts follow: pipe_check_stream
+				  * checks whole FEAS_CHUNKs of usable
+				  * observations only, and
+				  * pipe_data_n_done says how many of the
+				  * observations that covers */
 };
 
 /* ---- the data side ---- */
@@ -100,6 +109,11 @@ const struct region *pipe_data_region(const struct pipe_data *pd, size_t i);
 const struct feas_query *pipe_data_query(const struct pipe_data *pd, size_t i);
 const char *pipe_data_unusable(const struct pipe_data *pd, size_t i);
 size_t pipe_data_n_unusable(const struct pipe_data *pd);
+
+/* With opt.partial: the observations [0, n) whose verdicts are final
+ * after pipe_check_stream (its chunks were whole); the rest are to be
+ * checked in the next part. */
+size_t pipe_data_n_done(const struct pipe_data *pd);
 
 /* With opt.stream: NULL for every observation until pipe_check_stream
  * has run, then as without it, except that the regions keep only their

@@ -1064,6 +1064,9 @@ struct source {
 	int seq;                /* fd cannot be read at an offset (a pipe) */
 	const char *text;
 	uint64_t size;          /* the text's length; the file's when opened */
+	unsigned skip;          /* lines left out after the header: the first
+				 * row's line is skip + 2 (a part of a file) */
+	const struct stats_dataset *seed;   /* events known before (or NULL) */
 };
 
 /* Up to n bytes of the file at offset at (its next bytes when seq). */
@@ -1572,6 +1575,30 @@ static int load_ranges(struct ctx *c, const struct source *s, size_t threads,
 	return rc;
 }
 
+/* c for s: its events those of s's seed first, in the seed's order. */
+static int ctx_start(struct ctx *c, const struct source *s, struct cp_error *err)
+{
+	const struct names *ev = s->seed ? &s->seed->ev : NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = ctx_init(c, s->name, err)))
+		return rc;
+	for (i = 0; ev && i < ev->n; i++)
+		if (names_intern(&c->d->ev, ev->name[i], ev->len[i]) == (size_t)-1) {
+			ctx_release(c);
+			return cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'",
+					    s->name);
+		}
+	while (c->d->ev.n > c->ev_cap)
+		if (grow_events(c)) {
+			ctx_release(c);
+			return cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'",
+					    s->name);
+		}
+	return CP_OK;
+}
+
 /* Load s on up to `threads` threads, each range at least min_range bytes. */
 static int load(const struct source *s, size_t threads, size_t min_range,
 		struct stats_dataset **out, struct cp_buf *diag,
@@ -1583,24 +1610,35 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	int rc;
 
 	*out = NULL;
-	if ((rc = ctx_init(&c, s->name, err)))
+	if ((rc = ctx_start(&c, s, err)))
 		return rc;
-	if (s->seq || s->size / min_range < 2 || n < 2) {
+	if (s->seq || (!s->skip && (s->size / min_range < 2 || n < 2))) {
 		rc = load_range(&c, s, 0, TO_END, &next, err);
 		return ctx_finish(&c, rc, out, diag, err);
 	}
-	/* the header first: every range's rows need its columns */
+	/* the header first: every range's rows need its columns (and the
+	 * rows of a part their lines' numbers) */
 	if ((rc = load_range(&c, s, 0, 1, &next, err)) || c.stop)
 		return ctx_finish(&c, rc, out, diag, err);
+	if (c.line)
+		c.line += s->skip;
+	if (s->size / min_range < 2 || n < 2) {
+		rc = load_range(&c, s, next, TO_END, &next, err);
+		return ctx_finish(&c, rc, out, diag, err);
+	}
 	if (s->size < next || (s->size - next) / min_range < n)
 		n = s->size < next ? 1 : (size_t)((s->size - next) / min_range);
 	rc = n < 2 ? load_range(&c, s, next, TO_END, &next, err) :
 		load_ranges(&c, s, n, next, min_range, err);
 	if (rc == TOO_MANY_LINES) {
 		ctx_release(&c);
-		if ((rc = ctx_init(&c, s->name, err)))
+		if ((rc = ctx_start(&c, s, err)))
 			return rc;
-		rc = load_range(&c, s, 0, TO_END, &next, err);
+		if (!(rc = load_range(&c, s, 0, 1, &next, err)) && !c.stop) {
+			if (c.line)
+				c.line += s->skip;
+			rc = load_range(&c, s, next, TO_END, &next, err);
+		}
 	}
 	return ctx_finish(&c, rc, out, diag, err);
 }
@@ -1609,9 +1647,25 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text ? text : "", len };
+	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL };
 
 	return load(&s, 1, LOAD_MIN_RANGE, out, diag, err);
+}
+
+int stats_dataset_read_part(const char *name, const char *text, size_t len,
+			    size_t threads, unsigned skip,
+			    const struct stats_dataset *seed,
+			    struct stats_dataset **out, struct cp_buf *diag,
+			    struct cp_error *err)
+{
+	struct source s = { name, -1, 0, text, len, skip, seed };
+
+	if (threads == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus > 0 ? (size_t)cpus : 1;
+	}
+	return load(&s, threads, LOAD_MIN_RANGE, out, diag, err);
 }
 
 int stats_dataset_read(const char *name, const char *text, size_t len,
@@ -1619,7 +1673,7 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text, len };
+	struct source s = { name, -1, 0, text, len, 0, NULL };
 	struct stat st;
 	int rc;
 

@@ -47,6 +47,53 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct cp_error *err);
 void stats_dataset_free(struct stats_dataset *d);
 
+/* ---- datasets in parts (stats/reader.c) ----
+ * A dataset read a part at a time, so that memory holds a part, not the
+ * file: each part is the dataset of a block of the file's lines (about
+ * 64 MB, more when one observation needs it), its lines numbered as in
+ * the file, whose first *n_whole observations are whole (no row of
+ * theirs comes later).  The caller uses observations [0, m) of a part
+ * for an m that stats_reader_cut allows, passes them with
+ * stats_reader_take, and the next part starts with observation m (read
+ * again).  Observations come in the order of the whole file's dataset,
+ * and each one's rows, messages and lines are the ones it has there.
+ * A file whose observations are grouped (sim, record and import write
+ * them so), or whose observations take turns in groups, is read in
+ * parts; when an observation taken comes back later, stats_reader_next
+ * fails (CP_EINPUT) and stats_reader_grouped says 0: such a file is
+ * loaded whole.  path "-" reads standard input, named STATS_STDIN_NAME
+ * in messages.  The datasets belong to the reader. */
+#define STATS_STDIN_NAME "<stdin>"
+struct stats_reader;
+/* part_bytes: the text a part reads at least (0: 64 MB). */
+int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
+		      struct stats_reader **out, struct cp_error *err);
+void stats_reader_close(struct stats_reader *r);
+const char *stats_reader_name(const struct stats_reader *r);
+/* The next part (valid until the next call), or *d NULL after the last;
+ * loaded on `threads` threads (0: one per CPU) when it is large. */
+int stats_reader_next(struct stats_reader *r, const struct stats_dataset **d,
+		      size_t *n_whole, struct cp_error *err);
+/* The largest m' <= m at which the part can be cut (m' <= n_whole). */
+size_t stats_reader_cut(const struct stats_reader *r, size_t m);
+int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err);
+int stats_reader_done(const struct stats_reader *r);
+/* 1 when the part is the last (it holds the rest of the input). */
+int stats_reader_last(const struct stats_reader *r);
+/* m 0 (nothing could be used): the next part is read larger. */
+int stats_reader_grouped(const struct stats_reader *r);
+/* 1 when the input is a regular file (it can be loaded whole instead). */
+int stats_reader_rereadable(const struct stats_reader *r);
+/* Keep the rows of the part's observations obs[0..n) for a second
+ * reading (from the file, or from an unlinked temporary copy of what
+ * standard input gave), after the last part: stats_reader_kept gives
+ * them back in the order kept, at most max observations a dataset, with
+ * idx[j] the index in it of the j-th (*n of them; 0 at the end). */
+int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
+		      struct cp_error *err);
+int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **d,
+		      size_t *idx, size_t max, size_t *n, struct cp_error *err);
+
 /* Observations in order of first appearance; events likewise. */
 size_t stats_dataset_n_observations(const struct stats_dataset *d);
 const char *stats_dataset_observation(const struct stats_dataset *d, size_t i);

@@ -93,6 +93,14 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err);
 
+/* stats/dataset.c: text in memory as a part of a file, its first row
+ * at line skip + 2, the events of seed (may be NULL) first. */
+int stats_dataset_read_part(const char *name, const char *text, size_t len,
+			    size_t threads, unsigned skip,
+			    const struct stats_dataset *seed,
+			    struct stats_dataset **out, struct cp_buf *diag,
+			    struct cp_error *err);
+
 /* stats/observation.c: stats_observation_rates (rates not NULL) and
  * stats_observation_resolution (res not NULL) in one pass. */
 struct stats_dataset;

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* stats/reader.c: a dataset read in parts of whole observations, so that
+ * a check holds a part at a time, never the file (stats/region.h,
+ * "datasets in parts").
+ *
+ * The text is read in blocks into one buffer: the header line, then the
+ * rows not yet taken.  A part is the buffer's complete lines loaded by
+ * stats/dataset.c (on threads, as a file is) with their lines numbered as
+ * in the file and the events of the part before as a seed; its whole
+ * observations are those before a cut: a line after which no observation
+ * before it has rows (every line of a file grouped by observation that
+ * starts an observation; in a file of observations taking turns, the end
+ * of each turn's group).  The observation of the part's last row may go
+ * on in the next block, so a cut is never after its first row.  Taken
+ * observations are remembered (by a 64-bit hash of the name): one that
+ * comes back in a later part means the file is not grouped, and the
+ * reader says so (stats_reader_grouped) instead of splitting it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "stats/stats_int.h"
+#include "stats/dataset_int.h"
+
+/* The body a part reads at least: 64 MB of text, about 2,800 observations
+ * of 10 intervals x 28 events (a part's samples take a quarter of it). */
+#define PART_BYTES ((size_t)64 << 20)
+
+struct kept {
+	uint64_t off, len;    /* in the input (a file) or the spool */
+	uint64_t in_off;      /* in the input */
+	unsigned line;        /* the line of its first byte */
+	char *name;
+};
+
+struct stats_reader {
+	char *name;
+	int fd, own;
+	int regular;          /* the input can be read again at an offset */
+	size_t threads;
+	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not taken */
+	size_t cap, hdr, len;
+	uint64_t body_off;    /* the input's offset of buf[hdr] */
+	unsigned first_line;  /* the line of buf[hdr] */
+	size_t want, parsed;  /* body bytes to read; loaded into d */
+	size_t part;          /* the body bytes a part reads at least */
+	int eof, done, ungrouped;
+	int whole;            /* the part holds the rest of the input */
+	struct stats_dataset *d;
+	size_t *cut;          /* cut[m]: the largest m' <= m that is a cut */
+	uint64_t *seen;       /* hashes of the names taken (0: empty) */
+	size_t n_seen, n_slots;
+	int spool;            /* kept text of an input read once (-1: none) */
+	uint64_t spool_len;
+	struct kept *kept;
+	size_t n_kept, cap_kept, next_kept;
+};
+
+int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
+		      struct stats_reader **out, struct cp_error *err)
+{
+	struct stats_reader *r;
+	struct stat st;
+	int stdin_ = !strcmp(path, "-");
+
+	*out = NULL;
+	if (!(r = cp_calloc(1, sizeof *r)) ||
+	    !(r->name = cp_strdup(stdin_ ? STATS_STDIN_NAME : path))) {
+		cp_free(r);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	r->spool = -1;
+	r->threads = threads;
+	r->part = part_bytes ? part_bytes : PART_BYTES;
+	r->want = r->part;
+	r->first_line = 2;
+	if (stdin_) {
+		r->fd = 0;
+	} else if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		cp_error_set(err, CP_EIO, "cannot read '%s': %s", path, strerror(errno));
+		stats_reader_close(r);
+		return CP_EIO;
+	} else {
+		r->own = 1;
+	}
+	r->regular = !stdin_ && !fstat(r->fd, &st) && S_ISREG(st.st_mode);
+	*out = r;
+	return CP_OK;
+}
+
+void stats_reader_close(struct stats_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->own)
+		close(r->fd);
+	if (r->spool >= 0)
+		close(r->spool);
+	stats_dataset_free(r->d);
+	for (i = 0; i < r->n_kept; i++)
+		cp_free(r->kept[i].name);
+	cp_free(r->kept);
+	cp_free(r->cut);
+	cp_free(r->seen);
+	cp_free(r->buf);
+	cp_free(r->name);
+	cp_free(r);
+}
+
+const char *stats_reader_name(const struct stats_reader *r) { return r->name; }
+int stats_reader_grouped(const struct stats_reader *r) { return !r->ungrouped; }
+int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
+int stats_reader_done(const struct stats_reader *r) { return r->done; }
+int stats_reader_last(const struct stats_reader *r) { return r->whole; }
+
+/* Read until the body holds r->want bytes or the input ends. */
+static int fill(struct stats_reader *r, struct cp_error *err)
+{
+	while (!r->eof && r->len - r->hdr < r->want) {
+		ssize_t got;
+
+		if (r->len == r->cap) {
+			size_t cap = r->hdr + r->want + ((size_t)1 << 20);
+			char *b;
+
+			if (cap <= r->cap)
+				cap = 2 * r->cap;
+			if (!(b = cp_realloc(r->buf, cap)))
+				return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+						    r->name);
+			r->buf = b;
+			r->cap = cap;
+		}
+		got = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return cp_error_set(err, CP_EIO, "cannot read '%s': %s", r->name,
+					    strerror(errno));
+		if (got == 0)
+			r->eof = 1;
+		r->len += (size_t)got;
+		if (!r->hdr) {       /* the header: the first line */
+			const char *nl = memchr(r->buf, '\n', r->len);
+
+			if (nl)
+				r->hdr = (size_t)(nl - r->buf) + 1;
+			else if (r->eof)
+				r->hdr = r->len;
+			r->body_off = r->hdr;
+		}
+	}
+	return CP_OK;
+}
+
+static int seen_has(const struct stats_reader *r, uint64_t h)
+{
+	size_t i;
+
+	if (!r->n_slots)
+		return 0;
+	for (i = h & (r->n_slots - 1); r->seen[i]; i = (i + 1) & (r->n_slots - 1))
+		if (r->seen[i] == h)
+			return 1;
+	return 0;
+}
+
+static int seen_add(struct stats_reader *r, uint64_t h)
+{
+	size_t i;
+
+	if (2 * (r->n_seen + 1) > r->n_slots) {
+		size_t n = r->n_slots ? 2 * r->n_slots : 1024, j;
+		uint64_t *s = cp_calloc(n, sizeof *s);
+
+		if (!s)
+			return CP_ENOMEM;
+		for (j = 0; j < r->n_slots; j++)
+			if (r->seen[j]) {
+				for (i = r->seen[j] & (n - 1); s[i]; i = (i + 1) & (n - 1))
+					;
+				s[i] = r->seen[j];
+			}
+		cp_free(r->seen);
+		r->seen = s;
+		r->n_slots = n;
+	}
+	for (i = h & (r->n_slots - 1); r->seen[i]; i = (i + 1) & (r->n_slots - 1))
+		;
+	r->seen[i] = h;
+	r->n_seen++;
+	return CP_OK;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = cp_hash(CP_HASH_SEED, s, strlen(s));
+
+	return h ? h : 1;
+}
+
+/* The cuts of r->d: cut[m] for m = 0..n.  With the whole input read every
+ * m is one; else m is one when every row of the observations before m
+ * precedes the first row of m, and m is not after the last row's. */
+static int find_cuts(struct stats_reader *r, int whole)
+{
+	const struct stats_dataset *d = r->d;
+	size_t n = d->obs.n, i, m, o_last = 0;
+	unsigned *last = cp_calloc(n + 1, sizeof *last), max = 0, lmax = 0;
+
+	cp_free(r->cut);
+	if (!last || !(r->cut = cp_calloc(n + 1, sizeof *r->cut))) {
+		cp_free(last);
+		return CP_ENOMEM;
+	}
+	for (i = 0; i < d->n_g; i++) {
+		unsigned l = d->g[i].line + d->g[i].n - 1;
+
+		if (l > last[d->g[i].obs])
+			last[d->g[i].obs] = l;
+		if (l >= lmax) {
+			lmax = l;
+			o_last = d->g[i].obs;
+		}
+	}
+	r->cut[0] = 0;
+	for (m = 1; m <= n; m++) {
+		if (last[m - 1] > max)
+			max = last[m - 1];
+		r->cut[m] = whole || (m <= o_last && max < d->obs_line[m]) ? m :
+			r->cut[m - 1];
+	}
+	cp_free(last);
+	return CP_OK;
+}
+
+int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
+		      size_t *n_whole, struct cp_error *err)
+{
+	*out = NULL;
+	*n_whole = 0;
+	if (r->done)
+		return CP_OK;
+	for (;;) {
+		struct stats_dataset *d = NULL;
+		size_t end, i;
+		int rc, whole;
+
+		if ((rc = fill(r, err)))
+			return rc;
+		end = r->len;
+		if (!r->eof) {       /* complete lines only */
+			const char *nl = r->buf + r->len;
+
+			while (nl > r->buf + r->hdr && nl[-1] != '\n')
+				nl--;
+			if (nl == r->buf + r->hdr) {
+				r->want *= 2;
+				continue;
+			}
+			end = (size_t)(nl - r->buf);
+		}
+		whole = r->whole = r->eof && end == r->len;
+		if ((rc = stats_dataset_read_part(r->name, r->buf, end, r->threads,
+						  r->first_line - 2, r->d, &d, NULL, err)))
+			return rc;
+		stats_dataset_free(r->d);
+		r->d = d;
+		r->parsed = end;
+		if (find_cuts(r, whole))
+			return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+					    r->name);
+		for (i = 0; i < d->obs.n; i++)
+			if (seen_has(r, name_hash(d->obs.name[i]))) {
+				r->ungrouped = 1;
+				return cp_error_at(err, CP_EINPUT, r->name, d->obs_line[i], 0,
+						   "observation '%s' has rows after other "
+						   "observations' rows that follow its own: "
+						   "this input can be checked only as a whole "
+						   "(a file), not as it comes", d->obs.name[i]);
+			}
+		*n_whole = r->cut[d->obs.n];
+		if (*n_whole || whole) {
+			*out = d;
+			return CP_OK;
+		}
+		r->want *= 2;        /* one observation is larger than a part */
+	}
+}
+
+size_t stats_reader_cut(const struct stats_reader *r, size_t m)
+{
+	if (!r->d)
+		return 0;
+	return r->cut[m < r->d->obs.n ? m : r->d->obs.n];
+}
+
+/* Byte offsets (in buf, from hdr) of the n lines at[] (ascending, from
+ * first_line on) into off[]. */
+static void line_offsets(const struct stats_reader *r, const unsigned *at,
+			 size_t n, size_t *off)
+{
+	const char *p = r->buf + r->hdr, *end = r->buf + r->len;
+	unsigned line = r->first_line;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		while (line < at[i] && p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			p = nl ? nl + 1 : end;
+			line++;
+		}
+		off[i] = (size_t)(p - (r->buf + r->hdr));
+	}
+}
+
+static int uint_cmp(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Observation i's first line and the line after its last row. */
+static void obs_lines(const struct stats_dataset *d, size_t i, unsigned *lo,
+		      unsigned *hi)
+{
+	size_t g;
+
+	*lo = d->obs_line[i];
+	*hi = *lo;
+	for (g = d->obs_g[i]; g < d->obs_g[i + 1]; g++)
+		if (d->g[g].line + d->g[g].n > *hi)
+			*hi = d->g[g].line + d->g[g].n;
+}
+
+int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
+		      struct cp_error *err)
+{
+	unsigned *at = cp_calloc(2 * n + 1, sizeof *at), *lo = cp_calloc(2 * n + 1, sizeof *lo);
+	size_t *off = cp_calloc(2 * n + 1, sizeof *off), i, j;
+	int rc = CP_OK;
+
+	if (!at || !lo || !off)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		obs_lines(r->d, obs[i], &lo[2 * i], &lo[2 * i + 1]);
+		at[2 * i] = lo[2 * i];
+		at[2 * i + 1] = lo[2 * i + 1];
+	}
+	qsort(at, 2 * n, sizeof *at, uint_cmp);
+	line_offsets(r, at, 2 * n, off);
+	if (r->n_kept + n > r->cap_kept) {
+		size_t cap = r->cap_kept ? 2 * r->cap_kept : 256;
+		struct kept *k;
+
+		while (cap < r->n_kept + n)
+			cap *= 2;
+		if (!(k = cp_reallocarray(r->kept, cap, sizeof *k)))
+			goto nomem;
+		r->kept = k;
+		r->cap_kept = cap;
+	}
+	if (!r->regular && r->spool < 0) {
+		FILE *f = tmpfile();
+		int fd = f ? dup(fileno(f)) : -1;
+
+		if (f)
+			fclose(f);       /* unlinked: the copy lives as long as fd */
+		if (fd < 0) {
+			rc = cp_error_set(err, CP_EIO, "cannot make a temporary file for "
+					  "'%s': %s", r->name, strerror(errno));
+			goto out;
+		}
+		r->spool = fd;
+	}
+	for (i = 0; i < n; i++) {
+		struct kept *k = &r->kept[r->n_kept];
+		size_t a, b;
+
+		/* the two lines' offsets, found by search in the sorted list */
+		for (j = 0; at[j] != lo[2 * i]; j++)
+			;
+		a = off[j];
+		for (; at[j] != lo[2 * i + 1]; j++)
+			;
+		b = off[j];
+		k->line = lo[2 * i];
+		k->len = b - a;
+		k->in_off = r->body_off + a;
+		if (!(k->name = cp_strdup(r->d->obs.name[obs[i]])))
+			goto nomem;
+		if (r->regular) {
+			k->off = r->body_off + a;
+		} else {
+			const char *p = r->buf + r->hdr + a;
+			size_t left = b - a;
+
+			k->off = r->spool_len;
+			while (left) {
+				ssize_t w = write(r->spool, p, left);
+
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0) {
+					cp_free(k->name);
+					rc = cp_error_set(err, CP_EIO, "cannot write a temporary "
+							  "file: %s", strerror(errno));
+					goto out;
+				}
+				p += w;
+				left -= (size_t)w;
+			}
+			r->spool_len += b - a;
+		}
+		r->n_kept++;
+	}
+	goto out;
+nomem:
+	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+out:
+	cp_free(at);
+	cp_free(lo);
+	cp_free(off);
+	return rc;
+}
+
+int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
+{
+	const struct stats_dataset *d = r->d;
+	size_t i, off;
+	unsigned line;
+
+	if (!m && !r->whole) {        /* nothing whole yet: a larger part */
+		r->want *= 2;
+		return CP_OK;
+	}
+	for (i = 0; i < m; i++)
+		if (seen_add(r, name_hash(d->obs.name[i])))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (m >= d->obs.n && r->whole) {
+		r->done = 1;
+		return CP_OK;
+	}
+	if (m < d->obs.n) {
+		line = d->obs_line[m];
+		line_offsets(r, &line, 1, &off);
+	} else {                      /* to the end of what was loaded */
+		const char *p = r->buf + r->hdr, *end = r->buf + r->parsed;
+
+		off = r->parsed - r->hdr;
+		for (line = r->first_line; p < end; line++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			p = nl ? nl + 1 : end;
+		}
+	}
+	memmove(r->buf + r->hdr, r->buf + r->hdr + off, r->len - r->hdr - off);
+	r->len -= off;
+	r->body_off += off;
+	r->first_line = line;
+	r->want = r->part;
+	return CP_OK;
+}
+
+int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
+		      size_t *idx, size_t max, size_t *n, struct cp_error *err)
+{
+	size_t a = r->next_kept, b = a, len, i, at;
+	int fd = r->regular ? r->fd : r->spool;
+	char *text;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (a >= r->n_kept)
+		return CP_OK;
+	/* spans adjacent in the input (their lines numbered on), up to a
+	 * part's bytes */
+	len = r->kept[a].len;
+	for (b = a + 1; b < r->n_kept && b - a < max &&
+	     r->kept[b].in_off == r->kept[b - 1].in_off + r->kept[b - 1].len &&
+	     len + r->kept[b].len <= r->part; b++)
+		len += r->kept[b].len;
+	if (!(text = cp_malloc(r->hdr + len + 1)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	memcpy(text, r->buf, r->hdr);
+	for (at = 0; at < len;) {
+		ssize_t got = pread(fd, text + r->hdr + at, len - at,
+				    (off_t)(r->kept[a].off + at));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			cp_free(text);
+			return cp_error_set(err, CP_EIO, "cannot read '%s' again: %s",
+					    r->name, got < 0 ? strerror(errno) : "it is shorter");
+		}
+		at += (size_t)got;
+	}
+	stats_dataset_free(r->d);
+	r->d = NULL;
+	rc = stats_dataset_read_part(r->name, text, r->hdr + len, r->threads,
+				     r->kept[a].line - 2, NULL, &r->d, NULL, err);
+	cp_free(text);
+	if (rc)
+		return rc;
+	for (i = a; i < b; i++)
+		idx[i - a] = stats_dataset_find_observation(r->d, r->kept[i].name);
+	r->next_kept = b;
+	*n = b - a;
+	*out = r->d;
+	return CP_OK;
+}

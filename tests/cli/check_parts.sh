@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/cli/check_parts.sh: `check` reads its dataset in parts (stats_reader)
+# and writes the report a check of the whole dataset writes, byte for byte:
+# text, --json and -o, at one and two threads, on a file grouped by
+# observation, on one whose observations take turns in groups of three,
+# and on both through standard input; a file whose observations take
+# turns throughout is loaded whole, and through standard input is an
+# error.  The reference is a check with --html, which loads the dataset
+# whole.  Small parts (COUNTERPOINT_PART_BYTES) cut these small files
+# into many.  Last, a file larger than the address space allowed by
+# `ulimit -v` checks in parts, where the whole-file load runs out.
+CP=${CP:-bin/counterpoint}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+M=models/haswell/mmu.udd
+W="--with prefetch"
+T=$PWD/datasets/sim-sweep-all.csv
+
+# N observations of PER intervals, cut from the bundled sweep's, WIDTH of
+# them taking turns interval by interval; observation 300 never counts
+# its first event (unusable).
+gen() {
+	python3 - "$T" "$@" <<'PY'
+import sys, collections
+tpl, n, per, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+lines = open(tpl).read().splitlines()
+rows = collections.OrderedDict()
+for l in lines[1:]:
+    f = l.split(',', 2)
+    rows.setdefault(f[0], collections.OrderedDict()).setdefault(int(f[1]), []).append(f[2])
+pieces = []
+for o, ivs in rows.items():
+    ks = sorted(ivs)
+    for a in range(0, len(ks) - per + 1, per):
+        pieces.append((o, [ivs[k] for k in ks[a:a + per]]))
+out = sys.stdout
+out.write(lines[0] + '\n')
+for w0 in range(0, n, width):
+    grp = [(j, pieces[j % len(pieces)]) for j in range(w0, min(n, w0 + width))]
+    for t in range(per):
+        for j, (o, ivs) in grp:
+            for r in ivs[t]:
+                if j == 300 and r is ivs[t][0]:
+                    f = r.split(',')
+                    r = ','.join([f[0], '0', f[2], '0'] + f[4:])
+                out.write('j%d-%s,%d,%s\n' % (j, o, t, r))
+PY
+}
+gen 700 5 1 > "$tmp/grouped.csv" || fail "generating the data"
+gen 700 5 3 > "$tmp/turns.csv"
+gen 700 5 700 > "$tmp/mixed.csv"
+
+cd "$tmp" || fail "cd"
+case $CP in /*) ;; *) CP=$OLDPWD/$CP ;; esac
+M=$OLDPWD/$M
+export COUNTERPOINT_PART_BYTES=200000
+for f in grouped turns mixed; do
+	for out in text json; do
+		o=; [ $out = json ] && o=--json
+		"$CP" check "$M" $f.csv $W $o --html whole.html >whole.$f.$out 2>/dev/null
+		rc=$?; [ $rc = 1 ] || fail "$f $out: whole-file check exit $rc, expected 1"
+		for t in 1 2; do
+			"$CP" check "$M" $f.csv $W $o --threads $t >parts 2>err; rc=$?
+			[ $rc = 1 ] || { cat err; fail "$f $out threads $t: exit $rc"; }
+			cmp -s whole.$f.$out parts || fail "$f $out threads $t: report differs"
+			"$CP" check "$M" $f.csv $W $o --threads $t -o parts.o 2>/dev/null
+			cmp -s whole.$f.$out parts.o || fail "$f $out threads $t: -o differs"
+		done
+	done
+done
+grep -q '^j300-.*: unusable (.*its rows from grouped.csv:' whole.grouped.text ||
+	fail "no unusable observation in the data"
+grep -q 'INFEASIBLE' whole.grouped.text || fail "no infeasible observation in the data"
+grep -q '"refutes": true' whole.grouped.json || fail "no refuting observation in the data"
+
+# Standard input: the reports name the data '-' and its lines
+# <stdin>:LINE; otherwise the same.
+for f in grouped turns; do
+	for t in 1 2; do
+		"$CP" check "$M" - $W --threads $t <$f.csv >parts 2>err; rc=$?
+		[ $rc = 1 ] || { cat err; fail "stdin $f threads $t: exit $rc"; }
+		sed "s|its rows from $f.csv:|its rows from <stdin>:|" whole.$f.text | cmp -s - parts ||
+			fail "stdin $f threads $t: text report differs"
+		"$CP" check "$M" - $W --json --threads $t <$f.csv >parts 2>/dev/null
+		sed -e "s|^\"data\": \"$f.csv\"|\"data\": \"-\"|" \
+		    -e "s|\"file\": \"$f.csv\"|\"file\": \"<stdin>\"|" whole.$f.json |
+			cmp -s - parts || fail "stdin $f threads $t: JSON report differs"
+	done
+done
+"$CP" check "$M" - $W <mixed.csv >parts 2>err; rc=$?
+[ $rc = 2 ] || fail "stdin of observations taking turns: exit $rc, expected 2"
+grep -q "<stdin>:[0-9]*: observation 'j[0-9]*-.*' has rows after other observations' rows" err ||
+	{ cat err; fail "stdin of observations taking turns: no message"; }
+unset COUNTERPOINT_PART_BYTES
+
+# 8,000 observations, 94 MB, checked within 80 MB of address space in
+# parts of 4 MB; the whole-file load of the same file runs out.
+gen 8000 5 1 > big.csv
+(ulimit -v 80000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" big.csv $W \
+	--threads 1 >big.out 2>big.err); rc=$?
+[ $rc = 1 ] || { cat big.err; fail "a file beyond ulimit -v: exit $rc, expected 1"; }
+grep -q '^8000 observations, [0-9]* infeasible, 1 unusable' big.out ||
+	{ tail -3 big.out; fail "a file beyond ulimit -v: summary"; }
+(ulimit -v 80000; "$CP" check "$M" big.csv $W --threads 1 --html big.html \
+	>/dev/null 2>&1); rc=$?
+[ $rc = 3 ] || fail "the whole-file load within ulimit -v 80000 exited $rc, not 3 (out of memory): the limit tests nothing"
+exit 0
