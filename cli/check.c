@@ -227,6 +227,8 @@ static int tally_cmp(const void *a, const void *b)
 
 struct report {
 	const char *model_path, *data_path;
+	const struct udd_model *model;
+	udd_features sel;
 	const struct pipe_data *pd;
 	const struct pipe_model *pm;
 	const struct feas_result *res;
@@ -369,10 +371,11 @@ static int report_json(struct report *r, struct cp_buf *b)
 	struct cp_buf rel;
 
 	cp_buf_init(&rel);
-	cp_buf_puts(b, "{\n\"model\": ");
-	cli_json_string(b, r->model_path);
-	cp_buf_puts(b, ",\n\"data\": ");
-	cli_json_string(b, r->data_path);
+	cp_buf_json_begin(b, r->model_path, r->data_path);
+	cp_buf_puts(b, ",\n\"features\": ");
+	udd_model_json_features(r->model, r->sel, b);
+	cp_buf_puts(b, ",\n\"counters\": ");
+	udd_model_json_counters(r->model, pipe_data_names(pd), k, b);
 	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
 		      "\"facets_listed\": %s,\n\"observations\": [", cli_region_name(o->shape),
 		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
@@ -418,7 +421,7 @@ static int report_json(struct report *r, struct cp_buf *b)
 				goto nomem;
 			cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
 			cli_json_string(b, rel.data ? rel.data : "");
-			cp_buf_puts(b, ", \"coefficients\": [");
+			cp_buf_puts(b, ", \"vector\": [");
 			for (c = 0; c < k; c++)
 				cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
 			cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
@@ -641,6 +644,8 @@ int cli_check(int argc, char **argv)
 		goto fail;
 	}
 	phase_mark(&phases, "family-wise");
+	rep.model = model;
+	rep.sel = sel;
 	rep.pd = pd;
 	rep.pm = pm;
 	rep.res = res;

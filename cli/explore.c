@@ -104,7 +104,7 @@ static const char usage_text[] =
 	"  --plots N|all       flow bars in the --html page for the first N\n"
 	"                      observations of each minimal model (default 50;\n"
 	"                      all: every one)\n"
-	"  --json              the report as JSON (schema 1: the models with their\n"
+	"  --json              the report as JSON (docs/json.md: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
 	"                      undecided, monotonicity, proofs, undecided_checks,\n"
 	"                      alternatives; each minimal model's flows as\n"
@@ -352,7 +352,7 @@ int cli_explore(int argc, char **argv)
 	}
 	explore_family_stats(fam, &n_models, &n_facets, &n_checked, &n_checks);
 	if (json) {
-		explore_report_json(s, &b);
+		explore_report_json(s, udd_model_file(m), argv[optind + 1], &b);
 		goto write;
 	}
 	n_obs = explore_family_n_observations(fam);

@@ -310,8 +310,10 @@ const struct explore_flows *explore_model_flows(const struct explore_search *s,
 /* ---- output ---- */
 /* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
 const char *explore_origin_name(enum explore_origin o);
-/* The search and its proven claims as JSON (schema 1: docs/haswell.md). */
-void explore_report_json(const struct explore_search *s, struct cp_buf *b);
+/* The search and its proven claims as JSON (docs/haswell.md), naming the
+ * model and the data (NULL: null). */
+void explore_report_json(const struct explore_search *s, const char *model,
+			 const char *data, struct cp_buf *b);
 /* "{a,b}" or "{}" for a feature set (appended to b). */
 void explore_format_features(const struct explore_search *s,
 			     udd_features sel, struct cp_buf *b);
