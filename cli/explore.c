@@ -119,6 +119,32 @@ static const char usage_text[] =
 	"or input, 3 internal error\n";
 
 
+/* On a terminal: the models whose verdict is known out of the family
+ * (when the family is small enough to count them cheaply) and the
+ * checks run. */
+struct search_progress {
+	struct cli_progress line;
+	int count_known;      /* a family of at most 2^16 models */
+};
+
+static void search_progress(void *ctx, const struct explore_search *s)
+{
+	struct search_progress *sp = ctx;
+	struct cli_progress *p = &sp->line;
+	struct explore_claim_basis cb;
+
+	if (!cli_progress_due(p))
+		return;
+	cb.enumerable = 0;
+	if (sp->count_known)
+		explore_claim_basis(s, &cb);
+	if (cb.enumerable)
+		cli_progress_show(p, "%zu/%zu models known, %zu checked", cb.known,
+				  cb.universe, explore_n_models(s));
+	else
+		cli_progress_show(p, "%zu models checked", explore_n_models(s));
+}
+
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
 
@@ -200,6 +226,7 @@ int cli_explore(int argc, char **argv)
 	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
+	struct search_progress progress;
 	struct explore_space space;
 	struct explore_evaluator ev;
 	struct udd_model *m = NULL;
@@ -344,8 +371,15 @@ int cli_explore(int argc, char **argv)
 	so.confidence = fo.confidence > 0 ? fo.confidence : 0.99;
 	so.family_confidence = explore_family_confidence(fam);
 	so.family_level = explore_family_level(fam);
+	cli_progress_init(&progress.line, "explore");
+	progress.count_known = explore_space_n_varying(&space) <= EXPLORE_EXHAUSTIVE_MAX;
+	if (progress.line.tty) {
+		so.progress = search_progress;
+		so.progress_ctx = &progress;
+	}
 	t0 = cp_seconds();
 	rc = explore_run(&space, &ev, &so, &s, &err);
+	cli_progress_end(&progress.line);
 	if (rc) {
 		rc = cli_print_error("explore", &err);
 		goto out;

@@ -189,6 +189,8 @@ struct explore_space {
 #define EXPLORE_EXHAUSTIVE_MAX 16
 size_t explore_space_n_varying(const struct explore_space *sp);
 
+struct explore_search;
+
 struct explore_options {
 	int exhaustive;             /* test every subset of the candidates */
 	size_t tolerance;           /* a model with at most this many infeasible
@@ -208,6 +210,12 @@ struct explore_options {
 	 * each undecided claim's deciding check as this plus --with F,...
 	 * (NULL: "check --with F,..."). */
 	const char *check_command;
+	/* Optional: called after every model the evaluator tested (after
+	 * each part of a batch), on the search thread, with the search so
+	 * far (for progress on a terminal: explore_n_evaluations,
+	 * explore_claim_basis). */
+	void (*progress)(void *ctx, const struct explore_search *s);
+	void *progress_ctx;
 };
 
 /* How a model entered the search. */
@@ -252,8 +260,6 @@ struct explore_edge {
 	size_t feature;
 	enum explore_step step;
 };
-
-struct explore_search;
 
 /* Run the search.  0 with *out set, or a negative code (evaluator
  * failures are passed through; CP_ELIMIT when max_models is reached
