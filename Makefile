@@ -47,7 +47,7 @@ DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
             python3-venv python3-pip python3-setuptools python3-wheel \
-            python3-pandas libopenmpi-dev openmpi-bin normaliz
+            python3-pandas python3-jsonschema libopenmpi-dev openmpi-bin normaliz
 
 # ---- sources ----
 MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi

@@ -92,7 +92,7 @@ def make_case(spec, d, cp):
         js = subprocess.run([cp, "paths", model, "--json"] + with_, check=True,
                             capture_output=True, text=True).stdout
         rows = [list(map(int, m.group(1).split(",")))
-                for m in re.finditer(r'"signature": \[([-0-9,]+)\]', js)]
+                for m in re.finditer(r'"vector": \[([-0-9,]+)\]', js)]
         with open(pre + ".in", "w") as f:
             f.write("amb_space %d\ncone %d\n" % (len(rows[0]), len(rows)))
             for r in rows:

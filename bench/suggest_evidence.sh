@@ -66,16 +66,19 @@ for spec in ${*:-merge abort replay pde_early bypass merge:abort abort:merge}; d
 import json, sys
 s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
 f = sys.argv[3] + (f" (--with {sys.argv[4]})" if sys.argv[4] else "")
-names = [c if isinstance(c, str) else c["name"] for c in t["counters"]]
-true = {(u, tuple(x["signature"])) for x in t["signatures"] for u in x["paths_by_uop"]}
+names = [c["name"] for c in t["counters"]]
+true = {(u, tuple(x["vector"])) for x in t["signatures"] for u in x["paths_by_uop"]}
+ours = [c["name"] for c in s["counters"]]
+for p in s["suggestions"][0]["signatures"] if s["suggestions"] else []:
+    p["counts"] = {n: v for n, v in zip(ours, p["vector"]) if v}
 if not s["suggestions"]:
     print(f"| {f} | {s['usable']} | {s['refuting']} | (none) | no | no |"); sys.exit(1)
 x = s["suggestions"][0]
 every = x["explains"] == x["of"] == s["usable"]
-ok = all((p["uop"], tuple(p["counters"].get(n, 0) for n in names)) in true
+ok = all((p["uop"], tuple(p["counts"].get(n, 0) for n in names)) in true
          for p in x["signatures"])
 paths = "; ".join(p["uop"] + ": " + ", ".join(k if v == 1 else f"{k}*{v}"
-                  for k, v in p["counters"].items()) for p in x["signatures"])
+                  for k, v in p["counts"].items()) for p in x["signatures"])
 print(f"| {f} | {s['usable']} | {s['refuting']} | {paths} | "
       f"{'yes' if every else 'no'} ({x['explains']}/{x['of']}) | {'yes' if ok else 'no'} |")
 sys.exit(0 if every and ok else 1)

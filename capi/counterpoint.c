@@ -262,7 +262,7 @@ int counterpoint_explore(const struct udd_model *m,
 	so.family_level = explore_family_level(fam);
 	if ((rc = explore_run(&space, &ev, &so, &s, err)))
 		goto out;
-	explore_report_json(s, &b);
+	explore_report_json(s, udd_model_file(m), stats_dataset_path(d), &b);
 	if (b.failed || !(*json = cp_strdup(b.data ? b.data : "")))
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 out:

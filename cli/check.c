@@ -230,6 +230,8 @@ static int tally_cmp(const void *a, const void *b)
 
 struct report {
 	const char *model_path, *data_path;
+	const struct udd_model *model;
+	udd_features sel;
 	const struct pipe_data *pd;
 	const struct pipe_model *pm;
 	const struct feas_result *res;
@@ -367,14 +369,15 @@ static void summary_text(struct report *r, struct cp_buf *b)
 }
 
 /* The JSON report's opening, before its observations. */
-static void head_json(struct report *r, struct cp_buf *b)
+static void head_json(struct report *r, const struct pipe_data *pd, struct cp_buf *b)
 {
 	const struct pipe_options *o = r->opt;
 
-	cp_buf_puts(b, "{\n\"model\": ");
-	cli_json_string(b, r->model_path);
-	cp_buf_puts(b, ",\n\"data\": ");
-	cli_json_string(b, r->data_path);
+	cp_buf_json_begin(b, r->model_path, r->data_path);
+	cp_buf_puts(b, ",\n\"features\": ");
+	udd_model_json_features(r->model, r->sel, b);
+	cp_buf_puts(b, ",\n\"counters\": ");
+	udd_model_json_counters(r->model, pipe_data_names(pd), pipe_data_n_counters(pd), b);
 	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n"
 		      "\"facets_listed\": %s,\n\"observations\": [", cli_region_name(o->shape),
 		      o->confidence, pipe_model_has_facets(r->pm) ? "true" : "false");
@@ -436,7 +439,7 @@ static int obs_json(struct report *r, size_t i, int first,
 			return -1;
 		cp_buf_puts(b, j ? ", {\"constraint\": " : "{\"constraint\": ");
 		cli_json_string(b, rel->data ? rel->data : "");
-		cp_buf_puts(b, ", \"coefficients\": [");
+		cp_buf_puts(b, ", \"vector\": [");
 		for (c = 0; c < k; c++)
 			cp_buf_printf(b, c ? ", %lld" : "%lld", (long long)v->a[c]);
 		cp_buf_printf(b, "], \"equality\": %s, \"facet\": %s, \"exact\": %s, "
@@ -484,7 +487,7 @@ static int report_whole(struct report *r, int json, struct cp_buf *b)
 
 	cp_buf_init(&rel);
 	if (json)
-		head_json(r, b);
+		head_json(r, r->pd, b);
 	for (i = 0; i < r->n_obs && !rc; i++)
 		rc = json ? obs_json(r, i, i == 0, &r->res[i], r->refutes[i], b, &rel,
 				 NULL) :
@@ -728,7 +731,7 @@ static int check_parts(struct report *rep, int json, int strict,
 				goto fail;
 			rep->pm = pm;
 			if (json)
-				head_json(rep, &b);
+				head_json(rep, pd, &b);
 		}
 		nw = pipe_data_n_observations(pd);
 		p.keep = cp_calloc(nw + 1, sizeof *p.keep);
@@ -946,6 +949,8 @@ int cli_check(int argc, char **argv)
 	rc = cli_load_model("check", rep.model_path, with, CLI_USAGE, &model, &sel);
 	if (rc)
 		return rc;
+	rep.model = model;
+	rep.sel = sel;
 	cli_progress_init(&prog.line, "check");
 	prog.what = "regions ";
 	phase_mark(&phases, NULL);

@@ -153,6 +153,8 @@ struct cli_progress {
 	double start, last;
 };
 void cli_progress_init(struct cli_progress *p, const char *cmd);
+/* Would cli_progress_show draw now?  (To skip costly counts when not.) */
+int cli_progress_due(const struct cli_progress *p);
 void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void cli_progress_end(struct cli_progress *p);

@@ -63,21 +63,17 @@ static void put_rows_json(struct cp_buf *b, const struct cone *c,
 }
 
 static void print_json(struct cp_buf *b, const struct udd_model *m,
-		       const char *features, const struct udd_sigset *s,
+		       udd_features sel, const struct udd_sigset *s,
 		       const struct cone *c, const char *const *names)
 {
 	size_t k = cone_n_counters(c), i, j, n;
 
-	cp_buf_puts(b, "{\n\"model\": ");
-	cli_json_string(b, udd_model_file(m));
+	cp_buf_json_begin(b, udd_model_file(m), NULL);
 	cp_buf_puts(b, ",\n\"features\": ");
-	cli_json_string(b, features);
-	cp_buf_puts(b, ",\n\"counters\": [");
-	for (i = 0; i < k; i++) {
-		cp_buf_puts(b, i ? ", " : "");
-		cli_json_string(b, names[i]);
-	}
-	cp_buf_printf(b, "],\n\"signatures\": %zu,\n\"dimension\": %zu,\n"
+	udd_model_json_features(m, sel, b);
+	cp_buf_puts(b, ",\n\"counters\": ");
+	udd_model_json_counters(m, names, k, b);
+	cp_buf_printf(b, ",\n\"signatures\": %zu,\n\"dimension\": %zu,\n"
 		      "\"equalities\": [", cone_n_signatures(c), cone_dim(c));
 	put_rows_json(b, c, names, 1);
 	cp_buf_puts(b, "],\n\"facets\": [");
@@ -250,7 +246,7 @@ int cli_cone(int argc, char **argv)
 	for (i = 0; i < udd_sigset_n_counters(s); i++)
 		names[i] = udd_sigset_counter_name(s, i);
 	if (json)
-		print_json(&b, m, features, s, c, names);
+		print_json(&b, m, sel, s, c, names);
 	else
 		print_text(&b, m, features, s, c, names);
 	rc = cli_write_output("cone", "-", &b);

@@ -11,7 +11,7 @@
 #include "hw/hec.h"
 
 static const char events_help[] =
-"usage: counterpoint events [--all] [PATTERN]\n"
+"usage: counterpoint events [--all] [--json] [PATTERN]\n"
 "\n"
 "List the events this machine can count, one a line: the name to give\n"
 "'counterpoint record -e', whether it is a software (kernel) or hardware\n"
@@ -24,13 +24,15 @@ static const char events_help[] =
 "options:\n"
 "  -a, --all    also list the events of processors this machine is not\n"
 "               (prefixed 'pmu::'; encodable with LIBPFM_ENCODE_INACTIVE=1)\n"
+"  --json       the list as JSON (docs/json.md): per event its name, kind,\n"
+"               PMU, description and whether this machine has it\n"
 "  -h, --help   this text\n"
 "\n"
 "exit status: 0 events listed, 1 none matches PATTERN, 2 bad usage.\n";
 
 struct listing {
 	const char *pattern;
-	int glob;
+	int glob, json;
 	size_t shown;
 	struct cp_buf out;
 };
@@ -71,9 +73,20 @@ static int show(void *vctx, const struct hec_event_desc *d)
 			    : !contains_nocase(psep ? bare : d->name, pat))
 			return 0;
 	}
-	cp_buf_printf(&l->out, "%-40s %-8s %s%s\n", d->name,
-		      d->hardware ? "hardware" : "software", d->desc,
-		      d->present ? "" : " [not on this machine]");
+	if (l->json) {
+		cp_buf_puts(&l->out, l->shown ? ",\n  {\"name\": " : "\n  {\"name\": ");
+		cp_buf_json_string(&l->out, d->name);
+		cp_buf_printf(&l->out, ", \"kind\": \"%s\", \"pmu\": ",
+			      d->hardware ? "hardware" : "software");
+		cp_buf_json_string_or_null(&l->out, d->pmu);
+		cp_buf_puts(&l->out, ", \"description\": ");
+		cp_buf_json_string(&l->out, d->desc ? d->desc : "");
+		cp_buf_printf(&l->out, ", \"present\": %s}", d->present ? "true" : "false");
+	} else {
+		cp_buf_printf(&l->out, "%-40s %-8s %s%s\n", d->name,
+			      d->hardware ? "hardware" : "software", d->desc,
+			      d->present ? "" : " [not on this machine]");
+	}
 	l->shown++;
 	return 0;
 }
@@ -82,13 +95,14 @@ int cli_events(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cmd = "events";
 	struct listing l;
 	struct cp_error err;
-	int all = 0, opt, rc;
+	int all = 0, json = 0, opt, rc;
 
 	opterr = 0;
 	optind = 1;
@@ -96,6 +110,9 @@ int cli_events(int argc, char **argv)
 		switch (opt) {
 		case 'a':
 			all = 1;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'h':
 			fputs(events_help, stdout);
@@ -110,6 +127,11 @@ int cli_events(int argc, char **argv)
 	cp_buf_init(&l.out);
 	l.pattern = optind < argc ? argv[optind] : NULL;
 	l.glob = l.pattern && strpbrk(l.pattern, "*?[") != NULL;
+	l.json = json;
+	if (json) {
+		cp_buf_json_begin(&l.out, NULL, NULL);
+		cp_buf_puts(&l.out, ",\n\"events\": [");
+	}
 	/* "skl::*TLB*" names a processor: list its events, here or not */
 	if (l.pattern && strstr(l.pattern, "::"))
 		all = 1;
@@ -118,6 +140,8 @@ int cli_events(int argc, char **argv)
 		cp_buf_release(&l.out);
 		return cli_print_error(cmd, &err);
 	}
+	if (json)
+		cp_buf_puts(&l.out, "]\n}\n");
 	if (!hec_machine_has_hw_pmu())
 		fprintf(stderr, "counterpoint events: note: " HEC_NO_PMU_MSG
 			"%s\n", all ? "" : " ('--all' lists other processors' events)");

@@ -105,7 +105,7 @@ static const char usage_text[] =
 	"  --plots N|all       flow bars in the --html page for the first N\n"
 	"                      observations of each minimal model (default 50;\n"
 	"                      all: every one)\n"
-	"  --json              the report as JSON (schema 1: the models with their\n"
+	"  --json              the report as JSON (docs/json.md: the models with their\n"
 	"                      verdicts, minimal, required, impossible, either,\n"
 	"                      undecided, monotonicity, proofs, undecided_checks,\n"
 	"                      alternatives; each minimal model's flows as\n"
@@ -119,6 +119,32 @@ static const char usage_text[] =
 	"exit status: 0 some model agrees with the data, 1 none does, 2 bad usage\n"
 	"or input, 3 internal error\n";
 
+
+/* On a terminal: the models whose verdict is known out of the family
+ * (when the family is small enough to count them cheaply) and the
+ * checks run. */
+struct search_progress {
+	struct cli_progress line;
+	int count_known;      /* a family of at most 2^16 models */
+};
+
+static void search_progress(void *ctx, const struct explore_search *s)
+{
+	struct search_progress *sp = ctx;
+	struct cli_progress *p = &sp->line;
+	struct explore_claim_basis cb;
+
+	if (!cli_progress_due(p))
+		return;
+	cb.enumerable = 0;
+	if (sp->count_known)
+		explore_claim_basis(s, &cb);
+	if (cb.enumerable)
+		cli_progress_show(p, "%zu/%zu models known, %zu checked", cb.known,
+				  cb.universe, explore_n_models(s));
+	else
+		cli_progress_show(p, "%zu models checked", explore_n_models(s));
+}
 
 static const char *const region_names[] = { "pca box", "independent box",
 					    "ellipsoid" };
@@ -201,6 +227,7 @@ int cli_explore(int argc, char **argv)
 	struct cp_buf cmd;
 	struct explore_family_options fo;
 	struct explore_options so;
+	struct search_progress progress;
 	struct explore_space space;
 	struct explore_evaluator ev;
 	struct udd_model *m = NULL;
@@ -345,15 +372,22 @@ int cli_explore(int argc, char **argv)
 	so.confidence = fo.confidence > 0 ? fo.confidence : 0.99;
 	so.family_confidence = explore_family_confidence(fam);
 	so.family_level = explore_family_level(fam);
+	cli_progress_init(&progress.line, "explore");
+	progress.count_known = explore_space_n_varying(&space) <= EXPLORE_EXHAUSTIVE_MAX;
+	if (progress.line.tty) {
+		so.progress = search_progress;
+		so.progress_ctx = &progress;
+	}
 	t0 = cp_seconds();
 	rc = explore_run(&space, &ev, &so, &s, &err);
+	cli_progress_end(&progress.line);
 	if (rc) {
 		rc = cli_print_error("explore", &err);
 		goto out;
 	}
 	explore_family_stats(fam, &n_models, &n_facets, &n_checked, &n_checks);
 	if (json) {
-		explore_report_json(s, &b);
+		explore_report_json(s, udd_model_file(m), argv[optind + 1], &b);
 		goto write;
 	}
 	n_obs = explore_family_n_observations(fam);

@@ -80,7 +80,7 @@ static int print_one_path(void *arg, const char *uop, const char *path,
 		cli_json_string(c->b, uop);
 		cp_buf_puts(c->b, ", \"path\": ");
 		cli_json_string(c->b, path);
-		cp_buf_puts(c->b, ", \"signature\": ");
+		cp_buf_puts(c->b, ", \"vector\": ");
 		put_json_vector(c->b, sig, udd_model_n_counters(c->m));
 		cp_buf_puts(c->b, "}");
 	} else {
@@ -93,23 +93,14 @@ static int print_one_path(void *arg, const char *uop, const char *path,
 }
 
 static void put_header_json(struct cp_buf *b, const struct udd_model *m,
-			    const char *features)
+			    udd_features sel)
 {
-	size_t i;
-
-	cp_buf_puts(b, "{\n\"model\": ");
-	cli_json_string(b, udd_model_file(m));
+	cp_buf_json_begin(b, udd_model_file(m), NULL);
 	cp_buf_puts(b, ",\n\"features\": ");
-	cli_json_string(b, features);
-	cp_buf_puts(b, ",\n\"counters\": [");
-	for (i = 0; i < udd_model_n_counters(m); i++) {
-		cp_buf_printf(b, "%s\n  {\"name\": ", i ? "," : "");
-		cli_json_string(b, udd_model_counter_name(m, i));
-		cp_buf_puts(b, ", \"event\": ");
-		cli_json_string(b, udd_model_counter_event(m, i));
-		cp_buf_puts(b, "}");
-	}
-	cp_buf_puts(b, "],\n");
+	udd_model_json_features(m, sel, b);
+	cp_buf_puts(b, ",\n\"counters\": ");
+	udd_model_json_counters(m, NULL, 0, b);
+	cp_buf_puts(b, ",\n");
 }
 
 /* `counterpoint paths`.  Long because it is the one place that reads the
@@ -178,7 +169,7 @@ int cli_paths(int argc, char **argv)
 		struct all_ctx c = { m, &b, json, 0 };
 
 		if (json) {
-			put_header_json(&b, m, features);
+			put_header_json(&b, m, sel);
 			cp_buf_puts(&b, "\"paths\": [");
 		}
 		rc = udd_model_each_path(m, sel, print_one_path, &c, &err);
@@ -202,7 +193,7 @@ int cli_paths(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		put_header_json(&b, m, features);
+		put_header_json(&b, m, sel);
 		cp_buf_puts(&b, "\"signatures\": [");
 		for (j = 0; j < udd_sigset_size(s); j++) {
 			cp_buf_printf(&b, "%s\n  {\"uop\": ", j ? "," : "");
@@ -217,7 +208,7 @@ int cli_paths(int argc, char **argv)
 				cp_buf_printf(&b, ": %llu",
 					      (unsigned long long)udd_sigset_uop_paths(s, j, u));
 			}
-			cp_buf_puts(&b, "}, \"signature\": ");
+			cp_buf_puts(&b, "}, \"vector\": ");
 			put_json_vector(&b, udd_sigset_signature(s, j), udd_sigset_n_counters(s));
 			cp_buf_puts(&b, ", \"example\": ");
 			cli_json_string(&b, udd_sigset_example(s, j));

@@ -40,7 +40,7 @@ static void usage(FILE *out)
 		"  --batches B         batch means: B batches, 'none', or 'auto' (the\n"
 		"                      default: batch when intervals are autocorrelated)\n"
 		"  --per-interval      region for one new interval, not for the mean\n"
-		"  --json              the regions as JSON (schema 1, docs/statistics.md)\n"
+		"  --json              the regions as JSON (docs/json.md)\n"
 		"  --threads N         threads reading DATA (default: one per CPU)\n"
 		"  -h, --help          show this help\n"
 		"\n"
@@ -314,7 +314,7 @@ static void json_names(struct cp_buf *b, const char *const *v, size_t n)
 	cp_buf_puts(b, "]");
 }
 
-/* One observation as JSON (schema 1, docs/statistics.md): the region's
+/* One observation as JSON (docs/statistics.md): the region's
  * numbers in full precision; error (the message) when it has none. */
 static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 			const struct obs_region *o, const struct cp_error *err)
@@ -544,29 +544,14 @@ int cli_region(int argc, char **argv)
 		o = 0;
 	}
 	if (json) {
-		cp_buf_puts(&out, "{\n  \"schema\": 1,\n  \"data\": ");
-		cp_buf_json_string(&out, argv[optind]);
-		cp_buf_puts(&out, ",\n  \"model\": ");
+		cp_buf_json_begin(&out, model_path, argv[optind]);
+		cp_buf_puts(&out, ",\n\"features\": ");
 		if (model_path)
-			cp_buf_json_string(&out, model_path);
+			udd_model_json_features(model, sel, &out);
 		else
 			cp_buf_puts(&out, "null");
-		cp_buf_puts(&out, ",\n  \"features\": ");
-		if (model_path) {
-			size_t f, n = 0;
-
-			cp_buf_puts(&out, "[");
-			for (f = 0; f < udd_model_n_features(model); f++)
-				if (sel >> f & 1) {
-					cp_buf_puts(&out, n++ ? ", " : "");
-					cp_buf_json_string(&out, udd_model_feature_name(model, f));
-				}
-			cp_buf_puts(&out, "]");
-		} else {
-			cp_buf_puts(&out, "null");
-		}
-		cp_buf_printf(&out, ",\n  \"confidence\": %g,\n  \"per_interval\": %s,"
-			      "\n  \"observations\": [", opt.confidence,
+		cp_buf_printf(&out, ",\n\"confidence\": %g,\n\"per_interval\": %s,"
+			      "\n\"observations\": [", opt.confidence,
 			      opt.per_interval ? "true" : "false");
 	}
 	/* An event the whole dataset lacks is the dataset's fault: its

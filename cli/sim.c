@@ -61,6 +61,7 @@ static void help(void)
 "                     class, the μops of each path and the events on the way\n"
 "  --list-events      print the events (Haswell: name, short name, unit,\n"
 "                     meaning; another --cpu: name and what it adds up)\n"
+"  --json             with --list-events: the list as JSON (docs/json.md)\n"
 "  --list-features    print the features, one a line\n"
 "  --print-config     print the machine parameters and exit\n"
 "  -o, --output FILE  dataset file (default standard output), written\n"
@@ -70,27 +71,68 @@ static void help(void)
 "exit status: 0 success, 2 bad usage or input, 3 internal error\n");
 }
 
-static void list_events(const struct mmu_cpu *cpu)
+/* One event of --list-events as JSON: its name, short name, unit and
+ * what it counts (null where the processor's list has none). */
+static void event_json(struct cp_buf *b, size_t i, const char *event,
+		       const char *name, const char *unit, const char *desc)
+{
+	cp_buf_puts(b, i ? ",\n  {\"event\": " : "\n  {\"event\": ");
+	cp_buf_json_string(b, event);
+	cp_buf_puts(b, ", \"name\": ");
+	cp_buf_json_string_or_null(b, name);
+	cp_buf_puts(b, ", \"unit\": ");
+	cp_buf_json_string_or_null(b, unit);
+	cp_buf_puts(b, ", \"description\": ");
+	cp_buf_json_string(b, desc);
+	cp_buf_puts(b, "}");
+}
+
+static int list_events(const struct mmu_cpu *cpu, int json)
 {
 	char what[256];
+	struct cp_buf b;
 	size_t j;
-	int e;
+	int e, rc;
 
-	if (!cpu || cpu == mmu_cpu_at(0)) {
+	cpu = cpu ? cpu : mmu_cpu_at(0);
+	cp_buf_init(&b);
+	if (json) {
+		cp_buf_json_begin(&b, NULL, NULL);
+		cp_buf_puts(&b, ",\n\"cpu\": ");
+		cp_buf_json_string(&b, cpu->name);
+		cp_buf_puts(&b, ",\n\"description\": ");
+		cp_buf_json_string(&b, cpu->desc);
+		cp_buf_printf(&b, ",\n\"counters_per_thread\": %zu,\n\"events\": [",
+			      cpu->counters);
+	}
+	if (cpu == mmu_cpu_at(0)) {
 		for (e = 0; e < MMU_N_EVENTS; e++) {
 			const struct mmu_event_info *in = mmu_event_info((enum mmu_event)e);
 
-			printf("%-40s %-24s %-10s %s\n", in->event, in->name, in->unit,
-			       in->desc);
+			if (json)
+				event_json(&b, (size_t)e, in->event, in->name, in->unit, in->desc);
+			else
+				cp_buf_printf(&b, "%-40s %-24s %-10s %s\n", in->event, in->name,
+					      in->unit, in->desc);
 		}
-		return;
+	} else {
+		if (!json)
+			cp_buf_printf(&b, "# %s: %s; %zu general counters per thread\n",
+				      cpu->name, cpu->desc, cpu->counters);
+		for (j = 0; j < cpu->n_events; j++) {
+			mmu_cpu_event_format(&cpu->events[j], what, sizeof what);
+			if (json)
+				event_json(&b, j, cpu->events[j].event, cpu->events[j].name,
+					   NULL, what);
+			else
+				cp_buf_printf(&b, "%-48s %s\n", cpu->events[j].event, what);
+		}
 	}
-	printf("# %s: %s; %zu general counters per thread\n", cpu->name,
-	       cpu->desc, cpu->counters);
-	for (j = 0; j < cpu->n_events; j++) {
-		mmu_cpu_event_format(&cpu->events[j], what, sizeof what);
-		printf("%-48s %s\n", cpu->events[j].event, what);
-	}
+	if (json)
+		cp_buf_puts(&b, "]\n}\n");
+	rc = cli_write_output(cmd, "-", &b);
+	cp_buf_release(&b);
+	return rc;
 }
 
 /* The names --cpu takes, "haswell, skylake, ...". */
@@ -108,7 +150,7 @@ static void cpu_names(char *buf, size_t size)
 enum {
 	O_WORKLOAD = 256, O_PAGES, O_FEATURES, O_SWEEP, O_INTERVALS,
 	O_IUOPS, O_WARMUP, O_COUNTERS, O_MUXNS, O_EVENTS, O_SEED, O_NAME,
-	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_LISTF, O_PRINTCFG, O_CPU
+	O_CONFIG, O_SET, O_TRUTH, O_LIST, O_LISTF, O_PRINTCFG, O_CPU, O_JSON
 };
 
 static const struct option options[] = {
@@ -129,6 +171,7 @@ static const struct option options[] = {
 	{ "set", required_argument, NULL, O_SET },
 	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "list-events", no_argument, NULL, O_LIST },
+	{ "json", no_argument, NULL, O_JSON },
 	{ "list-features", no_argument, NULL, O_LISTF },
 	{ "print-config", no_argument, NULL, O_PRINTCFG },
 	{ "output", required_argument, NULL, 'o' },
@@ -182,7 +225,7 @@ int cli_sim(int argc, char **argv)
 	enum mmu_page page = MMU_PAGE_4K;
 	unsigned features = 0;
 	size_t n_sets = 0, v, i;
-	int sweep = 0, print_cfg = 0, list = 0, counters_set = 0, opt, rc = CLI_OK;
+	int sweep = 0, print_cfg = 0, list = 0, json = 0, counters_set = 0, opt, rc = CLI_OK;
 
 	mmu_config_default(&cfg);
 	mmu_run_opts_default(&ro);
@@ -271,6 +314,7 @@ int cli_sim(int argc, char **argv)
 		case O_LIST:
 			list = 1;
 			break;
+		case O_JSON: json = 1; break;
 		case O_LISTF: {
 			char all[256], *p;
 
@@ -286,10 +330,10 @@ int cli_sim(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (list) {
-		list_events(cpu);
-		return CLI_OK;
-	}
+	if (json && !list)
+		return cli_usage_error(cmd, "--json goes with --list-events");
+	if (list)
+		return list_events(cpu, json);
 	ro.cpu = cpu;
 	if (!counters_set)
 		ro.counters = cpu->counters;

@@ -213,17 +213,23 @@ void cli_progress_init(struct cli_progress *p, const char *cmd)
 	p->start = p->last = cp_seconds();
 }
 
-void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
+int cli_progress_due(const struct cli_progress *p)
 {
 	double now;
-	va_list ap;
 
 	if (!p->tty)
-		return;
+		return 0;
 	now = cp_seconds();
-	if (now - p->start < 0.5 || (p->shown && now - p->last < 0.05))
+	return !(now - p->start < 0.5 || (p->shown && now - p->last < 0.05));
+}
+
+void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cli_progress_due(p))
 		return;
-	p->last = now;
+	p->last = cp_seconds();
 	fprintf(stderr, "\r\033[Kcounterpoint %s: ", p->cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

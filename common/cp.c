@@ -434,6 +434,22 @@ void cp_buf_json_string(struct cp_buf *b, const char *str)
 	cp_buf_puts(b, "\"");
 }
 
+void cp_buf_json_string_or_null(struct cp_buf *b, const char *s)
+{
+	if (s)
+		cp_buf_json_string(b, s);
+	else
+		cp_buf_puts(b, "null");
+}
+
+void cp_buf_json_begin(struct cp_buf *b, const char *model, const char *data)
+{
+	cp_buf_printf(b, "{\n\"schema\": %d,\n\"model\": ", CP_JSON_SCHEMA);
+	cp_buf_json_string_or_null(b, model);
+	cp_buf_puts(b, ",\n\"data\": ");
+	cp_buf_json_string_or_null(b, data);
+}
+
 int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
 {
 	int in = !strcmp(path, "-");

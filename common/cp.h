@@ -218,6 +218,15 @@ void cp_buf_puts(struct cp_buf *b, const char *s);
  * sequence written as \u00XX (its Latin-1 reading), so a name that is
  * not UTF-8 stays readable and the document stays valid. */
 void cp_buf_json_string(struct cp_buf *b, const char *s);
+/* s as a JSON string, or null when s is NULL. */
+void cp_buf_json_string_or_null(struct cp_buf *b, const char *s);
+/* The version of every `--json` document (docs/json.md): raised when a
+ * key is removed or changes meaning, never when one is added. */
+#define CP_JSON_SCHEMA 2
+/* The opening every `--json` document shares: "{", "schema", then the
+ * model and the data it came from (null when it has none), with no
+ * trailing comma. */
+void cp_buf_json_begin(struct cp_buf *b, const char *model, const char *data);
 void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Read the whole file at path ("-": standard input) into b, appended;

@@ -224,6 +224,29 @@ const char *udd_model_counter_event_at(const struct udd_model *m, size_t i,
 	return v ? v->name.text : NULL;
 }
 
+void udd_model_json_counters(const struct udd_model *m, const char *const *names,
+			     size_t k, struct cp_buf *b)
+{
+	size_t i, j, n = names ? k : m->counters.n;
+
+	cp_buf_puts(b, "[");
+	for (i = 0; i < n; i++) {
+		long c = names ? udd_model_counter_find(m, names[i]) : (long)i;
+
+		cp_buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+		cp_buf_json_string(b, names ? names[i] : udd_model_counter_name(m, i));
+		cp_buf_puts(b, ", \"event\": ");
+		cp_buf_json_string_or_null(b, c < 0 ? NULL : udd_model_counter_event(m, (size_t)c));
+		cp_buf_puts(b, ", \"aliases\": [");
+		for (j = 1; c >= 0 && j < udd_model_counter_n_events(m, (size_t)c); j++) {
+			cp_buf_puts(b, j > 1 ? ", " : "");
+			cp_buf_json_string(b, udd_model_counter_event_at(m, (size_t)c, j));
+		}
+		cp_buf_puts(b, "]}");
+	}
+	cp_buf_puts(b, "]");
+}
+
 long udd_model_counter_find(const struct udd_model *m, const char *name)
 {
 	size_t i;
@@ -326,6 +349,22 @@ int udd_model_select(const struct udd_model *m, const char *list,
 size_t udd_features_count(udd_features sel)
 {
 	return (size_t)__builtin_popcountll(sel);
+}
+
+void udd_model_json_features(const struct udd_model *m, udd_features sel,
+			     struct cp_buf *b)
+{
+	size_t i;
+	int first = 1;
+
+	cp_buf_puts(b, "[");
+	for (i = 0; i < m->features.n; i++)
+		if (sel >> i & 1) {
+			cp_buf_puts(b, first ? "" : ", ");
+			cp_buf_json_string(b, udd_model_feature_name(m, i));
+			first = 0;
+		}
+	cp_buf_puts(b, "]");
 }
 
 char *udd_model_selection_str(const struct udd_model *m, udd_features sel)

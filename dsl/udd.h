@@ -52,6 +52,11 @@ const char *udd_model_counter_event(const struct udd_model *m, size_t i);
 size_t udd_model_counter_n_events(const struct udd_model *m, size_t i);
 const char *udd_model_counter_event_at(const struct udd_model *m, size_t i,
 				       size_t j);
+/* The counters as a JSON array, appended to b: per counter its "name",
+ * "event" and "aliases" (the event's other names).  names (k of them)
+ * picks and orders the counters; NULL: every counter in model order. */
+void udd_model_json_counters(const struct udd_model *m, const char *const *names,
+			     size_t k, struct cp_buf *b);
 /* Index of a counter by name, or -1. */
 long udd_model_counter_find(const struct udd_model *m, const char *name);
 
@@ -76,6 +81,9 @@ int udd_model_select(const struct udd_model *m, const char *list,
 		     udd_features *out, struct cp_error *err);
 /* "a,b" for a selection (caller frees with cp_free); "" for none. */
 char *udd_model_selection_str(const struct udd_model *m, udd_features sel);
+/* The selection as a JSON array of feature names, appended to b. */
+void udd_model_json_features(const struct udd_model *m, udd_features sel,
+			     struct cp_buf *b);
 /* The features whose value lowering sel reads (the `if`s on its path
  * through the model): a selection that agrees with sel on every one of
  * them lowers to the same graph, so has the same μpaths and signatures. */

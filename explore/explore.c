@@ -179,6 +179,8 @@ static int get_model(struct explore_search *s,
 	set_verdicts(s, m);
 	*index = (long)s->n_models++;
 	*fresh = 1;
+	if (s->progress)
+		s->progress(s->progress_ctx, s);
 	return 0;
 }
 
@@ -190,6 +192,10 @@ int explore_get_model(struct explore_search *s, const struct explore_evaluator *
 
 	return get_model(s, ev, max_models, sel, origin, 0, index, &fresh, err);
 }
+
+/* Models a batch is evaluated in at a time when a progress callback
+ * follows the search (one call after each part). */
+#define EXPLORE_PROGRESS_PART 16
 
 /* get_model for a list known in advance, in its order: the feature sets
  * not evaluated before go to the evaluator's evaluate_batch at once (one
@@ -203,7 +209,7 @@ static int get_models(struct explore_search *s,
 	udd_features *fresh = NULL;
 	struct explore_model *m;
 	double *seconds = NULL;
-	size_t i, j, nf = 0;
+	size_t i, j, c, part = 0, nf = 0;
 	int rc = 0;
 
 	*spent = 0;
@@ -252,19 +258,23 @@ static int get_models(struct explore_search *s,
 		s->models = m;
 		s->cap_models = cap;
 	}
-	m = &s->models[s->n_models];
-	memset(m, 0, nf * sizeof *m);
+	memset(&s->models[s->n_models], 0, nf * sizeof *m);
 	s->n_evaluations += nf;
-	/* the evaluations land in the table's new rows, in list order */
-	{
-		struct explore_eval *evs = cp_calloc(nf, sizeof *evs);
+	/* the evaluations land in the table's new rows, in list order; in
+	 * parts when someone follows the progress */
+	for (c = 0; c < nf; c += part) {
+		struct explore_eval *evs;
 
+		part = s->progress ? EXPLORE_PROGRESS_PART : nf;
+		part = part < nf - c ? part : nf - c;
+		m = &s->models[s->n_models];
+		evs = cp_calloc(part, sizeof *evs);
 		if (!evs) {
 			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = ev->evaluate_batch(ev->ctx, fresh, nf, evs, seconds, err);
-		for (j = 0; j < nf; j++) {
+		rc = ev->evaluate_batch(ev->ctx, fresh + c, part, evs, seconds + c, err);
+		for (j = 0; j < part; j++) {
 			if (rc) {
 				explore_eval_release(&evs[j]);
 				continue;
@@ -274,16 +284,18 @@ static int get_models(struct explore_search *s,
 		cp_free(evs);
 		if (rc)
 			goto out;
+		for (j = 0; j < part; j++) {
+			for (i = 0; i < n && sel[i] != fresh[c + j]; i++)
+				;
+			m[j].features = fresh[c + j];
+			m[j].origin = origin[i];
+			m[j].seconds = seconds[c + j];
+			set_verdicts(s, &m[j]);
+		}
+		s->n_models += part;
+		if (s->progress)
+			s->progress(s->progress_ctx, s);
 	}
-	for (j = 0; j < nf; j++) {
-		for (i = 0; i < n && sel[i] != fresh[j]; i++)
-			;
-		m[j].features = fresh[j];
-		m[j].origin = origin[i];
-		m[j].seconds = seconds[j];
-		set_verdicts(s, &m[j]);
-	}
-	s->n_models += nf;
 out:
 	cp_free(fresh);
 	cp_free(seconds);
@@ -836,6 +848,8 @@ int explore_run(const struct explore_space *space,
 	s->confidence = opt->confidence;
 	s->family_confidence = opt->family_confidence;
 	s->family_level = opt->family_level;
+	s->progress = opt->progress;
+	s->progress_ctx = opt->progress_ctx;
 	max_models = opt->max_models ? opt->max_models : 4096;
 	rc = 0;
 	if (opt->check_command && !(s->check_command = cp_strdup(opt->check_command)))

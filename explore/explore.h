@@ -190,6 +190,8 @@ struct explore_space {
 #define EXPLORE_EXHAUSTIVE_MAX 16
 size_t explore_space_n_varying(const struct explore_space *sp);
 
+struct explore_search;
+
 struct explore_options {
 	int exhaustive;             /* test every subset of the candidates */
 	size_t tolerance;           /* a model with at most this many infeasible
@@ -209,6 +211,12 @@ struct explore_options {
 	 * each undecided claim's deciding check as this plus --with F,...
 	 * (NULL: "check --with F,..."). */
 	const char *check_command;
+	/* Optional: called after every model the evaluator tested (after
+	 * each part of a batch), on the search thread, with the search so
+	 * far (for progress on a terminal: explore_n_evaluations,
+	 * explore_claim_basis). */
+	void (*progress)(void *ctx, const struct explore_search *s);
+	void *progress_ctx;
 };
 
 /* How a model entered the search. */
@@ -253,8 +261,6 @@ struct explore_edge {
 	size_t feature;
 	enum explore_step step;
 };
-
-struct explore_search;
 
 /* Run the search.  0 with *out set, or a negative code (evaluator
  * failures are passed through; CP_ELIMIT when max_models is reached
@@ -311,8 +317,10 @@ const struct explore_flows *explore_model_flows(const struct explore_search *s,
 /* ---- output ---- */
 /* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
 const char *explore_origin_name(enum explore_origin o);
-/* The search and its proven claims as JSON (schema 1: docs/haswell.md). */
-void explore_report_json(const struct explore_search *s, struct cp_buf *b);
+/* The search and its proven claims as JSON (docs/haswell.md), naming the
+ * model and the data (NULL: null). */
+void explore_report_json(const struct explore_search *s, const char *model,
+			 const char *data, struct cp_buf *b);
 /* "{a,b}" or "{}" for a feature set (appended to b). */
 void explore_format_features(const struct explore_search *s,
 			     udd_features sel, struct cp_buf *b);

@@ -22,6 +22,8 @@ struct explore_search {
 	struct explore_flows *flows;  /* the proven minimal models' bounds */
 	size_t n_flows;
 	char *check_command;        /* NULL: "check" */
+	void (*progress)(void *ctx, const struct explore_search *s);
+	void *progress_ctx;
 	/* the levels (explore_options): family_level 0 when the verdicts
 	 * are not family-wise */
 	double confidence, family_confidence, family_level;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_json.c: the search and its proven claims for programs
- * (`counterpoint explore --json`), schema 1, documented in
- * docs/haswell.md ("explore --json").  Every claim carries what proves
+ * (`counterpoint explore --json`), documented in docs/haswell.md
+ * and docs/schema/explore.json ("explore --json").  Every claim carries what proves
  * it: a required feature the number of models without it (all refuted), an
  * impossible one the number with it (all refuted). */
 #include <string.h>
@@ -61,13 +61,15 @@ static void claim_list(const struct explore_search *s, udd_features sel,
 	cp_buf_puts(b, first ? "]" : "\n  ]");
 }
 
-void explore_report_json(const struct explore_search *s, struct cp_buf *b)
+void explore_report_json(const struct explore_search *s, const char *model,
+			 const char *data, struct cp_buf *b)
 {
 	struct explore_claims c;
 	size_t i, j;
 
 	explore_claims_compute(s, &c);
-	cp_buf_printf(b, "{\n  \"schema\": 1,\n  \"search\": \"%s\",\n  \"start\": ",
+	cp_buf_json_begin(b, model, data);
+	cp_buf_printf(b, ",\n  \"search\": \"%s\",\n  \"start\": ",
 		      s->exhaustive ? "exhaustive" : "discovery then elimination");
 	explore_features_json(s, s->space.start, b);
 	cp_buf_puts(b, ",\n  \"candidates\": ");

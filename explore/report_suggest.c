@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_suggest.c: a suggestion search (explore/suggest.c) as
- * text for people and as `suggest --json` (schema "counterpoint-suggest-1",
+ * text for people and as `suggest --json` (docs/json.md,
  * docs/suggest.md).  Flow bounds are printed rounded outward, as `flows`
  * prints them (pipe_flows_put_bound). */
 #include <string.h>
@@ -240,20 +240,13 @@ static void json_path(const struct explore_suggest *s, const struct explore_new_
 		      struct cp_buf *b)
 {
 	size_t c;
-	int first = 1;
 
 	cp_buf_puts(b, "{\"uop\": ");
 	cp_buf_json_string(b, udd_model_uop_name(s->model, p->uop));
-	cp_buf_puts(b, ", \"counters\": {");
-	for (c = 0; c < s->k; c++) {
-		if (!p->counts[c])
-			continue;
-		cp_buf_puts(b, first ? "" : ", ");
-		cp_buf_json_string(b, s->names[c]);
-		cp_buf_printf(b, ": %u", (unsigned)p->counts[c]);
-		first = 0;
-	}
-	cp_buf_printf(b, "}, \"like\": %zu, \"like_counters\": ", p->like + 1);
+	cp_buf_puts(b, ", \"vector\": [");
+	for (c = 0; c < s->k; c++)
+		cp_buf_printf(b, c ? ", %u" : "%u", (unsigned)p->counts[c]);
+	cp_buf_printf(b, "], \"like\": %zu, \"like_counters\": ", p->like + 1);
 	cp_buf_json_string(b, p->like_counters);
 	cp_buf_puts(b, ", \"like_example\": ");
 	cp_buf_json_string(b, p->like_example);
@@ -283,30 +276,14 @@ static void json_path(const struct explore_suggest *s, const struct explore_new_
 void explore_suggest_json(const struct explore_suggest *s, const char *model,
 			  const char *data, struct cp_buf *b)
 {
-	char *with = udd_model_selection_str(s->model, s->sel);
-	const char *p, *q;
 	size_t i, j;
 
-	cp_buf_puts(b, "{\n\"schema\": \"counterpoint-suggest-1\",\n\"model\": ");
-	cp_buf_json_string(b, model);
-	cp_buf_puts(b, ",\n\"data\": ");
-	cp_buf_json_string(b, data);
-	cp_buf_puts(b, ",\n\"features\": [");
-	/* "a,b" as a list */
-	for (p = with ? with : "", i = 0; *p; p = *q ? q + 1 : q, i++) {
-		char name[256];
-		size_t n;
-
-		q = strchr(p, ',');
-		q = q ? q : p + strlen(p);
-		n = (size_t)(q - p) < sizeof name - 1 ? (size_t)(q - p) : sizeof name - 1;
-		memcpy(name, p, n);
-		name[n] = '\0';
-		cp_buf_puts(b, i ? ", " : "");
-		cp_buf_json_string(b, name);
-	}
-	cp_free(with);
-	cp_buf_printf(b, "],\n\"region\": \"%s\",\n\"confidence\": %g,\n\"max_new\": %zu,\n"
+	cp_buf_json_begin(b, model, data);
+	cp_buf_puts(b, ",\n\"features\": ");
+	udd_model_json_features(s->model, s->sel, b);
+	cp_buf_puts(b, ",\n\"counters\": ");
+	udd_model_json_counters(s->model, s->names, s->k, b);
+	cp_buf_printf(b, ",\n\"region\": \"%s\",\n\"confidence\": %g,\n\"max_new\": %zu,\n"
 		      "\"max_edits\": %zu,\n\"observations\": %zu,\n\"usable\": %zu,\n"
 		      "\"infeasible\": %zu,\n\"undecided\": %zu,\n\"family\": {\"confidence\": "
 		      "%g, \"level\": %.10g},\n\"refuting\": %zu,\n\"violated\": [",
@@ -316,7 +293,7 @@ void explore_suggest_json(const struct explore_suggest *s, const char *model,
 	for (i = 0; i < s->n_violated; i++) {
 		cp_buf_puts(b, i ? ",\n  {\"constraint\": " : "\n  {\"constraint\": ");
 		cp_buf_json_string(b, s->violated[i].text);
-		cp_buf_puts(b, ", \"coefficients\": [");
+		cp_buf_puts(b, ", \"vector\": [");
 		for (j = 0; j < s->k; j++)
 			cp_buf_printf(b, j ? ", %lld" : "%lld", (long long)s->violated[i].a[j]);
 		cp_buf_printf(b, "], \"observations\": %zu}", s->violated[i].count);

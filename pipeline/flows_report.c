@@ -3,7 +3,7 @@
  * that `counterpoint flows` and explore's reports share (pipeline.h,
  * "flows as text and JSON"): the columns each feature adds, a bounded
  * observation's rows with every bound rounded outward, and the
- * per-observation JSON object of `flows --json` (schema 1). */
+ * per-observation JSON object of `flows --json` (docs/json.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,10 +291,7 @@ void pipe_flows_json_report(const struct pipe_flows *pf,
 	size_t n = pipe_data_n_observations(pd), nu = pipe_flows_n_uops(pf);
 	size_t nf = pipe_flows_n_features(pf), i, f, count[4] = { 0, 0, 0, 0 };
 
-	cp_buf_puts(b, "{\n\"schema\": 1,\n\"model\": ");
-	cp_buf_json_string(b, model);
-	cp_buf_puts(b, ",\n\"data\": ");
-	cp_buf_json_string(b, data);
+	cp_buf_json_begin(b, model, data);
 	cp_buf_puts(b, ",\n\"features\": [");
 	for (f = 0; f < nf; f++) {
 		cp_buf_puts(b, f ? ", " : "");

@@ -462,7 +462,7 @@ void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
 				 const char *unusable, enum pipe_flow_status status,
 				 const struct pipe_flow_bounds *row, struct cp_buf *b);
 
-/* The whole of `flows --json` (schema 1; docs/checking.md), with the
+/* The whole of `flows --json` (docs/checking.md, docs/json.md), with the
  * model's and the data's names as given; counts each status into
  * n_status (4 entries, by enum pipe_flow_status; NULL: not wanted). */
 void pipe_flows_json_report(const struct pipe_flows *pf,

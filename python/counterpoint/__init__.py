@@ -559,7 +559,7 @@ class Regions(List[Region]):
 
 
 class Flows(Dict[str, Any]):
-    """The report of `counterpoint flows --json` (schema 1,
+    """The report of `counterpoint flows --json` (docs/json.md,
     docs/checking.md) as a dict, with to_frame(): one row per
     (observation, uop, feature)."""
 
@@ -1050,7 +1050,7 @@ class Model:
               threads: int = 0) -> Flows:
         """How much of each feature the data need, as `counterpoint flows
         --with FEATURES --json`: per observation, uop and feature the
-        certified rate and share bounds; the report (schema 1,
+        certified rate and share bounds; the report (docs/json.md,
         docs/checking.md) as a dict, with to_frame()."""
         data, b = _region_args(data, region, batches)
         out = _p()
@@ -1063,7 +1063,7 @@ class Model:
                 exhaustive: bool = False, max_models: int = 0,
                 threads: int = 0) -> Dict[str, Any]:
         """Search the model's feature space for the features the data need,
-        as `counterpoint explore --json`: the report (schema 1,
+        as `counterpoint explore --json`: the report (docs/json.md,
         docs/haswell.md) as a dict."""
         data = Dataset._of(data)
         out = _p()

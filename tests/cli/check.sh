@@ -147,7 +147,7 @@ def rank(rows):
 obs = {o["name"]: o for o in chk["observations"]}
 v = obs["linear-up-s4096-fp8g-mix"]["violations"]
 assert len(v) == 1 and v[0]["facet"] and v[0]["exact"] and v[0]["margin"] > 0, v
-a = v[0]["coefficients"]
+a = v[0]["vector"]
 assert a not in F, "a listed form: step 1 would have reported it"
 re = rank(E)
 assert rank(E + [a]) == re + 1, "not a facet: lies in the equalities' span"

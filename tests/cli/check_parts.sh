@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/check_parts.sh: `check` reads its dataset in parts (stats_reader)
 # and writes the report a check of the whole dataset writes, byte for byte:
 # text, --json and -o, at one and two threads, on a file grouped by

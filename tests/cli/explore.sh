@@ -55,13 +55,13 @@ $CP $line > "$tmp/merge.c.txt"; [ $? = 1 ] || fail "the deciding check ($line) s
 grep -q '^required features (proven: every model without one is refuted, at 99% over [^)]*): merge$' "$tmp/merge.x.txt" ||
 	{ cat "$tmp/merge.x.txt"; fail "merge --exhaustive: merge not proven required"; }
 grep -q 'Proven: the hardware needs merge' "$tmp/merge.x.txt" || fail "merge --exhaustive: conclusion"
-# the same claims as JSON (schema 1), each required feature with its proof
+# the same claims as JSON (docs/schema/explore.json), each required feature with its proof
 $CP explore "$MODEL" "$tmp/merge.csv" --candidates merge,abort,replay --exhaustive --json \
 	> "$tmp/merge.json" || fail "explore --json: exit $?"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == 1 and d["family_models"] == 8 and d["known_verdicts"] == 8, d
+assert d["schema"] == 2 and d["family_models"] == 8 and d["known_verdicts"] == 8, d
 assert [r["feature"] for r in d["required"]] == ["merge"], d["required"]
 assert d["required"][0]["models_refuted"] == 4 and d["undecided"] == [], d
 assert len(d["models"]) == 8 and all(m["verdict"] in ("feasible", "refuted") for m in d["models"])

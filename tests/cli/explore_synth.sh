@@ -47,7 +47,7 @@ $CP explore "$M" "$D" --json > "$tmp/d.json" || fail "json: exit $?"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == 1
+assert d["schema"] == 2
 assert [r["feature"] for r in d["required"]] == ["need"] and [r["feature"] for r in d["impossible"]] == ["bad"]
 r = d["impossible"][0]["refuted_models"][0]
 assert r["model"] == r["checked_model"] == ["need", "alt1", "alt2", "bad", "spare"] and r["observation"] == "run1" and r["constraint"] == "b + d + e <= c", r

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/cli/flows.sh: `counterpoint flows --json` (schema 1) on the small
+# tests/cli/flows.sh: `counterpoint flows --json` (docs/schema/flows.json) on the small
 # merge model: the report's structure, the infeasible observation without
 # bounds, every shape's bounds bracketing the value the observation's mean
 # implies (merged loads = STLB misses - walks, identified), and equal
@@ -26,7 +26,7 @@ for r in csv.DictReader(open(data)):
     sums[k] = sums.get(k, 0) + int(r["value"]) * 1e9 / int(r["enabled_ns"])
 for shape in ("pca", "independent", "ellipsoid"):
     rep = json.load(open("%s/%s.json" % (tmp, shape)))
-    assert rep["schema"] == 1 and rep["region"] == shape
+    assert rep["schema"] == 2 and rep["region"] == shape
     assert rep["features"] == ["merge"]
     # merge's μpaths: the merged load (its own signature) and the miss
     # that allocates a walk, which does what a load without merge does

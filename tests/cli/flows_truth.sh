@@ -37,7 +37,7 @@ features, data, truth, report = sys.argv[1:5]
 feats = features.split(",")
 tf = true_flows(data, truth, feats, 30)
 rep = json.load(open(report))
-assert rep["schema"] == 1
+assert rep["schema"] == 2
 bad = 0
 for ob in rep["observations"]:
     name = ob["name"]

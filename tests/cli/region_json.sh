@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/cli/region_json.sh: `region --json` is valid JSON (schema 1) with
+# tests/cli/region_json.sh: `region --json` is valid JSON (docs/schema/region.json) with
 # the text report's numbers, also for names that are not UTF-8.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "region_json.sh: $*"; exit 1; }
@@ -16,7 +16,7 @@ done
 python3 - "$tmp/sw.json" "$tmp/sw.txt" "$tmp/bad.json" <<'PY' || fail "schema check failed"
 import json, sys
 sw = json.load(open(sys.argv[1], encoding="utf-8"))
-assert sw["schema"] == 1 and sw["model"] is None, sw
+assert sw["schema"] == 2 and sw["model"] is None, sw
 o = sw["observations"][0]
 text = open(sys.argv[2]).read().split("\n")
 for c in o["counters"]:   # the text's mean column, %.6g

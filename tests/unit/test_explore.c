@@ -469,7 +469,7 @@ static void test_alloc_failures(void)
 
 				cp_buf_init(&b);
 				explore_report(s, &b);
-				explore_report_json(s, &b);
+				explore_report_json(s, "m", "d", &b);
 				explore_dot(s, &b);
 				CHECK(!b.failed);
 				cp_buf_release(&b);
