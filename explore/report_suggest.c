@@ -239,14 +239,22 @@ static void json_bound(struct cp_buf *b, int defined, double v, int dir)
 static void json_path(const struct explore_suggest *s, const struct explore_new_path *p,
 		      struct cp_buf *b)
 {
-	size_t c;
+	size_t c, n;
 
 	cp_buf_puts(b, "{\"uop\": ");
 	cp_buf_json_string(b, udd_model_uop_name(s->model, p->uop));
 	cp_buf_puts(b, ", \"vector\": [");
 	for (c = 0; c < s->k; c++)
 		cp_buf_printf(b, c ? ", %u" : "%u", (unsigned)p->counts[c]);
-	cp_buf_printf(b, "], \"like\": %zu, \"like_counters\": ", p->like + 1);
+	/* the same, sparse and by name, as an architect reads it */
+	cp_buf_puts(b, "], \"counters\": {");
+	for (c = 0, n = 0; c < s->k; c++)
+		if (p->counts[c]) {
+			cp_buf_puts(b, n++ ? ", " : "");
+			cp_buf_json_string(b, s->names[c]);
+			cp_buf_printf(b, ": %u", (unsigned)p->counts[c]);
+		}
+	cp_buf_printf(b, "}, \"like\": %zu, \"like_counters\": ", p->like + 1);
 	cp_buf_json_string(b, p->like_counters);
 	cp_buf_puts(b, ", \"like_example\": ");
 	cp_buf_json_string(b, p->like_example);
