@@ -304,13 +304,17 @@ static void split_blocks(double *S, size_t k, size_t *root, double corr)
 enum { AXIS_THIN = 0, AXIS_COUNTER = 1, AXIS_WIDE = 2 };
 
 /* A short run's blocks: pairs of counters whose correlation in S (the
- * first half's covariance) reaches SHORT_PAIR_CORR, the strongest first,
- * each counter in one pair at most (root[] the pair's first counter, or
- * the counter itself); S's covariances outside the pairs set to 0.  Not
- * chains of them: in a block of three or more whose ends correlate less,
- * the widest axis leans on every member, and the box reaches farther
- * along each counter than the independent box does. */
-static int short_pairs(double *S, size_t k, size_t *root, struct cp_error *err)
+ * first half's covariance, of na samples) reaches SHORT_PAIR_CORR, the
+ * strongest first, each counter in one pair at most (root[] the pair's
+ * first counter, or the counter itself); S's covariances outside the
+ * pairs set to 0.  None when na < SHORT_PAIR_MIN_SAMPLES: two samples
+ * correlate perfectly whatever the counters (five pooled perf stat runs
+ * had rotated into a box of 2.48 times the independent box's volume).
+ * Not chains of them: in a block of three or more whose ends correlate
+ * less, the widest axis leans on every member, and the box reaches
+ * farther along each counter than the independent box does. */
+static int short_pairs(double *S, size_t k, size_t na, size_t *root,
+		       struct cp_error *err)
 {
 	size_t *cand = cp_malloc((k * k / 2 + 1) * 2 * sizeof *cand), n = 0, i, j, l, t;
 	double *r = cp_malloc((k * k / 2 + 1) * sizeof *r);
@@ -325,7 +329,8 @@ static int short_pairs(double *S, size_t k, size_t *root, struct cp_error *err)
 		for (l = j + 1; l < k; l++) {
 			double d = S[j * k + j] * S[l * k + l], c;
 
-			if (!(d > 0) || !((c = fabs(S[j * k + l]) / sqrt(d)) >= SHORT_PAIR_CORR))
+			if (na < SHORT_PAIR_MIN_SAMPLES || !(d > 0) ||
+			    !((c = fabs(S[j * k + l]) / sqrt(d)) >= SHORT_PAIR_CORR))
 				continue;
 			/* insertion by descending correlation (few pass) */
 			for (i = n; i > 0 && r[i - 1] < c; i--) {
@@ -540,7 +545,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	}
 	if (short_run) {
 		/* only near-identities of the first half rotate the frame */
-		if ((rc = short_pairs(SA, k, ord, err)) ||
+		if ((rc = short_pairs(SA, k, na, ord, err)) ||
 		    (rc = block_axes(SA, k, ord, w, V, kind, err)))
 			goto out;
 	} else {

@@ -26,6 +26,11 @@
  * reaches this: near-identities, which even five samples show and noise
  * rarely mimics (stats/longrun.c, short_pairs). */
 #define SHORT_PAIR_CORR 0.99
+/* ... and only when the first half has at least this many samples (two
+ * samples correlate perfectly whatever the counters, four reach 0.99 by
+ * chance in one independent pair of a hundred, five in one of a
+ * thousand). */
+#define SHORT_PAIR_MIN_SAMPLES 5
 /* The level of the test for a counter whose spread differs between the
  * split box's halves (stats_halves_differ): beyond it, the box's widths
  * may not fall below the whole sample's along the same axes. */

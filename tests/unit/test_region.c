@@ -487,6 +487,52 @@ static void test_split_penalty(void)
 	}
 }
 
+/* A short run's pairs need a first half of SHORT_PAIR_MIN_SAMPLES
+ * samples (stats/longrun.c, short_pairs).  Five plain intervals of two
+ * counters (five pooled perf stat runs, dTLB-load-misses and dTLB-loads
+ * per second of tests/data/perf/public/osproject-tapuz-thpoff1.out ...
+ * 5.out): the first half's two samples correlate perfectly whatever the
+ * counters, and the pair rotated into a box of 2.48 times the
+ * independent box's volume; the PCA box is the independent box.  The
+ * same counters, ten intervals (a first half of 5) correlated at 0.99995
+ * in it: the pair rotates. */
+static void test_short_pair_samples(void)
+{
+	static const double pool[5 * 2] = { 2.61766e7, 1.04974e8, 2.68002e7, 8.03315e7,
+					    2.61425e7, 7.13557e7, 2.64124e7, 6.12033e7,
+					    2.66499e7, 5.5135e7 };
+	/* u and e orthogonal over each half's five samples */
+	static const double u[10] = { -2, -1, 0, 1, 2, 1, -2, 2, 0, -1 };
+	static const double e[10] = { 1, -2, 0, 2, -1, -1, 0, 1, 2, -2 };
+	double x[10 * 2], res[2] = { 1e-9, 1e-9 }, s00 = 0, s01 = 0, s11 = 0;
+	struct region_options o = { .resolution = res, .batches = 1 };
+	struct region *r = NULL;
+	struct cp_error err;
+	size_t i;
+
+	CHECK(region_build(pool, 5, 2, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->pca_box && r->pca_on_counters);
+	region_free(r);
+	r = NULL;
+	for (i = 0; i < 10; i++) {
+		x[i * 2] = 2.6e7 + 3e5 * u[i];
+		x[i * 2 + 1] = 7e7 + 1e7 * u[i] + 1e5 * e[i];
+	}
+	for (i = 0; i < 5; i++) {   /* the first half's means are the offsets */
+		s00 += (x[i * 2] - 2.6e7) * (x[i * 2] - 2.6e7);
+		s11 += (x[i * 2 + 1] - 7e7) * (x[i * 2 + 1] - 7e7);
+		s01 += (x[i * 2] - 2.6e7) * (x[i * 2 + 1] - 7e7);
+	}
+	CHECK(s01 / sqrt(s00 * s11) > 0.9999 && s01 / sqrt(s00 * s11) < 0.99999);
+	CHECK(region_build(x, 10, 2, &o, &r, &err) == 0);
+	if (!r)
+		return;
+	CHECK(r->pca_box && !r->pca_on_counters);
+	region_free(r);
+}
+
 /* The split box's axes by blocks: counters 0 and 1 move together at
  * 10^8 (correlation near 1); counter 2, at 10^3, follows them weakly
  * (correlation about 0.3 in the first half, below SPLIT_BLOCK_CORR): its
@@ -714,6 +760,7 @@ int main(void)
 	RUN(test_too_few_intervals);
 	RUN(test_split_box_by_hand);
 	RUN(test_split_penalty);
+	RUN(test_short_pair_samples);
 	RUN(test_split_blocks);
 	RUN(test_build_errors);
 	RUN(test_summary_by_hand);
