@@ -8,6 +8,7 @@
  * explains more than one (the best sets printed as "explains 1 of 2"),
  * and a suggestion's μDD fragment
  * pasted into the model, which then has the new signature and fits. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,6 +105,45 @@ static int single_is(const struct explore_suggestion *x, const uint32_t *t, size
 	return x->n_new == 1 && !memcmp(x->paths[0].counts, t, k * sizeof *t);
 }
 
+/* Are the suggestions ranked as docs/suggest.md says: explains the most,
+ * then fewer new signatures, fewer edits, the smaller forced flow (to
+ * the 4 digits printed), fewer counters touched?  0 at the first pair
+ * out of order. */
+static int ranked(const struct explore_suggest *s)
+{
+	size_t i;
+
+	for (i = 1; i < explore_suggest_n(s); i++) {
+		const struct explore_suggestion *x = explore_suggest_at(s, i - 1);
+		const struct explore_suggestion *y = explore_suggest_at(s, i);
+
+		if (x->explains != y->explains) {
+			if (x->explains < y->explains)
+				return 0;
+			continue;
+		}
+		if (x->n_new != y->n_new) {
+			if (x->n_new > y->n_new)
+				return 0;
+			continue;
+		}
+		if (x->edits != y->edits) {
+			if (x->edits > y->edits)
+				return 0;
+			continue;
+		}
+		if (x->flow_defined && y->flow_defined &&
+		    fabs(x->flow_lo - y->flow_lo) > 1e-4 * fmax(x->flow_lo, y->flow_lo)) {
+			if (x->flow_lo > y->flow_lo)
+				return 0;
+			continue;
+		}
+		if (x->flow_defined == y->flow_defined && x->touched > y->touched)
+			return 0;
+	}
+	return 1;
+}
+
 /* c comes either with a (the μpath "a" gains c) or with b: two single
  * μpaths, one edit each from the model's, and each explains the data. */
 static const char two_ways[] =
@@ -135,6 +175,7 @@ static void test_two_single_paths(void)
 	}
 	CHECK(explore_suggest_infeasible(r.s) == 1);
 	CHECK(explore_suggest_explains_all(r.s));
+	CHECK(ranked(r.s));
 	for (i = 0; i < explore_suggest_n(r.s); i++) {
 		const struct explore_suggestion *x = explore_suggest_at(r.s, i);
 
@@ -275,6 +316,7 @@ static void test_explains_part(void)
 	CHECK(explore_suggest_infeasible(r.s) == 2);
 	CHECK(!explore_suggest_explains_all(r.s));
 	CHECK(explore_suggest_n(r.s) > 0);
+	CHECK(ranked(r.s));
 	for (i = 0; i < explore_suggest_n(r.s); i++) {
 		const struct explore_suggestion *x = explore_suggest_at(r.s, i);
 
