@@ -726,11 +726,13 @@ int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 	struct stat st;
 	size_t n = 0, cap = 0;
 	char *buf = NULL;
-	int fd, regular, rc = CP_OK;
+	int in = !strcmp(path, "-"), fd, regular, rc = CP_OK;
 
 	*text = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (in)
+		path = "standard input";
+	if ((fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
 				    strerror(errno));
 	regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -791,6 +793,7 @@ int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 	buf = NULL;
 out:
 	cp_free(buf);
-	close(fd);
+	if (!in)
+		close(fd);
 	return rc;
 }

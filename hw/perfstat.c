@@ -1613,22 +1613,6 @@ static int decide_runs(struct importer *im, struct input_state *st,
 
 /* ==== rows ==== */
 
-static void csv_field(struct cp_buf *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r") && s[0] != ' ' &&
-	    (!*s || s[strlen(s) - 1] != ' ')) {
-		cp_buf_puts(out, s);
-		return;
-	}
-	cp_buf_puts(out, "\"");
-	for (; *s; s++) {
-		if (*s == '"')
-			cp_buf_puts(out, "\"");
-		cp_buf_append(out, s, 1);
-	}
-	cp_buf_puts(out, "\"");
-}
-
 enum { C_OBS, C_INTERVAL, C_EVENT, C_VALUE, C_ENABLED, C_RUNNING, C_RUNS,
        C_SE, C_OTHER };
 static const char *const column_names[] = { "observation", "interval",
@@ -1652,9 +1636,9 @@ static void write_row(struct cp_buf *out, const unsigned char *cols, size_t nc,
 		if (c)
 			cp_buf_puts(out, ",");
 		switch (cols[c]) {
-		case C_OBS: csv_field(out, o->obs); break;
+		case C_OBS: cp_buf_csv_field(out, o->obs); break;
 		case C_INTERVAL: cp_buf_printf(out, "%zu", o->interval); break;
-		case C_EVENT: csv_field(out, o->event); break;
+		case C_EVENT: cp_buf_csv_field(out, o->event); break;
 		case C_VALUE: cp_buf_printf(out, "%.15g", o->value); break;
 		case C_ENABLED: cp_buf_printf(out, "%.0f", o->ena); break;
 		case C_RUNNING: cp_buf_printf(out, "%.0f", o->run); break;
@@ -2276,23 +2260,18 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 int hec_perfstat_read(const char *path, struct cp_buf *text,
 		      struct cp_error *err)
 {
-	int is_stdin = !strcmp(path, "-");
-	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-	char chunk[65536];
-	size_t got;
-	int rc = CP_OK;
+	char *buf;
+	size_t len;
+	int rc;
 
-	if (!fp)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		cp_buf_append(text, chunk, got);
-	if (ferror(fp))
-		rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
-				  is_stdin ? "standard input" : path, strerror(errno));
-	else if (text->failed)
+	/* a pipe or a device is read up to 1 GB: /dev/zero is no endless
+	 * text (its first byte is refused) */
+	if ((rc = cp_read_text(path, (size_t)1 << 30, CP_TEXT_NO_NUL, &buf, &len,
+			       err)))
+		return rc;
+	cp_buf_append(text, buf, len);
+	cp_free(buf);
+	if (text->failed)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", path);
-	if (!is_stdin)
-		fclose(fp);
 	return rc;
 }
