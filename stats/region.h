@@ -128,6 +128,10 @@ size_t stats_dataset_n_intervals(const struct stats_dataset *d, size_t obs);
  * (stats_dataset_runs), its runs when the event was counted. */
 size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 			       size_t e);
+/* The same for every event at once, in one pass over the observation's
+ * samples: counts[e] for e < stats_dataset_n_events(d). */
+void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
+			   size_t *counts);
 /* A perf stat -r summary's number of runs: the observation's rows carry
  * runs and se_pct (docs/statistics.md), one interval of means and their
  * relative standard errors; 0 for an observation of intervals. */
