@@ -468,6 +468,62 @@ int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
 	return CP_OK;
 }
 
+/* ---- numbering strings ---- */
+void cp_strindex_init(struct cp_strindex *x)
+{
+	memset(x, 0, sizeof *x);
+}
+
+void cp_strindex_release(struct cp_strindex *x)
+{
+	cp_free(x->s);
+	cp_free(x->slot);
+	memset(x, 0, sizeof *x);
+}
+
+static int strindex_rehash(struct cp_strindex *x, size_t nslots)
+{
+	size_t *slot = cp_calloc(nslots, sizeof *slot), i, j;
+
+	if (!slot)
+		return CP_ENOMEM;
+	for (i = 0; i < x->n; i++) {
+		j = cp_hash(CP_HASH_SEED, x->s[i], strlen(x->s[i])) & (nslots - 1);
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = i + 1;
+	}
+	cp_free(x->slot);
+	x->slot = slot;
+	x->nslots = nslots;
+	return CP_OK;
+}
+
+size_t cp_strindex_add(struct cp_strindex *x, const char *s)
+{
+	size_t j;
+
+	if (2 * (x->n + 1) > x->nslots &&
+	    strindex_rehash(x, x->nslots ? 2 * x->nslots : 64))
+		return (size_t)-1;
+	for (j = cp_hash(CP_HASH_SEED, s, strlen(s)) & (x->nslots - 1); x->slot[j];
+	     j = (j + 1) & (x->nslots - 1))
+		if (!strcmp(x->s[x->slot[j] - 1], s))
+			return x->slot[j] - 1;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 64;
+		const char **ns = cp_reallocarray(x->s, cap, sizeof *ns);
+
+		if (!ns)
+			return (size_t)-1;
+		x->s = ns;
+		x->cap = cap;
+	}
+	x->s[x->n] = s;
+	x->slot[j] = ++x->n;
+	return x->n - 1;
+}
+
 const char *cp_wait_status(int status, char *buf, size_t size)
 {
 	if (WIFEXITED(status))

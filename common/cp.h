@@ -100,6 +100,19 @@ size_t cp_edit_distance(const char *a, const char *b, size_t limit);
  * equally close. */
 const char *cp_closest(const char *word, const char *const *names, size_t n);
 
+/* Strings numbered in the order they first come (the strings stay the
+ * caller's, alive while the index is used), found by hash. */
+struct cp_strindex {
+	const char **s;             /* s[i]: string number i */
+	size_t n, cap;
+	size_t *slot, nslots;
+};
+void cp_strindex_init(struct cp_strindex *x);
+void cp_strindex_release(struct cp_strindex *x);
+/* The number of s: an equal string's, or n when s is new (then added);
+ * (size_t)-1 when out of memory. */
+size_t cp_strindex_add(struct cp_strindex *x, const char *s);
+
 /* A child's wait status in words, into buf: "exited with status 1",
  * "was killed by signal 13 (Broken pipe)". */
 const char *cp_wait_status(int status, char *buf, size_t size);
@@ -196,8 +209,9 @@ int cp_lines_next(struct cp_lines *r, struct cp_error *err);
 void cp_lines_close(struct cp_lines *r);
 
 /* The whole of a text file in *text (cp_malloc'd, NUL-terminated) and
- * *len ("-": standard input).  From an input that is not a regular file, reading stops after
- * the first NUL byte (a text has none; the caller reports it) and more
+ * *len ("-": standard input).  From an input that is not a regular
+ * file, the text ends with its first NUL byte (a text has none; the
+ * caller reports it) and more
  * than max bytes is CP_ELIMIT.  CP_TEXT_NO_NUL: a NUL byte is CP_EINPUT
  * at its line and column. */
 #define CP_TEXT_NO_NUL 1u

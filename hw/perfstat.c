@@ -1771,35 +1771,47 @@ static void check_exact(struct importer *im, const struct record *first,
  * in its input (in all of them when runs are pooled) orders the rows. */
 static size_t number_events(struct importer *im, const char **events)
 {
-	size_t i, e, ne = 0, first = 0, input = SIZE_MAX;
-	size_t *rank = cp_calloc(im->n + 1, sizeof *rank), nr = 0;
+	struct cp_strindex names;
+	size_t i, e, b, ne = 0, nr = 0, input = SIZE_MAX;
+	/* by event: its rank in the input stamp[e] - 1 (by hash and by
+	 * index: searching lists was quadratic in the events) */
+	size_t *rank = cp_calloc(im->n + 1, sizeof *rank);
+	size_t *stamp = cp_calloc(im->n + 1, sizeof *stamp);
 
-	if (!rank) {
-		im->nomem = 1;
-		return 0;
-	}
+	cp_strindex_init(&names);
+	if (!rank || !stamp)
+		goto nomem;
 	for (i = 0; i < im->n; i++) {
 		struct record *r = &im->r[i];
 
 		r->e = r->pos = SIZE_MAX;
 		if (r->summary)
 			continue;
-		for (e = 0; e < ne && strcmp(events[e], r->event); e++)
-			;
-		if (e == ne)
-			events[ne++] = r->event;
+		if ((e = cp_strindex_add(&names, r->event)) == (size_t)-1)
+			goto nomem;
 		r->e = e;
-		if (!im->pooled && im->b[r->block].input != input) {
-			input = im->b[r->block].input;
-			first = nr;    /* ranks restart with each input */
+		b = im->pooled ? 0 : im->b[r->block].input;
+		if (b != input) {
+			input = b;
+			nr = 0;    /* ranks restart with each input */
 		}
-		for (e = first; e < nr && rank[e] != r->e; e++)
-			;
-		if (e == nr)
-			rank[nr++] = r->e;
-		r->pos = e - first;
+		if (stamp[e] != input + 1) {
+			stamp[e] = input + 1;
+			rank[e] = nr++;
+		}
+		r->pos = rank[e];
 	}
+	ne = names.n;
+	if (ne)
+		memcpy(events, names.s, ne * sizeof *events);
+	goto out;
+nomem:
+	im->nomem = 1;
+	ne = 0;
+out:
+	cp_strindex_release(&names);
 	cp_free(rank);
+	cp_free(stamp);
 	return ne;
 }
 
@@ -1995,6 +2007,10 @@ static int write_rows(struct importer *im, struct cp_buf *out,
 		goto out;
 	}
 	ne = number_events(im, events);
+	if (im->nomem) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < im->n; i++)
 		order[i] = i;
 	qsort_r(order, im->n, sizeof *order, record_cmp, im->r);

@@ -108,6 +108,7 @@ unsigned stats_dataset_runs(const struct stats_dataset *d, size_t obs)
 void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
 			   size_t *counts)
 {
+	unsigned runs = stats_dataset_runs(d, obs);
 	size_t g, j;
 
 	memset(counts, 0, d->ev.n * sizeof *counts);
@@ -117,6 +118,10 @@ void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
 		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
 			if (S_RUNNING(d, j) > 0)
 				counts[S_EV(d, j)]++;
+	/* a summary of runs: as stats_dataset_n_counted says */
+	for (j = 0; runs && j < d->ev.n; j++)
+		if (counts[j])
+			counts[j] = runs;
 }
 
 /* ==== rates ==== */

@@ -190,6 +190,10 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 			struct cp_error *err);
 
 /* ---- regions ---- */
+/* A region's counters at most: its covariance, axes and correlations are
+ * k x k, its eigen-decomposition O(k^3) (256 counters over 2,000
+ * intervals: 4 s; 1,024: 4 minutes). */
+#define REGION_MAX_COUNTERS 256
 enum region_kind { REGION_PCA, REGION_INDEPENDENT, REGION_ELLIPSOID };
 
 /* How the region was built (docs/statistics.md, "degenerate cases"). */
