@@ -30,6 +30,13 @@ refused flows "$tmp/m.udd" "$tmp/d.csv" --with anon -o "$tmp/m.udd"
 refused dot "$tmp/m.udd" -o "$tmp/m.udd"
 refused import perf "$tmp/p.csv" -o "$tmp/p.csv"
 refused record --model "$tmp/m.udd" -o "$tmp/m.udd" -- true
+refused import gem5 "$tmp/p.csv" -o "$tmp/p.csv"
+refused suggest "$tmp/m.udd" "$tmp/d.csv" -o "$tmp/r" --html "$tmp/r"
+refused suggest "$tmp/m.udd" "$tmp/d.csv" --html "$tmp/hard.csv"
+refused sim --truth "$tmp/s.csv" -o "$tmp/s.csv"
+"$CP" sim --print-config > "$tmp/c.cfg" && cp "$tmp/c.cfg" "$tmp/c.keep" || fail "print-config"
+refused sim --config "$tmp/c.cfg" -o "$tmp/c.cfg"
+cmp -s "$tmp/c.cfg" "$tmp/c.keep" || fail "sim's --config changed"
 [ -e "$tmp/r" ] && fail "an output was written"
 cmp -s "$tmp/m.udd" "$tmp/m.keep" && cmp -s "$tmp/d.csv" "$tmp/d.keep" &&
 	cmp -s "$tmp/p.csv" "$tmp/p.keep" || fail "an input changed"
