@@ -20,4 +20,9 @@ try 2 "/dev/zero:1:1: not a text file (NUL byte)" sim --config /dev/zero
 out=$(yes x | tr -d '\n' | timeout 60 "$CP" region /dev/stdin 2>&1); rc=$?
 [ $rc = 2 ] && [ "$out" = "counterpoint region: /dev/stdin:1: line longer than 16 MB (from a pipe or a device: stopped reading)" ] ||
 	fail "an endless line from a pipe: status $rc: $(printf '%s' "$out" | head -c 300)"
+# check reads a dataset in parts as it comes: the same limits
+out=$( (echo observation,interval,event,value,enabled_ns,running_ns; yes x | tr -d '\n') |
+	timeout 60 "$CP" check $M - 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$out" = "counterpoint check: <stdin>:2: line longer than 16 MB (from a pipe or a device: stopped reading)" ] ||
+	fail "check, an endless line from a pipe: status $rc: $(printf '%s' "$out" | head -c 300)"
 exit 0
