@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/append_race.sh: appends to one dataset at the same time lose
 # nothing: two `import perf --append` each add their observation (the
 # second reads what the first renamed in), two `record --append` onto a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/endless.sh: inputs that never end are not read until memory
 # runs out: /dev/zero is refused at its first byte (a text has no NUL)
 # by every reader, and a pipe whose line never ends stops at 16 MB.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/record_keeps.sh: record -o never destroys an existing dataset
 # before its first interval is on disk: a command that cannot run, an
 # unknown event, a name no dataset holds (refused) and the time before

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/region_limit.sh: a region holds at most 256 counters (its
 # covariance is k x k, its eigen-decomposition O(k^3)): 257 events are
 # refused at once with the limit named, exit 2, where they took minutes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/same_file.sh: no command writes an output onto one of its
 # inputs or onto another of its outputs, whatever the names (the same
 # path, another spelling, a hard link, a symbolic link): each refuses

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/sim_inputs.sh: what sim reads and names.  A trace is opened
 # and read once (a FIFO, a pipe, --sweep's four page sizes, an .xz file
 # decompressed once); lackey lines of any length, strict records;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/stdout_full.sh: a standard output that cannot take the
 # result (/dev/full: no space left) is an error of every command, exit 2
 # with the reason, as any other output that cannot be written (region
