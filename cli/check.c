@@ -874,7 +874,7 @@ int cli_check(int argc, char **argv)
 	unsigned char *refutes = NULL;
 	double family_confidence;
 	struct cp_error err;
-	struct cp_buf b;
+	struct cp_buf b, page;
 	struct report rep;
 	struct progress prog;
 	struct phases phases;
@@ -923,8 +923,18 @@ int cli_check(int argc, char **argv)
 				       : "only one MODEL and one DATA file are accepted");
 	rep.model_path = argv[optind];
 	rep.data_path = argv[optind + 1];
+	{
+		const struct cp_file_use files[] = {
+			{ "MODEL", rep.model_path, 0 }, { "DATA", rep.data_path, 0 },
+			{ "-o", output, 1 }, { "--html", html, 1 }
+		};
+
+		if ((rc = cli_files_distinct("check", files, 4)))
+			return rc;
+	}
 	cp_error_clear(&err);
 	cp_buf_init(&b);
+	cp_buf_init(&page);
 
 	po.threads = threads ? threads : feas_cpu_count();   /* regions too */
 	po.shape_only = !html;   /* the browser report draws every shape */
@@ -1029,10 +1039,7 @@ int cli_check(int argc, char **argv)
 		cp_error_set(&err, CP_ENOMEM, "out of memory");
 		goto fail;
 	}
-	rc = cli_write_output("check", output, &b);
-	phase_mark(&phases, "report");
-	phases_print(&phases);
-	if (rc == CLI_OK && html) {
+	if (html) {
 		struct report_check hc = { rep.model_path, rep.data_path, pd, pm, res,
 					   NULL, NULL, NULL, plots };
 
@@ -1043,8 +1050,17 @@ int cli_check(int argc, char **argv)
 		hc.pf = pf;
 		hc.flows = fout;
 		hc.flow_status = fstatus;
-		rc = cli_html_check(html, &hc);
+		if ((rc = cli_html_check(&hc, &page)))
+			goto out;
 	}
+	{	/* the report and the page together: a failure writes neither */
+		const char *paths[2] = { output, html };
+		struct cp_buf *bufs[2] = { &b, &page };
+
+		rc = cli_write_outputs("check", paths, bufs, html ? 2 : 1);
+	}
+	phase_mark(&phases, "report");
+	phases_print(&phases);
 	if (rc == CLI_OK && rep.infeasible)
 		rc = CLI_RESULT;
 	goto out;
@@ -1056,6 +1072,7 @@ out:
 		cp_buf_release(&phases.line);
 	cp_buf_release(&b);
 	report_reset(&rep);
+	cp_buf_release(&page);
 	for (i = 0; res && i < n; i++)
 		feas_result_release(&res[i]);
 	cp_free(res);

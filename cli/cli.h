@@ -158,15 +158,26 @@ int cli_progress_due(const struct cli_progress *p);
 void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void cli_progress_end(struct cli_progress *p);
+/* Write n finished buffers to their paths, all or none: each file to its
+ * temporary file, then standard output, then every rename (up to
+ * CLI_MAX_OUTPUTS); an exit status. */
+#define CLI_MAX_OUTPUTS 4
+int cli_write_outputs(const char *cmd, const char *const *paths,
+		      struct cp_buf *const *bufs, size_t n);
+/* Refuse (exit 2) an output that is an input or another output
+ * (cp_files_distinct), after the options are parsed, before any work. */
+int cli_files_distinct(const char *cmd, const struct cp_file_use *u, size_t n);
 /* --html FILE (cli/report.c): the HTML report of a check or a search,
- * one self-contained page, written atomically; an exit status. */
+ * one self-contained page, into page (written with the command's other
+ * outputs: cli_write_outputs); an exit status. */
 struct report_check;
 struct report_explore;
-int cli_html_check(const char *path, const struct report_check *c);
-int cli_html_explore(const char *path, const struct report_explore *e);
+int cli_html_check(const struct report_check *c, struct cp_buf *page);
+int cli_html_explore(const struct report_explore *e, struct cp_buf *page);
 struct explore_suggest;
-int cli_html_suggest(const char *path, const struct udd_model *m, const char *model,
-		     const char *data, const struct explore_suggest *s);
+int cli_html_suggest(const struct udd_model *m, const char *model,
+		     const char *data, const struct explore_suggest *s,
+		     struct cp_buf *page);
 /* --plots N|all: how many observations the page draws (SIZE_MAX: all). */
 #define CLI_PLOTS_DEFAULT 50
 int cli_parse_plots(const char *cmd, const char *text, size_t *out);

@@ -52,6 +52,14 @@ int cli_dot(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("dot", optind >= argc ? "a MODEL file is required"
 							   : "only one MODEL file is accepted");
+	{
+		const struct cp_file_use files[] = {
+			{ "MODEL", argv[optind], 0 }, { "-o", output, 1 }
+		};
+
+		if ((rc = cli_files_distinct("dot", files, 2)))
+			return rc;
+	}
 	rc = cli_load_model("dot", argv[optind], with, CLI_RESULT, &m, &sel);
 	if (rc)
 		return rc;

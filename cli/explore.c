@@ -236,7 +236,7 @@ int cli_explore(int argc, char **argv)
 	struct explore_search *s = NULL;
 	const char **names = NULL;
 	struct cp_error err;
-	struct cp_buf b, g;
+	struct cp_buf b, g, page;
 	double cone_seconds = 5, t0;
 	size_t i, n_models, n_facets, n_checked, n_checks, n_obs;
 	int opt, rc, verbose = 0;
@@ -305,6 +305,15 @@ int cli_explore(int argc, char **argv)
 		return cli_usage_error("explore", argc - optind < 2 ?
 				       "a MODEL and a DATA file are required" :
 				       "only one MODEL and one DATA file are accepted");
+	{
+		const struct cp_file_use files[] = {
+			{ "MODEL", argv[optind], 0 }, { "DATA", argv[optind + 1], 0 },
+			{ "-o", output, 1 }, { "--dot", dot, 1 }, { "--html", html, 1 }
+		};
+
+		if ((rc = cli_files_distinct("explore", files, 5)))
+			return rc;
+	}
 	fo.cone_seconds = cone_seconds > 0 ? cone_seconds : -1;
 	fo.monotone_models = mono_models;
 	if (cli_mpi_rank() > 0)
@@ -316,6 +325,7 @@ int cli_explore(int argc, char **argv)
 	cp_error_clear(&err);
 	cp_buf_init(&b);
 	cp_buf_init(&g);
+	cp_buf_init(&page);
 	cp_buf_init(&cmd);
 	space.n_features = udd_model_n_features(m);
 	space.candidates = space.n_features >= 64 ? ~(udd_features)0 :
@@ -439,15 +449,8 @@ write:
 		rc = cli_print_error("explore", &err);
 		goto out;
 	}
-	if (dot) {
+	if (dot)
 		explore_dot(s, &g);
-		rc = cli_write_output("explore", dot, &g);
-		if (rc)
-			goto out;
-	}
-	rc = cli_write_output("explore", output, &b);
-	if (rc)
-		goto out;
 	if (html) {
 		struct report_explore he = { s, names, space.n_features, argv[optind],
 					     argv[optind + 1], region_names[fo.region],
@@ -456,7 +459,20 @@ write:
 					     so.family_confidence, so.family_level, fam, d,
 					     plots };
 
-		if ((rc = cli_html_explore(html, &he)))
+		if ((rc = cli_html_explore(&he, &page)))
+			goto out;
+	}
+	{	/* every output or none */
+		const char *paths[3] = { output, dot, html };
+		struct cp_buf *bufs[3] = { &b, &g, &page };
+		size_t k, n = 1;
+
+		for (k = 1; k < 3; k++)
+			if (paths[k]) {
+				paths[n] = paths[k];
+				bufs[n++] = bufs[k];
+			}
+		if ((rc = cli_write_outputs("explore", paths, bufs, n)))
 			goto out;
 	}
 	if (verbose)
@@ -471,6 +487,7 @@ out:
 	cp_free(names);
 	cp_buf_release(&b);
 	cp_buf_release(&g);
+	cp_buf_release(&page);
 	cp_buf_release(&cmd);
 	return rc;
 }

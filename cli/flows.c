@@ -174,6 +174,15 @@ int cli_flows(int argc, char **argv)
 				       "to bound");
 	rep.model_path = argv[optind];
 	rep.data_path = argv[optind + 1];
+	{
+		const struct cp_file_use files[] = {
+			{ "MODEL", rep.model_path, 0 }, { "DATA", rep.data_path, 0 },
+			{ "-o", output, 1 }
+		};
+
+		if ((rc = cli_files_distinct("flows", files, 3)))
+			return rc;
+	}
 	cp_error_clear(&err);
 	cp_buf_init(&b);
 

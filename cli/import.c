@@ -134,9 +134,8 @@ static int read_existing(const char *path, const struct hec_perfstat_input *in,
 			 size_t *ncols, struct cp_error *err)
 {
 	struct stats_dataset *d = NULL;
-	FILE *fp;
-	char chunk[65536];
-	size_t got, i;
+	char *text;
+	size_t len, i;
 	int rc;
 
 	if ((rc = stats_dataset_load(path, &d, err)))
@@ -148,11 +147,10 @@ static int read_existing(const char *path, const struct hec_perfstat_input *in,
 					    "'%s'", path, in[i].observation);
 		}
 	stats_dataset_free(d);
-	if (!(fp = fopen(path, "rb")))
-		return cp_error_set(err, CP_EIO, "cannot read '%s'", path);
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		cp_buf_append(out, chunk, got);
-	fclose(fp);
+	if ((rc = cp_read_text(path, SIZE_MAX, 0, &text, &len, err)))
+		return rc;
+	cp_buf_append(out, text, len);
+	cp_free(text);
 	if (out->failed)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (out->len && out->data[out->len - 1] != '\n')
@@ -184,6 +182,8 @@ static int import_perf(int argc, char **argv)
 	char **names = NULL, **cols = NULL;
 	struct cp_error err;
 	struct cp_buf out;
+	struct cp_file_use *files = NULL;
+	struct cp_lock lock = { -1, 0, NULL };
 	size_t nin = 0, ncols = 0, i, j, runs = 0;
 	int c, append = 0, status = CLI_OK;
 
@@ -245,6 +245,18 @@ static int import_perf(int argc, char **argv)
 		if (!strcmp(argv[i], "-") && !observation)
 			return cli_usage_error(cmd, "standard input has no file name: "
 					       "give --observation NAME");
+	/* every input (STAT files) and -o distinct, before any work */
+	if (!(files = cp_calloc(nin + 1, sizeof *files))) {
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+		return cli_print_error(cmd, &err);
+	}
+	for (i = 0; i < nin; i++)
+		files[i] = (struct cp_file_use){ "STAT", argv[optind + (int)i], 0 };
+	files[nin] = (struct cp_file_use){ "-o", output, 1 };
+	status = cli_files_distinct(cmd, files, nin + 1);
+	cp_free(files);
+	if (status)
+		return status;
 	opt.sep = sep;
 	opt.runs = (unsigned)runs;
 	cp_error_clear(&err);
@@ -269,6 +281,10 @@ static int import_perf(int argc, char **argv)
 		}
 		in[i].name = strcmp(path, "-") ? path : "<stdin>";
 		in[i].observation = observation ? observation : names[i];
+		if (cp_csv_name_check("observation", in[i].observation, &err)) {
+			status = cli_usage_error(cmd, "%s", err.msg);
+			goto out;
+		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(in[j].observation, in[i].observation) &&
 			    !(opt.flags & HEC_PERFSTAT_RUNS_AS_INTERVALS)) {
@@ -288,8 +304,11 @@ static int import_perf(int argc, char **argv)
 		in[i].text = text[i].data ? text[i].data : "";
 		in[i].len = text[i].len;
 	}
+	/* an append holds the dataset locked from its read to its rename, so
+	 * that a concurrent append waits and then reads this one's result */
 	if (append) {
-		if (read_existing(output, in, nin, &out, &cols, &ncols, &err)) {
+		if (cp_lock_acquire(&lock, output, 0, &err) ||
+		    read_existing(output, in, nin, &out, &cols, &ncols, &err)) {
 			status = cli_print_error(cmd, &err);
 			goto out;
 		}
@@ -328,6 +347,7 @@ static int import_perf(int argc, char **argv)
 		fprintf(stderr, "counterpoint %s: warning: never counted "
 			"(<not supported>): %s\n", cmd, rep.unsupported);
 out:
+	cp_lock_release(&lock);
 	for (i = 0; i < nin && names; i++)
 		cp_free(names[i]);
 	for (i = 0; i < nin && text; i++)
@@ -433,6 +453,7 @@ static int import_gem5(int argc, char **argv)
 	struct hec_gem5_summary sum;
 	struct cp_error err;
 	struct cp_buf out, messages;
+	struct cp_lock lock = { -1, 0, NULL };
 	int c, append = 0, status;
 
 	opterr = 0;
@@ -478,6 +499,14 @@ static int import_gem5(int argc, char **argv)
 		return cli_usage_error(cmd, "--observation wants a name");
 	if (opt.events && !opt.events[0])
 		return cli_usage_error(cmd, "--events wants globs");
+	{
+		const struct cp_file_use files[] = {
+			{ "STATS", argv[optind], 0 }, { "-o", output, 1 }
+		};
+
+		if ((status = cli_files_distinct(cmd, files, 2)))
+			return status;
+	}
 	cp_error_clear(&err);
 	cp_buf_init(&out);
 	cp_buf_init(&messages);
@@ -489,6 +518,10 @@ static int import_gem5(int argc, char **argv)
 		}
 		opt.observation = name;
 	}
+	if (cp_csv_name_check("observation", opt.observation, &err)) {
+		status = cli_usage_error(cmd, "%s", err.msg);
+		goto out;
+	}
 	opt.header = !append;
 	opt.messages = &messages;
 	if (append) {
@@ -496,8 +529,10 @@ static int import_gem5(int argc, char **argv)
 		char **cols = NULL;
 		size_t ncols = 0, i;
 
-		/* gem5's rows have the dataset's six columns, no more */
-		if (!read_existing(output, &one, 1, &out, &cols, &ncols, &err) &&
+		/* gem5's rows have the dataset's six columns, no more; the
+		 * dataset locked from its read to its rename */
+		if (!cp_lock_acquire(&lock, output, 0, &err) &&
+		    !read_existing(output, &one, 1, &out, &cols, &ncols, &err) &&
 		    ncols != 6)
 			cp_error_set(&err, CP_EINPUT, "'%s' has %zu columns; gem5's "
 				     "rows fill the six of a dataset only", output,
@@ -524,6 +559,7 @@ static int import_gem5(int argc, char **argv)
 		goto out;
 	note_gem5(strcmp(argv[optind], "-") ? argv[optind] : "<stdin>", &sum);
 out:
+	cp_lock_release(&lock);
 	cp_free(name);
 	cp_buf_release(&messages);
 	cp_buf_release(&out);

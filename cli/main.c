@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/main.c: the counterpoint dispatcher.  Each subcommand lives in its
  * own file and owns its options and --help text; this file only finds it. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,5 +165,12 @@ int main(int argc, char **argv)
 		rc = cli_mpi_idle();
 	else
 		rc = run(argc, argv);
+	/* what went to standard output through stdio (--help, --version, a
+	 * listing) must have arrived too */
+	if ((fflush(stdout) || ferror(stdout)) && rc == CLI_OK) {
+		fprintf(stderr, "counterpoint: cannot write to standard output: %s\n",
+			strerror(errno));
+		rc = CLI_USAGE;
+	}
 	return cli_mpi_finalize(rc);
 }

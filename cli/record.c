@@ -151,14 +151,14 @@ static void install_handlers(void)
  * 0 no. */
 static int dataset_header_ok(int fd, int *empty)
 {
-	char line[sizeof HEC_DATASET_HEADER];
-	size_t want = strlen(HEC_DATASET_HEADER) - 1;
+	char line[sizeof CP_DATASET_HEADER];
+	size_t want = strlen(CP_DATASET_HEADER) - 1;
 	ssize_t got = pread(fd, line, want, 0);
 
 	*empty = got == 0;
 	if (got == 0)
 		return 1;
-	return got == (ssize_t)want && !memcmp(line, HEC_DATASET_HEADER, want);
+	return got == (ssize_t)want && !memcmp(line, CP_DATASET_HEADER, want);
 }
 
 /* Before appending: the dataset at path (open on fd) must load and not
@@ -173,7 +173,7 @@ static int check_new_observation(const char *path, int fd,
 	int rc;
 
 	cp_error_clear(&err);
-	if (fstat(fd, &st) == 0 && st.st_size == (off_t)strlen(HEC_DATASET_HEADER))
+	if (fstat(fd, &st) == 0 && st.st_size == (off_t)strlen(CP_DATASET_HEADER))
 		return CLI_OK;
 	if (stats_dataset_load(path, &d, &err))
 		return cli_print_error("record", &err);
@@ -277,6 +277,61 @@ static char *default_observation(const pid_t *pids, size_t n_pids,
 	return out;
 }
 
+/* Open path for --append, locked until cp_lock_release: a new file is
+ * made (and goes again if nothing is written), an existing one must be a
+ * dataset without the observation.  *fd appends to it; *empty when it is
+ * (the header is then to be written).  An exit status. */
+static int open_append(const char *path, const char *observation,
+		       struct cp_lock *lock, int *fd, int *empty)
+{
+	struct cp_error err;
+	int rc;
+
+	cp_error_clear(&err);
+	rc = cp_lock_acquire(lock, path, CP_LOCK_CREATE | CP_LOCK_NOWAIT, &err);
+	if (rc == 1) {
+		fprintf(stderr, "counterpoint record: waiting for another append to "
+			"'%s' to end\n", path);
+		rc = cp_lock_acquire(lock, path, CP_LOCK_CREATE, &err);
+	}
+	if (rc)
+		return cli_print_error("record", &err);
+	if (!dataset_header_ok(lock->fd, empty)) {
+		cp_error_set(&err, CP_EINPUT, "cannot append to '%s': it is not a "
+			     "counterpoint dataset (its first line is not the dataset "
+			     "header)", path);
+		return cli_print_error("record", &err);
+	}
+	if (!*empty && (rc = check_new_observation(path, lock->fd, observation)))
+		return rc;
+	if ((*fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+		cp_error_set(&err, CP_EIO, "cannot open '%s' for writing: %s", path,
+			     strerror(errno));
+		return cli_print_error("record", &err);
+	}
+	return CLI_OK;
+}
+
+/* After the first interval is written: the new dataset replaces the old
+ * one (whose content stays until then), and the rest go to it. */
+struct commit {
+	struct cp_output *out;
+	struct hec_record_opts *ro;
+};
+
+static int commit_first(void *arg, size_t intervals, struct cp_error *err)
+{
+	struct commit *c = arg;
+	int rc;
+
+	(void)intervals;
+	if (c->out->committed)
+		return CP_OK;
+	rc = cp_output_commit(c->out, err);
+	c->ro->out_fd = c->out->fd;
+	return rc;
+}
+
 /* `counterpoint record`.  Long because it parses the recorder's options
  * and owns the order of a recording's steps (events from -e or a model,
  * --dry-run, the child, the sampling loop, the atomic write or --append),
@@ -310,13 +365,17 @@ int cli_record(int argc, char **argv)
 	size_t interval_ms = 100, model_first = 0, model_n = 0;
 	unsigned flags = 0;
 	int append = 0, dry_run = 0, verbose = 0, opt, rc = CLI_OK;
-	int fd = -1, created = 0, empty = 1;
+	int fd = -1, empty = 1, have_out = 0;
 	char *obs_default = NULL;
 	pid_t *pids = NULL;
 	int *cpus = NULL;
 	size_t n_pids = 0, n_cpus = 0;
 	const char *cpu_spec = NULL;
 	int all_cpus = 0, command;
+	struct cp_output out;
+	struct cp_lock lock = { -1, 0, NULL };
+	struct commit commit;
+	size_t i;
 
 	cp_error_clear(&err);
 	list = hec_eventlist_new();
@@ -386,6 +445,14 @@ int cli_record(int argc, char **argv)
 			rc = cli_bad_option(cmd, opt, argv, longopts);
 			goto out;
 		}
+	}
+	{
+		const struct cp_file_use files[] = {
+			{ "--model", model_path, 0 }, { "-o", out_path, 1 }
+		};
+
+		if ((rc = cli_files_distinct(cmd, files, 2)))
+			goto out;
 	}
 	if (model_path && (rc = add_model_events(cmd, model_path, list,
 						     &model_first, &model_n)))
@@ -458,33 +525,29 @@ int cli_record(int argc, char **argv)
 		}
 		observation = obs_default;
 	}
-	/* The dataset is the one file written in place, not through a
-	 * temporary and rename: rows must be on disk while the command runs
-	 * so that a crash of either process leaves every finished interval. */
-	if (!strcmp(out_path, "-")) {
-		fd = STDOUT_FILENO;
+	for (i = 0; i < hec_eventlist_size(list) && !rc; i++)
+		if (cp_csv_name_check("event", hec_eventlist_name(list, i), &err))
+			rc = cli_usage_error(cmd, "%s", err.msg);
+	if (!rc && cp_csv_name_check("observation", observation, &err))
+		rc = cli_usage_error(cmd, "%s", err.msg);
+	if (rc)
+		goto out;
+	/* The dataset is written as the command runs, an interval at a time.
+	 * A new one goes to a temporary file beside the target, which
+	 * replaces the target once the first interval is on disk (before
+	 * that a failure leaves the old file as it was); an append holds the
+	 * file locked from the header check to the last interval, so that
+	 * two appends do not interleave their headers. */
+	if (append) {
+		if ((rc = open_append(out_path, observation, &lock, &fd, &empty)))
+			goto out;
 	} else {
-		struct stat st;
-
-		created = stat(out_path, &st) != 0;
-		fd = open(out_path, (append ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC |
-			  (append ? O_APPEND : O_TRUNC), 0644);
-		if (fd < 0) {
-			cp_error_set(&err, CP_EIO, "cannot open '%s' for writing: %s",
-				     out_path, strerror(errno));
+		if (cp_output_open(&out, out_path, &err)) {
 			rc = cli_print_error(cmd, &err);
 			goto out;
 		}
-		if (append && !dataset_header_ok(fd, &empty)) {
-			cp_error_set(&err, CP_EINPUT, "cannot append to '%s': it is "
-				     "not a counterpoint dataset (its first line is "
-				     "not the dataset header)", out_path);
-			rc = cli_print_error(cmd, &err);
-			goto out;
-		}
-		if (append && !empty &&
-		    (rc = check_new_observation(out_path, fd, observation)))
-			goto out;
+		fd = out.fd;
+		have_out = 1;
 	}
 
 	memset(&ro, 0, sizeof ro);
@@ -499,13 +562,25 @@ int cli_record(int argc, char **argv)
 	ro.cpus = cpus;
 	ro.n_cpus = n_cpus;
 	no_command = !command;
+	if (have_out) {
+		commit.out = &out;
+		commit.ro = &ro;
+		ro.written = commit_first;
+		ro.written_arg = &commit;
+	}
 	install_handlers();
 	if (hec_record(list, command ? (const char *const *)(argv + optind) : NULL,
 		       &ro, &res, &err)) {
 		rc = cli_print_error(cmd, &err);
-		if (created && fd != STDOUT_FILENO && !res.intervals)
-			unlink(out_path);
 		goto out;
+	}
+	if (have_out && !res.intervals && out.has_old) {
+		/* nothing recorded: the old dataset stays */
+		fprintf(stderr, "counterpoint record: no interval recorded; '%s' is "
+			"left as it was\n", out_path);
+		cp_output_abort(&out);
+		have_out = 0;
+		fd = -1;
 	}
 	/* the command's status is record's own, as perf stat passes it on;
 	 * killed by signal N: 128 + N, as a shell reports it */
@@ -535,11 +610,19 @@ int cli_record(int argc, char **argv)
 			(double)res.elapsed_ns / 1e9, cpu * 1e3);
 	}
 out:
-	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) && rc == CLI_OK) {
+	if (have_out) {
+		/* a failure before the first interval keeps the old file; after
+		 * it, the dataset holds every interval written */
+		if (rc != CLI_OK && rc != CLI_RESULT && !out.committed)
+			cp_output_abort(&out);
+		else if (cp_output_close(&out, &err) && rc == CLI_OK)
+			rc = cli_print_error(cmd, &err);
+	} else if (fd >= 0 && close(fd) && rc == CLI_OK) {
 		cp_error_set(&err, CP_EIO, "cannot write '%s': %s", out_path,
 			     strerror(errno));
 		rc = cli_print_error(cmd, &err);
 	}
+	cp_lock_release(&lock);
 	cp_free(obs_default);
 	cp_free(pids);
 	cp_free(cpus);

@@ -199,6 +199,7 @@ static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
 {
 	struct region_options ro = *opt;
 	size_t e, j, id, ntot = stats_dataset_n_events(d), n = events ? nev : ntot;
+	size_t *counts;
 	int rc;
 
 	memset(o, 0, sizeof *o);
@@ -206,24 +207,30 @@ static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
 	o->ev = cp_calloc(n + 1, sizeof *o->ev);
 	o->left_out = cp_calloc(ntot + 1, sizeof *o->left_out);
 	o->counted = cp_calloc(n + 1, sizeof *o->counted);
-	if (!o->ev || !o->left_out || !o->counted)
+	counts = cp_calloc(ntot + 1, sizeof *counts);
+	if (!o->ev || !o->left_out || !o->counted || !counts) {
+		cp_free(counts);
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	/* one pass over the samples for every event (once per event was
+	 * quadratic in the events) */
+	stats_dataset_counted(d, obs, counts);
 	if (events) {
 		for (j = 0; j < nev; j++)
 			o->ev[o->k++] = events[j];
 	} else {
 		for (e = 0; e < ntot; e++) {
-			if (stats_dataset_n_counted(d, obs, e) >= 2)
+			if (counts[e] >= 2)
 				o->ev[o->k++] = stats_dataset_event(d, e);
 			else
 				o->left_out[o->n_left_out++] = stats_dataset_event(d, e);
 		}
 	}
 	for (j = 0; j < o->k; j++) {
-		for (id = 0; id < ntot && strcmp(stats_dataset_event(d, id), o->ev[j]); id++)
-			;
-		o->counted[j] = stats_dataset_n_counted(d, obs, id);
+		id = stats_dataset_find_event(d, o->ev[j]);
+		o->counted[j] = id < ntot ? counts[id] : 0;
 	}
+	cp_free(counts);
 	if (labels)
 		ro.names = labels;
 	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)) ||
@@ -627,8 +634,12 @@ int cli_region(int argc, char **argv)
 	}
 	if (json)
 		cp_buf_puts(&out, "\n  ]\n}\n");
-	if (cli_write_output(cmd, NULL, &out) != CLI_OK)
-		status = CLI_INTERNAL;
+	{	/* standard output that cannot be written: its error's status */
+		int wrc = cli_write_output(cmd, NULL, &out);
+
+		if (wrc != CLI_OK)
+			status = wrc;
+	}
 out:
 	if (evlist != NULL && events) {
 		cp_free(events[0]);

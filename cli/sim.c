@@ -181,31 +181,31 @@ static const struct option options[] = {
 
 #define MAX_SETS 64
 #define MAX_WORKLOADS 16
+#define N_SWEEP 16             /* room for mmu_sweep_workloads() */
 
-/* One observation per page size (sweep) or one (single run). */
+/* One observation: w run on one page size, named name or WORKLOAD-PAGES. */
 static int run_one(const struct mmu_config *cfg, unsigned features,
-		   enum mmu_page page, const char *workload,
+		   enum mmu_page page, struct mmu_workload *w,
 		   const struct mmu_run_opts *ro, const char *name,
 		   struct cp_buf *data, struct cp_buf *truth)
 {
 	struct cp_error err;
-	struct mmu_workload *wl;
-	char obs[160];
+	struct cp_buf obs;
+	int rc = CLI_OK;
 
 	cp_error_clear(&err);
-	wl = mmu_workload_new(workload, 0, &err);
-	if (!wl)
-		return cli_print_error(cmd, &err);
-	snprintf(obs, sizeof obs, "%s-%s", mmu_workload_label(wl),
-		 mmu_page_name(page));
-	mmu_workload_free(wl);
+	cp_buf_init(&obs);
 	if (name)
-		snprintf(obs, sizeof obs, "%s", name);
-	if (strchr(obs, ',') || strchr(obs, '\n'))
-		return cli_usage_error(cmd, "observation name '%s' has a comma", obs);
-	if (mmu_run(cfg, features, page, workload, ro, obs, data, truth, &err))
-		return cli_print_error(cmd, &err);
-	return CLI_OK;
+		cp_buf_puts(&obs, name);
+	else
+		cp_buf_printf(&obs, "%s-%s", mmu_workload_label(w), mmu_page_name(page));
+	if (obs.failed)
+		cp_error_set(&err, CP_ENOMEM, "out of memory");
+	if (obs.failed ||
+	    mmu_run_workload(cfg, features, page, w, ro, obs.data, data, truth, &err))
+		rc = cli_print_error(cmd, &err);
+	cp_buf_release(&obs);
+	return rc;
 }
 
 /* `counterpoint sim`.  Long because the simulator has many options
@@ -218,7 +218,9 @@ int cli_sim(int argc, char **argv)
 	struct cp_error err;
 	struct cp_buf data, truth;
 	const char *workloads[MAX_WORKLOADS], *out = NULL, *truth_path = NULL;
-	size_t n_workloads = 0;
+	const char *specs[N_SWEEP + MAX_WORKLOADS];
+	struct mmu_workload *made[N_SWEEP + MAX_WORKLOADS];
+	size_t n_workloads = 0, n_made = 0;
 	const char *name = NULL, *config = NULL, *sets[MAX_SETS];
 	const char *events = NULL;
 	const struct mmu_cpu *cpu = mmu_cpu_at(0);
@@ -343,6 +345,11 @@ int cli_sim(int argc, char **argv)
 		return cli_usage_error(cmd, "several --workload options need --sweep");
 	if (sweep && name)
 		return cli_usage_error(cmd, "--name names one observation; not with --sweep");
+	if (!ro.intervals)
+		return cli_usage_error(cmd, "--intervals must be positive (a dataset "
+				       "without rows has no observation)");
+	if (name && cp_csv_name_check("observation", name, &err))
+		return cli_usage_error(cmd, "--name: %s", err.msg);
 	if (config && mmu_config_load(&cfg, config, &err))
 		return cli_print_error(cmd, &err);
 	for (i = 0; i < n_sets; i++) {
@@ -357,8 +364,9 @@ int cli_sim(int argc, char **argv)
 		if (mmu_config_set(&cfg, key, eq + 1, &err))
 			return cli_usage_error(cmd, "%s", err.msg);
 	}
-	if (mmu_config_check(&cfg, &err))
-		return cli_usage_error(cmd, "%s", err.msg);
+	if (mmu_config_check(&cfg, &err))   /* from --config: file:line */
+		return err.file[0] ? cli_print_error(cmd, &err) :
+				     cli_usage_error(cmd, "%s", err.msg);
 	if (print_cfg) {
 		cp_buf_init(&data);
 		mmu_config_format(&cfg, &data);
@@ -367,43 +375,79 @@ int cli_sim(int argc, char **argv)
 		return rc;
 	}
 
+	/* every workload made once (a trace read once: a FIFO or a pipe
+	 * works), restarted for each page size; the defaults first */
+	if (sweep) {
+		const char *const *w = mmu_sweep_workloads();
+
+		for (i = 0; w[i] && n_made < N_SWEEP; i++)
+			specs[n_made++] = w[i];
+		for (i = 0; i < n_workloads; i++)
+			specs[n_made++] = workloads[i];
+	} else {
+		specs[n_made++] = n_workloads ? workloads[0] : "linear";
+	}
+	for (i = 0; i < n_made; i++)
+		made[i] = NULL;
+	for (i = 0; i < n_made && !rc; i++)
+		if (!(made[i] = mmu_workload_new(specs[i], ro.seed, &err)))
+			rc = cli_print_error(cmd, &err);
+	if (!rc) {
+		/* the outputs against every input: the config and the traces */
+		size_t nt = 0, nf = 0;
+		struct cp_file_use *files;
+		const char **t;
+
+		for (i = 0; i < n_made; i++)
+			nt += mmu_workload_files(made[i], NULL, 0);
+		files = cp_calloc(nt + 3, sizeof *files);
+		t = cp_calloc(nt + 1, sizeof *t);
+		if (!files || !t) {
+			cp_error_set(&err, CP_ENOMEM, "out of memory");
+			rc = cli_print_error(cmd, &err);
+		} else {
+			for (i = 0, nt = 0; i < n_made; i++)
+				nt += mmu_workload_files(made[i], t + nt, SIZE_MAX);
+			files[nf++] = (struct cp_file_use){ "--config", config, 0 };
+			for (i = 0; i < nt; i++)
+				files[nf++] = (struct cp_file_use){ "the trace", t[i], 0 };
+			files[nf++] = (struct cp_file_use){ "-o", out, 1 };
+			files[nf++] = (struct cp_file_use){ "--truth", truth_path, 1 };
+			rc = cli_files_distinct(cmd, files, nf);
+		}
+		cp_free(files);
+		cp_free(t);
+	}
 	cp_buf_init(&data);
 	cp_buf_init(&truth);
 	mmu_dataset_header(&data);
 	if (truth_path)
 		mmu_truth_header(&truth);
 	if (sweep) {
-		const char *const *w = mmu_sweep_workloads();
 		struct cli_progress prog;
-		size_t k, n, done = 0;
+		size_t done = 0, n = n_made * MMU_N_PAGE_MODES;
 		int p;
 
-		/* the defaults, then the --workload ones */
-		for (n = 0; w[n]; n++)
-			;
-		n = (n + n_workloads) * MMU_N_PAGE_MODES;
 		cli_progress_init(&prog, cmd);
-		for (k = 0; w[k] && !rc; k++)
+		for (i = 0; i < n_made && !rc; i++)
 			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++, done++) {
 				cli_progress_show(&prog, "%zu/%zu runs", done, n);
-				rc = run_one(&cfg, features, (enum mmu_page)p, w[k], &ro,
+				rc = run_one(&cfg, features, (enum mmu_page)p, made[i], &ro,
 					     NULL, &data, truth_path ? &truth : NULL);
 			}
-		for (k = 0; k < n_workloads && !rc; k++)
-			for (p = 0; p < MMU_N_PAGE_MODES && !rc; p++, done++) {
-				cli_progress_show(&prog, "%zu/%zu runs", done, n);
-				rc = run_one(&cfg, features, (enum mmu_page)p, workloads[k],
-					     &ro, NULL, &data, truth_path ? &truth : NULL);
-			}
 		cli_progress_end(&prog);
-	} else {
-		rc = run_one(&cfg, features, page, n_workloads ? workloads[0] : "linear",
-			     &ro, name, &data, truth_path ? &truth : NULL);
+	} else if (!rc) {
+		rc = run_one(&cfg, features, page, made[0], &ro, name, &data,
+			     truth_path ? &truth : NULL);
 	}
-	if (!rc && truth_path)
-		rc = cli_write_output(cmd, truth_path, &truth);
-	if (!rc)
-		rc = cli_write_output(cmd, out, &data);
+	if (!rc) {	/* both or neither */
+		const char *paths[2] = { out, truth_path };
+		struct cp_buf *bufs[2] = { &data, &truth };
+
+		rc = cli_write_outputs(cmd, paths, bufs, truth_path ? 2 : 1);
+	}
+	for (i = 0; i < n_made; i++)
+		mmu_workload_free(made[i]);
 	cp_buf_release(&data);
 	cp_buf_release(&truth);
 	return rc;

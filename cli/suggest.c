@@ -107,9 +107,9 @@ int cli_suggest(int argc, char **argv)
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
 	struct explore_suggest *s = NULL;
+	struct cp_buf b, page;
 	udd_features sel = 0;
 	struct cp_error err;
-	struct cp_buf b;
 
 	memset(&so, 0, sizeof so);
 	cli_data_options_init(&dop);
@@ -173,8 +173,18 @@ int cli_suggest(int argc, char **argv)
 				       : "only one MODEL and one DATA file are accepted");
 	model_path = argv[optind];
 	data_path = argv[optind + 1];
+	{
+		const struct cp_file_use files[] = {
+			{ "MODEL", model_path, 0 }, { "DATA", data_path, 0 },
+			{ "-o", output, 1 }, { "--html", html, 1 }
+		};
+
+		if ((rc = cli_files_distinct("suggest", files, 4)))
+			return rc;
+	}
 	cp_error_clear(&err);
 	cp_buf_init(&b);
+	cp_buf_init(&page);
 	so.threads = threads;
 	po.threads = threads ? threads : feas_cpu_count();
 
@@ -213,9 +223,14 @@ int cli_suggest(int argc, char **argv)
 			fprintf(stderr, "counterpoint suggest: %s\n", v.data);
 		cp_buf_release(&v);
 	}
-	rc = cli_write_output("suggest", output, &b);
-	if (rc == CLI_OK && html)
-		rc = cli_html_suggest(html, model, model_path, data_path, s);
+	if (html && (rc = cli_html_suggest(model, model_path, data_path, s, &page)))
+		goto out;
+	{	/* the report and the page together: a failure writes neither */
+		const char *paths[2] = { output, html };
+		struct cp_buf *bufs[2] = { &b, &page };
+
+		rc = cli_write_outputs("suggest", paths, bufs, html ? 2 : 1);
+	}
 	if (rc == CLI_OK && !explore_suggest_explains_all(s))
 		rc = CLI_RESULT;
 	goto out;
@@ -223,6 +238,7 @@ fail:
 	rc = cli_print_error("suggest", &err);
 out:
 	cp_buf_release(&b);
+	cp_buf_release(&page);
 	explore_suggest_free(s);
 	pipe_data_free(pd);
 	stats_dataset_free(data);

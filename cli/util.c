@@ -184,19 +184,49 @@ int cli_bad_option(const char *cmd, int opt, char **argv,
 	return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
-int cli_write_output(const char *cmd, const char *path, struct cp_buf *b)
+int cli_files_distinct(const char *cmd, const struct cp_file_use *u, size_t n)
 {
 	struct cp_error err;
 
 	cp_error_clear(&err);
-	if (b->failed) {
-		cp_error_set(&err, CP_ENOMEM, "out of memory");
-		return cli_print_error(cmd, &err);
-	}
-	if (cp_write_file_atomic(path ? path : "-", b->data ? b->data : "",
-				 b->len, &err))
+	if (cp_files_distinct(u, n, &err))
 		return cli_print_error(cmd, &err);
 	return CLI_OK;
+}
+
+int cli_write_outputs(const char *cmd, const char *const *paths,
+		      struct cp_buf *const *bufs, size_t n)
+{
+	struct cp_output o[CLI_MAX_OUTPUTS];
+	struct cp_error err;
+	size_t i, opened = 0, pass;
+	int rc = CP_OK;
+
+	cp_error_clear(&err);
+	if (n > CLI_MAX_OUTPUTS)
+		return CLI_INTERNAL;
+	for (i = 0; i < n && !rc; i++)
+		if (bufs[i]->failed)
+			rc = cp_error_set(&err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < n && !rc; i++, opened++)
+		rc = cp_output_open(&o[i], paths[i] ? paths[i] : "-", &err);
+	/* the files first, each to its temporary file; a descriptor (standard
+	 * output) only once they all are written, which it cannot undo */
+	for (pass = 0; pass < 2 && !rc; pass++)
+		for (i = 0; i < n && !rc; i++)
+			if (o[i].committed == (int)pass)
+				rc = cp_output_write(&o[i], bufs[i]->data ? bufs[i]->data : "",
+						     bufs[i]->len, &err);
+	for (i = 0; i < n && !rc; i++)
+		rc = cp_output_close(&o[i], &err);
+	for (; i < opened; i++)
+		cp_output_abort(&o[i]);
+	return rc ? cli_print_error(cmd, &err) : CLI_OK;
+}
+
+int cli_write_output(const char *cmd, const char *path, struct cp_buf *b)
+{
+	return cli_write_outputs(cmd, &path, &b, 1);
 }
 
 void cli_json_string(struct cp_buf *b, const char *s)

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The release (docs/versions.md): the one place it is written; the
@@ -452,26 +453,128 @@ void cp_buf_json_begin(struct cp_buf *b, const char *model, const char *data)
 
 int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err)
 {
-	int in = !strcmp(path, "-");
-	FILE *fp = in ? stdin : fopen(path, "rb");
-	char chunk[65536];
-	size_t got;
-	int rc = CP_OK;
+	char *text;
+	size_t len;
+	int rc;
 
-	if (!fp)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		cp_buf_append(b, chunk, got);
-	if (ferror(fp))
-		rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				  strerror(errno));
-	else if (b->failed)
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
-				  path);
-	if (!in)
-		fclose(fp);
-	return rc;
+	/* from a pipe or a device at most 1 GB, nothing after a NUL byte */
+	if ((rc = cp_read_text(path, (size_t)1 << 30, 0, &text, &len, err)))
+		return rc;
+	cp_buf_append(b, text, len);
+	cp_free(text);
+	if (b->failed)
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+				    path);
+	return CP_OK;
+}
+
+/* ---- numbering strings ---- */
+void cp_strindex_init(struct cp_strindex *x)
+{
+	memset(x, 0, sizeof *x);
+}
+
+void cp_strindex_release(struct cp_strindex *x)
+{
+	cp_free(x->s);
+	cp_free(x->slot);
+	memset(x, 0, sizeof *x);
+}
+
+static int strindex_rehash(struct cp_strindex *x, size_t nslots)
+{
+	size_t *slot = cp_calloc(nslots, sizeof *slot), i, j;
+
+	if (!slot)
+		return CP_ENOMEM;
+	for (i = 0; i < x->n; i++) {
+		j = cp_hash(CP_HASH_SEED, x->s[i], strlen(x->s[i])) & (nslots - 1);
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = i + 1;
+	}
+	cp_free(x->slot);
+	x->slot = slot;
+	x->nslots = nslots;
+	return CP_OK;
+}
+
+size_t cp_strindex_add(struct cp_strindex *x, const char *s)
+{
+	size_t j;
+
+	if (2 * (x->n + 1) > x->nslots &&
+	    strindex_rehash(x, x->nslots ? 2 * x->nslots : 64))
+		return (size_t)-1;
+	for (j = cp_hash(CP_HASH_SEED, s, strlen(s)) & (x->nslots - 1); x->slot[j];
+	     j = (j + 1) & (x->nslots - 1))
+		if (!strcmp(x->s[x->slot[j] - 1], s))
+			return x->slot[j] - 1;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 64;
+		const char **ns = cp_reallocarray(x->s, cap, sizeof *ns);
+
+		if (!ns)
+			return (size_t)-1;
+		x->s = ns;
+		x->cap = cap;
+	}
+	x->s[x->n] = s;
+	x->slot[j] = ++x->n;
+	return x->n - 1;
+}
+
+const char *cp_wait_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "stopped (wait status %#x)", (unsigned)status);
+	return buf;
+}
+
+/* ---- the long CSV dataset's fields ----
+ * The loader (stats/csv.c) trims blanks (spaces, tabs) around an unquoted
+ * field, ends it at a comma, reads a field that starts with a quote as
+ * quoted ("" inside for one quote), and reads line by line; so a name is
+ * quoted when it holds a comma, a quote or a carriage return or starts or
+ * ends with a blank, and a name that is empty or holds a newline has no
+ * field that loads as it. */
+static int csv_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+void cp_buf_csv_field(struct cp_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n && !strpbrk(s, ",\"\r\n") && !csv_blank(s[0]) && !csv_blank(s[n - 1])) {
+		cp_buf_append(b, s, n);
+		return;
+	}
+	cp_buf_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			cp_buf_puts(b, "\"");
+		cp_buf_append(b, s, 1);
+	}
+	cp_buf_puts(b, "\"");
+}
+
+int cp_csv_name_check(const char *what, const char *s, struct cp_error *err)
+{
+	if (!s[0])
+		return cp_error_set(err, CP_EINPUT, "empty %s name (a dataset "
+				    "cannot hold one)", what);
+	if (strchr(s, '\n'))
+		return cp_error_set(err, CP_EINPUT, "%s name '%.*s...' has a newline "
+				    "(a dataset row is one line)", what,
+				    (int)strcspn(s, "\n"), s);
+	return CP_OK;
 }
 
 /* The library is linked with the reference LAPACK and BLAS (Makefile),

@@ -100,6 +100,23 @@ size_t cp_edit_distance(const char *a, const char *b, size_t limit);
  * equally close. */
 const char *cp_closest(const char *word, const char *const *names, size_t n);
 
+/* Strings numbered in the order they first come (the strings stay the
+ * caller's, alive while the index is used), found by hash. */
+struct cp_strindex {
+	const char **s;             /* s[i]: string number i */
+	size_t n, cap;
+	size_t *slot, nslots;
+};
+void cp_strindex_init(struct cp_strindex *x);
+void cp_strindex_release(struct cp_strindex *x);
+/* The number of s: an equal string's, or n when s is new (then added);
+ * (size_t)-1 when out of memory. */
+size_t cp_strindex_add(struct cp_strindex *x, const char *s);
+
+/* A child's wait status in words, into buf: "exited with status 1",
+ * "was killed by signal 13 (Broken pipe)". */
+const char *cp_wait_status(int status, char *buf, size_t size);
+
 /* Version string of the toolkit ("0.2.0"). */
 const char *cp_version(void);
 
@@ -192,8 +209,9 @@ int cp_lines_next(struct cp_lines *r, struct cp_error *err);
 void cp_lines_close(struct cp_lines *r);
 
 /* The whole of a text file in *text (cp_malloc'd, NUL-terminated) and
- * *len.  From an input that is not a regular file, reading stops after
- * the first NUL byte (a text has none; the caller reports it) and more
+ * *len ("-": standard input).  From an input that is not a regular
+ * file, the text ends with its first NUL byte (a text has none; the
+ * caller reports it) and more
  * than max bytes is CP_ELIMIT.  CP_TEXT_NO_NUL: a NUL byte is CP_EINPUT
  * at its line and column. */
 #define CP_TEXT_NO_NUL 1u
@@ -229,8 +247,20 @@ void cp_buf_json_string_or_null(struct cp_buf *b, const char *s);
 void cp_buf_json_begin(struct cp_buf *b, const char *model, const char *data);
 void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Read the whole file at path ("-": standard input) into b, appended;
- * CP_EIO ("cannot read 'path': reason") or CP_ENOMEM. */
+/* Read the whole file at path ("-": standard input) into b, appended,
+ * as cp_read_text reads it (at most 1 GB from a pipe or a device); CP_EIO
+ * ("cannot read 'path': reason"), CP_ELIMIT or CP_ENOMEM. */
 int cp_read_file(const char *path, struct cp_buf *b, struct cp_error *err);
+
+/* s as one field of the long CSV dataset (observation, event names),
+ * quoted where the loader would otherwise read something else: it loads
+ * back as s exactly, for any s that cp_csv_name_check accepts. */
+void cp_buf_csv_field(struct cp_buf *b, const char *s);
+/* Whether s can be a name (of what: "observation", "event") in a
+ * dataset: not empty, no newline; CP_EINPUT with the reason otherwise. */
+int cp_csv_name_check(const char *what, const char *s, struct cp_error *err);
+/* The dataset's header line. */
+#define CP_DATASET_HEADER \
+	"observation,interval,event,value,enabled_ns,running_ns\n"
 
 #endif

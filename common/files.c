@@ -726,12 +726,14 @@ int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 	struct stat st;
 	size_t n = 0, cap = 0;
 	char *buf = NULL;
-	int fd, regular, rc = CP_OK;
+	int in = !strcmp(path, "-"), fd, regular, rc = CP_OK;
 
 	*text = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
+	if (in)
+		path = "standard input";
+	if ((fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return cp_error_set(err, CP_EIO, "cannot open '%s': %s", path,
 				    strerror(errno));
 	regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	for (;;) {
@@ -775,9 +777,11 @@ int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 			goto out;
 		}
 		/* a text has no NUL byte: what a device gives after one is not
-		 * read (the caller reports the byte) */
-		if (nul && !regular)
+		 * read, nor kept (the caller reports the byte) */
+		if (nul && !regular) {
+			n = (size_t)(nul - buf) + 1;
 			break;
+		}
 		if (!regular && n > max) {
 			rc = cp_error_set(err, CP_ELIMIT, "'%s' gives more than %zu MB "
 					  "(a pipe or a device: stopped reading)", path,
@@ -791,6 +795,7 @@ int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 	buf = NULL;
 out:
 	cp_free(buf);
-	close(fd);
+	if (!in)
+		close(fd);
 	return rc;
 }

@@ -93,45 +93,15 @@ int udd_model_parse_string(const char *name, const char *src, size_t len,
 int udd_model_parse_file(const char *path, struct udd_model **out,
 			 struct cp_error *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *buf;
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return cp_error_set(err, CP_EIO, "cannot open '%s': %s", path,
-				    strerror(errno));
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 65536) {
-			char *nb;
-
-			cap = cap ? 2 * cap : 65536;
-			nb = cp_realloc(buf, cap);
-			if (!nb) {
-				cp_free(buf);
-				fclose(f);
-				return cp_error_set(err, CP_ENOMEM, "out of memory");
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-		if (len > (size_t)1 << 30)
-			break;
-	}
-	if (ferror(f)) {
-		cp_free(buf);
-		fclose(f);
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	}
-	fclose(f);
+	/* from a pipe or a device at most 1 GB, and nothing after a NUL
+	 * byte (the lexer reports it): /dev/zero is no endless model */
+	if ((rc = cp_read_text(path, (size_t)1 << 30, 0, &buf, &len, err)))
+		return rc;
 	rc = udd_model_parse_string(path, buf, len, out, err);
 	cp_free(buf);
 	return rc;

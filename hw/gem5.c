@@ -713,9 +713,9 @@ static void write_rows(struct importer *im, const size_t *cells,
 				cell(im, cells, k - 1, events[e]) : NULL;
 			int counted = r && (d->rel != TOTAL || p) && d->ns > 0;
 
-			hec_csv_field(out, observation);
+			cp_buf_csv_field(out, observation);
 			cp_buf_printf(out, ",%zu,", k);
-			hec_csv_field(out, im->s[events[e]].name);
+			cp_buf_csv_field(out, im->s[events[e]].name);
 			if (counted)
 				cp_buf_printf(out, ",%.0f,%llu,%llu\n",
 					      (p ? r->value - p->value : r->value) + 0.0,

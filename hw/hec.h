@@ -224,6 +224,11 @@ struct hec_record_opts {
 	const int *cpus;           /* ... or count these CPUs whole (every
 				    * process; wins over pids) */
 	size_t n_cpus;
+	/* called after each interval's rows are written, with how many
+	 * intervals are (may be NULL; it may change out_fd); an error stops
+	 * the recording */
+	int (*written)(void *arg, size_t intervals, struct cp_error *err);
+	void *written_arg;
 };
 
 struct hec_record_result {
@@ -286,14 +291,5 @@ struct hec_workload_result {
  * size is not available (no such pages, or none reserved). */
 int hec_workload_run(const struct hec_workload *w,
 		     struct hec_workload_result *res, struct cp_error *err);
-
-/* The dataset header line (with its newline). */
-#define HEC_DATASET_HEADER \
-	"observation,interval,event,value,enabled_ns,running_ns\n"
-
-/* Append one CSV field to b, quoted when it holds a comma, quote or
- * newline (RFC 4180). */
-struct cp_buf;
-void hec_csv_field(struct cp_buf *b, const char *s);
 
 #endif

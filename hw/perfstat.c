@@ -1613,22 +1613,6 @@ static int decide_runs(struct importer *im, struct input_state *st,
 
 /* ==== rows ==== */
 
-static void csv_field(struct cp_buf *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r") && s[0] != ' ' &&
-	    (!*s || s[strlen(s) - 1] != ' ')) {
-		cp_buf_puts(out, s);
-		return;
-	}
-	cp_buf_puts(out, "\"");
-	for (; *s; s++) {
-		if (*s == '"')
-			cp_buf_puts(out, "\"");
-		cp_buf_append(out, s, 1);
-	}
-	cp_buf_puts(out, "\"");
-}
-
 enum { C_OBS, C_INTERVAL, C_EVENT, C_VALUE, C_ENABLED, C_RUNNING, C_RUNS,
        C_SE, C_OTHER };
 static const char *const column_names[] = { "observation", "interval",
@@ -1652,9 +1636,9 @@ static void write_row(struct cp_buf *out, const unsigned char *cols, size_t nc,
 		if (c)
 			cp_buf_puts(out, ",");
 		switch (cols[c]) {
-		case C_OBS: csv_field(out, o->obs); break;
+		case C_OBS: cp_buf_csv_field(out, o->obs); break;
 		case C_INTERVAL: cp_buf_printf(out, "%zu", o->interval); break;
-		case C_EVENT: csv_field(out, o->event); break;
+		case C_EVENT: cp_buf_csv_field(out, o->event); break;
 		case C_VALUE: cp_buf_printf(out, "%.15g", o->value); break;
 		case C_ENABLED: cp_buf_printf(out, "%.0f", o->ena); break;
 		case C_RUNNING: cp_buf_printf(out, "%.0f", o->run); break;
@@ -1787,35 +1771,47 @@ static void check_exact(struct importer *im, const struct record *first,
  * in its input (in all of them when runs are pooled) orders the rows. */
 static size_t number_events(struct importer *im, const char **events)
 {
-	size_t i, e, ne = 0, first = 0, input = SIZE_MAX;
-	size_t *rank = cp_calloc(im->n + 1, sizeof *rank), nr = 0;
+	struct cp_strindex names;
+	size_t i, e, b, ne = 0, nr = 0, input = SIZE_MAX;
+	/* by event: its rank in the input stamp[e] - 1 (by hash and by
+	 * index: searching lists was quadratic in the events) */
+	size_t *rank = cp_calloc(im->n + 1, sizeof *rank);
+	size_t *stamp = cp_calloc(im->n + 1, sizeof *stamp);
 
-	if (!rank) {
-		im->nomem = 1;
-		return 0;
-	}
+	cp_strindex_init(&names);
+	if (!rank || !stamp)
+		goto nomem;
 	for (i = 0; i < im->n; i++) {
 		struct record *r = &im->r[i];
 
 		r->e = r->pos = SIZE_MAX;
 		if (r->summary)
 			continue;
-		for (e = 0; e < ne && strcmp(events[e], r->event); e++)
-			;
-		if (e == ne)
-			events[ne++] = r->event;
+		if ((e = cp_strindex_add(&names, r->event)) == (size_t)-1)
+			goto nomem;
 		r->e = e;
-		if (!im->pooled && im->b[r->block].input != input) {
-			input = im->b[r->block].input;
-			first = nr;    /* ranks restart with each input */
+		b = im->pooled ? 0 : im->b[r->block].input;
+		if (b != input) {
+			input = b;
+			nr = 0;    /* ranks restart with each input */
 		}
-		for (e = first; e < nr && rank[e] != r->e; e++)
-			;
-		if (e == nr)
-			rank[nr++] = r->e;
-		r->pos = e - first;
+		if (stamp[e] != input + 1) {
+			stamp[e] = input + 1;
+			rank[e] = nr++;
+		}
+		r->pos = rank[e];
 	}
+	ne = names.n;
+	if (ne)
+		memcpy(events, names.s, ne * sizeof *events);
+	goto out;
+nomem:
+	im->nomem = 1;
+	ne = 0;
+out:
+	cp_strindex_release(&names);
 	cp_free(rank);
+	cp_free(stamp);
 	return ne;
 }
 
@@ -2011,6 +2007,10 @@ static int write_rows(struct importer *im, struct cp_buf *out,
 		goto out;
 	}
 	ne = number_events(im, events);
+	if (im->nomem) {
+		rc = CP_ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < im->n; i++)
 		order[i] = i;
 	qsort_r(order, im->n, sizeof *order, record_cmp, im->r);
@@ -2276,23 +2276,18 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 int hec_perfstat_read(const char *path, struct cp_buf *text,
 		      struct cp_error *err)
 {
-	int is_stdin = !strcmp(path, "-");
-	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-	char chunk[65536];
-	size_t got;
-	int rc = CP_OK;
+	char *buf;
+	size_t len;
+	int rc;
 
-	if (!fp)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		cp_buf_append(text, chunk, got);
-	if (ferror(fp))
-		rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
-				  is_stdin ? "standard input" : path, strerror(errno));
-	else if (text->failed)
+	/* a pipe or a device is read up to 1 GB: /dev/zero is no endless
+	 * text (its first byte is refused) */
+	if ((rc = cp_read_text(path, (size_t)1 << 30, CP_TEXT_NO_NUL, &buf, &len,
+			       err)))
+		return rc;
+	cp_buf_append(text, buf, len);
+	cp_free(buf);
+	if (text->failed)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", path);
-	if (!is_stdin)
-		fclose(fp);
 	return rc;
 }

@@ -103,23 +103,6 @@ static int sys_pidfd_open(pid_t pid)
 #endif
 }
 
-void hec_csv_field(struct cp_buf *b, const char *s)
-{
-	const char *p;
-
-	if (!strpbrk(s, ",\"\n\r")) {
-		cp_buf_puts(b, s);
-		return;
-	}
-	cp_buf_puts(b, "\"");
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			cp_buf_puts(b, "\"");
-		cp_buf_append(b, p, 1);
-	}
-	cp_buf_puts(b, "\"");
-}
-
 /* ---- opening ---- */
 
 static void fill_attr(struct perf_event_attr *attr,
@@ -355,10 +338,10 @@ static int emit_interval(struct recorder *r, struct cp_error *err)
 		for (i = 0; i < r->n; i++) {
 			struct counter *c = &r->ev[i];
 
-			hec_csv_field(&r->rows, r->o->observation);
+			cp_buf_csv_field(&r->rows, r->o->observation);
 			snprintf(num, sizeof num, ",%zu,", r->interval);
 			cp_buf_puts(&r->rows, num);
-			hec_csv_field(&r->rows, hec_eventlist_name(r->list, i));
+			cp_buf_csv_field(&r->rows, hec_eventlist_name(r->list, i));
 			snprintf(num, sizeof num, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 				 c->value - c->prev_value,
 				 c->enabled - c->prev_enabled,
@@ -377,6 +360,8 @@ static int emit_interval(struct recorder *r, struct cp_error *err)
 	if (r->rows.len && write_all(r->o->out_fd, r->rows.data, r->rows.len))
 		return cp_error_set(err, CP_EIO, "cannot write the dataset: %s",
 				    strerror(errno));
+	if (r->rows.len && r->o->written)
+		return r->o->written(r->o->written_arg, r->interval, err);
 	return 0;
 }
 
@@ -724,7 +709,7 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	}
 	t0 = cp_nanoseconds();
 	if (o->write_header &&
-	    write_all(o->out_fd, HEC_DATASET_HEADER, strlen(HEC_DATASET_HEADER))) {
+	    write_all(o->out_fd, CP_DATASET_HEADER, strlen(CP_DATASET_HEADER))) {
 		rc = cp_error_set(err, CP_EIO, "cannot write the dataset: %s",
 				  strerror(errno));
 		goto out;

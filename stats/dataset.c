@@ -737,8 +737,16 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol;
 		struct row r;
 
-		if (!nl && !final)
+		if (!nl && !final) {
+			/* a line still coming: a NUL byte in it is said now (a
+			 * device such as /dev/zero never sends its newline) */
+			if (nul && c->line < UINT32_MAX - 1) {
+				loader_release(&c->l);
+				diag_add(&c->l, c->line + 1, "not a text file (NUL byte)");
+				c->stop = 1;
+			}
 			break;
+		}
 		eol = nl ? nl : end;
 		if (c->line == UINT32_MAX - 1) {
 			diag_add(&c->l, c->line, "more than %u lines", c->line);
@@ -1103,7 +1111,18 @@ static int load_file_range(struct ctx *c, const struct source *s,
 		int final;
 
 		if (have == cap) {
-			char *nb = cp_realloc(buf, cap * 2);
+			char *nb;
+
+			/* one line fills the buffer: from a pipe or a device,
+			 * which may never send its newline, that has a limit */
+			if (s->seq && cap >= CP_LINE_MAX_STREAM) {
+				diag_add(&c->l, c->line + 1, "line longer than %d MB (from a "
+					 "pipe or a device: stopped reading)",
+					 CP_LINE_MAX_STREAM >> 20);
+				c->stop = 1;
+				break;
+			}
+			nb = cp_realloc(buf, cap * 2);
 
 			if (!nb) {
 				rc = CP_ENOMEM;

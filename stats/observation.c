@@ -105,6 +105,25 @@ unsigned stats_dataset_runs(const struct stats_dataset *d, size_t obs)
 	return d->obs_runs && obs < d->obs.n ? d->obs_runs[obs] : 0;
 }
 
+void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
+			   size_t *counts)
+{
+	unsigned runs = stats_dataset_runs(d, obs);
+	size_t g, j;
+
+	memset(counts, 0, d->ev.n * sizeof *counts);
+	if (obs >= d->obs.n)
+		return;
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
+		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
+			if (S_RUNNING(d, j) > 0)
+				counts[S_EV(d, j)]++;
+	/* a summary of runs: as stats_dataset_n_counted says */
+	for (j = 0; runs && j < d->ev.n; j++)
+		if (counts[j])
+			counts[j] = runs;
+}
+
 /* ==== rates ==== */
 
 /* The k events of a query as columns: each sample's event is looked up

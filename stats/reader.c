@@ -154,6 +154,15 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 			else if (r->eof)
 				r->hdr = r->len;
 			r->body_off = r->hdr;
+			/* a device such as /dev/zero never sends the newline */
+			if (memchr(r->buf, '\0', r->hdr ? r->hdr : r->len))
+				return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
+						   "not a text file (NUL byte)");
+			if (!r->hdr && !r->regular && r->len > CP_LINE_MAX_STREAM)
+				return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
+						   "line longer than %d MB (from a pipe or "
+						   "a device: stopped reading)",
+						   CP_LINE_MAX_STREAM >> 20);
 		}
 	}
 	return CP_OK;
@@ -261,6 +270,14 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			while (nl > r->buf + r->hdr && nl[-1] != '\n')
 				nl--;
 			if (nl == r->buf + r->hdr) {
+				/* no line ends: from a pipe or a device that has
+				 * a limit */
+				if (!r->regular && r->len - r->hdr > CP_LINE_MAX_STREAM)
+					return cp_error_at(err, CP_EINPUT, r->name,
+							   r->first_line, 0, "line longer "
+							   "than %d MB (from a pipe or a "
+							   "device: stopped reading)",
+							   CP_LINE_MAX_STREAM >> 20);
 				r->want *= 2;
 				continue;
 			}

@@ -268,8 +268,10 @@ int region_build(const double *rates, size_t n, size_t k,
 	if (!stats_conf_ok(conf))
 		return cp_error_set(err, CP_EINPUT,
 				    "confidence %g is not in (0, 1)", conf);
-	if (k > 46340 || (n && k > SIZE_MAX / n))
-		return cp_error_set(err, CP_ELIMIT, "too many counters (%zu)", k);
+	if (k > REGION_MAX_COUNTERS || (n && k > SIZE_MAX / n))
+		return cp_error_set(err, CP_ELIMIT, "%zu counters: a region holds at "
+				    "most %d (its covariance has k x k entries)", k,
+				    REGION_MAX_COUNTERS);
 	for (i = 0; i < n * k; i++)
 		if (isinf(rates[i]))
 			return cp_error_set(err, CP_EINPUT,
@@ -739,6 +741,11 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 	memset(&o, 0, sizeof o);
 	if (opt)
 		o = *opt;
+	if (k > REGION_MAX_COUNTERS)     /* before the rates are read */
+		return stats_observation_error(d, obs, CP_ELIMIT, err, "%zu counters: "
+					       "a region holds at most %d (its "
+					       "covariance has k x k entries)", k,
+					       REGION_MAX_COUNTERS);
 	if (!o.resolution && !(res = cp_calloc(k ? k : 1, sizeof *res)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (!o.names)

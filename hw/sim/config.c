@@ -4,6 +4,7 @@
  * files and checked before a machine is built. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,18 @@ static const struct param params[] = {
 };
 #undef U
 #define N_PARAMS (sizeof params / sizeof params[0])
+_Static_assert(N_PARAMS <= MMU_CONFIG_MAX_PARAMS, "MMU_CONFIG_MAX_PARAMS");
+
+/* The index of key in params, N_PARAMS when there is none. */
+static size_t param_index(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < N_PARAMS; i++)
+		if (!strcmp(params[i].key, key))
+			break;
+	return i;
+}
 
 void mmu_config_default(struct mmu_config *c)
 {
@@ -100,12 +113,9 @@ void mmu_config_default(struct mmu_config *c)
 int mmu_config_set(struct mmu_config *c, const char *key, const char *value,
 		   struct cp_error *err)
 {
-	size_t i;
+	size_t i = param_index(key);
 	char *end;
 
-	for (i = 0; i < N_PARAMS; i++)
-		if (!strcmp(params[i].key, key))
-			break;
 	if (i == N_PARAMS)
 		return cp_error_set(err, CP_EINPUT, "unknown parameter '%s'", key);
 	errno = 0;
@@ -126,6 +136,7 @@ int mmu_config_set(struct mmu_config *c, const char *key, const char *value,
 		else
 			*(unsigned *)(void *)((char *)c + params[i].off) = (unsigned)v;
 	}
+	c->line[i] = 0;
 	return CP_OK;
 bad:
 	return cp_error_set(err, CP_EINPUT, "bad value '%s' for parameter '%s'",
@@ -139,8 +150,7 @@ static char *trim(char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-			 e[-1] == '\r'))
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 		*--e = 0;
 	return s;
 }
@@ -148,41 +158,42 @@ static char *trim(char *s)
 int mmu_config_load(struct mmu_config *c, const char *path,
 		    struct cp_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned lineno = 0;
-	int rc = CP_OK;
+	struct cp_lines r;
+	int rc, got;
 
-	if (!f)
-		return cp_error_set(err, CP_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
-	while (fgets(line, sizeof line, f)) {
+	if ((rc = cp_lines_open(&r, path, err)))
+		return rc;
+	while ((got = cp_lines_next(&r, err)) == 1) {
 		char *hash, *eq, *key;
 
-		lineno++;
-		hash = strchr(line, '#');
+		hash = strchr(r.line, '#');
 		if (hash)
 			*hash = 0;
-		key = trim(line);
+		key = trim(r.line);
 		if (!*key)
 			continue;
 		eq = strchr(key, '=');
 		if (!eq) {
-			rc = cp_error_at(err, CP_EINPUT, path, lineno, 0,
+			rc = cp_error_at(err, CP_EINPUT, path, (unsigned)r.lineno, 0,
 					 "expected 'key = value'");
 			break;
 		}
 		*eq = 0;
-		rc = mmu_config_set(c, trim(key), trim(eq + 1), err);
+		key = trim(key);
+		rc = mmu_config_set(c, key, trim(eq + 1), err);
 		if (rc) {
 			char msg[CP_ERROR_MAX];
 
 			snprintf(msg, sizeof msg, "%s", err->msg);
-			cp_error_at(err, rc, path, lineno, 0, "%s", msg);
+			cp_error_at(err, rc, path, (unsigned)r.lineno, 0, "%s", msg);
 			break;
 		}
+		c->file = path;
+		c->line[param_index(key)] = (unsigned)r.lineno;
 	}
-	fclose(f);
+	if (got < 0 && !rc)
+		rc = got;
+	cp_lines_close(&r);
 	return rc;
 }
 
@@ -191,16 +202,44 @@ static int pow2(unsigned v)
 	return v && !(v & (v - 1));
 }
 
-/* A set-associative structure: ways divide entries, sets a power of 2. */
-static int check_sa(const char *what, unsigned entries, unsigned ways,
+/* An error about parameters k1 and k2 (k2 may be NULL), at the line that
+ * last set one of them when a file did (the later line). */
+static int blame(const struct mmu_config *c, struct cp_error *err,
+		 const char *k1, const char *k2, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int blame(const struct mmu_config *c, struct cp_error *err,
+		 const char *k1, const char *k2, const char *fmt, ...)
+{
+	char msg[CP_ERROR_MAX];
+	size_t i = param_index(k1), j = k2 ? param_index(k2) : N_PARAMS;
+	unsigned line = i < N_PARAMS ? c->line[i] : 0;
+	va_list ap;
+
+	if (j < N_PARAMS && c->line[j] > line)
+		line = c->line[j];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (line && c->file)
+		return cp_error_at(err, CP_EINPUT, c->file, line, 0, "%s", msg);
+	return cp_error_set(err, CP_EINPUT, "%s", msg);
+}
+
+/* A set-associative structure what (parameters what_SIZE and what_ways):
+ * ways divide entries, sets a power of 2. */
+static int check_sa(const struct mmu_config *c, const char *what,
+		    const char *size, unsigned entries, unsigned ways,
 		    struct cp_error *err)
 {
+	char ks[64], kw[64];
+
+	snprintf(ks, sizeof ks, "%s_%s", what, size);
+	snprintf(kw, sizeof kw, "%s_ways", what);
 	if (!ways || !entries || entries % ways || !pow2(entries / ways))
-		return cp_error_set(err, CP_EINPUT,
-				    "%s: %u entries in %u ways do not make a power "
-				    "of two of sets", what, entries, ways);
+		return blame(c, err, ks, kw, "%s: %u entries in %u ways do not make "
+			     "a power of two of sets", what, entries, ways);
 	if (ways > 16)
-		return cp_error_set(err, CP_EINPUT, "%s: at most 16 ways", what);
+		return blame(c, err, kw, NULL, "%s: at most 16 ways", what);
 	return CP_OK;
 }
 
@@ -208,33 +247,35 @@ int mmu_config_check(const struct mmu_config *c, struct cp_error *err)
 {
 	int rc;
 
-	if ((rc = check_sa("dtlb_4k", c->dtlb_4k_entries, c->dtlb_4k_ways, err)) ||
-	    (rc = check_sa("dtlb_2m", c->dtlb_2m_entries, c->dtlb_2m_ways, err)) ||
-	    (rc = check_sa("dtlb_1g", c->dtlb_1g_entries, c->dtlb_1g_ways, err)) ||
-	    (rc = check_sa("stlb", c->stlb_entries, c->stlb_ways, err)) ||
-	    (rc = check_sa("pde", c->pde_entries, c->pde_ways, err)) ||
-	    (rc = check_sa("pdpte", c->pdpte_entries, c->pdpte_ways, err)) ||
-	    (rc = check_sa("pml4", c->pml4_entries, c->pml4_ways, err)) ||
-	    (rc = check_sa("l1", c->l1_bytes / 64, c->l1_ways, err)) ||
-	    (rc = check_sa("l2", c->l2_bytes / 64, c->l2_ways, err)) ||
-	    (rc = check_sa("l3", c->l3_bytes / 64, c->l3_ways, err)))
+	if ((rc = check_sa(c, "dtlb_4k", "entries", c->dtlb_4k_entries, c->dtlb_4k_ways, err)) ||
+	    (rc = check_sa(c, "dtlb_2m", "entries", c->dtlb_2m_entries, c->dtlb_2m_ways, err)) ||
+	    (rc = check_sa(c, "dtlb_1g", "entries", c->dtlb_1g_entries, c->dtlb_1g_ways, err)) ||
+	    (rc = check_sa(c, "stlb", "entries", c->stlb_entries, c->stlb_ways, err)) ||
+	    (rc = check_sa(c, "pde", "entries", c->pde_entries, c->pde_ways, err)) ||
+	    (rc = check_sa(c, "pdpte", "entries", c->pdpte_entries, c->pdpte_ways, err)) ||
+	    (rc = check_sa(c, "pml4", "entries", c->pml4_entries, c->pml4_ways, err)) ||
+	    (rc = check_sa(c, "l1", "bytes", c->l1_bytes / 64, c->l1_ways, err)) ||
+	    (rc = check_sa(c, "l2", "bytes", c->l2_bytes / 64, c->l2_ways, err)) ||
+	    (rc = check_sa(c, "l3", "bytes", c->l3_bytes / 64, c->l3_ways, err)))
 		return rc;
 	if (!c->walkers || c->walkers > 64)
-		return cp_error_set(err, CP_EINPUT, "walkers must be in 1..64");
+		return blame(c, err, "walkers", NULL, "walkers must be in 1..64");
 	if (!c->window || c->window > 4096)
-		return cp_error_set(err, CP_EINPUT, "window must be in 1..4096");
+		return blame(c, err, "window", NULL, "window must be in 1..4096");
 	if (!c->uop_cycles)
-		return cp_error_set(err, CP_EINPUT, "uop_cycles must be at least 1");
+		return blame(c, err, "uop_cycles", NULL, "uop_cycles must be at least 1");
 	if (!(c->ghz > 0))
-		return cp_error_set(err, CP_EINPUT, "ghz must be positive");
+		return blame(c, err, "ghz", NULL, "ghz must be positive");
 	if (c->spec_share > 1)
-		return cp_error_set(err, CP_EINPUT, "spec_share must be in [0, 1]");
+		return blame(c, err, "spec_share", NULL, "spec_share must be in [0, 1]");
 	if (c->mix_2m_share > 1)
-		return cp_error_set(err, CP_EINPUT, "mix_2m_share must be in [0, 1]");
-	if (c->pf_up_from > 63 || c->pf_up_to > 63 || c->pf_down_from > 63 ||
-	    c->pf_down_to > 63)
-		return cp_error_set(err, CP_EINPUT,
-				    "prefetch trigger lines must be in 0..63");
+		return blame(c, err, "mix_2m_share", NULL, "mix_2m_share must be in [0, 1]");
+	if (c->pf_up_from > 63 || c->pf_up_to > 63)
+		return blame(c, err, "pf_up_from", "pf_up_to",
+			     "prefetch trigger lines must be in 0..63");
+	if (c->pf_down_from > 63 || c->pf_down_to > 63)
+		return blame(c, err, "pf_down_from", "pf_down_to",
+			     "prefetch trigger lines must be in 0..63");
 	return CP_OK;
 }
 
@@ -246,10 +287,19 @@ void mmu_config_format(const struct mmu_config *c, struct cp_buf *out)
 		const char *p = (const char *)c + params[i].off;
 
 		switch (params[i].type) {
-		case T_DBL:
-			cp_buf_printf(out, "%-18s = %-8g # %s\n", params[i].key,
-				      *(const double *)(const void *)p, params[i].doc);
+		case T_DBL: {
+			/* the shortest text that reads back as the same double */
+			double v = *(const double *)(const void *)p;
+			char num[40];
+			int prec = 6;
+
+			do
+				snprintf(num, sizeof num, "%.*g", prec, v);
+			while (strtod(num, NULL) != v && ++prec <= 17);
+			cp_buf_printf(out, "%-18s = %-8s # %s\n", params[i].key, num,
+				      params[i].doc);
 			break;
+		}
 		case T_INT:
 			cp_buf_printf(out, "%-18s = %-8d # %s\n", params[i].key,
 				      *(const int *)(const void *)p, params[i].doc);

@@ -148,6 +148,7 @@ void mmu_cpu_event_format(const struct mmu_cpu_event *ev, char *buf,
 			  size_t size);
 
 /* ---- machine parameters (defaults: public Haswell figures) ---- */
+#define MMU_CONFIG_MAX_PARAMS 48
 struct mmu_config {
 	/* TLBs: entries and ways (sets = entries / ways, a power of two) */
 	unsigned dtlb_4k_entries, dtlb_4k_ways;
@@ -177,17 +178,25 @@ struct mmu_config {
 	double mix_2m_share;       /* pages mix: share of 2M regions mapped by a 2M page */
 	/* prefetcher trigger: line pairs within a 4K page */
 	unsigned pf_up_from, pf_up_to, pf_down_from, pf_down_to;
+	/* where each parameter (in mmu_config_format's order) was last set:
+	 * line[i] of file by mmu_config_load, 0 a default or mmu_config_set;
+	 * mmu_config_check's errors name it */
+	const char *file;
+	unsigned line[MMU_CONFIG_MAX_PARAMS];
 };
 void mmu_config_default(struct mmu_config *cfg);
 /* Set one parameter by name ("stlb_entries", "8"). */
 int mmu_config_set(struct mmu_config *cfg, const char *key,
 		   const char *value, struct cp_error *err);
-/* Read "key = value" lines (# comments) from path. */
+/* Read "key = value" lines (# comments; any length) from path, which
+ * must outlive cfg (messages name it); errors at path:line. */
 int mmu_config_load(struct mmu_config *cfg, const char *path,
 		    struct cp_error *err);
-/* Check sizes (powers of two, ways dividing entries, ...). */
+/* Check sizes (powers of two, ways dividing entries, ...); an error names
+ * the parameters and, when a file set them, the file and line. */
 int mmu_config_check(const struct mmu_config *cfg, struct cp_error *err);
-/* Text of every parameter, "key = value" a line (for docs and --help). */
+/* Text of every parameter, "key = value" a line (for docs and --help):
+ * a file mmu_config_load reads back into the same machine. */
 void mmu_config_format(const struct mmu_config *cfg, struct cp_buf *out);
 
 /* ---- the machine ---- */
@@ -229,10 +238,19 @@ uint64_t mmu_ns(const struct mmu_machine *m);
 struct mmu_workload;
 /* "linear:footprint=1G,stride=64,dir=up,stores=0.2",
  * "random:footprint=1G,stores=0.2", "trace:FILE[,stores=...]" (lackey
- * text, optionally .xz-compressed). */
+ * text, optionally .xz-compressed; read once, at most MMU_TRACE_MAX
+ * memory records, held in memory). */
+#define MMU_TRACE_MAX (1u << 28)
 struct mmu_workload *mmu_workload_new(const char *spec, uint64_t seed,
 				      struct cp_error *err);
 void mmu_workload_free(struct mmu_workload *w);
+/* Back to the state mmu_workload_new(spec, seed) gives (a trace is not
+ * read again). */
+void mmu_workload_restart(struct mmu_workload *w, uint64_t seed);
+/* The trace files w reads (phases: each phase's), up to max into files;
+ * returns how many there are. */
+size_t mmu_workload_files(const struct mmu_workload *w, const char **files,
+			  size_t max);
 /* Next correct-path μop. */
 void mmu_workload_next(struct mmu_workload *w, uint64_t *va, int *is_store);
 /* Short label for observation names: "linear-up", "random", "trace-sort". */
@@ -257,13 +275,20 @@ int mmu_events_parse(const struct mmu_cpu *cpu, const char *list,
 /* The dataset header line ("observation,interval,event,...\n"). */
 void mmu_dataset_header(struct cp_buf *out);
 void mmu_truth_header(struct cp_buf *out);
-/* Run one observation named obs: append its rows to dataset and, when
- * truth is not NULL, per-interval path counts to truth. */
+/* Run one observation named obs (a name cp_csv_name_check accepts):
+ * append its rows to dataset and, when truth is not NULL, per-interval
+ * path counts to truth.  mmu_run makes the workload from its spec;
+ * mmu_run_workload runs w, restarted with opts->seed. */
 int mmu_run(const struct mmu_config *cfg, unsigned features,
 	    enum mmu_page page, const char *workload,
 	    const struct mmu_run_opts *opts, const char *obs,
 	    struct cp_buf *dataset, struct cp_buf *truth,
 	    struct cp_error *err);
+int mmu_run_workload(const struct mmu_config *cfg, unsigned features,
+		     enum mmu_page page, struct mmu_workload *w,
+		     const struct mmu_run_opts *opts, const char *obs,
+		     struct cp_buf *dataset, struct cp_buf *truth,
+		     struct cp_error *err);
 /* The default sweep: workload specs (NULL-terminated) × page sizes. */
 const char *const *mmu_sweep_workloads(void);
 

@@ -81,7 +81,7 @@ int mmu_events_parse(const struct mmu_cpu *cpu, const char *list,
 
 void mmu_dataset_header(struct cp_buf *out)
 {
-	cp_buf_puts(out, "observation,interval,event,value,enabled_ns,running_ns\n");
+	cp_buf_puts(out, CP_DATASET_HEADER);
 }
 
 void mmu_truth_header(struct cp_buf *out)
@@ -160,6 +160,22 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	    const struct mmu_run_opts *o, const char *obs,
 	    struct cp_buf *dataset, struct cp_buf *truth, struct cp_error *err)
 {
+	struct mmu_workload *w = mmu_workload_new(workload, o->seed, err);
+	int rc;
+
+	if (!w)
+		return err ? err->code : CP_EINPUT;
+	rc = mmu_run_workload(cfg, features, page, w, o, obs, dataset, truth, err);
+	mmu_workload_free(w);
+	return rc;
+}
+
+int mmu_run_workload(const struct mmu_config *cfg, unsigned features,
+		     enum mmu_page page, struct mmu_workload *w,
+		     const struct mmu_run_opts *o, const char *obs,
+		     struct cp_buf *dataset, struct cp_buf *truth,
+		     struct cp_error *err)
+{
 	struct mmu_machine *m = NULL;
 	struct mmu_stream s;
 	struct mux x;
@@ -183,11 +199,8 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	m = mmu_machine_new(cfg, features, page, o->seed, err);
 	if (!m)
 		return err ? err->code : CP_EINPUT;
-	s.w = mmu_workload_new(workload, o->seed, err);
-	if (!s.w) {
-		rc = err ? err->code : CP_EINPUT;
-		goto out;
-	}
+	mmu_workload_restart(w, o->seed);
+	s.w = w;
 	s.rng = o->seed * 0x2545f4914f6cdd1dull + 7;
 	s.spec_cut = cfg->spec_share >= 1 ? UINT64_MAX :
 		     (uint64_t)(cfg->spec_share * 18446744073709551616.0);
@@ -225,17 +238,20 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 		}
 		t = mmu_ns(m);
 		mux_credit(&x, m, t);
-		for (j = 0; j < x.n; j++)
-			cp_buf_printf(dataset, "%s,%zu,%s,%llu,%llu,%llu\n", obs, i,
+		for (j = 0; j < x.n; j++) {
+			cp_buf_csv_field(dataset, obs);
+			cp_buf_printf(dataset, ",%zu,%s,%llu,%llu,%llu\n", i,
 				      x.cpu->events[x.ev[j]].event,
 				      (unsigned long long)x.value[j],
 				      (unsigned long long)(t - t0),
 				      (unsigned long long)x.running[j]);
+		}
 		if (truth) {
 			const uint64_t *tr = mmu_truth(m);
 
 			for (k = 0; k < MMU_N_CLASSES * MMU_N_PATHS; k++) {
-				cp_buf_printf(truth, "%s,%zu,%s,%s,%llu\n", obs, i,
+				cp_buf_csv_field(truth, obs);
+				cp_buf_printf(truth, ",%zu,%s,%s,%llu\n", i,
 					      k < MMU_N_PATHS ? "load" : "store",
 					      mmu_path_name((enum mmu_path)(k % MMU_N_PATHS)),
 					      (unsigned long long)(tr[k] - truth0[k]));
@@ -255,7 +271,6 @@ int mmu_run(const struct mmu_config *cfg, unsigned features,
 	else if (dataset->failed || (truth && truth->failed))
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 out:
-	mmu_workload_free(s.w);
 	mmu_machine_free(m);
 	return rc;
 }

@@ -4,9 +4,12 @@
  * share), recorded valgrind lackey traces (replayed in a loop) and phased
  * programs that move between several of those. */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hw/sim/mmu.h"
@@ -15,6 +18,8 @@
 #define BASE_VA (1ull << 40)     /* 1G-aligned, so every page size fits */
 #define STORE_BIT (1ull << 63)
 #define MAX_PHASES 8
+
+extern char **environ;
 
 enum kind { K_LINEAR, K_RANDOM, K_TRACE, K_PHASES };
 
@@ -27,6 +32,7 @@ struct mmu_workload {
 	uint64_t store_cut;          /* a μop is a store if rng < store_cut */
 	uint64_t *trace;             /* va | STORE_BIT */
 	size_t n_trace, cap_trace;
+	char *file;                  /* the trace's */
 	/* phases: the workloads, the one running and its μops left */
 	struct mmu_workload *phase[MAX_PHASES];
 	size_t n_phases, cur;
@@ -43,7 +49,51 @@ void mmu_workload_free(struct mmu_workload *w)
 	for (i = 0; i < w->n_phases; i++)
 		mmu_workload_free(w->phase[i]);
 	cp_free(w->trace);
+	cp_free(w->file);
 	cp_free(w);
+}
+
+/* The length of the next phase: uniform in 1 .. 2·mean − 1 μops. */
+static uint64_t phase_length(struct mmu_workload *w)
+{
+	return 1 + rng_next(&w->rng) % (2 * w->mean - 1);
+}
+
+/* The state of a new workload made with seed: the one place that sets
+ * it.  A phase's workload gets its own seed from its place. */
+void mmu_workload_restart(struct mmu_workload *w, uint64_t seed)
+{
+	size_t i;
+
+	w->run_left = 0;
+	if (w->kind == K_PHASES) {
+		w->rng = seed ^ 0x2d358dccaa6c78a5ull;
+		for (i = 0; i < w->n_phases; i++)
+			mmu_workload_restart(w->phase[i], seed + 0x9e3779b97f4a7c15ull *
+					     (i + 1));
+		w->cur = 0;
+		w->left = phase_length(w);
+		return;
+	}
+	w->rng = seed ^ 0xd1b54a32d192ed03ull;
+	w->pos = w->kind == K_LINEAR && w->down ?
+		 (w->footprint / w->stride - 1) * w->stride : 0;
+}
+
+size_t mmu_workload_files(const struct mmu_workload *w, const char **files,
+			  size_t max)
+{
+	size_t i, n = 0;
+
+	if (w->file) {
+		if (max)
+			files[0] = w->file;
+		return 1;
+	}
+	for (i = 0; i < w->n_phases; i++)
+		n += mmu_workload_files(w->phase[i], n < max ? files + n : NULL,
+					n < max ? max - n : 0);
+	return n;
 }
 
 /* A number with an optional unit letter, s[0..n): binary units for sizes
@@ -100,70 +150,114 @@ static int push(struct mmu_workload *w, uint64_t rec)
 	return CP_OK;
 }
 
-/* Lackey lines: " L addr,size", " S addr,size", " M addr,size" (a load
- * then a store), "I  addr,size" (instruction fetch: skipped), "==pid=="
- * comments.  Files ending in .xz are read through `xz -dc`. */
+/* One lackey record in line (NUL-terminated): " L addr,size",
+ * " S addr,size", " M addr,size" (a load then a store), the address 1 to
+ * 16 hex digits, the size 1 to 8 decimal ones, not 0.  Returns the
+ * operation ('I' for an instruction fetch, 0 for a line that holds no
+ * record: valgrind's "==PID==" and "--PID--" lines, blank lines), or -1
+ * with *why set. */
+static int lackey_record(const char *p, uint64_t *addr, const char **why)
+{
+	const char *q;
+	uint64_t a = 0;
+	char op;
+
+	if ((p[0] == '=' && p[1] == '=') || (p[0] == '-' && p[1] == '-'))
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (!*p || !strcmp(p, "\r"))
+		return 0;
+	op = *p++;
+	if (op != 'L' && op != 'S' && op != 'M' && op != 'I') {
+		*why = "not a lackey record: expected L, S, M or I";
+		return -1;
+	}
+	while (*p == ' ')
+		p++;
+	for (q = p; (*q >= '0' && *q <= '9') || ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'f'); q++)
+		a = a << 4 | (uint64_t)(*q <= '9' ? *q - '0' : (*q | 0x20) - 'a' + 10);
+	if (q == p || q - p > 16 || *q != ',') {
+		*why = "bad address in lackey record (1 to 16 hexadecimal digits, "
+		       "then a comma)";
+		return -1;
+	}
+	for (p = ++q; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p || q - p > 8 || strspn(p, "0") == (size_t)(q - p) ||
+	    q[strspn(q, " \t\r")]) {
+		*why = "bad size in lackey record (a positive decimal number of bytes)";
+		return -1;
+	}
+	*addr = a;
+	return op;
+}
+
+/* `xz -dc` reading fd, its output on a pipe: the pipe's read end, or -1
+ * with err set. */
+static int spawn_xz(int fd, const char *path, pid_t *pid, struct cp_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { (char *)"xz", (char *)"-dc", NULL };
+	int p[2], e;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		cp_error_set(err, CP_EIO, "cannot decompress '%s': %s", path,
+			     strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	e = posix_spawnp(pid, "xz", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (e) {
+		close(p[0]);
+		cp_error_set(err, CP_EIO, "cannot run xz to decompress '%s': %s "
+			     "(install xz-utils)", path, strerror(e));
+		return -1;
+	}
+	return p[0];
+}
+
+/* Lackey lines, each record pushed; a file ending in .xz is read through
+ * `xz -dc`.  The file is opened once (a FIFO or a pipe works) and read
+ * once. */
 static int load_trace(struct mmu_workload *w, const char *path,
 		      struct cp_error *err)
 {
 	size_t len = strlen(path);
-	int xz = len > 3 && !strcmp(path + len - 3, ".xz");
-	FILE *f;
-	char line[256];
-	unsigned long lineno = 0;
-	int rc = CP_OK;
+	int xz = len > 3 && !strcmp(path + len - 3, ".xz"), fd, in, rc = CP_OK, got;
+	struct cp_lines r;
+	pid_t pid = -1;
 
-	if (xz) {
-		char *cmd;
-		const char *p;
-		struct cp_buf b;
-
-		/* Quote the path for the shell: ' becomes '\''. */
-		cp_buf_init(&b);
-		cp_buf_puts(&b, "exec xz -dc -- '");
-		for (p = path; *p; p++) {
-			if (*p == '\'')
-				cp_buf_puts(&b, "'\\''");
-			else
-				cp_buf_append(&b, p, 1);
-		}
-		cp_buf_puts(&b, "'");
-		if (b.failed) {
-			cp_buf_release(&b);
-			return cp_error_set(err, CP_ENOMEM, "out of memory");
-		}
-		cmd = b.data;
-		f = access(path, R_OK) ? NULL : popen(cmd, "r");
-		cp_buf_release(&b);
-	} else {
-		f = fopen(path, "r");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return cp_error_set(err, CP_EIO, "cannot read trace '%s': %s", path,
+				    strerror(errno));
+	in = xz ? spawn_xz(fd, path, &pid, err) : fd;
+	if (in < 0) {
+		close(fd);
+		return CP_EIO;
 	}
-	if (!f)
-		return cp_error_set(err, CP_EIO, "cannot read trace '%s': %s",
-				    path, strerror(errno));
-	while (fgets(line, sizeof line, f)) {
-		char *p = line, *end;
-		char op;
-		unsigned long long a;
+	cp_lines_fd(&r, in, path);
+	while ((got = cp_lines_next(&r, err)) == 1) {
+		const char *why = NULL;
+		uint64_t a;
+		int op = lackey_record(r.line, &a, &why);
 
-		lineno++;
-		if (line[0] == '=' || line[0] == 'I' || line[0] == '\n')
-			continue;
-		while (*p == ' ')
-			p++;
-		op = *p++;
-		if (op != 'L' && op != 'S' && op != 'M') {
-			rc = cp_error_at(err, CP_EINPUT, path, (unsigned)lineno, 0,
-					 "not a lackey record: expected L, S, M or I");
+		if (op < 0) {
+			rc = cp_error_at(err, CP_EINPUT, path, (unsigned)r.lineno, 0,
+					 "%s", why);
 			break;
 		}
-		while (*p == ' ')
-			p++;
-		errno = 0;
-		a = strtoull(p, &end, 16);
-		if (errno || end == p || *end != ',') {
-			rc = cp_error_at(err, CP_EINPUT, path, (unsigned)lineno, 0,
-					 "bad address in lackey record");
+		if (op == 0 || op == 'I')
+			continue;
+		if (w->n_trace + 2 > MMU_TRACE_MAX) {
+			rc = cp_error_at(err, CP_ELIMIT, path, (unsigned)r.lineno, 0,
+					 "more than %u memory records (%u MB held; "
+					 "cut the trace)", MMU_TRACE_MAX,
+					 (unsigned)(MMU_TRACE_MAX * sizeof *w->trace >> 20));
 			break;
 		}
 		a &= (1ull << 47) - 1;
@@ -172,18 +266,25 @@ static int load_trace(struct mmu_workload *w, const char *path,
 		if (op != 'L' && (rc = push(w, a | STORE_BIT)))
 			break;
 	}
+	if (got < 0 && !rc)
+		rc = got;
 	if (rc == CP_ENOMEM)
 		cp_error_set(err, rc, "out of memory");
+	cp_lines_close(&r);
 	if (xz) {
-		int st = pclose(f);
+		int st = 0;
 
-		if (!rc && st != 0)
-			rc = cp_error_set(err, CP_EIO,
-					  "cannot decompress '%s' (xz exit status %d)",
-					  path, st);
-	} else {
-		fclose(f);
+		close(in);           /* xz, if still writing, ends on SIGPIPE */
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+			char how[96];
+
+			rc = cp_error_set(err, CP_EIO, "cannot decompress '%s' (xz %s)",
+					  path, cp_wait_status(st, how, sizeof how));
+		}
 	}
+	close(fd);
 	if (!rc && !w->n_trace)
 		rc = cp_error_set(err, CP_EINPUT, "trace '%s' has no memory records",
 				  path);
@@ -210,12 +311,6 @@ static const char *size_text(uint64_t v, char *buf, size_t size)
 static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 					 uint64_t base, struct cp_error *err);
 
-/* The length of the next phase: uniform in 1 .. 2·mean − 1 μops. */
-static uint64_t phase_length(struct mmu_workload *w)
-{
-	return 1 + rng_next(&w->rng) % (2 * w->mean - 1);
-}
-
 /* phases:[mean=N;]SPEC;SPEC[;SPEC...]: a program that moves between
  * workloads (linear, random, trace) in phases of random length, each
  * followed by a different one chosen at random, starting with the first.
@@ -235,7 +330,6 @@ static struct mmu_workload *phases_new(const char *list, uint64_t seed,
 		return NULL;
 	}
 	w->kind = K_PHASES;
-	w->rng = seed ^ 0x2d358dccaa6c78a5ull;
 	w->mean = 100000;
 	for (p = list; *p;) {
 		size_t n = strcspn(p, ";");
@@ -304,7 +398,7 @@ static struct mmu_workload *phases_new(const char *list, uint64_t seed,
 	for (i = 0; i < w->n_phases && len < sizeof w->label; i++)
 		len += (size_t)snprintf(w->label + len, sizeof w->label - len, "%s%s",
 					i ? "+" : "-", w->phase[i]->label);
-	w->left = phase_length(w);
+	mmu_workload_restart(w, seed);
 	return w;
 fail:
 	mmu_workload_free(w);
@@ -336,7 +430,6 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 		cp_error_set(err, CP_ENOMEM, "out of memory");
 		return NULL;
 	}
-	w->rng = seed ^ 0xd1b54a32d192ed03ull;
 	w->base = base;
 	w->footprint = 1ull << 30;
 	w->stride = 64;
@@ -432,7 +525,6 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 			cp_error_set(err, CP_EINPUT, "stride exceeds footprint");
 			goto fail;
 		}
-		w->pos = w->down ? (w->footprint / w->stride - 1) * w->stride : 0;
 		snprintf(w->label, sizeof w->label, "linear-%s-s%llu-fp%s",
 			 w->down ? "down" : "up", (unsigned long long)w->stride,
 			 size_text(w->footprint, fp, sizeof fp));
@@ -456,6 +548,10 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 		}
 		if (load_trace(w, path, err))
 			goto fail;
+		if (!(w->file = cp_strdup(path))) {
+			cp_error_set(err, CP_ENOMEM, "out of memory");
+			goto fail;
+		}
 		name = name ? name + 1 : path;
 		bl = strcspn(name, ".");
 		snprintf(w->label, sizeof w->label, "trace-%.*s",
@@ -465,6 +561,7 @@ static struct mmu_workload *workload_new(const char *spec, uint64_t seed,
 	case K_PHASES:
 		break;          /* made by phases_new() */
 	}
+	mmu_workload_restart(w, seed);
 	return w;
 bad_stores:
 	cp_error_set(err, CP_EINPUT, "stores wants a share in [0, 1]");

@@ -123,7 +123,7 @@ static void test_read_file(void)
 	unlink(path);
 	cp_buf_init(&b);
 	CHECK(cp_read_file(path, &b, &err) == CP_EIO);
-	CHECK(strstr(err.msg, "cannot read '/tmp/cp-test-") != NULL &&
+	CHECK(strstr(err.msg, "cannot open '/tmp/cp-test-") != NULL &&
 	      strstr(err.msg, "No such file or directory") != NULL);
 	CHECK(cp_read_file(dir, &b, &err) == CP_EIO);
 	CHECK(strstr(err.msg, "Is a directory") != NULL);

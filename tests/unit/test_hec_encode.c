@@ -396,20 +396,6 @@ static void test_open_errors_attached(void)
 	CHECK_STR(err.msg, "cannot attach 'task-clock' to process 1234: it has exited");
 }
 
-static void test_csv_field(void)
-{
-	struct cp_buf b;
-
-	cp_buf_init(&b);
-	hec_csv_field(&b, "plain");
-	cp_buf_puts(&b, "|");
-	hec_csv_field(&b, "a,b");
-	cp_buf_puts(&b, "|");
-	hec_csv_field(&b, "say \"hi\"");
-	CHECK_STR(b.data, "plain|\"a,b\"|\"say \"\"hi\"\"\"");
-	cp_buf_release(&b);
-}
-
 /* Every allocation of parsing and encoding an event list fails in turn:
  * each failure is reported as CP_ENOMEM and nothing leaks (ASan build). */
 static void test_allocation_failures(void)
@@ -580,7 +566,6 @@ int main(void)
 	RUN(test_too_many_in_group);
 	RUN(test_open_errors);
 	RUN(test_open_errors_attached);
-	RUN(test_csv_field);
 	RUN(test_allocation_failures);
 	RUN(test_alternatives);
 	RUN(test_eventlist_aliases);

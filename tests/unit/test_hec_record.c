@@ -119,7 +119,7 @@ static void test_exit_status_and_rows(void)
 	CHECKF(r.rc == 0, "%s", r.err.msg);
 	CHECK(r.res.exited && r.res.status == 3 && !r.res.signaled);
 	CHECK(r.res.intervals >= 1);
-	CHECK(!strncmp(r.text, HEC_DATASET_HEADER, strlen(HEC_DATASET_HEADER)));
+	CHECK(!strncmp(r.text, CP_DATASET_HEADER, strlen(CP_DATASET_HEADER)));
 	pf = total(r.text, "page-faults", &n_pf);
 	min = total(r.text, "minor-faults", &n_min);
 	maj = total(r.text, "major-faults", &n_maj);
@@ -155,7 +155,7 @@ static void test_killed_command(void)
 	CHECKF(r.rc == 0, "%s", r.err.msg);
 	CHECK(r.res.signaled && r.res.signal == SIGKILL && !r.res.exited);
 	/* whatever was written is whole rows under the header */
-	CHECK(!strncmp(r.text, HEC_DATASET_HEADER, strlen(HEC_DATASET_HEADER)));
+	CHECK(!strncmp(r.text, CP_DATASET_HEADER, strlen(CP_DATASET_HEADER)));
 	CHECK(r.text[strlen(r.text) - 1] == '\n');
 	free(r.text);
 }
