@@ -80,7 +80,7 @@ PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/gem5.h hw/sim/mmu.h
 PC_REQUIRES = gmp gsl qhull_r
 PC_LIBS     = -lglpk $(BLAS_LIBS) -lpfm -lpthread -lm
 
-# The MPI build of the same cli sources (docs/mpi.md): make mpi, made and
+# The MPI build of the same cli sources (docs/manual/mpi.md): make mpi, made and
 # tested by make test when mpicc exists (tests/cli/mpi.sh skips otherwise).
 MPICC   ?= mpicc
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
@@ -180,7 +180,7 @@ build/man/counterpoint.1: $(BIN) docs/man/mkman.sh
 	$(Q)rm -rf build/man && sh docs/man/mkman.sh $(BIN) build/man
 man: build/man/counterpoint.1
 
-# ---- the Python package (python/, docs/python.md) ----
+# ---- the Python package (python/, docs/manual/python.md) ----
 # make python: its wheel in build/python, built offline from a copy of
 # python/ (the build leaves nothing in the tree) by the first of python3,
 # /usr/bin/python3 that has setuptools and wheel, or $(PYTHON).
@@ -303,7 +303,7 @@ check: all unit check-layers
 test: all unit asan fuzz-build check-symbols check-layers $(if $(HAVE_MPICC),mpi)
 	$(Q)sh tests/run.sh -j $(JOBS)
 
-# Modules include only the headers of modules below them (docs/architecture.md).
+# Modules include only the headers of modules below them (docs/internals/architecture.md).
 check-layers:
 	$(Q)sh tests/check-layers.sh .
 
@@ -313,7 +313,7 @@ check-symbols: $(LIB_OBJ) $(CLI_OBJ) shared
 
 # The bench programs, and the figures that need no data: the cone against
 # Normaliz (bench/cone_normaliz.py: about a minute of CPU; the big cases,
-# minutes each, are in docs/cone.md).
+# minutes each, are in docs/method/cone.md).
 bench: $(BENCH_BIN) bin/counterpoint
 	$(Q)python3 bench/cone_normaliz.py
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # bench/claims_coverage.sh: how often the true model is refuted, per type
 # of observation and over whole sweeps, on simulator sweeps with seeds the
-# repository does not use (44001 on).  The evidence of docs/statistics.md
+# repository does not use (44001 on).  The evidence of docs/method/statistics.md
 # §10: every cell of the per-observation table (workload kind x page mode
 # x multiplexed or not) at most 1% at 99% each, and the model's
 # family-wise false refutation ("model as a whole: REFUTED" at 99% over

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bench/cone_cases.h: the fixed-seed signature sets bench/cone times, one
- * generator for every shape of the cone speed table (docs/cone.md):
+ * generator for every shape of the cone speed table (docs/method/cone.md):
  *   sparse    each signature bumps 1 to 5 counters by 1 to 4 (like μDD
  *             signatures: a μpath increments a few counters);
  *   dense     every entry uniform in 0..4;

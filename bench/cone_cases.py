@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """bench/cone_cases.py: the cone cases of the speed comparison with Normaliz
-(docs/cone.md), as the speed goal defines them.  Turns signature
+(docs/method/cone.md), as the speed goal defines them.  Turns signature
 rows into a μDD whose distinct signatures are exactly those rows, and writes
 the same cone for the peers (Normaliz, lrs, cddlib); or first makes the rows,
 random and fixed by a seed (Python's random.Random, so the same rows on every

@@ -12,7 +12,7 @@ makes: M distinct random rows of K counters, each bumping 1-5 counters by
 signatures, FEATURES a --with list or "all").  Without a CASE: the list
 `make bench` runs (DEFAULT below, about a minute of CPU): the first of the
 speed goal's three sparse cases (the other two take Normaliz minutes:
-docs/cone.md), a small sparse one, a dense one, and the Haswell model with
+docs/method/cone.md), a small sparse one, a dense one, and the Haswell model with
 every feature and with its slowest selection.
 
 Each case runs --repeat times (default 3), the two commands alternately,

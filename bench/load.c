@@ -14,7 +14,7 @@
  *       64-bit integers (interval, value, enabled_ns, running_ns: 32 bytes
  *       a row), and what strtoull/strtod alone take on the same numeric
  *       fields (the reason the loader scans numbers itself:
- *       docs/statistics.md)
+ *       docs/method/statistics.md)
  *
  * Every figure is printed with the command that made it.  Figures only:
  * nothing is asserted (the machine may be shared). */

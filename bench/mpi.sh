@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # bench/mpi.sh: the speed-up of `counterpoint explore --exhaustive` under
-# mpirun (docs/mpi.md): the same exploration on one process (the plain
+# mpirun (docs/manual/mpi.md): the same exploration on one process (the plain
 # build) and on 1, 2, ... MPI processes of bin/counterpoint-mpi, one
 # solver thread each, the reports compared.  Prints each command and its
 # wall time.  Usage: sh bench/mpi.sh [MAX_PROCESSES] (default 2).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # bench/regions_evidence.sh: coverage and power of every region shape and
-# covariance estimator on the simulator, over the settings docs/statistics.md
+# covariance estimator on the simulator, over the settings docs/method/statistics.md
 # §8 reports: k = 2, 5 and 26 counters, n = 10 .. 200 intervals, multiplexed
 # (4 counters, the default) and not (28 counters: every event counted all the
 # time), steady and phased workloads.  The machine has every feature on, so

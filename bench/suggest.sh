@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # bench/suggest.sh [RUNS]: the CPU time of `counterpoint suggest` on the
 # bundled all-features sweep with the baseline model (E = 2, N = 2, one
-# thread), the case the speed target names (docs/suggest.md).  Prints
+# thread), the case the speed target names (docs/manual/suggest.md).  Prints
 # each run's user + system seconds of the process and its -v line (how
 # many candidates were priced, sets checked, suggestions proven), then
 # the smallest.  Run from the repository root.

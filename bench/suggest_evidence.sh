@@ -9,7 +9,7 @@
 # (--with G), and check that the first suggestion explains every
 # observation and that each of its new signatures is one the true model
 # has (`paths --with F,G`).  Prints one table row per case
-# (docs/suggest.md), and the commands with -v; exit 1 when a row fails.
+# (docs/manual/suggest.md), and the commands with -v; exit 1 when a row fails.
 CP=${CP:-bin/counterpoint}
 M=${M:-models/haswell/mmu.udd}
 verbose=0

@@ -85,7 +85,7 @@ double counterpoint_region_number(const struct pipe_data *pd, size_t i, int whic
  * candidates are feature lists ("a,b"; candidates NULL: every feature),
  * exhaustive as --exhaustive (at most 16 candidates outside start),
  * max_models 0 for the default.  *json (freed with counterpoint_free) is the report of
- * `explore --json` (docs/json.md). */
+ * `explore --json` (docs/manual/json.md). */
 int counterpoint_explore(const struct udd_model *m,
 			 const struct stats_dataset *d, const char *start,
 			 const char *candidates, int exhaustive,
@@ -96,7 +96,7 @@ int counterpoint_explore(const struct udd_model *m,
  * region shape and confidence as counterpoint_check's (0: 0.99), batches
  * as --batches (0: auto); model_name and data_name are the names the
  * report gives them.  *json (freed with counterpoint_free) is the report
- * of `flows --json` (docs/json.md). */
+ * of `flows --json` (docs/manual/json.md). */
 int counterpoint_flows(const struct udd_model *m, const char *features,
 		       const struct stats_dataset *d, int shape,
 		       double confidence, size_t batches, size_t threads,

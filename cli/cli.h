@@ -12,7 +12,7 @@
  * options, its --help text, library calls, printing, exit status; no
  * geometry or statistics of its own), declare it below, add a row to the
  * command table in cli/main.c, and add golden cases under tests/cli/cases/
- * and a README section (docs/architecture.md). */
+ * and a README section (docs/internals/architecture.md). */
 #ifndef CLI_H
 #define CLI_H
 
@@ -182,7 +182,7 @@ int cli_html_suggest(const struct udd_model *m, const char *model,
 #define CLI_PLOTS_DEFAULT 50
 int cli_parse_plots(const char *cmd, const char *text, size_t *out);
 
-/* cli/mpi.c: check and explore under mpirun (docs/mpi.md).  Built with
+/* cli/mpi.c: check and explore under mpirun (docs/manual/mpi.md).  Built with
  * CP_MPI (bin/counterpoint-mpi) these spread the work; without, there is
  * one process and the job functions are never called.  init and
  * finalize bracket main; finalize(status) returns the status this

@@ -24,7 +24,7 @@ static const char events_help[] =
 "options:\n"
 "  -a, --all    also list the events of processors this machine is not\n"
 "               (prefixed 'pmu::'; encodable with LIBPFM_ENCODE_INACTIVE=1)\n"
-"  --json       the list as JSON (docs/json.md): per event its name, kind,\n"
+"  --json       the list as JSON (docs/manual/json.md): per event its name, kind,\n"
 "               PMU, description and whether this machine has it\n"
 "  -h, --help   this text\n"
 "\n"

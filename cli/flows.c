@@ -39,7 +39,7 @@ static const char flows_help[] =
 	"  --per-interval        regions for one interval, not for the mean\n"
 	"  --counters C,...      use only these model counters (the cone is\n"
 	"                        projected onto them)\n"
-	"  --json                machine-readable output (docs/json.md)\n"
+	"  --json                machine-readable output (docs/manual/json.md)\n"
 	"  --threads N           worker threads (default: one per CPU)\n"
 	"  -o, --output FILE     write the report to FILE (atomically)\n"
 	"  -h, --help            this text\n"

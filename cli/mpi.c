@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli/mpi.c: `check` and `explore` under mpirun (bin/counterpoint-mpi,
- * built with -DCP_MPI by `make mpi`; docs/mpi.md).  Every process parses
+ * built with -DCP_MPI by `make mpi`; docs/manual/mpi.md).  Every process parses
  * the same command line; rank 0 reads the files, hands out work from a
  * queue (one message at a time, so a slow item holds up only its
  * process), works on the queue itself between messages, puts the

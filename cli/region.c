@@ -40,11 +40,11 @@ static void usage(FILE *out)
 		"  --batches B         batch means: B batches, 'none', or 'auto' (the\n"
 		"                      default: batch when intervals are autocorrelated)\n"
 		"  --per-interval      region for one new interval, not for the mean\n"
-		"  --json              the regions as JSON (docs/json.md)\n"
+		"  --json              the regions as JSON (docs/manual/json.md)\n"
 		"  --threads N         threads reading DATA (default: one per CPU)\n"
 		"  -h, --help          show this help\n"
 		"\n"
-		"See docs/statistics.md for the formulas.  Exit status: 0 success,\n"
+		"See docs/method/statistics.md for the formulas.  Exit status: 0 success,\n"
 		"2 bad usage or input (every bad row of DATA is listed), 3 internal error.\n");
 }
 
@@ -321,7 +321,7 @@ static void json_names(struct cp_buf *b, const char *const *v, size_t n)
 	cp_buf_puts(b, "]");
 }
 
-/* One observation as JSON (docs/statistics.md): the region's
+/* One observation as JSON (docs/method/statistics.md): the region's
  * numbers in full precision; error (the message) when it has none. */
 static void report_json(struct cp_buf *b, const struct stats_dataset *d,
 			const struct obs_region *o, const struct cp_error *err)

@@ -61,7 +61,7 @@ static void help(void)
 "                     class, the μops of each path and the events on the way\n"
 "  --list-events      print the events (Haswell: name, short name, unit,\n"
 "                     meaning; another --cpu: name and what it adds up)\n"
-"  --json             with --list-events: the list as JSON (docs/json.md)\n"
+"  --json             with --list-events: the list as JSON (docs/manual/json.md)\n"
 "  --list-features    print the features, one a line\n"
 "  --print-config     print the machine parameters and exit\n"
 "  -o, --output FILE  dataset file (default standard output), written\n"

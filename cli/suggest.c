@@ -69,7 +69,7 @@ static const char suggest_help[] =
 	"                        projected onto them)\n"
 	"  --threads N           worker threads for the model's check and the\n"
 	"                        kept suggestions' proofs (default: one per CPU)\n"
-	"  --json                machine-readable output (docs/suggest.md)\n"
+	"  --json                machine-readable output (docs/manual/suggest.md)\n"
 	"  -o, --output FILE     write the report to FILE (atomically)\n"
 	"  --html FILE           also write the report as a page for a browser\n"
 	"  -v, --verbose         on standard error, how many candidates were\n"

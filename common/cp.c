@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The release (docs/versions.md): the one place it is written; the
+/* The release (docs/manual/versions.md): the one place it is written; the
  * Makefile reads it for the shared library's name and pkg-config. */
 const char *cp_version(void)
 {

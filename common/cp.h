@@ -238,7 +238,7 @@ void cp_buf_puts(struct cp_buf *b, const char *s);
 void cp_buf_json_string(struct cp_buf *b, const char *s);
 /* s as a JSON string, or null when s is NULL. */
 void cp_buf_json_string_or_null(struct cp_buf *b, const char *s);
-/* The version of every `--json` document (docs/json.md): raised when a
+/* The version of every `--json` document (docs/manual/json.md): raised when a
  * key is removed or changes meaning, never when one is added. */
 #define CP_JSON_SCHEMA 2
 /* The opening every `--json` document shares: "{", "schema", then the

@@ -317,7 +317,7 @@ const struct explore_flows *explore_model_flows(const struct explore_search *s,
 /* ---- output ---- */
 /* "start", "discovery", "elimination", "exhaustive" (the JSON's words). */
 const char *explore_origin_name(enum explore_origin o);
-/* The search and its proven claims as JSON (docs/haswell.md), naming the
+/* The search and its proven claims as JSON (docs/processors/haswell.md), naming the
  * model and the data (NULL: null). */
 void explore_report_json(const struct explore_search *s, const char *model,
 			 const char *data, struct cp_buf *b);
@@ -484,7 +484,7 @@ int explore_family_suggest(struct explore_family *f, const struct explore_search
  * suggestion and its new μpaths (explore's report). */
 void explore_suggest_report(const struct explore_suggest *s, size_t max, int brief,
 			    struct cp_buf *b);
-/* `suggest --json` (docs/suggest.md), with the model's and the data's
+/* `suggest --json` (docs/manual/suggest.md), with the model's and the data's
  * names as given. */
 void explore_suggest_json(const struct explore_suggest *s, const char *model,
 			  const char *data, struct cp_buf *b);

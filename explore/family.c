@@ -675,7 +675,7 @@ static int run_checks(struct explore_family *f, struct entry *e,
 	prev = explore_phase_enter(f, EXPLORE_PHASE_CHECKS);
 	/* each observation from a fresh LP: the sweep's observations differ
 	 * from one to the next, and a warm start from a dissimilar one cost
-	 * more than a cold start (docs/checking.md, "Threads") */
+	 * more than a cold start (docs/method/checking.md, "Threads") */
 	rc = pipe_check(e->pm, f->pd, FEAS_EXPLAIN | FEAS_FRESH, f->opt.threads, res,
 			&e->n_inexact, NULL, NULL, err);
 	/* the observations that refute it at the family-wise level */

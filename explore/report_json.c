@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_json.c: the search and its proven claims for programs
- * (`counterpoint explore --json`), documented in docs/haswell.md
+ * (`counterpoint explore --json`), documented in docs/processors/haswell.md
  * and docs/schema/explore.json ("explore --json").  Every claim carries what proves
  * it: a required feature the number of models without it (all refuted), an
  * impossible one the number with it (all refuted). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/report_suggest.c: a suggestion search (explore/suggest.c) as
- * text for people and as `suggest --json` (docs/json.md,
- * docs/suggest.md).  Flow bounds are printed rounded outward, as `flows`
+ * text for people and as `suggest --json` (docs/manual/json.md,
+ * docs/manual/suggest.md).  Flow bounds are printed rounded outward, as `flows`
  * prints them (pipe_flows_put_bound). */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explore/suggest.c: the μpaths a refuted model lacks (`counterpoint
- * suggest`, docs/suggest.md).  Candidates are signatures a few edits from
+ * suggest`, docs/manual/suggest.md).  Candidates are signatures a few edits from
  * the model's own, uop by uop, and small signatures on the counters of
  * the violated constraints.  Every violated constraint g.x >= 0 is a
  * certificate: the cone satisfies it, the whole region of an observation

@@ -63,7 +63,7 @@ void cone_free(struct cone *c);
  * benchmarks: CONE_AUTO is what cone_build does (the exact double
  * description, which measured faster than Qhull on every bench case);
  * CONE_DD is the same; CONE_QHULL uses Qhull's proposals checked exactly
- * (docs/cone.md); CONE_DD_MIXED is the double description with every
+ * (docs/method/cone.md); CONE_DD_MIXED is the double description with every
  * other facet paired by ray lists instead of the ridge join, so that
  * small tests meet every kind of pair. */
 enum { CONE_AUTO = 0, CONE_DD = 1, CONE_QHULL = 2, CONE_DD_MIXED = 3 };

@@ -6,7 +6,7 @@
  * pass drops repeated events, checks summary rows against the intervals
  * and sums the records of one interval (or run) and event into one row.
  * The layouts are perf's tools/perf/util/stat-display.c (and, before it,
- * builtin-stat.c) of each version: docs/statistics.md lists them. */
+ * builtin-stat.c) of each version: docs/method/statistics.md lists them. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

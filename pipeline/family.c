@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline/family.c: claims about a model as a whole, at a family-wise
  * confidence over the observations they rest on (pipeline.h, "family-wise
- * claims"; docs/statistics.md, section 10, derives the rule).  Each
+ * claims"; docs/method/statistics.md, section 10, derives the rule).  Each
  * observation infeasible at the regions' own level is checked again with
  * its region built at the level that n observations need together; the
  * regions at that level are built once, when an observation first needs

@@ -3,7 +3,7 @@
  * that `counterpoint flows` and explore's reports share (pipeline.h,
  * "flows as text and JSON"): the columns each feature adds, a bounded
  * observation's rows with every bound rounded outward, and the
- * per-observation JSON object of `flows --json` (docs/json.md). */
+ * per-observation JSON object of `flows --json` (docs/manual/json.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -236,7 +236,7 @@ int pipe_check_some(struct pipe_model *pm, const struct pipe_data *pd,
  * C or more.)  pipe_family checks again, at c_n, the observations
  * pipe_check found infeasible; their regions at c_n are built on first
  * need (from the dataset, as pipe_data's at c) and kept for the models
- * checked after.  docs/statistics.md, section 10.
+ * checked after.  docs/method/statistics.md, section 10.
  *
  * Ownership: pipe_family_free (NULL no-op); it refers to pd, which must
  * outlive it. */
@@ -462,7 +462,7 @@ void pipe_flows_json_observation(const struct pipe_flows *pf, const char *name,
 				 const char *unusable, enum pipe_flow_status status,
 				 const struct pipe_flow_bounds *row, struct cp_buf *b);
 
-/* The whole of `flows --json` (docs/checking.md, docs/json.md), with the
+/* The whole of `flows --json` (docs/method/checking.md, docs/manual/json.md), with the
  * model's and the data's names as given; counts each status into
  * n_status (4 entries, by enum pipe_flow_status; NULL: not wanted). */
 void pipe_flows_json_report(const struct pipe_flows *pf,

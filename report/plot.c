@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/plot.c: one observation against one constraint, drawn as SVG on
  * the plane of two counters.  Every shape is an exact projection except
- * the constraint, which is a slice (docs/report.md, "the plots"):
+ * the constraint, which is a slice (docs/manual/report.md, "the plots"):
  *
  *   cone       P cone{s_p} = cone{P s_p}: the wedge between the
  *              projected signatures of smallest and largest angle (they

@@ -5,7 +5,7 @@
  * violated (or tightest) constraint; for a search, its graph (Graphviz's
  * dot run at report time, the SVG inlined), the models tested and the
  * claims with what proves them.  No script, no style sheet or font from
- * elsewhere, nothing the browser fetches (docs/report.md).
+ * elsewhere, nothing the browser fetches (docs/manual/report.md).
  *
  * Ownership: nothing here allocates what the caller must free; output is
  * appended to a caller's cp_buf (check b->failed once at the end) and

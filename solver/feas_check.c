@@ -180,7 +180,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 		 * warm start is lost by deciding more here, and for an
 		 * independent box (a diagonal metric) it is cheap enough to
 		 * pay for the warm starts it breaks; for a rotated PCA box
-		 * with warm starts it is not (docs/checking.md) */
+		 * with warm starts it is not (docs/method/checking.md) */
 		if (pre == FEAS_PRE_UNDECIDED &&
 		    ((flags & FEAS_FRESH) || q->shape == FEAS_INDEPENDENT))
 			pre = feas_prefilter_box_face(w, q);

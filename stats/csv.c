@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/csv.c: the text of the long CSV: fields (quotes, trimming) and
- * numbers, scanned by hand (docs/statistics.md, "numbers": strtoull and
+ * numbers, scanned by hand (docs/method/statistics.md, "numbers": strtoull and
  * strtod accept more than a count is, and cost more than the whole loader
  * may).  The loader's fast path (stats/dataset.c) takes plain rows itself
  * and comes here for every row it does not take, so the messages and

@@ -3,7 +3,7 @@
  * lag-1 autocorrelation and its significance, Andrews' bandwidth, the
  * Newey-West (Bartlett) long-run covariance, prewhitening's degrees of
  * freedom, and the PCA box built from independent halves of the samples.
- * docs/statistics.md derives them. */
+ * docs/method/statistics.md derives them. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

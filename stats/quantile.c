@@ -2,7 +2,7 @@
 /* stats/quantile.c: the quantiles that size every region (GSL): the
  * Sidak-corrected per-axis t, Hotelling's T^2, the choice between the
  * full-covariance and diagonal rules, and their inverses for p-values.
- * docs/statistics.md derives them. */
+ * docs/method/statistics.md derives them. */
 #include <float.h>
 #include <math.h>
 #include <pthread.h>

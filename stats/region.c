@@ -2,7 +2,7 @@
 /* stats/region.c: confidence regions for an observation's mean rate vector:
  * mean, covariance with missing samples, the degenerate-case floor, the
  * eigen-decomposition (LAPACKE dsyevd) and the quantiles (GSL) that size
- * the ellipsoid, the PCA box and the independent box.  docs/statistics.md
+ * the ellipsoid, the PCA box and the independent box.  docs/method/statistics.md
  * derives every formula used here. */
 #include <float.h>
 #include <math.h>
@@ -238,7 +238,7 @@ static void make_lean(struct region *r)
 	}
 }
 
-/* One function, in the order docs/statistics.md derives the region:
+/* One function, in the order docs/method/statistics.md derives the region:
  * validate, prewhiten or batch, means, (long-run) covariance of the mean,
  * the counting-resolution floor, the rule (full covariance or diagonal)
  * and its eigen-decomposition, quantiles, boxes.  It stays whole (about

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stats/region.h: counter datasets and confidence regions.
  *
- * A dataset is the long CSV of docs/statistics.md (observation, interval, event,
+ * A dataset is the long CSV of docs/method/statistics.md (observation, interval, event,
  * value, enabled_ns, running_ns), loaded with strict validation.  For one
  * observation it yields per-interval rates; region_build turns rates into
  * the ellipsoid, PCA box and independent box that hold the observation's
- * true mean rate vector at a stated confidence (docs/statistics.md has the
+ * true mean rate vector at a stated confidence (docs/method/statistics.md has the
  * formulas and the degenerate-case rule).
  *
  * Ownership: stats_dataset_load and region_build return heap objects that
@@ -133,7 +133,7 @@ size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
 			   size_t *counts);
 /* A perf stat -r summary's number of runs: the observation's rows carry
- * runs and se_pct (docs/statistics.md), one interval of means and their
+ * runs and se_pct (docs/method/statistics.md), one interval of means and their
  * relative standard errors; 0 for an observation of intervals. */
 unsigned stats_dataset_runs(const struct stats_dataset *d, size_t obs);
 
@@ -196,7 +196,7 @@ int stats_sigset_events(const struct stats_dataset *d, size_t obs,
 #define REGION_MAX_COUNTERS 256
 enum region_kind { REGION_PCA, REGION_INDEPENDENT, REGION_ELLIPSOID };
 
-/* How the region was built (docs/statistics.md, "degenerate cases"). */
+/* How the region was built (docs/method/statistics.md, "degenerate cases"). */
 enum region_rule {
 	REGION_RULE_HOTELLING = 0, /* full covariance, Hotelling T^2 */
 	REGION_RULE_DIAGONAL = 1,  /* too few samples (n <= k, or Hotelling's
@@ -258,7 +258,7 @@ struct region {           /* public, read by the solver */
 			       * the first half's covariance */
 	double *half_pca;     /* k: |box_axes_i.(x-mu)| <= half_pca[i], the
 			       * Sidak box in the principal frame, widths
-			       * from the second half (docs/statistics.md);
+			       * from the second half (docs/method/statistics.md);
 			       * diagonal rule or too few samples: the
 			       * independent box in variance order */
 	double *half_ind;     /* k: |x_j - mu_j| <= half_ind[j] */

@@ -13,12 +13,12 @@
 #define HAC_MIN_DOF 7.0
 /* The split-half PCA box is used when its per-axis half-width quantile
  * is at most this factor above the full sample's (stats/longrun.c);
- * measured on simulator sweeps (docs/statistics.md, section 8): at 1.25
+ * measured on simulator sweeps (docs/method/statistics.md, section 8): at 1.25
  * the box never refutes less than the independent box, in any setting. */
 #define SPLIT_MAX_PENALTY 1.25
 /* The split box's axes are found in blocks of counters correlated at
  * least this much (stats/longrun.c, split_blocks), when a half has more
- * samples than k/2; measured on simulator sweeps (docs/statistics.md,
+ * samples than k/2; measured on simulator sweeps (docs/method/statistics.md,
  * section 8): 0.6 beat 0.3, 0.8 and no blocks at 100 and 200 intervals. */
 #define SPLIT_BLOCK_CORR 0.6
 /* Halves too short for the split box (SPLIT_MAX_PENALTY): the frame is

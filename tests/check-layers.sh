@@ -3,7 +3,7 @@
 # tests/check-layers.sh [ROOT]: modules depend downward only.  Each module
 # has a layer; a file of a module may include its own module's headers and
 # those of modules in lower layers, never a header of its own layer's other
-# modules or of a higher one.  The table is docs/architecture.md's.
+# modules or of a higher one.  The table is docs/internals/architecture.md's.
 #   0 common
 #   1 dsl, hw, hw/sim    (hw and hw/sim stand alone: libc, libpfm4, common)
 #   2 geometry, stats

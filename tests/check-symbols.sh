@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/check-symbols.sh OBJDIR [SHARED "HEADERS"]: every global symbol a
-# module defines must carry the module's prefix (docs/architecture.md's
+# module defines must carry the module's prefix (docs/internals/architecture.md's
 # table), so no module leaks names.  With SHARED (libcounterpoint.so):
 # every symbol it exports (nm -D) carries a module's prefix and is
 # declared in one of the public HEADERS, and every function those

@@ -9,7 +9,7 @@
 #    and carries a COUNTERPOINT_ include guard;
 #  - the man pages have no groff warnings, one per command;
 #  - the completion completes commands, options and a model's features;
-#  - docs/library.md's C example, built with pkg-config against the
+#  - docs/manual/library.md's C example, built with pkg-config against the
 #    shared and against the static library, prints `counterpoint check`'s
 #    verdicts and violated constraints on bundled data;
 #  - the Python package is installed beside the library, and imported
@@ -133,9 +133,9 @@ bin/counterpoint cone models/haswell/mmu.udd --with merge 2>/dev/null | sed 1d >
 sed 1d "$tmp/cone.out" | cmp -s - "$tmp/cone.want" || fail "the installed haswell/mmu is not the source's"
 [ -f "$root/share/counterpoint/models/haswell/mmu.udd" ] || fail "models not installed"
 
-# ---- the library example (docs/library.md), shared and static ----
-awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$top/docs/library.md" > "$tmp/verdicts.c"
-[ -s "$tmp/verdicts.c" ] || fail "no C example in docs/library.md"
+# ---- the library example (docs/manual/library.md), shared and static ----
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$top/docs/manual/library.md" > "$tmp/verdicts.c"
+[ -s "$tmp/verdicts.c" ] || fail "no C example in docs/manual/library.md"
 libs=$(pkg-config --libs counterpoint)
 slibs=$(pkg-config --static --libs counterpoint | sed 's/-lcounterpoint/-l:libcounterpoint.a/')
 # shellcheck disable=SC2086

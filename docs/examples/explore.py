@@ -2,10 +2,10 @@
 # %% [markdown]
 # # Which features do the data need?  A session with counterpoint and pandas
 #
-# The notebook form of docs/python.md: each `# %%` cell runs on its own
+# The notebook form of docs/manual/python.md: each `# %%` cell runs on its own
 # in Jupyter or VS Code, and the whole file runs as a script
 # (`python3 docs/examples/explore.py`; tests/cli/python_venv.sh does).
-# It needs the `counterpoint` package (docs/python.md, "Installing")
+# It needs the `counterpoint` package (docs/manual/python.md, "Installing")
 # and pandas.
 
 # %%

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hw/sim/events.c: the simulator's names, declared once: its events (with
- * Haswell's names, docs/haswell.md's short names, unit and description), its
+ * Haswell's names, docs/processors/haswell.md's short names, unit and description), its
  * feature switches, page sizes and ground-truth path kinds. */
 #include <stdio.h>
 #include <string.h>

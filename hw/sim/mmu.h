@@ -39,7 +39,7 @@ enum mmu_event {
 
 struct mmu_event_info {
 	const char *event;  /* "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK" */
-	const char *name;   /* short name of docs/haswell.md: "load.causes_walk" */
+	const char *name;   /* short name of docs/processors/haswell.md: "load.causes_walk" */
 	const char *unit;   /* "walks", "loads", "cycles", ... */
 	const char *desc;   /* what the simulator counts, one line */
 };

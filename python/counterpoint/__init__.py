@@ -559,8 +559,8 @@ class Regions(List[Region]):
 
 
 class Flows(Dict[str, Any]):
-    """The report of `counterpoint flows --json` (docs/json.md,
-    docs/checking.md) as a dict, with to_frame(): one row per
+    """The report of `counterpoint flows --json` (docs/manual/json.md,
+    docs/method/checking.md) as a dict, with to_frame(): one row per
     (observation, uop, feature)."""
 
     def to_frame(self) -> Any:
@@ -624,7 +624,7 @@ _LONG = ("observation", "interval", "event", "value", "enabled_ns", "running_ns"
 
 class Dataset:
     """A dataset: the long CSV observation,interval,event,value,enabled_ns,
-    running_ns (docs/statistics.md).  Dataset(path) loads a file;
+    running_ns (docs/method/statistics.md).  Dataset(path) loads a file;
     Dataset.from_frame(df) takes a pandas DataFrame (long or wide),
     Dataset.from_arrays counts in memory, Dataset.from_csv the text."""
 
@@ -822,7 +822,7 @@ class Cone:
 
 
 class Model:
-    """A μDD model (docs/language.md): Model(path), or
+    """A μDD model (docs/manual/language.md): Model(path), or
     Model.from_string(text).  A model with errors raises InputError with
     every diagnostic in .diagnostics; warnings are in .diagnostics of the
     model."""
@@ -1050,8 +1050,8 @@ class Model:
               threads: int = 0) -> Flows:
         """How much of each feature the data need, as `counterpoint flows
         --with FEATURES --json`: per observation, uop and feature the
-        certified rate and share bounds; the report (docs/json.md,
-        docs/checking.md) as a dict, with to_frame()."""
+        certified rate and share bounds; the report (docs/manual/json.md,
+        docs/method/checking.md) as a dict, with to_frame()."""
         data, b = _region_args(data, region, batches)
         out = _p()
         _call(_lib.counterpoint_flows, self._h, _feature_list(features), data._h,
@@ -1063,8 +1063,8 @@ class Model:
                 exhaustive: bool = False, max_models: int = 0,
                 threads: int = 0) -> Dict[str, Any]:
         """Search the model's feature space for the features the data need,
-        as `counterpoint explore --json`: the report (docs/json.md,
-        docs/haswell.md) as a dict."""
+        as `counterpoint explore --json`: the report (docs/manual/json.md,
+        docs/processors/haswell.md) as a dict."""
         data = Dataset._of(data)
         out = _p()
         _call(_lib.counterpoint_explore, self._h, data._h, _feature_list(start),

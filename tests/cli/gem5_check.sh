@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/cli/gem5_check.sh: the gem5 example of docs/recording.md runs as
+# tests/cli/gem5_check.sh: the gem5 example of docs/manual/recording.md runs as
 # documented.  The indented block of its "gem5 statistics" section is a
 # transcript: each "$ " line a command, run in order in one shell (in a
 # scratch folder that sees tests/ and models/), the other lines what the
@@ -14,10 +14,10 @@ awk '/^## gem5 statistics/ { on = 1; next }
 	on && /^    \$ / { block = 1 }
 	block && /^    / { print substr($0, 5); next }
 	block && /^$/ { print ""; next }
-	block { exit }' docs/recording.md >"$out/doc"
+	block { exit }' docs/manual/recording.md >"$out/doc"
 # a blank line ends the transcript unless more of it follows
 sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$out/doc" >"$out/want"
-[ -s "$out/want" ] || { echo "docs/recording.md has no gem5 transcript"; exit 1; }
+[ -s "$out/want" ] || { echo "docs/manual/recording.md has no gem5 transcript"; exit 1; }
 mkdir "$out/run" "$out/bin"
 ln -s "$top/tests" "$out/run/tests"
 ln -s "$top/models" "$out/run/models"
@@ -31,7 +31,7 @@ grep '^\$ ' "$out/want" | while IFS= read -r line; do
 done >"$out/script"
 (cd "$out/run" && PATH="$out/bin:$PATH" sh "$out/script") >"$out/got"
 if ! cmp -s "$out/want" "$out/got"; then
-	echo "the gem5 transcript of docs/recording.md differs from a run:"
+	echo "the gem5 transcript of docs/manual/recording.md differs from a run:"
 	diff -u "$out/want" "$out/got"
 	exit 1
 fi

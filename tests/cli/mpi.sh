@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tier: full
 # tests/cli/mpi.sh: check and explore under mpirun (bin/counterpoint-mpi,
-# docs/mpi.md) print what one process prints, for 1, 2 and 3 processes
+# docs/manual/mpi.md) print what one process prints, for 1, 2 and 3 processes
 # (timings aside), and a process that dies fails the run without a report.
 # Skipped when the MPI build is not there (no mpicc).
 CP=${CP:-bin/counterpoint}

@@ -9,7 +9,7 @@
 #  - the installed package finds the library through COUNTERPOINT_LIB,
 #    and through pkg-config's libdir (a counterpoint.pc naming build/)
 #    with no variable set, and says where it looked when neither is there;
-#  - docs/python.md's pandas example prints exactly the output the page
+#  - docs/manual/python.md's pandas example prints exactly the output the page
 #    shows, and docs/examples/explore.py runs to its end;
 #  - `make python`'s wheel installs the same way in a second environment.
 # The interpreter: $PYTHON, else the first python3 with venv, pandas,
@@ -60,12 +60,12 @@ cd "$top" || exit 1
 "$tmp/v/bin/python" -c 'import counterpoint, sys; sys.exit(not counterpoint.__file__.startswith(sys.argv[1]))' \
 	"$tmp/v/" || fail "the package imported is not the installed one"
 
-# docs/python.md's pandas example, and its output
+# docs/manual/python.md's pandas example, and its output
 awk '/^## pandas/ { on = 1 } on && /^```python$/ { code = 1; next }
-	code && /^```$/ { exit } code' docs/python.md > "$tmp/example.py"
+	code && /^```$/ { exit } code' docs/manual/python.md > "$tmp/example.py"
 awk '/^## pandas/ { on = 1 } on && /^```text$/ { out = 1; next }
-	out && /^```$/ { exit } out' docs/python.md > "$tmp/want"
-[ -s "$tmp/example.py" ] && [ -s "$tmp/want" ] || fail "no pandas example in docs/python.md"
+	out && /^```$/ { exit } out' docs/manual/python.md > "$tmp/want"
+[ -s "$tmp/example.py" ] && [ -s "$tmp/want" ] || fail "no pandas example in docs/manual/python.md"
 "$tmp/v/bin/python" "$tmp/example.py" > "$tmp/got" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "the pandas example failed"; }
 diff -u "$tmp/want" "$tmp/got" || fail "the pandas example's output is not the page's"

@@ -6,11 +6,14 @@
 # directory holding the repository's models/ and tests/ and with bin/ on
 # the PATH; a command may end with status 0 or 1 (a negative result),
 # never 2 or 3.  Each ```text block shows output: every line of it must
-# be a line the commands of the block before it printed.
+# be a line the commands of the block before it printed.  README stays
+# within 150 lines.
 top=$(pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "readme.sh: $*"; exit 1; }
 [ -x bin/counterpoint ] || fail "bin/counterpoint not built"
+lines=$(wc -l < README.md)
+[ "$lines" -le 150 ] || fail "README.md has $lines lines (at most 150)"
 ln -s "$top/models" "$tmp/models"
 ln -s "$top/tests" "$tmp/tests"
 PATH=$top/bin:$PATH; export PATH

@@ -20,7 +20,7 @@
 #    observations and grows less than the observations do.
 # With REPORT_SHOTS=DIR the first screens (and the picture of the 1,024
 # models' search) are written there as WebP images, with the pages' sizes in
-# sizes.txt (docs/report.md shows them).  Skipped (status 77) when
+# sizes.txt (docs/manual/report.md shows them).  Skipped (status 77) when
 # Chromium is not installed; `make deps` installs it.
 CP=${CP:-bin/counterpoint}
 browser=$(command -v chromium || command -v chromium-browser) ||

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/sim-m0.sh: the simulator's baseline (no features) obeys the
-# conventional model m0 of docs/haswell.md in every interval of every sweep
+# conventional model m0 of docs/processors/haswell.md in every interval of every sweep
 # observation, counted without multiplexing: walks started = completed,
 # retired STLB-missing μops <= completed walks, PDE misses <= walks,
 # completed walks <= walker references <= 4 x completed walks.

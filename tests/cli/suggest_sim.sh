@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/cli/suggest_sim.sh: suggest rediscovers a feature's μpaths.  For
 # merge and pde_early, data simulated with the feature on (three
-# workloads; bench/suggest_evidence.sh, the table of docs/suggest.md) and
+# workloads; bench/suggest_evidence.sh, the table of docs/manual/suggest.md) and
 # suggest on the baseline: the first suggestion explains every
 # observation and its new signatures are the feature's (`paths --with`).
 # And explore, where no model of its family fits, prints suggestions.

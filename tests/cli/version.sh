@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/cli/version.sh: one version everywhere (docs/versions.md):
+# tests/cli/version.sh: one version everywhere (docs/manual/versions.md):
 # cp_version() (what --version prints first), CITATION.cff, and, when the
 # checkout is at a release tag vX.Y.Z, that tag.
 v=$("$CP" --version | sed -n '1s/^counterpoint \([0-9][0-9.]*\).*/\1/p')

@@ -52,7 +52,7 @@ static void test_event_table(void)
 	}
 	CHECK(mmu_event_info(MMU_N_EVENTS) == NULL);
 	CHECK(mmu_event_find("DTLB_LOAD_MISSES.NOPE") == -1);
-	/* Spelling of a few, as docs/haswell.md names them. */
+	/* Spelling of a few, as docs/processors/haswell.md names them. */
 	CHECK_STR(mmu_event_info(MMU_LOAD_CAUSES_WALK)->event,
 		  "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK");
 	CHECK_STR(mmu_event_info(MMU_STORE_WALK_DONE_2M)->event,

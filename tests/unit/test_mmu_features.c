@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_mmu_features.c: each feature switch of the MMU
- * simulator changes exactly the counter relations docs/simulator.md says
+ * simulator changes exactly the counter relations docs/manual/simulator.md says
  * it changes, on a workload built to show it. */
 #include <stdio.h>
 #include <string.h>

@@ -105,7 +105,7 @@ static int single_is(const struct explore_suggestion *x, const uint32_t *t, size
 	return x->n_new == 1 && !memcmp(x->paths[0].counts, t, k * sizeof *t);
 }
 
-/* Are the suggestions ranked as docs/suggest.md says: explains the most,
+/* Are the suggestions ranked as docs/manual/suggest.md says: explains the most,
  * then fewer new signatures, fewer edits, the smaller forced flow (to
  * the 4 digits printed), fewer counters touched?  0 at the first pair
  * out of order. */
