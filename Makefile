@@ -36,8 +36,9 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 REFBLAS_DIRS := $(wildcard $(MULTIARCH:%=/usr/lib/%/lapack) $(MULTIARCH:%=/usr/lib/%/blas))
 BLAS_LIBS = $(REFBLAS_DIRS:%=-L%) $(REFBLAS_DIRS:%=-Wl,-rpath,%) -llapacke \
             -Wl,--push-state,--no-as-needed -llapack -lblas -Wl,--pop-state
+# libpfm4 is not linked: hw/event.c opens it on first use (-ldl).
 LIBS     = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
-           -lpfm -lpthread -lm
+           -ldl -lpthread -lm
 
 # Debian packages: every one the project needs, in one place.  normaliz
 # is for `make bench` only: the peer the cone is timed against
@@ -78,7 +79,7 @@ PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/gem5.h hw/sim/mmu.h
              explore/explore.h report/report.h capi/counterpoint.h
 # pkg-config: the libraries that ship a .pc file, and the others.
 PC_REQUIRES = gmp gsl qhull_r
-PC_LIBS     = -lglpk $(BLAS_LIBS) -lpfm -lpthread -lm
+PC_LIBS     = -lglpk $(BLAS_LIBS) -ldl -lpthread -lm
 
 # The MPI build of the same cli sources (docs/mpi.md): make mpi, made and
 # tested by make test when mpicc exists (tests/cli/mpi.sh skips otherwise).
