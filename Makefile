@@ -37,13 +37,25 @@ REFBLAS_DIRS := $(wildcard $(MULTIARCH:%=/usr/lib/%/lapack) $(MULTIARCH:%=/usr/l
 BLAS_LIBS = $(REFBLAS_DIRS:%=-L%) $(REFBLAS_DIRS:%=-Wl,-rpath,%) -llapacke \
             -Wl,--push-state,--no-as-needed -llapack -lblas -Wl,--pop-state
 # libpfm4 is not linked: hw/event.c opens it on first use (-ldl).
-LIBS     = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
+# SO_LIBS: what the shared library links.
+SO_LIBS  = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
            -ldl -lpthread -lm
+# The programs (the command, the tests, the bench) take the same
+# libraries from their static archives (the reference LAPACK and BLAS
+# from the folders above), all but the C library's: each shared library
+# is mapped, relocated and faulted in at every start, and these were
+# two thirds of a short run's time.  GLPK's archive needs zlib and ltdl,
+# LAPACK's gfortran (and quadmath where it exists).
+QUADMATH := $(if $(wildcard $(shell $(CC) -print-file-name=libquadmath.a)),-lquadmath)
+LIBS     = $(REFBLAS_DIRS:%=-L%) -Wl,-Bstatic -lglpk -lqhullstatic_r -lgmp \
+           -llapacke -llapack -lblas -lgsl -lgslcblas -lz -lltdl \
+           -lgfortran $(QUADMATH) -Wl,-Bdynamic -ldl -lpthread -lm
 
 # Debian packages: every one the project needs, in one place.  normaliz
 # is for `make bench` only: the peer the cone is timed against
 # (bench/cone_normaliz.py); nothing else runs it.
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
+            gfortran libltdl-dev zlib1g-dev \
             liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
@@ -170,7 +182,7 @@ build/libcounterpoint.map: $(LIB_OBJ) $(PUBLIC_HDR) build-aux/exports.sh
 $(SOLIB): $(LIB_OBJ) build/libcounterpoint.map
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/libcounterpoint.map \
-	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
+	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(SO_LIBS)
 build/$(SONAME) build/libcounterpoint.so: $(SOLIB)
 	$(Q)ln -sf $(notdir $(SOLIB)) $@
 shared: $(SOLIB) build/$(SONAME) build/libcounterpoint.so
