@@ -324,11 +324,12 @@ check-layers:
 check-symbols: $(LIB_OBJ) $(CLI_OBJ) shared
 	$(Q)sh tests/check-symbols.sh build/obj build/libcounterpoint.so "$(PUBLIC_HDR)"
 
-# The bench programs, and the figures that need no data: the cone against
-# Normaliz (bench/cone_normaliz.py: about a minute of CPU; the big cases,
-# minutes each, are in docs/cone.md).
+# The bench programs, and one line for each speed goal: check on many
+# observations and on a long one, start-up, and the cone against Normaliz
+# on small cases (bench/goals.py, a few minutes; the cone's big cases,
+# minutes each, are python3 bench/cone_normaliz.py and docs/cone.md).
 bench: $(BENCH_BIN) bin/counterpoint
-	$(Q)python3 bench/cone_normaliz.py
+	$(Q)python3 bench/goals.py
 
 # ---- fuzzing (libFuzzer): make fuzz FUZZ_TIME=600 [FUZZ_TARGETS=fuzz_x] ----
 FUZZ_TIME ?= 60
