@@ -36,13 +36,26 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 REFBLAS_DIRS := $(wildcard $(MULTIARCH:%=/usr/lib/%/lapack) $(MULTIARCH:%=/usr/lib/%/blas))
 BLAS_LIBS = $(REFBLAS_DIRS:%=-L%) $(REFBLAS_DIRS:%=-Wl,-rpath,%) -llapacke \
             -Wl,--push-state,--no-as-needed -llapack -lblas -Wl,--pop-state
-LIBS     = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
-           -lpfm -lpthread -lm
+# libpfm4 is not linked: hw/event.c opens it on first use (-ldl).
+# SO_LIBS: what the shared library links.
+SO_LIBS  = -lglpk -lqhull_r -lgmp $(BLAS_LIBS) -lgsl -lgslcblas \
+           -ldl -lpthread -lm
+# The programs (the command, the tests, the bench) take the same
+# libraries from their static archives (the reference LAPACK and BLAS
+# from the folders above), all but the C library's: each shared library
+# is mapped, relocated and faulted in at every start, and these were
+# two thirds of a short run's time.  GLPK's archive needs zlib and ltdl,
+# LAPACK's gfortran (and quadmath where it exists).
+QUADMATH := $(if $(wildcard $(shell $(CC) -print-file-name=libquadmath.a)),-lquadmath)
+LIBS     = $(REFBLAS_DIRS:%=-L%) -Wl,-Bstatic -lglpk -lqhullstatic_r -lgmp \
+           -llapacke -llapack -lblas -lgsl -lgslcblas -lz -lltdl \
+           -lgfortran $(QUADMATH) -Wl,-Bdynamic -ldl -lpthread -lm
 
 # Debian packages: every one the project needs, in one place.  normaliz
 # is for `make bench` only: the peer the cone is timed against
 # (bench/cone_normaliz.py); nothing else runs it.
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
+            gfortran libltdl-dev zlib1g-dev \
             liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
@@ -78,7 +91,7 @@ PUBLIC_HDR = common/cp.h dsl/udd.h hw/hec.h hw/perfstat.h hw/gem5.h hw/sim/mmu.h
              explore/explore.h report/report.h capi/counterpoint.h
 # pkg-config: the libraries that ship a .pc file, and the others.
 PC_REQUIRES = gmp gsl qhull_r
-PC_LIBS     = -lglpk $(BLAS_LIBS) -lpfm -lpthread -lm
+PC_LIBS     = -lglpk $(BLAS_LIBS) -ldl -lpthread -lm
 
 # The MPI build of the same cli sources (docs/manual/mpi.md): make mpi, made and
 # tested by make test when mpicc exists (tests/cli/mpi.sh skips otherwise).
@@ -169,7 +182,7 @@ build/libcounterpoint.map: $(LIB_OBJ) $(PUBLIC_HDR) build-aux/exports.sh
 $(SOLIB): $(LIB_OBJ) build/libcounterpoint.map
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/libcounterpoint.map \
-	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
+	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(SO_LIBS)
 build/$(SONAME) build/libcounterpoint.so: $(SOLIB)
 	$(Q)ln -sf $(notdir $(SOLIB)) $@
 shared: $(SOLIB) build/$(SONAME) build/libcounterpoint.so
@@ -311,11 +324,12 @@ check-layers:
 check-symbols: $(LIB_OBJ) $(CLI_OBJ) shared
 	$(Q)sh tests/check-symbols.sh build/obj build/libcounterpoint.so "$(PUBLIC_HDR)"
 
-# The bench programs, and the figures that need no data: the cone against
-# Normaliz (bench/cone_normaliz.py: about a minute of CPU; the big cases,
-# minutes each, are in docs/method/cone.md).
+# The bench programs, and one line for each speed goal: check on many
+# observations and on a long one, start-up, and the cone against Normaliz
+# on small cases (bench/goals.py, a few minutes; the cone's big cases,
+# minutes each, are python3 bench/cone_normaliz.py and docs/method/cone.md).
 bench: $(BENCH_BIN) bin/counterpoint
-	$(Q)python3 bench/cone_normaliz.py
+	$(Q)python3 bench/goals.py
 
 # ---- fuzzing (libFuzzer): make fuzz FUZZ_TIME=600 [FUZZ_TARGETS=fuzz_x] ----
 FUZZ_TIME ?= 60

@@ -3,6 +3,7 @@
  * close-match suggestions for unknown names, and the error messages a
  * person needs when the kernel refuses to count something. */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,21 +24,52 @@
  * The machine
  * ================================================================ */
 
+/* libpfm4 is opened on first use, not linked: its event tables carry
+ * some 41,000 relocations and 1 MB of data that the dynamic loader would
+ * otherwise fix up at every start of every command (two thirds of
+ * `counterpoint --version`), though only the commands that name hardware
+ * events use it.  Every call below goes through these pointers, filled
+ * once by pfm_start; hec_init is the gate. */
+#define PFM_FUNCS(X) X(pfm_initialize) X(pfm_strerror) X(pfm_get_pmu_info) \
+	X(pfm_get_event_info) X(pfm_get_event_next) X(pfm_get_event_attr_info) \
+	X(pfm_get_os_event_encoding)
+#define PFM_POINTER(f) static __typeof__(f) *dl_##f;
+PFM_FUNCS(PFM_POINTER)
+#define PFM_SONAME "libpfm.so.4"   /* LIBPFM_VERSION's major */
+
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status = PFM_ERR_NOINIT;
+static char pfm_load_error[256];
 
 static void pfm_start(void)
 {
-	pfm_status = pfm_initialize();
+	void *lib = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *why;
+
+	if (!lib)
+		goto fail;
+#define PFM_LOAD(f) \
+	if (!(*(void **)&dl_##f = dlsym(lib, #f))) \
+		goto fail;
+	PFM_FUNCS(PFM_LOAD)
+	pfm_status = dl_pfm_initialize();
+	return;
+fail:
+	why = dlerror();
+	snprintf(pfm_load_error, sizeof pfm_load_error, "%s",
+		 why ? why : PFM_SONAME);
 }
 
 int hec_init(struct cp_error *err)
 {
 	pthread_once(&pfm_once, pfm_start);
+	if (pfm_load_error[0])
+		return cp_error_set(err, CP_EUNSUPPORTED,
+				    "cannot load libpfm4: %s", pfm_load_error);
 	if (pfm_status != PFM_SUCCESS)
 		return cp_error_set(err, CP_EUNSUPPORTED,
 				    "cannot initialise libpfm4: %s",
-				    pfm_strerror(pfm_status));
+				    dl_pfm_strerror(pfm_status));
 	return 0;
 }
 
@@ -76,7 +108,7 @@ static int sysfs_or_pfm_core_pmu(void)
 
 		memset(&pi, 0, sizeof pi);
 		pi.size = sizeof pi;
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
+		if (dl_pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
 		    pi.is_present && pi.type == PFM_PMU_TYPE_CORE)
 			return 1;
 	}
@@ -192,7 +224,7 @@ static int pfm_encode(const char *name, unsigned flags,
 	arg.attr = &attr;
 	arg.size = sizeof arg;
 	arg.fstr = &fstr;
-	ret = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = dl_pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret;
 	memset(out, 0, sizeof *out);
@@ -208,10 +240,10 @@ static int pfm_encode(const char *name, unsigned flags,
 	free(fstr);  /* libpfm4 allocates fstr with malloc */
 	memset(&ei, 0, sizeof ei);
 	ei.size = sizeof ei;
-	if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS) {
+	if (dl_pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS) {
 		memset(&pi, 0, sizeof pi);
 		pi.size = sizeof pi;
-		if (pfm_get_pmu_info(ei.pmu, &pi) == PFM_SUCCESS) {
+		if (dl_pfm_get_pmu_info(ei.pmu, &pi) == PFM_SUCCESS) {
 			snprintf(out->pmu, sizeof out->pmu, "%s", pi.name);
 			if (pi.type == PFM_PMU_TYPE_CORE)
 				out->pmu_counters = (unsigned)(pi.num_cntrs +
@@ -287,16 +319,16 @@ static int each_event(int only_present, event_fn fn, void *ctx)
 
 		memset(&pi, 0, sizeof pi);
 		pi.size = sizeof pi;
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS)
+		if (dl_pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS)
 			continue;
 		if (only_present && !pi.is_present)
 			continue;
-		for (idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		for (idx = pi.first_event; idx != -1; idx = dl_pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
 
 			memset(&ei, 0, sizeof ei);
 			ei.size = sizeof ei;
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			if (dl_pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 				break;
 			r = fn(ctx, &pi, idx, &ei);
 			if (r)
@@ -327,7 +359,7 @@ static int attr_known(int idx, const pfm_event_info_t *ei, const char *a,
 
 		memset(&ai, 0, sizeof ai);
 		ai.size = sizeof ai;
-		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
+		if (dl_pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
 			continue;
 		if (strlen(ai.name) == n && !strncasecmp(ai.name, a, n))
 			return 1;
@@ -462,7 +494,7 @@ static int suggest_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
 
 		memset(&ai, 0, sizeof ai);
 		ai.size = sizeof ai;
-		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		if (dl_pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		alen = strlen(ai.name);
@@ -552,12 +584,12 @@ static int list_perf(struct list_ctx *c, const pfm_pmu_info_t *pi, int idx,
 		return 0;
 	name[0] = '\0';
 	snprintf(desc, sizeof desc, "%s", ei->name);
-	for (j = pi->first_event; j != -1; j = pfm_get_event_next(j)) {
+	for (j = pi->first_event; j != -1; j = dl_pfm_get_event_next(j)) {
 		pfm_event_info_t ai;
 
 		memset(&ai, 0, sizeof ai);
 		ai.size = sizeof ai;
-		if (pfm_get_event_info(j, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
+		if (dl_pfm_get_event_info(j, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS)
 			break;
 		if (!ai.equiv || strcmp(ai.equiv, ei->name))
 			continue;
@@ -620,7 +652,7 @@ static int list_fn(void *vctx, const pfm_pmu_info_t *pi, int idx,
 
 		memset(&ai, 0, sizeof ai);
 		ai.size = sizeof ai;
-		if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		if (dl_pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		snprintf(full, sizeof full, "%s.%s", name, ai.name);
@@ -719,7 +751,7 @@ int hec_event_encode(const char *name, unsigned flags,
 	else if (ret == PFM_ERR_ATTR || ret == PFM_ERR_ATTR_VAL)
 		rc = cp_error_set(err, CP_EINPUT,
 				  "unknown event '%s': %s (try 'counterpoint "
-				  "events')", name, pfm_strerror(ret));
+				  "events')", name, dl_pfm_strerror(ret));
 	else
 		rc = cp_error_set(err, CP_EINPUT,
 				  "unknown event '%s' (try 'counterpoint events')",
@@ -881,7 +913,7 @@ static int find_pmu(const char *name, pfm_pmu_info_t *out)
 	for (p = 0; p < PFM_PMU_MAX; p++) {
 		memset(out, 0, sizeof *out);
 		out->size = sizeof *out;
-		if (pfm_get_pmu_info((pfm_pmu_t)p, out) == PFM_SUCCESS &&
+		if (dl_pfm_get_pmu_info((pfm_pmu_t)p, out) == PFM_SUCCESS &&
 		    !strcasecmp(out->name, name))
 			return 1;
 	}
@@ -911,7 +943,7 @@ static void detect_core_pmu(void)
 
 		memset(&pi, 0, sizeof pi);
 		pi.size = sizeof pi;
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
+		if (dl_pfm_get_pmu_info((pfm_pmu_t)p, &pi) == PFM_SUCCESS &&
 		    pi.is_present && pi.type == PFM_PMU_TYPE_CORE) {
 			snprintf(core_pmu, sizeof core_pmu, "%s", pi.name);
 			return;

@@ -200,7 +200,7 @@ static int check_box(struct worker *w, const struct feas_query *q,
 			break;
 		depth = feas_box_certificate(w, q, sigma);
 		if (w->broken)
-			return cp_error_set(err, CP_EINTERNAL, "the feasibility LP failed (GLPK)");
+			return feas_glpk_failed(err, "in the feasibility LP");
 		if (depth > 0 ? feas_price_columns(w, w->rho) == 0
 			      : w->n_active == fm->nr)
 			break;
@@ -209,7 +209,9 @@ static int check_box(struct worker *w, const struct feas_query *q,
 		rc = feas_box_solve(w, q, sigma, SOLVE_AGAIN, &verdict);
 	}
 	if (rc)
-		return cp_error_set(err, rc, "the feasibility LP failed (GLPK)");
+		return cp_error_set(err, rc, rc == CP_ENOMEM ?
+				    "out of memory in the feasibility LP" :
+				    "the feasibility LP failed (GLPK)");
 	/* Borderline: GLPK accepts bound violations up to ~1e-7.  A box it
 	 * calls feasible only by using that tolerance (its point outside the
 	 * box by more than FEAS_TOL_BOX_REL of a half-width), or infeasible

@@ -222,7 +222,7 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 		w->broken = 1;
 		glp_error_hook(NULL, NULL);
 		lp_free(w);
-		return cp_error_set(err, CP_EINTERNAL, "GLPK failed building the flow LP");
+		return feas_glpk_failed(err, "building the flow LP");
 	}
 	w->lp = glp_create_prob();
 	glp_set_obj_dir(w->lp, GLP_MIN);
@@ -781,7 +781,7 @@ static int lp_bound(struct flow_lp *w, const struct feas_query *q, size_t nq,
 	if (setjmp(w->jump)) {
 		w->broken = 1;
 		glp_error_hook(NULL, NULL);
-		return cp_error_set(err, CP_EINTERNAL, "GLPK failed bounding flows");
+		return feas_glpk_failed(err, "bounding flows");
 	}
 	if ((rc = lp_set_region(w, q))) {
 		glp_error_hook(NULL, NULL);

@@ -134,7 +134,7 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 		w->broken = 1;
 		glp_error_hook(NULL, NULL);
 		feas_worker_free(w);
-		return cp_error_set(err, CP_EINTERNAL, "GLPK failed building the LP");
+		return feas_glpk_failed(err, "building the LP");
 	}
 
 	/* ---- box LP ---- */
@@ -352,7 +352,7 @@ int feas_box_solve(struct worker *w, const struct feas_query *q,
 	if (setjmp(w->jump)) {
 		w->broken = 1;
 		glp_error_hook(NULL, NULL);
-		return CP_EINTERNAL;
+		return feas_glpk_failed(NULL, NULL);
 	}
 	if (mode == SOLVE_NEW_BOX) {
 		if (q->shape == FEAS_PCA) {

@@ -127,11 +127,31 @@ out:
 	return rc;
 }
 
+/* GLPK stops on a failed allocation as on any other error; its message,
+ * passed to the terminal hook just before the error hook, tells them
+ * apart (this thread's GLPK environment, this thread's flag). */
+static _Thread_local int glpk_out_of_memory;
+
 int feas_glpk_quiet_hook(void *info, const char *s)
 {
 	(void)info;
-	(void)s;
+	if (strstr(s, "no memory available") || strstr(s, "memory allocation"))
+		glpk_out_of_memory = 1;
 	return 1;  /* swallow every line GLPK would print */
+}
+
+/* The error for a GLPK error just caught (by its error hook) while doing
+ * WHAT: out of memory, or GLPK's failure.  With ERR NULL only the status. */
+int feas_glpk_failed(struct cp_error *err, const char *what)
+{
+	int oom = glpk_out_of_memory;
+
+	glpk_out_of_memory = 0;
+	if (!err)
+		return oom ? CP_ENOMEM : CP_EINTERNAL;
+	if (oom)
+		return cp_error_set(err, CP_ENOMEM, "out of memory %s", what);
+	return cp_error_set(err, CP_EINTERNAL, "GLPK failed %s", what);
 }
 
 

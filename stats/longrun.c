@@ -86,38 +86,78 @@ double stats_hac_dof(size_t n, size_t L)
 	return nu;
 }
 
-/* sum_{h=1..L} (1 - h/(L+1)) (G_h[j][l] + G_h[l][j]), G_h the lag-h
- * autocovariance over the pairs of intervals where both were counted. */
-static double long_run(const double *x, size_t m, size_t k, size_t j, size_t l,
-		       const double *mu, size_t L)
+/* Whether row x (k counters) has a counter that was not counted. */
+static int row_has_nan(const double *x, size_t k)
 {
-	double total = 0;
-	size_t h, i;
+	size_t j;
 
+	for (j = 0; j < k; j++)
+		if (isnan(x[j]))
+			return 1;
+	return 0;
+}
+
+/* tot[j][l] (j <= l) = sum_{h=1..L} (1 - h/(L+1)) (G_h[j][l] + G_h[l][j]),
+ * G_h the lag-h autocovariance over the pairs of intervals where both
+ * were counted.  Row by row, every pair at once: rows i and i + h stay in
+ * cache (a pair at a time went through the whole block k^2 L / 2 times,
+ * most of a long observation's time).  Each pair's sum takes its terms in
+ * the order a pair-at-a-time loop takes them, so the sums are the same to
+ * the bit.  g, np: k*k scratch. */
+static void long_run(const double *x, size_t m, size_t k, const double *mu,
+		     size_t L, double *tot, double *g, size_t *np)
+{
+	size_t h, i, j, l;
+
+	memset(tot, 0, k * k * sizeof *tot);
 	for (h = 1; h <= L && h < m; h++) {
-		double g = 0, wt = 1 - (double)h / (double)(L + 1);
-		size_t np = 0;
+		double wt = 1 - (double)h / (double)(L + 1);
+		size_t full = 0;      /* row pairs with every counter counted */
 
+		memset(g, 0, k * k * sizeof *g);
+		memset(np, 0, k * k * sizeof *np);
 		for (i = 0; i + h < m; i++) {
-			double a = x[i * k + j], b = x[(i + h) * k + l];
-			double c = x[i * k + l], d = x[(i + h) * k + j];
+			const double *xa = x + i * k, *xb = x + (i + h) * k;
 
-			if (!isnan(a) && !isnan(b)) {
-				g += (a - mu[j]) * (b - mu[l]);
-				np++;
+			if (!row_has_nan(xa, k) && !row_has_nan(xb, k)) {
+				full++;
+				for (j = 0; j < k; j++) {
+					double *gj = g + j * k;
+					double aj = xa[j] - mu[j], bj = xb[j] - mu[j];
+
+					for (l = j; l < k; l++) {
+						gj[l] += aj * (xb[l] - mu[l]);
+						gj[l] += (xa[l] - mu[l]) * bj;
+					}
+				}
+				continue;
 			}
-			if (!isnan(c) && !isnan(d)) {
-				g += (c - mu[l]) * (d - mu[j]);
-				np++;
-			}
+			for (j = 0; j < k; j++)
+				for (l = j; l < k; l++) {
+					double a = xa[j], b = xb[l];
+					double c = xa[l], d = xb[j];
+
+					if (!isnan(a) && !isnan(b)) {
+						g[j * k + l] += (a - mu[j]) * (b - mu[l]);
+						np[j * k + l]++;
+					}
+					if (!isnan(c) && !isnan(d)) {
+						g[j * k + l] += (c - mu[l]) * (d - mu[j]);
+						np[j * k + l]++;
+					}
+				}
 		}
 		/* np counts both orders: 2 (m - h) pairs when nothing is
 		 * missing; the autocovariance divides by the pairs of one
 		 * order */
-		if (np >= 2)
-			total += wt * g / ((double)np / 2);
+		for (j = 0; j < k; j++)
+			for (l = j; l < k; l++) {
+				size_t n2 = np[j * k + l] + 2 * full;
+
+				if (n2 >= 2)
+					tot[j * k + l] += wt * g[j * k + l] / ((double)n2 / 2);
+			}
 	}
-	return total;
 }
 
 /* Degrees of freedom of a prewhitened long-run variance: the residuals'
@@ -152,13 +192,21 @@ double stats_max_of(const double *a, size_t k)
 
 /* The (long-run, with bandwidth L) covariance of the samples in rows
  * [lo, hi) of x, centred on that block's own means, pairwise over the
- * rows where both counters were counted: S (k*k).  The block's number of
- * rows is returned in *rows. */
-void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
-		      size_t L, double *mu, double *S)
+ * rows where both counters were counted: S (k*k), the means mu (k). */
+int stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
+		    size_t L, double *mu, double *S)
 {
+	double *tot = NULL, *g = NULL;
+	size_t *np = NULL;
 	size_t i, j, l;
 
+	if (L && (!(tot = cp_malloc(k * k * sizeof *tot)) ||
+		  !(g = cp_malloc(k * k * sizeof *g)) ||
+		  !(np = cp_malloc(k * k * sizeof *np)))) {
+		cp_free(tot);
+		cp_free(g);
+		return CP_ENOMEM;
+	}
 	for (j = 0; j < k; j++) {
 		double sum = 0;
 		size_t c = 0;
@@ -170,6 +218,8 @@ void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 			}
 		mu[j] = c ? sum / (double)c : 0;
 	}
+	if (L)
+		long_run(x + lo * k, hi - lo, k, mu, L, tot, g, np);
 	for (j = 0; j < k; j++)
 		for (l = j; l < k; l++) {
 			double sum = 0;
@@ -185,9 +235,13 @@ void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 			}
 			sum = c >= 2 ? sum / (double)(c - 1) : 0;
 			if (L)
-				sum += long_run(x + lo * k, hi - lo, k, j, l, mu, L);
+				sum += tot[j * k + l];
 			S[j * k + l] = S[l * k + j] = sum;
 		}
+	cp_free(tot);
+	cp_free(g);
+	cp_free(np);
+	return CP_OK;
 }
 
 /* y += a x, element by element (each y_i one multiply and one add, as a
@@ -493,8 +547,11 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
-	stats_block_cov(x, 0, na, k, L, mu, SA);
-	stats_block_cov(x, na, m, k, L, mb, SB);
+	if (stats_block_cov(x, 0, na, k, L, mu, SA) ||
+	    stats_block_cov(x, na, m, k, L, mb, SB)) {
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+		goto out;
+	}
 	/* A counter whose spread differs between the halves (a phase in
 	 * one of them) breaks the split's premise that the second half
 	 * speaks for the whole run: the widths of the axes it weighs on may

@@ -387,7 +387,8 @@ int region_build(const double *rates, size_t n, size_t k,
 		if (!(omega = cp_malloc(k * k * sizeof *omega)) ||
 		    !(w = cp_realloc(w, (k > 1 ? k : 2) * sizeof *w)))
 			goto nomem;
-		stats_block_cov(resid, 0, n - 1, k, bandwidth, w, omega);
+		if (stats_block_cov(resid, 0, n - 1, k, bandwidth, w, omega))
+			goto nomem;
 		for (j = 0; j < k; j++)
 			for (l = 0; l < k; l++)
 				omega[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);

@@ -49,8 +49,8 @@ size_t stats_hac_bandwidth(const double *rates, size_t n, size_t k);
 double stats_hac_dof(size_t n, size_t L);
 double stats_prewhite_dof(double nu_hac, double rho, size_t n);
 double stats_max_of(const double *a, size_t k);
-void stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
-		      size_t L, double *mu, double *S);
+int stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
+		    size_t L, double *mu, double *S);
 int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 size_t L, const double *rho, const size_t *njl,
 			 const double *floor_, const double *cfull,
