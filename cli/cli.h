@@ -150,7 +150,7 @@ int cli_write_output(const char *cmd, const char *path, struct cp_buf *b);
 struct cli_progress {
 	const char *cmd;
 	int tty, shown;
-	double start, last;
+	double start, last, after;
 };
 void cli_progress_init(struct cli_progress *p, const char *cmd);
 /* Would cli_progress_show draw now?  (To skip costly counts when not.) */

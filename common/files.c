@@ -276,7 +276,7 @@ int cp_output_open(struct cp_output *o, const char *path, struct cp_error *err)
 	o->fd = create_temp(o->path, &o->tmp, o->has_old ? 0600 : 0666);
 	if (o->fd < 0) {
 		rc = cp_error_set(err, errno == ENOMEM ? CP_ENOMEM : CP_EIO,
-				  "cannot create '%s': %s", o->tmp ? o->tmp : o->path,
+				  "cannot create '%s': %s", o->name,
 				  strerror(errno));
 		cp_output_abort(o);
 		return rc;
@@ -287,7 +287,7 @@ int cp_output_open(struct cp_output *o, const char *path, struct cp_error *err)
 		 * copy then stays theirs */
 		if ((fchown(o->fd, st.st_uid, st.st_gid) < 0 && errno != EPERM) ||
 		    fchmod(o->fd, st.st_mode & 07777) < 0) {
-			rc = out_fail(err, "write", o->tmp);
+			rc = out_fail(err, "write", o->name);
 			cp_output_abort(o);
 			return rc;
 		}
@@ -306,7 +306,7 @@ int cp_output_write(struct cp_output *o, const void *data, size_t size,
 	if (o->borrowed)
 		return cp_error_set(err, CP_EIO, "cannot write to '%s': %s", o->name,
 				    strerror(errno));
-	return out_fail(err, "write", o->tmp ? o->tmp : o->name);
+	return out_fail(err, "write", o->name);
 }
 
 /* Make a rename in path's directory durable (best effort). */
@@ -332,7 +332,7 @@ static int copy_in_place(struct cp_output *o, struct cp_error *err)
 	int tfd, e, rc = CP_OK;
 
 	if ((size = lseek(o->fd, 0, SEEK_END)) < 0)
-		return out_fail(err, "write", o->tmp);
+		return out_fail(err, "write", o->name);
 	if ((tfd = open(o->path, O_WRONLY | O_CLOEXEC)) < 0)
 		return cp_error_set(err, CP_EIO, "cannot open '%s' for writing: %s",
 				    o->path, strerror(errno));
@@ -354,21 +354,21 @@ static int copy_in_place(struct cp_output *o, struct cp_error *err)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			rc = out_fail(err, "read", o->tmp);
+			rc = out_fail(err, "write", o->name);
 			break;
 		}
 		if (pwrite(tfd, buf, (size_t)got, at) != got)
-			rc = out_fail(err, "write", o->path);
+			rc = out_fail(err, "write", o->name);
 		at += got;
 	}
 	if (!rc && (ftruncate(tfd, size) < 0 || fsync(tfd) < 0))
-		rc = out_fail(err, "write", o->path);
+		rc = out_fail(err, "write", o->name);
 	if (rc) {
 		close(tfd);
 		return rc;
 	}
 	if (lseek(tfd, 0, SEEK_END) < 0) {
-		rc = out_fail(err, "write", o->path);
+		rc = out_fail(err, "write", o->name);
 		close(tfd);
 		return rc;
 	}
@@ -387,7 +387,7 @@ int cp_output_commit(struct cp_output *o, struct cp_error *err)
 	if (o->committed)
 		return CP_OK;
 	if (fsync(o->fd) < 0)
-		return out_fail(err, "write", o->tmp);
+		return out_fail(err, "write", o->name);
 	if (o->kind == OUT_LINKS) {
 		if ((rc = copy_in_place(o, err)))
 			return rc;

@@ -4,6 +4,8 @@
 # line on stderr, redrawn in place and erased at the end) and never when
 # stderr is not one.  `script` gives the command a terminal.
 command -v script >/dev/null || { echo "script (util-linux) not installed"; exit 77; }
+# from the first update on, so that a fast machine shows it too
+COUNTERPOINT_PROGRESS_AFTER=0; export COUNTERPOINT_PROGRESS_AFTER
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "progress.sh: $*"; exit 1; }
 sweep="$CP sim --sweep --intervals 8 --interval-uops 20000"
