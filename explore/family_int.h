@@ -90,6 +90,14 @@ int explore_family_signatures(struct explore_family *f, udd_features sel,
 /* The entry of sel, built on first use (may move the table). */
 int explore_family_entry(struct explore_family *f, udd_features sel,
 			 struct entry **out, struct cp_error *err);
+/* Evaluate entry e here (its checks, verdicts and violations), once. */
+int explore_entry_evaluate(struct explore_family *f, struct entry *e,
+			   struct cp_error *err);
+/* explore/wire.c: take the evaluation another process packed for entry e
+ * (explore_family_evaluate_packed's text); a malformed one is
+ * CP_EINTERNAL. */
+int explore_entry_adopt(struct explore_family *f, struct entry *e,
+			const struct cp_buf *in, struct cp_error *err);
 /* Exact a.s for an integer constraint and a signature. */
 __int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k);
 /* Is signature s (the family's k counters) in the cone of entry p? */
