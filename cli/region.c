@@ -44,8 +44,9 @@ static void usage(FILE *out)
 		"  --threads N         threads reading DATA (default: one per CPU)\n"
 		"  -h, --help          show this help\n"
 		"\n"
-		"See docs/method/statistics.md for the formulas.  Exit status: 0 success,\n"
-		"2 bad usage or input (every bad row of DATA is listed), 3 internal error.\n");
+		"The formulas: docs/method/statistics.md.\n\n"
+		"exit status: 0 success, 2 bad usage or input (every bad row of DATA\n"
+		"is listed), 3 internal error\n");
 }
 
 /* Split a comma-separated list into a NULL-free array of k strings that
