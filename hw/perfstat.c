@@ -1218,7 +1218,9 @@ static enum text perf_text(const struct input_state *st, const char *line,
 		if (n < sizeof num) {
 			memcpy(num, s, n);
 			num[n] = '\0';
-			if (parse_decimal(num, 1, elapsed, &p))
+			/* a run takes time: a 0 here is a count of a line
+			 * run together with the footer, not a length */
+			if (parse_decimal(num, 1, elapsed, &p) || !(*elapsed > 0))
 				*elapsed = NAN;
 		}
 		return T_FOOTER;
