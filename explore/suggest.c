@@ -1654,20 +1654,14 @@ int explore_suggest_run(const struct udd_model *m, udd_features sel,
 		goto fail;
 done:
 	out->seconds = cp_seconds() - t0;
-	cp_free(shown);
-	cp_free(refutes);
-	sg_release(&sg);
-	results_free(res_n, sg.n_obs);
-	pipe_data_free(pd_n);
-	pipe_model_free(pm0);
-	for (i = 0; own && i < sg.n_obs; i++)
-		feas_result_release(&own[i]);
-	cp_free(own);
 	*out_p = out;
-	return CP_OK;
+	out = NULL;
+	rc = CP_OK;
+	goto out;
 nomem:
 	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 fail:
+out:
 	explore_sg_pass_release(&p);
 	cp_free(shown);
 	cp_free(refutes);
