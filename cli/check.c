@@ -903,9 +903,7 @@ int cli_check(int argc, char **argv)
 			fputs(check_help, stdout);
 			return CLI_OK;
 		default:
-			if ((rc = cli_data_option("check", opt, optarg, &dop)) < 0)
-				return cli_bad_option("check", opt, argv, longopts);
-			if (rc)
+			if ((rc = cli_data_option("check", opt, optarg, argv, longopts, &dop)))
 				return rc;
 		}
 	}

@@ -88,9 +88,10 @@ int cli_parse_threads(const char *cmd, const char *text, size_t *out);
 /* The options that check, flows, explore, suggest and region share
  * (cli/options.c): one table entry each (CLI_OPT_*, for a command's
  * longopts), one parser and one validation, the same words and limits in
- * every command.  cli_data_option() stores opt's value and returns
- * CLI_OK, or CLI_USAGE after printing the error, or -1 when opt is not
- * one of them. */
+ * every command.  cli_data_option() is a command's getopt_long default:
+ * it stores opt's value and returns CLI_OK, or CLI_USAGE after printing
+ * the error; an opt none of them is goes to cli_bad_option (longopts are
+ * the command's, for its "did you mean"). */
 enum {
 	CLI_O_WITH = 0x100, CLI_O_REGION, CLI_O_CONFIDENCE, CLI_O_FAMILY_CONFIDENCE,
 	CLI_O_BATCHES, CLI_O_PER_INTERVAL, CLI_O_COUNTERS, CLI_O_THREADS,
@@ -124,8 +125,9 @@ struct cli_data_options {
 	size_t violations;         /* --violations (5) */
 };
 void cli_data_options_init(struct cli_data_options *o);
-int cli_data_option(const char *cmd, int opt, const char *arg,
-		    struct cli_data_options *o);
+struct option;
+int cli_data_option(const char *cmd, int opt, const char *arg, char **argv,
+		    const struct option *longopts, struct cli_data_options *o);
 /* The pipeline's options from them (region, confidence, batches,
  * per-interval, counters). */
 struct pipe_options;

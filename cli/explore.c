@@ -279,9 +279,7 @@ int cli_explore(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default:
-			if ((rc = cli_data_option("explore", opt, optarg, &dop)) < 0)
-				return cli_bad_option("explore", opt, argv, longopts);
-			if (rc)
+			if ((rc = cli_data_option("explore", opt, optarg, argv, longopts, &dop)))
 				return rc;
 			if (opt == CLI_O_REGION)
 				region_arg = optarg;

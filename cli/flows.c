@@ -155,9 +155,7 @@ int cli_flows(int argc, char **argv)
 			fputs(flows_help, stdout);
 			return CLI_OK;
 		default:
-			if ((rc = cli_data_option("flows", opt, optarg, &dop)) < 0)
-				return cli_bad_option("flows", opt, argv, longopts);
-			if (rc)
+			if ((rc = cli_data_option("flows", opt, optarg, argv, longopts, &dop)))
 				return rc;
 		}
 	}

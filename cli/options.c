@@ -17,8 +17,8 @@ void cli_data_options_init(struct cli_data_options *o)
 	o->violations = 5;
 }
 
-int cli_data_option(const char *cmd, int opt, const char *arg,
-		    struct cli_data_options *o)
+int cli_data_option(const char *cmd, int opt, const char *arg, char **argv,
+		    const struct option *longopts, struct cli_data_options *o)
 {
 	switch (opt) {
 	case CLI_O_WITH:
@@ -53,7 +53,7 @@ int cli_data_option(const char *cmd, int opt, const char *arg,
 	case CLI_O_VIOLATIONS:
 		return cli_parse_size(cmd, "--violations", arg, &o->violations);
 	default:
-		return -1;
+		return cli_bad_option(cmd, opt, argv, longopts);
 	}
 }
 

@@ -466,9 +466,7 @@ int cli_region(int argc, char **argv)
 			usage(stdout);
 			return CLI_OK;
 		default:
-			if ((status = cli_data_option(cmd, c, optarg, &dop)) < 0)
-				return cli_bad_option(cmd, c, argv, longopts);
-			if (status)
+			if ((status = cli_data_option(cmd, c, optarg, argv, longopts, &dop)))
 				return status;
 		}
 	}

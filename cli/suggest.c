@@ -155,9 +155,7 @@ int cli_suggest(int argc, char **argv)
 			fputs(suggest_help, stdout);
 			return CLI_OK;
 		default:
-			if ((rc = cli_data_option("suggest", opt, optarg, &dop)) < 0)
-				return cli_bad_option("suggest", opt, argv, longopts);
-			if (rc)
+			if ((rc = cli_data_option("suggest", opt, optarg, argv, longopts, &dop)))
 				return rc;
 		}
 	}
