@@ -1657,11 +1657,11 @@ done:
 	*out_p = out;
 	out = NULL;
 	rc = CP_OK;
-	goto out;
+	goto release;
 nomem:
 	rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 fail:
-out:
+release:
 	explore_sg_pass_release(&p);
 	cp_free(shown);
 	cp_free(refutes);
