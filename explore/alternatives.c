@@ -29,7 +29,7 @@ static size_t n_broken(const int64_t *a, int is_eq, const uint32_t *S, size_t m,
 	size_t j, n = 0;
 
 	for (j = 0; j < m; j++) {
-		__int128 v = explore_dot_exact(a, S + j * k, k);
+		__int128 v = cone_dot_exact(a, S + j * k, k);
 
 		n += is_eq ? v != 0 : v < 0;
 	}

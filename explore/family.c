@@ -260,19 +260,6 @@ void explore_family_stats(const struct explore_family *f, size_t *models,
 /* one feature set's model                                          */
 /* ================================================================ */
 
-/* Exact a.s for an integer constraint and a signature; a's entries are
- * primitive and small, s's are counts per μpath, so __int128 never
- * overflows. */
-__int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
-{
-	__int128 v = 0;
-	size_t i;
-
-	for (i = 0; i < k; i++)
-		v += (__int128)a[i] * s[i];
-	return v;
-}
-
 /* The same over the positions ix[0..n) where a or s may be non-zero,
  * made once (nonzeros: of a constraint a, or of a signature s when a is
  * NULL) for a vector tested against many. */
@@ -295,25 +282,6 @@ static __int128 dot_at(const int64_t *a, const uint32_t *s, const uint32_t *ix,
 	for (i = 0; i < n; i++)
 		v += (__int128)a[ix[i]] * s[ix[i]];
 	return v;
-}
-
-/* Is row s one of the m sorted rows of S? */
-static int has_row(const uint32_t *S, size_t m, size_t k, const uint32_t *s)
-{
-	size_t lo = 0, hi = m;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(S + mid * k, s, k * sizeof *s);
-
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
 }
 
 /* Facets within the budget; a cone that cannot be built in time (or at
@@ -919,58 +887,13 @@ out:
 }
 
 /* Is signature s (k counts) in the cone of entry p?  Exact with p's
- * constraints; otherwise s is a signature of p (binary search) or the
- * solver decides with s as a zero-width box (its borderline verdicts are
- * settled exactly). */
+ * constraints, else the solver decides (pipe_model_contains). */
 int explore_family_in_cone(struct explore_family *f, struct entry *p,
-		   const uint32_t *s, int *inside, struct cp_error *err)
+			   const uint32_t *s, int *inside, struct cp_error *err)
 {
-	struct feas_query q;
-	struct feas_result res;
-	double *mu, *half;
-	size_t i;
-	int rc;
+	int rc = explore_entry_facets_here(f, p, err);
 
-	if ((rc = explore_entry_facets_here(f, p, err)))
-		return rc;
-	if (pipe_model_has_facets(p->pm)) {
-		size_t ne = pipe_model_n_equalities(p->pm), n;
-		uint32_t *ix = cp_malloc((f->k + 1) * sizeof *ix);
-
-		if (!ix)
-			return cp_error_set(err, CP_ENOMEM, "out of memory");
-		n = nonzeros(NULL, s, f->k, ix);   /* a signature counts a few */
-		*inside = 1;
-		for (i = 0; i < ne + pipe_model_n_facets(p->pm) && *inside; i++) {
-			__int128 v = dot_at(pipe_model_constraint(p->pm, i), s, ix, n);
-
-			*inside = i < ne ? v == 0 : v >= 0;
-		}
-		cp_free(ix);
-		return 0;
-	}
-	if (has_row(pipe_model_signatures(p->pm), pipe_model_n_signatures(p->pm), f->k, s)) {
-		*inside = 1;
-		return 0;
-	}
-	mu = cp_calloc(2 * f->k, sizeof *mu);
-	if (!mu)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	half = mu + f->k;
-	for (i = 0; i < f->k; i++)
-		mu[i] = (double)s[i];
-	memset(&q, 0, sizeof q);
-	q.shape = FEAS_INDEPENDENT;
-	q.mu = mu;
-	q.half = half;
-	feas_result_init(&res);
-	rc = pipe_model_make_solver(p->pm, err);
-	if (!rc)
-		rc = feas_check(pipe_model_solver(p->pm), &q, 0, &res, err);
-	*inside = res.feasible;
-	feas_result_release(&res);
-	cp_free(mu);
-	return rc;
+	return rc ? rc : pipe_model_contains(p->pm, s, NULL, inside, NULL, NULL, err);
 }
 
 /* p->viol_ok for its nv violated constraints, made once. */

@@ -98,8 +98,6 @@ int explore_entry_evaluate(struct explore_family *f, struct entry *e,
  * CP_EINTERNAL. */
 int explore_entry_adopt(struct explore_family *f, struct entry *e,
 			const struct cp_buf *in, struct cp_error *err);
-/* Exact a.s for an integer constraint and a signature. */
-__int128 explore_dot_exact(const int64_t *a, const uint32_t *s, size_t k);
 /* Is signature s (the family's k counters) in the cone of entry p? */
 int explore_family_in_cone(struct explore_family *f, struct entry *p,
 			   const uint32_t *s, int *inside, struct cp_error *err);

@@ -191,22 +191,6 @@ static int build_ids(struct explore_family *f, struct sigtab *t,
 
 /* ---- one signature against a cone, exactly ---- */
 
-/* Does a (a.x >= 0, or = 0) hold on every row of S, and does s break it? */
-static int separates(const int64_t *a, int is_eq, const uint32_t *S, size_t m,
-		     size_t k, const uint32_t *s)
-{
-	size_t j;
-	__int128 v;
-
-	for (j = 0; j < m; j++) {
-		v = explore_dot_exact(a, S + j * k, k);
-		if (is_eq ? v != 0 : v < 0)
-			return 0;
-	}
-	v = explore_dot_exact(a, s, k);
-	return is_eq ? v != 0 : v < 0;
-}
-
 struct sep_ctx {
 	const uint32_t *s;
 	size_t k;
@@ -216,7 +200,7 @@ struct sep_ctx {
 static int still_broken(const int64_t *a, void *ctx)
 {
 	struct sep_ctx *c = ctx;
-	__int128 v = explore_dot_exact(a, c->s, c->k);
+	__int128 v = cone_dot_exact(a, c->s, c->k);
 
 	return c->is_eq ? v != 0 : v < 0;
 }
@@ -225,86 +209,18 @@ int explore_point_in_cone(struct explore_family *f, const uint32_t *S, size_t m,
 			 const uint32_t *s, int *inside, int64_t *a, int *is_eq,
 			 struct cp_error *err)
 {
-	struct feas_model *fm = NULL;
-	struct feas_query q;
-	struct feas_result res;
-	struct cone *c = NULL;
-	struct cone_options co;
-	struct cp_error cerr;
-	double *mu = NULL;
-	size_t i, k = f->k;
+	struct pipe_budget budget = {
+		f->opt.max_facets ? f->opt.max_facets : 5000,
+		f->opt.cone_seconds > 0 ? f->opt.cone_seconds : 5,
+	};
+	struct pipe_model *pm = NULL;
 	int rc;
 
 	*inside = -1;
-	if (m == 0) {
-		/* the cone is {0}: -x_i >= 0 holds on it, and s (not zero)
-		 * breaks it for a counter it counts */
-		for (i = 0; i < k && !s[i]; i++)
-			;
-		memset(a, 0, k * sizeof *a);
-		if (i < k) {
-			a[i] = -1;
-			*is_eq = 0;
-			*inside = 0;
-		} else
-			*inside = 1;
-		return 0;
-	}
-	mu = cp_calloc(2 * k, sizeof *mu);
-	if (!mu)
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	for (i = 0; i < k; i++)
-		mu[i] = (double)s[i];
-	feas_result_init(&res);
-	rc = feas_model_new(k, m, S, NULL, &fm, err);
-	if (!rc) {
-		memset(&q, 0, sizeof q);
-		q.shape = FEAS_INDEPENDENT;
-		q.mu = mu;
-		q.half = mu + k;
-		rc = feas_check(fm, &q, FEAS_EXPLAIN, &res, err);
-	}
-	if (rc)
-		goto out;
-	/* outside: the solver's constraint, verified in integers */
-	for (i = 0; !res.feasible && i < res.n_violations; i++)
-		if (separates(res.violations[i].a, res.violations[i].is_equality,
-			      S, m, k, s)) {
-			memcpy(a, res.violations[i].a, k * sizeof *a);
-			*is_eq = res.violations[i].is_equality;
-			*inside = 0;
-			goto out;
-		}
-	/* otherwise the exact cone decides */
-	memset(&co, 0, sizeof co);
-	co.max_facets = f->opt.max_facets ? f->opt.max_facets : 5000;
-	co.max_seconds = f->opt.cone_seconds > 0 ? f->opt.cone_seconds : 5;
-	cp_error_clear(&cerr);
-	if (cone_build(k, m, S, &co, &c, &cerr)) {
-		if (cerr.code == CP_ENOMEM)
-			rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;   /* undecided */
-	}
-	if (!cone_fits_int64(c))
-		goto out;   /* undecided: the exact test below is int64 */
-	*inside = 1;
-	for (i = 0; i < cone_n_equalities(c) && *inside; i++)
-		if (explore_dot_exact(cone_equality(c, i), s, k) != 0) {
-			memcpy(a, cone_equality(c, i), k * sizeof *a);
-			*is_eq = 1;
-			*inside = 0;
-		}
-	for (i = 0; i < cone_n_facets(c) && *inside; i++)
-		if (explore_dot_exact(cone_facet(c, i), s, k) < 0) {
-			memcpy(a, cone_facet(c, i), k * sizeof *a);
-			*is_eq = 0;
-			*inside = 0;
-		}
-out:
-	cone_free(c);
-	feas_result_release(&res);
-	feas_model_free(fm);
-	cp_free(mu);
+	rc = pipe_model_new_from(0, S, m, f->pd, NULL, &pm, err);
+	if (!rc)
+		rc = pipe_model_contains(pm, s, &budget, inside, a, is_eq, err);
+	pipe_model_free(pm);
 	return rc;
 }
 

@@ -626,7 +626,7 @@ static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t lef
 			goto nomem;
 		for (g = 0; g < m->c.n; g++) {
 			for (i = 0, cnt = 0; i < n_all; i++)
-				cnt += explore_dot_exact(m->c.g + g * sg->k,
+				cnt += cone_dot_exact(m->c.g + g * sg->k,
 							 sg->st.rows + (size_t)all[i] * sg->k,
 							 sg->k) < 0;
 			if (cnt < best_n) {
@@ -635,7 +635,7 @@ static int dfs(struct sg *sg, const uint32_t *P, size_t np, size_t n, size_t lef
 			}
 		}
 		for (i = 0; i < n_all; i++)
-			if (explore_dot_exact(m->c.g + best * sg->k,
+			if (cone_dot_exact(m->c.g + best * sg->k,
 					      sg->st.rows + (size_t)all[i] * sg->k, sg->k) < 0)
 				all[m->n_branch++] = all[i];
 		m->branch = all;
@@ -943,7 +943,7 @@ static int partial_level(struct sg *sg, const struct found *P, size_t keep,
 		/* the certificates it breaks: a few of each kind */
 		memset(bits, 0, c.nw * sizeof *bits);
 		for (g = 0; g < c.n; g++)
-			if (explore_dot_exact(c.g + g * sg->k,
+			if (cone_dot_exact(c.g + g * sg->k,
 					      sg->st.rows + (size_t)id * sg->k, sg->k) < 0)
 				bits[g / 64] |= (uint64_t)1 << (g % 64);
 		key = cp_hash(CP_HASH_SEED, bits, c.nw * sizeof *bits) | 1;

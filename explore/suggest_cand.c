@@ -12,6 +12,8 @@
 #include "explore/family_int.h"
 #include "explore/suggest_int.h"
 
+#include "geometry/cone.h"
+
 static uint64_t row_hash(const uint32_t *r, size_t k)
 {
 	return cp_hash(CP_HASH_SEED, r, k * sizeof *r);
@@ -257,7 +259,7 @@ static void root_bits(const struct sg *sg, const uint32_t *t, uint64_t *bits)
 
 	memset(bits, 0, sg->nw * sizeof *bits);
 	for (g = 0; g < sg->nG; g++)
-		if (explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0)
+		if (cone_dot_exact(sg->G + g * sg->k, t, sg->k) < 0)
 			bits[g / 64] |= (uint64_t)1 << (g % 64);
 }
 
@@ -502,7 +504,7 @@ int explore_sg_pass_run(struct sg *sg, struct pass *p)
 		p->base = i;
 		memcpy(p->t, sg->brows + i * k, k * sizeof *p->t);
 		for (g = 0; g < p->nG; g++)
-			p->d[g] = explore_dot_exact(p->G + g * k, p->t, k);
+			p->d[g] = cone_dot_exact(p->G + g * k, p->t, k);
 		rc = pass_steps(sg, p, 0, sg->max_edits, 0);
 	}
 	if (!rc)
@@ -636,12 +638,12 @@ static size_t collateral(const struct sg *sg, const uint32_t *t)
 	if (!pipe_model_has_facets(sg->pm0) || nc > COLLATERAL_MAX_CONSTRAINTS)
 		return 0;
 	for (i = 0; i < nc; i++) {
-		__int128 v = explore_dot_exact(pipe_model_constraint(sg->pm0, i), t, sg->k);
+		__int128 v = cone_dot_exact(pipe_model_constraint(sg->pm0, i), t, sg->k);
 
 		n += i < neq ? v != 0 : v < 0;
 	}
 	for (g = 0; g < sg->nG; g++)
-		n -= n && explore_dot_exact(sg->G + g * sg->k, t, sg->k) < 0;
+		n -= n && cone_dot_exact(sg->G + g * sg->k, t, sg->k) < 0;
 	return n;
 }
 

@@ -9,6 +9,8 @@
 #include "explore/family_int.h"
 #include "explore/suggest_int.h"
 
+#include "geometry/cone.h"
+
 /* t on the data's counters as a model signature, in words. */
 static char *signature_words(const struct sg *sg, const uint32_t *t, uint32_t *full)
 {
@@ -201,7 +203,7 @@ int explore_sg_describe(struct sg *sg, struct explore_suggestion *s, size_t rank
 		goto nomem;
 	for (g = 0; g < sg->nG; g++)
 		for (j = 0; j < s->n_new; j++)
-			if (explore_dot_exact(sg->G + shown[g] * sg->k, s->paths[j].counts,
+			if (cone_dot_exact(sg->G + shown[g] * sg->k, s->paths[j].counts,
 					      sg->k) < 0) {
 				s->relaxed[n++] = g;
 				break;

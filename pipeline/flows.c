@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pipeline/pipeline.h"
+#include "pipeline/pipeline_int.h"
 
 struct pipe_flows {
 	size_t k, n;              /* counters, columns */
@@ -118,25 +119,6 @@ static int uop_columns(const struct udd_model *m, udd_features sel,
 	*out = rows;
 	*n_out = n;
 	return CP_OK;
-}
-
-/* Is row (uop, k counts) among the n sorted rows? */
-static int row_find(const uint32_t *row, const uint32_t *rows, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(rows + mid * (k + 1), row, (k + 1) * sizeof *row);
-
-		if (c == 0)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
 }
 
 /* ==== identifiability ==== */
@@ -682,7 +664,7 @@ static int flows_new(const struct udd_model *m, udd_features sel,
 		if ((rc = uop_columns(m, sel & ~((udd_features)1 << i), pd, &off, &n_off, err)))
 			goto fail;
 		for (c = 0; c < n; c++)
-			if (!n_off || !row_find(rows + c * (k + 1), off, n_off, k)) {
+			if (!n_off || !pipe_row_find(rows + c * (k + 1), off, n_off, k + 1)) {
 				pf->needs[f * n + c] = 1;
 				pf->n_needing[pf->uop[c] * pf->n_feat + f]++;
 			}

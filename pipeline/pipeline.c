@@ -660,6 +660,136 @@ const int64_t *pipe_model_constraint(const struct pipe_model *pm, size_t i)
 	return pm->has_facets && i < pm->n_eq + pm->n_facets ? pm->cons + i * pm->k : NULL;
 }
 
+/* Does s break a (and every signature keep it)?  In integers. */
+static int breaks_only(const struct pipe_model *pm, const int64_t *a, int is_eq,
+		       const uint32_t *s)
+{
+	size_t j;
+
+	for (j = 0; j < pm->m; j++) {
+		__int128 v = cone_dot_exact(a, pm->S + j * pm->k, pm->k);
+
+		if (is_eq ? v != 0 : v < 0)
+			return 0;
+	}
+	return is_eq ? cone_dot_exact(a, s, pm->k) != 0 : cone_dot_exact(a, s, pm->k) < 0;
+}
+
+/* Decide by the listed constraints: *inside, and the first one s breaks.
+ * Over s's non-zero counts only: a signature counts a few. */
+static int contains_listed(const struct pipe_model *pm, const uint32_t *s,
+			   int *inside, int64_t *a, int *is_eq, struct cp_error *err)
+{
+	uint32_t *ix = cp_malloc((pm->k + 1) * sizeof *ix);
+	size_t i, j, n = 0;
+
+	if (!ix)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (j = 0; j < pm->k; j++)
+		if (s[j])
+			ix[n++] = (uint32_t)j;
+	*inside = 1;
+	for (i = 0; i < pm->n_eq + pm->n_facets && *inside; i++) {
+		const int64_t *c = pm->cons + i * pm->k;
+		__int128 v = 0;
+
+		for (j = 0; j < n; j++)
+			v += (__int128)c[ix[j]] * s[ix[j]];
+		*inside = i < pm->n_eq ? v == 0 : v >= 0;
+		if (!*inside && a) {
+			memcpy(a, c, pm->k * sizeof *a);
+			*is_eq = i < pm->n_eq;
+		}
+	}
+	cp_free(ix);
+	return CP_OK;
+}
+
+int pipe_row_find(const uint32_t *row, const uint32_t *rows, size_t n, size_t width)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(rows + mid * width, row, width * sizeof *row);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int pipe_model_contains(struct pipe_model *pm, const uint32_t *s,
+			const struct pipe_budget *budget, int *inside,
+			int64_t *a, int *is_eq, struct cp_error *err)
+{
+	struct feas_query q;
+	struct feas_result res;
+	double *mu;
+	size_t i, k = pm->k;
+	int rc;
+
+	*inside = -1;
+	if (pm->has_facets)
+		return contains_listed(pm, s, inside, a, is_eq, err);
+	if (pm->m == 0) {
+		/* the cone is {0}: -x_i >= 0 holds on it, and s breaks it
+		 * for a counter it counts */
+		for (i = 0; i < k && !s[i]; i++)
+			;
+		*inside = i == k;
+		if (a) {
+			memset(a, 0, k * sizeof *a);
+			if (i < k) {
+				a[i] = -1;
+				*is_eq = 0;
+			}
+		}
+		return CP_OK;
+	}
+	if (pipe_row_find(s, pm->S, pm->m, k)) {
+		*inside = 1;
+		return CP_OK;
+	}
+	if (!(mu = cp_calloc(2 * k, sizeof *mu)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	for (i = 0; i < k; i++)
+		mu[i] = (double)s[i];
+	memset(&q, 0, sizeof q);
+	q.shape = FEAS_INDEPENDENT;
+	q.mu = mu;
+	q.half = mu + k;
+	feas_result_init(&res);
+	rc = pipe_model_make_solver(pm, err);
+	if (!rc)
+		rc = feas_check(pm->fm, &q, budget ? FEAS_EXPLAIN : 0, &res, err);
+	if (!rc && !budget)
+		*inside = res.feasible;
+	for (i = 0; !rc && budget && !res.feasible && i < res.n_violations; i++)
+		if (breaks_only(pm, res.violations[i].a, res.violations[i].is_equality, s)) {
+			*inside = 0;
+			if (a) {
+				memcpy(a, res.violations[i].a, k * sizeof *a);
+				*is_eq = res.violations[i].is_equality;
+			}
+			break;
+		}
+	feas_result_release(&res);
+	cp_free(mu);
+	if (rc || *inside != -1)
+		return rc;
+	/* the exact cone decides, within the budget (the solver, which has
+	 * checked, could not take its constraints: made again if used) */
+	pipe_model_drop_solver(pm);
+	if ((rc = pipe_model_list_facets(pm, budget, err)))
+		return rc;
+	return pm->has_facets ? contains_listed(pm, s, inside, a, is_eq, err) : CP_OK;
+}
+
 /* ==== checking ==== */
 
 /* Were pd's regions made on pm's counters? */

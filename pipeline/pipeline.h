@@ -177,6 +177,21 @@ int pipe_model_over_budget(const struct pipe_model *pm);
 size_t pipe_model_n_span_equalities(const struct pipe_model *pm);
 const int64_t *pipe_model_span_equalities(const struct pipe_model *pm);
 
+/* Is the signature s (the model's counters, counts) in pm's cone?  The
+ * one point-in-cone test.  *inside = 1 or 0 when decided, -1 when not.
+ * Decided exactly by pm's listed constraints when it has them; else s is
+ * one of pm's signatures; else the solver takes s as a zero-width box
+ * (its borderline verdicts settled exactly).  Without a budget the
+ * solver's verdict stands.  With one, only an outside verdict that names
+ * a constraint of the cone which s breaks (checked in integers against
+ * every signature) stands; the exact cone built under the budget decides
+ * the rest, -1 beyond it.  a (k entries, with *is_eq; may be NULL, and
+ * then so may is_eq) gets the constraint s breaks when the budget is
+ * given and s is outside. */
+int pipe_model_contains(struct pipe_model *pm, const uint32_t *s,
+			const struct pipe_budget *budget, int *inside,
+			int64_t *a, int *is_eq, struct cp_error *err);
+
 /* ---- checking ----
  * res: pipe_data_n_observations results, each feas_result_init'ed; those
  * of unusable observations are left as they are (feasible = 0, no

@@ -18,4 +18,8 @@ int pipe_check_queries(struct pipe_model *pm, const struct feas_query *q, size_t
 		       size_t *inexact, void (*progress)(void *, size_t, size_t),
 		       void *progress_ctx, struct cp_error *err);
 
+/* Is row (width counts) among the n sorted rows of that width?  Rows
+ * out of order only make a miss. */
+int pipe_row_find(const uint32_t *row, const uint32_t *rows, size_t n, size_t width);
+
 #endif

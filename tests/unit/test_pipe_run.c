@@ -186,6 +186,48 @@ static void test_alloc_failures(void)
 	CHECKF(done && n > 10, "a run without failures after %lu allocations", n);
 }
 
+/* The one point-in-cone test: cone{(1,0,0,0), (1,1,0,0)} on the data's
+ * four counters, decided by the solver, by the exact cone under a
+ * budget (with the constraint s breaks), and for the cone {0}. */
+static void test_contains(void)
+{
+	static const uint32_t S[] = { 1, 0, 0, 0, 1, 1, 0, 0 };
+	static const uint32_t in[] = { 3, 1, 0, 0 }, row[] = { 1, 1, 0, 0 },
+		out1[] = { 0, 1, 0, 0 }, out2[] = { 1, 0, 2, 0 }, zero[4] = { 0 };
+	struct pipe_budget budget = { 100, 5 };
+	struct pipe_model *pm = NULL;
+	struct pipe_run *r = NULL;
+	struct cp_error err;
+	int64_t a[4];
+	int inside, is_eq, pass;
+
+	CHECKF(pipe_run(model, NULL, good_bad, NULL, 1, &r, &err) == CP_OK, "%s", err.msg);
+	if (!r)
+		return;
+	for (pass = 0; pass < 2; pass++) {
+		const struct pipe_budget *b = pass ? &budget : NULL;
+
+		CHECK(pipe_model_new_from(0, S, 2, pipe_run_data(r), NULL, &pm, &err) == CP_OK);
+		CHECK(pipe_model_contains(pm, in, b, &inside, a, &is_eq, &err) == CP_OK && inside == 1);
+		CHECK(pipe_model_contains(pm, row, b, &inside, a, &is_eq, &err) == CP_OK && inside == 1);
+		CHECK(pipe_model_contains(pm, out1, b, &inside, a, &is_eq, &err) == CP_OK && inside == 0);
+		if (b)   /* x0 - x1 >= 0 (or a multiple): every row keeps it, out1 breaks it */
+			CHECK(!is_eq && a[0] > 0 && a[1] == -a[0]);
+		CHECK(pipe_model_contains(pm, out2, b, &inside, a, &is_eq, &err) == CP_OK && inside == 0);
+		if (b)   /* x2 = 0 */
+			CHECK(a[2] != 0 && a[0] == 0 && a[1] == 0);
+		CHECK(pipe_model_has_facets(pm) == pass);   /* the exact cone was built */
+		pipe_model_free(pm);
+		pm = NULL;
+	}
+	CHECK(pipe_model_new_from(0, S, 0, pipe_run_data(r), NULL, &pm, &err) == CP_OK);
+	CHECK(pipe_model_contains(pm, zero, &budget, &inside, a, &is_eq, &err) == CP_OK && inside == 1);
+	CHECK(pipe_model_contains(pm, out1, &budget, &inside, a, &is_eq, &err) == CP_OK && inside == 0);
+	CHECK(!is_eq && a[1] == -1 && a[0] == 0 && a[2] == 0);   /* -x1 >= 0 */
+	pipe_model_free(pm);
+	pipe_run_free(r);
+}
+
 int main(void)
 {
 	check_prog = "test_pipe_run";
@@ -197,6 +239,7 @@ int main(void)
 	RUN(test_verdicts);
 	RUN(test_borrowed);
 	RUN(test_options);
+	RUN(test_contains);
 	RUN(test_errors);
 	RUN(test_unusable);
 	RUN(test_alloc_failures);
