@@ -107,7 +107,7 @@ ABIN     = build/asan/counterpoint
 
 .SECONDARY:
 .PHONY: all deps check test unit asan fuzz fuzz-build bench check-symbols check-layers clean \
-        shared man install uninstall mpi python
+        shared man install uninstall mpi python FORCE
 all: $(BIN) $(LIB) shared man
 
 deps:
