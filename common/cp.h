@@ -9,6 +9,7 @@
 #ifndef COUNTERPOINT_CP_H
 #define COUNTERPOINT_CP_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -262,5 +263,32 @@ int cp_csv_name_check(const char *what, const char *s, struct cp_error *err);
 /* The dataset's header line. */
 #define CP_DATASET_HEADER \
 	"observation,interval,event,value,enabled_ns,running_ns\n"
+
+/* ---- diagnostics: bad lines collected while reading ----
+ * A reader notes every bad line it meets and reads on, then reports them
+ * all in input and line order (common/diag.c).  Zero-initialise. */
+struct cp_diag {
+	size_t input, seq;   /* which input; the order noted, for ties */
+	unsigned line;       /* 0: the input as a whole */
+	char *msg;
+};
+struct cp_diags {
+	struct cp_diag *d;
+	size_t n, cap;
+	int nomem;           /* a note was lost for want of memory */
+};
+void cp_diags_vadd(struct cp_diags *ds, size_t input, unsigned line,
+		   const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+/* Sort the notes by input, line and order; write each to messages (may
+ * be NULL) as "NAME:LINE: msg" ("NAME: msg" for line 0), NAME being
+ * names[input]; the first into err (CP_EINPUT at its place), the others
+ * into err->detail while they fit, then "... and N more bad NOUN".
+ * Returns CP_EINPUT. */
+int cp_diags_report(struct cp_diags *ds, const char *const *names, const char *noun,
+		    struct cp_buf *messages, struct cp_error *err);
+/* Move from's notes to the end of to, their lines moved by off (a part
+ * of the input read apart); from is left empty.  CP_ENOMEM leaves both. */
+int cp_diags_move(struct cp_diags *to, struct cp_diags *from, unsigned off);
+void cp_diags_release(struct cp_diags *ds);
 
 #endif

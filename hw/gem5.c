@@ -46,12 +46,6 @@ struct dump {
 	uint64_t ns;             /* its interval's length */
 };
 
-struct diag {
-	unsigned line;
-	size_t seq;              /* order of report, for a stable sort */
-	char *msg;
-};
-
 struct importer {
 	const char *name;
 	struct record *r;
@@ -62,8 +56,7 @@ struct importer {
 	size_t hcap;
 	struct dump *d;
 	size_t nd, dcap;
-	struct diag *diag;
-	size_t ndiag, diagcap;
+	struct cp_diags diags;
 	int nomem;
 };
 
@@ -71,30 +64,12 @@ static void bad(struct importer *im, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void bad(struct importer *im, unsigned line, const char *fmt, ...)
 {
-	char msg[700];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	cp_diags_vadd(&im->diags, 0, line, fmt, ap);
 	va_end(ap);
-	if (im->ndiag == im->diagcap) {
-		size_t cap = im->diagcap ? 2 * im->diagcap : 16;
-		struct diag *d = cp_reallocarray(im->diag, cap, sizeof *d);
-
-		if (!d) {
-			im->nomem = 1;
-			return;
-		}
-		im->diag = d;
-		im->diagcap = cap;
-	}
-	im->diag[im->ndiag].line = line;
-	im->diag[im->ndiag].seq = im->ndiag;
-	if (!(im->diag[im->ndiag].msg = cp_strdup(msg))) {
-		im->nomem = 1;
-		return;
-	}
-	im->ndiag++;
+	im->nomem |= im->diags.nomem;
 }
 
 /* Grow *p (of *cap elements of size each) to hold n + 1. */
@@ -739,57 +714,6 @@ static void write_rows(struct importer *im, const size_t *cells,
 
 /* ==== the whole file ==== */
 
-static int diag_cmp(const void *a, const void *b)
-{
-	const struct diag *x = a, *y = b;
-
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* The first diagnostic (in line order) into err, the others into its
- * detail as far as they fit; all of them into messages. */
-static int report(struct importer *im, struct cp_buf *messages,
-		  struct cp_error *err)
-{
-	size_t i, used = 0;
-	int rc;
-
-	qsort(im->diag, im->ndiag, sizeof *im->diag, diag_cmp);
-	for (i = 0; messages && i < im->ndiag; i++) {
-		if (im->diag[i].line)
-			cp_buf_printf(messages, "%s:%u: %s\n", im->name,
-				      im->diag[i].line, im->diag[i].msg);
-		else
-			cp_buf_printf(messages, "%s: %s\n", im->name,
-				      im->diag[i].msg);
-	}
-	rc = cp_error_at(err, CP_EINPUT, im->name, im->diag[0].line, 0, "%s",
-			 im->diag[0].msg);
-	if (!err)
-		return rc;
-	for (i = 1; i < im->ndiag; i++) {
-		char line[sizeof err->detail];
-		int n;
-
-		if (im->diag[i].line)
-			n = snprintf(line, sizeof line, "%s:%u: %s\n", im->name,
-				     im->diag[i].line, im->diag[i].msg);
-		else
-			n = snprintf(line, sizeof line, "%s: %s\n", im->name,
-				     im->diag[i].msg);
-		if (n < 0 || used + (size_t)n + 40 >= sizeof err->detail) {
-			snprintf(err->detail + used, sizeof err->detail - used,
-				 "... and %zu more bad lines\n", im->ndiag - i);
-			break;
-		}
-		memcpy(err->detail + used, line, (size_t)n + 1);
-		used += (size_t)n;
-	}
-	return rc;
-}
-
 /* Read the lines into records and dumps. */
 static void read_lines(struct importer *im, char *buf, size_t len)
 {
@@ -839,7 +763,7 @@ static void read_lines(struct importer *im, char *buf, size_t len)
 	if (open)
 		bad(im, im->d[im->nd - 1].begin, "the dump begun here has no 'End "
 		    "Simulation Statistics' (a truncated file?)");
-	if (!im->nd && !im->ndiag)
+	if (!im->nd && !im->diags.n)
 		bad(im, line ? line : 1, "no 'Begin Simulation Statistics' (is "
 		    "this gem5's stats.txt?)");
 }
@@ -926,10 +850,10 @@ int hec_gem5_convert(const char *name, const char *text, size_t len,
 			    near ? "'?)" : "");
 			cp_free(names);
 		}
-	if (!ne && !im.ndiag)
+	if (!ne && !im.diags.n)
 		bad(&im, im.d[0].begin, "no statistic holds counts (each has a "
 		    "fraction, nan or inf in some dump)");
-	if (im.nomem || im.ndiag)
+	if (im.nomem || im.diags.n)
 		goto out;
 	if (opt->header)
 		cp_buf_puts(out, "observation,interval,event,value,enabled_ns,"
@@ -949,13 +873,11 @@ int hec_gem5_convert(const char *name, const char *text, size_t len,
 out:
 	if (im.nomem || out->failed)
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-	else if (!rc && im.ndiag)
-		rc = report(&im, opt->messages, err);
-	for (i = 0; i < im.ndiag; i++)
-		cp_free(im.diag[i].msg);
+	else if (!rc && im.diags.n)
+		rc = cp_diags_report(&im.diags, &im.name, "lines", opt->messages, err);
+	cp_diags_release(&im.diags);
 	for (i = 0; i < im.ns; i++)
 		cp_free(im.s[i].name);
-	cp_free(im.diag);
 	cp_free(im.s);
 	cp_free(im.hash);
 	cp_free(im.r);

@@ -53,12 +53,6 @@ struct block {
 	size_t rows;             /* its count rows (summary rows aside) */
 };
 
-struct diag {
-	size_t input, seq;
-	unsigned line;
-	char *msg;
-};
-
 enum fmt { FMT_NONE, FMT_CSV, FMT_JSON, FMT_STD };
 
 /* aggregation kinds, for the note */
@@ -104,8 +98,7 @@ struct importer {
 	size_t n, cap;
 	struct block *b;
 	size_t nb, capb;
-	struct diag *d;
-	size_t nd, capd;
+	struct cp_diags diags;
 	struct input_state *st;  /* nin, kept for the note */
 	int nomem;
 	int strip, strict, pooled;
@@ -121,42 +114,12 @@ static void bad(struct importer *im, size_t input, unsigned line,
 static void bad(struct importer *im, size_t input, unsigned line,
 		const char *fmt, ...)
 {
-	char msg[700];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	cp_diags_vadd(&im->diags, input, line, fmt, ap);
 	va_end(ap);
-	if (im->nd == im->capd) {
-		size_t cap = im->capd ? 2 * im->capd : 16;
-		struct diag *d = cp_reallocarray(im->d, cap, sizeof *d);
-
-		if (!d) {
-			im->nomem = 1;
-			return;
-		}
-		im->d = d;
-		im->capd = cap;
-	}
-	if (!(im->d[im->nd].msg = cp_strdup(msg))) {
-		im->nomem = 1;
-		return;
-	}
-	im->d[im->nd].input = input;
-	im->d[im->nd].line = line;
-	im->d[im->nd].seq = im->nd;
-	im->nd++;
-}
-
-static int diag_cmp(const void *a, const void *b)
-{
-	const struct diag *x = a, *y = b;
-
-	if (x->input != y->input)
-		return x->input < y->input ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	im->nomem |= im->diags.nomem;
 }
 
 /* ==== numbers ==== */
@@ -2209,7 +2172,7 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
 	for (i = 0; i < n && !im.nomem; i++) {
 		struct input_state *st = &im.st[i];
-		size_t nd = im.nd;
+		size_t nd = im.diags.n;
 
 		st->input = i;
 		st->name = in[i].name;
@@ -2217,7 +2180,7 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 		st->block = SIZE_MAX;
 		st->last_time = -1;
 		parse_input(&im, st);
-		if (!im.nomem && st->rows == 0 && im.nd == nd)
+		if (!im.nomem && st->rows == 0 && im.diags.n == nd)
 			bad(&im, i, 1, "no counts found (is this the output of perf "
 			    "stat?)");
 	}
@@ -2228,33 +2191,15 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 		rc = write_rows(&im, out, report, err);
 	if (im.nomem || out->failed || (report && report->note.failed)) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-	} else if (!rc && im.nd) {
-		size_t used = 0;
+	} else if (!rc && im.diags.n) {
+		const char **names = cp_malloc(n * sizeof *names);
 
-		qsort(im.d, im.nd, sizeof *im.d, diag_cmp);
-		rc = cp_error_at(err, CP_EINPUT, in[im.d[0].input].name,
-				 im.d[0].line, 0, "%s", im.d[0].msg);
-		if (err)
-			err->detail[0] = '\0';
-		for (i = 0; i < im.nd; i++) {
-			char line[900];
-			int len = snprintf(line, sizeof line, "%s:%u: %s\n",
-					   in[im.d[i].input].name, im.d[i].line,
-					   im.d[i].msg);
-
-			if (report)
-				cp_buf_puts(&report->diag, line);
-			if (!err || i == 0 || used >= sizeof err->detail)
-				continue;
-			if (used + (size_t)len + 24 < sizeof err->detail) {
-				memcpy(err->detail + used, line, (size_t)len + 1);
-				used += (size_t)len;
-			} else {
-				snprintf(err->detail + used, sizeof err->detail - used,
-					 "... more bad lines\n");
-				used = sizeof err->detail;
-			}
-		}
+		for (i = 0; names && i < n; i++)
+			names[i] = in[i].name;
+		rc = names ? cp_diags_report(&im.diags, names, "lines",
+					     report ? &report->diag : NULL, err)
+			   : cp_error_set(err, CP_ENOMEM, "out of memory");
+		cp_free(names);
 	}
 	if (rc) {
 		out->len = mark;
@@ -2266,9 +2211,7 @@ int hec_perfstat_convert(const struct hec_perfstat_input *in, size_t n,
 		cp_free(im.r[i].event);
 		cp_free(im.r[i].raw);
 	}
-	for (i = 0; i < im.nd; i++)
-		cp_free(im.d[i].msg);
-	cp_free(im.d);
+	cp_diags_release(&im.diags);
 	cp_free(im.r);
 	cp_free(im.b);
 	cp_free(im.st);

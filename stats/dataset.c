@@ -120,56 +120,20 @@ static size_t names_intern(struct names *t, const char *s, size_t len)
 
 /* ==== diagnostics: collected with their line, reported in line order ==== */
 
-struct diag {
-	unsigned line;
-	size_t seq;
-	char *msg;
-};
-
 struct loader {
 	const char *name;
-	struct diag *d;
-	size_t n, cap;
-	int nomem;
+	struct cp_diags ds;
 };
 
 static void diag_add(struct loader *l, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void diag_add(struct loader *l, unsigned line, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	cp_diags_vadd(&l->ds, 0, line, fmt, ap);
 	va_end(ap);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct diag *d = cp_reallocarray(l->d, cap, sizeof *d);
-
-		if (!d) {
-			l->nomem = 1;
-			return;
-		}
-		l->d = d;
-		l->cap = cap;
-	}
-	if (!(l->d[l->n].msg = cp_strdup(msg))) {
-		l->nomem = 1;
-		return;
-	}
-	l->d[l->n].line = line;
-	l->d[l->n].seq = l->n;
-	l->n++;
-}
-
-static int diag_cmp(const void *a, const void *b)
-{
-	const struct diag *x = a, *y = b;
-
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Report the collected diagnostics: the first into err, the rest into
@@ -177,47 +141,7 @@ static int diag_cmp(const void *a, const void *b)
 static int diag_report(struct loader *l, struct cp_buf *diag,
 		       struct cp_error *err)
 {
-	size_t i, used = 0, left = 0;
-
-	qsort(l->d, l->n, sizeof *l->d, diag_cmp);
-	for (i = 0; i < l->n; i++) {
-		char line[700];
-		int len;
-
-		len = snprintf(line, sizeof line, "%s:%u: %s\n", l->name,
-			       l->d[i].line, l->d[i].msg);
-		if (diag)
-			cp_buf_puts(diag, line);
-		if (i == 0) {
-			cp_error_at(err, CP_EINPUT, l->name, l->d[i].line, 0,
-				    "%s", l->d[i].msg);
-			continue;
-		}
-		if (!err)
-			continue;
-		if (!left && len > 0 &&
-		    used + (size_t)len + 40 < sizeof err->detail) {
-			memcpy(err->detail + used, line, (size_t)len + 1);
-			used += (size_t)len;
-		} else {
-			left++;
-		}
-	}
-	if (err && left)
-		snprintf(err->detail + used, sizeof err->detail - used,
-			 "... and %zu more bad rows\n", left);
-	return CP_EINPUT;
-}
-
-static void loader_release(struct loader *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		cp_free(l->d[i].msg);
-	cp_free(l->d);
-	l->d = NULL;
-	l->n = l->cap = 0;
+	return cp_diags_report(&l->ds, &l->name, "rows", diag, err);
 }
 
 /* ==== the loader's state across lines (and blocks of the file) ==== */
@@ -741,7 +665,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 			/* a line still coming: a NUL byte in it is said now (a
 			 * device such as /dev/zero never sends its newline) */
 			if (nul && c->line < UINT32_MAX - 1) {
-				loader_release(&c->l);
+				cp_diags_release(&c->l.ds);
 				diag_add(&c->l, c->line + 1, "not a text file (NUL byte)");
 				c->stop = 1;
 			}
@@ -756,7 +680,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 		c->line++;
 		if (nul && nul <= eol) {
 			/* a binary file: that alone is said */
-			loader_release(&c->l);
+			cp_diags_release(&c->l.ds);
 			diag_add(&c->l, c->line, "not a text file (NUL byte)");
 			c->stop = 1;
 			break;
@@ -768,7 +692,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 		if (!c->body) {
 			c->body = 1;
 			rc = load_header(c, p, eol);
-			if (c->l.n)
+			if (c->l.ds.n)
 				c->stop = 1;
 		} else {
 			if (is_blank_line(p, eol))
@@ -781,7 +705,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 		p = nl ? nl + 1 : end;
 	}
 	*rest = p;
-	return rc ? rc : c->l.nomem ? CP_ENOMEM : CP_OK;
+	return rc ? rc : c->l.ds.nomem ? CP_ENOMEM : CP_OK;
 }
 
 /* ==== after the last line: order, duplicates, the index ==== */
@@ -1021,7 +945,7 @@ static int ctx_init(struct ctx *c, const char *name, struct cp_error *err)
 /* Everything c holds, its dataset too (NULL once handed out). */
 static void ctx_release(struct ctx *c)
 {
-	loader_release(&c->l);
+	cp_diags_release(&c->l.ds);
 	cp_free(c->f);
 	cp_free(c->kind);
 	cp_free(c->scratch);
@@ -1039,14 +963,14 @@ static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
 	if (!rc && !c->stop) {
 		if (c->line == 0)
 			diag_add(&c->l, 1, "empty file (no header)");
-		else if ((rc = index_groups(c)) == CP_OK && !c->l.n && !c->d->n_s)
+		else if ((rc = index_groups(c)) == CP_OK && !c->l.ds.n && !c->d->n_s)
 			diag_add(&c->l, 1, "no data rows");   /* at the header */
 	}
-	if (!rc && c->l.nomem)
+	if (!rc && c->l.ds.nomem)
 		rc = CP_ENOMEM;
 	if (rc == CP_ENOMEM)
 		cp_error_set(err, CP_ENOMEM, "out of memory loading '%s'", c->l.name);
-	else if (!rc && c->l.n)
+	else if (!rc && c->l.ds.n)
 		rc = diag_report(&c->l, diag, err);
 	if (!rc) {
 		*out = c->d;
@@ -1195,31 +1119,6 @@ static int load_range(struct ctx *c, const struct source *s, uint64_t from,
 
 /* ==== on threads: a range of lines each, joined in file order ==== */
 
-/* Move the messages of from to to, their lines moved by off. */
-static int diag_move(struct loader *to, struct loader *from, unsigned off)
-{
-	size_t i;
-
-	if (!from->n)
-		return CP_OK;
-	if (to->n + from->n > to->cap) {
-		struct diag *d = cp_reallocarray(to->d, to->n + from->n, sizeof *d);
-
-		if (!d)
-			return CP_ENOMEM;
-		to->d = d;
-		to->cap = to->n + from->n;
-	}
-	for (i = 0; i < from->n; i++) {
-		to->d[to->n] = from->d[i];
-		to->d[to->n].line += off;
-		to->d[to->n].seq = to->n;
-		to->n++;
-	}
-	from->n = 0;                  /* the messages are to's now */
-	return CP_OK;
-}
-
 /* Append the samples of h (the first group of fragment e, its events
  * already the joined dataset's) to g (the last group of d, whose samples
  * end d's), as store_row would have: one group, and an event in both
@@ -1291,12 +1190,12 @@ static int join_fragment(struct ctx *c, struct ctx *f)
 	if (!obs_map || !ev_map)
 		goto out;
 	if (f->stop) {                /* a NUL byte: that alone is said */
-		loader_release(&c->l);
+		cp_diags_release(&c->l.ds);
 		c->stop = 1;
-		rc = diag_move(&c->l, &f->l, off);
+		rc = cp_diags_move(&c->l.ds, &f->l.ds, off);
 		goto out;
 	}
-	if (diag_move(&c->l, &f->l, off))
+	if (cp_diags_move(&c->l.ds, &f->l.ds, off))
 		goto out;
 	if (e->n_sr) {                /* summary rows: lines moved by off */
 		if (d->n_sr + e->n_sr > d->cap_sr) {
