@@ -73,6 +73,9 @@ void cli_note_unread_events(const char *cmd, const char *data_path,
  * printing the error). */
 int cli_parse_size(const char *cmd, const char *opt, const char *text,
 		   size_t *out);
+/* The same for a positive integer (a count that cannot be 0). */
+int cli_parse_count(const char *cmd, const char *opt, const char *text,
+		    size_t *out);
 /* --batches: a count of at least 2, 'none' (1: every interval a sample)
  * or 'auto' (REGION_BATCHES_AUTO); the same words in every command. */
 int cli_parse_batches(const char *cmd, const char *text, size_t *out);

@@ -194,10 +194,8 @@ int cli_cone(int argc, char **argv)
 		case 'w': with = optarg; break;
 		case 'j': json = 1; break;
 		case 'F':
-			if (cli_parse_size("cone", "--max-facets", optarg, &copt.max_facets))
+			if (cli_parse_count("cone", "--max-facets", optarg, &copt.max_facets))
 				return CLI_USAGE;
-			if (!copt.max_facets)
-				return cli_usage_error("cone", "--max-facets must be at least 1");
 			break;
 		case 'T':
 			if (cli_parse_double("cone", "--max-seconds", optarg, 1e-6, 1e9,

@@ -258,10 +258,8 @@ int cli_explore(int argc, char **argv)
 		case 'x': so.exhaustive = 1; break;
 		case 'D': so.deep = 1; break;
 		case 'M':
-			if (cli_parse_size("explore", "--max-models", optarg, &so.max_models))
+			if (cli_parse_count("explore", "--max-models", optarg, &so.max_models))
 				return CLI_USAGE;
-			if (!so.max_models)
-				return cli_usage_error("explore", "--max-models must be at least 1");
 			break;
 		case 's':
 			if (cli_parse_double("explore", "--cone-seconds", optarg,

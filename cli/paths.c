@@ -136,10 +136,8 @@ int cli_paths(int argc, char **argv)
 		case 'a': all = 1; break;
 		case 'F': list = 1; break;
 		case 'M':
-			if (cli_parse_size("paths", "--max-signatures", optarg, &max_sigs))
+			if (cli_parse_count("paths", "--max-signatures", optarg, &max_sigs))
 				return CLI_USAGE;
-			if (!max_sigs)
-				return cli_usage_error("paths", "--max-signatures must be at least 1");
 			break;
 		case 'h': fputs(usage_text, stdout); return CLI_OK;
 		default: return cli_bad_option("paths", opt, argv, longopts);

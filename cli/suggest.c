@@ -134,16 +134,12 @@ int cli_suggest(int argc, char **argv)
 						       "'%s'", optarg);
 			break;
 		case 'K':
-			if (cli_parse_size("suggest", "--keep", optarg, &so.keep))
+			if (cli_parse_count("suggest", "--keep", optarg, &so.keep))
 				return CLI_USAGE;
-			if (!so.keep)
-				return cli_usage_error("suggest", "--keep: at least 1");
 			break;
 		case 'M':
-			if (cli_parse_size("suggest", "--max-checks", optarg, &so.max_checks))
+			if (cli_parse_count("suggest", "--max-checks", optarg, &so.max_checks))
 				return CLI_USAGE;
-			if (!so.max_checks)
-				return cli_usage_error("suggest", "--max-checks: at least 1");
 			break;
 		case 'o':
 			output = optarg;

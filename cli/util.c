@@ -60,22 +60,34 @@ int cli_print_error(const char *cmd, const struct cp_error *err)
 	}
 }
 
-int cli_parse_size(const char *cmd, const char *opt, const char *text,
-		   size_t *out)
+/* A decimal integer of at least min (0 or 1). */
+static int parse_size_min(const char *cmd, const char *opt, const char *text,
+			  size_t min, size_t *out)
 {
+	const char *want = min ? "a positive integer" : "a non-negative integer";
 	char *end;
 	unsigned long long v;
 
 	errno = 0;
 	if (!text[0] || text[0] == '-')
-		return cli_usage_error(cmd, "%s wants a non-negative integer, not '%s'",
-				       opt, text);
+		return cli_usage_error(cmd, "%s wants %s, not '%s'", opt, want, text);
 	v = strtoull(text, &end, 10);
-	if (errno || *end || v > SIZE_MAX)
-		return cli_usage_error(cmd, "%s wants a non-negative integer, not '%s'",
-				       opt, text);
+	if (errno || *end || v > SIZE_MAX || v < min)
+		return cli_usage_error(cmd, "%s wants %s, not '%s'", opt, want, text);
 	*out = (size_t)v;
 	return CLI_OK;
+}
+
+int cli_parse_size(const char *cmd, const char *opt, const char *text,
+		   size_t *out)
+{
+	return parse_size_min(cmd, opt, text, 0, out);
+}
+
+int cli_parse_count(const char *cmd, const char *opt, const char *text,
+		    size_t *out)
+{
+	return parse_size_min(cmd, opt, text, 1, out);
 }
 
 int cli_parse_batches(const char *cmd, const char *text, size_t *out)
