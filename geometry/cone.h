@@ -163,7 +163,8 @@ size_t cone_vec_nnz(const int64_t *a, size_t k);
 /* Exact a.s for an integer constraint and a signature; a's entries are
  * primitive and small, s's are counts per μpath, so __int128 never
  * overflows. */
-__int128 cone_dot_exact(const int64_t *a, const uint32_t *s, size_t k);
+__extension__ typedef __int128 cone_int128;
+cone_int128 cone_dot_exact(const int64_t *a, const uint32_t *s, size_t k);
 /* The readable form of constraint a (a.x >= 0, or a.x = 0 when
  * is_equality), in place: a is made primitive; then, while it helps, an
  * inequality drops a positive term when what is left still holds on every

@@ -24,9 +24,9 @@ void cone_vec_primitive(int64_t *a, size_t k)
 			a[i] /= g;
 }
 
-__int128 cone_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
+cone_int128 cone_dot_exact(const int64_t *a, const uint32_t *s, size_t k)
 {
-	__int128 v = 0;
+	cone_int128 v = 0;
 	size_t i;
 
 	for (i = 0; i < k; i++)
