@@ -315,7 +315,7 @@ static double shrink_intensity(const double *x, size_t lo, size_t hi, size_t k,
 }
 
 /* The axes by blocks: counters whose correlations in S (the first half's
- * covariance) reach SPLIT_BLOCK_CORR, directly or through others, form a
+ * covariance) reach corr, directly or through others, form a
  * block, and S's covariances between blocks are set to 0, so that each
  * block gets principal axes of its own.  Rates span orders of magnitude
  * (STLB hits at 10^8/s beside walk starts at 10^6/s), and an axis of a
@@ -357,71 +357,9 @@ static void split_blocks(double *S, size_t k, size_t *root, double corr)
 /* The kinds of axis of a short run's frame (block_axes). */
 enum { AXIS_THIN = 0, AXIS_COUNTER = 1, AXIS_WIDE = 2 };
 
-/* A short run's blocks: pairs of counters whose correlation in S (the
- * first half's covariance, of na samples) reaches SHORT_PAIR_CORR, the
- * strongest first, each counter in one pair at most (root[] the pair's
- * first counter, or the counter itself); S's covariances outside the
- * pairs set to 0.  None when na < SHORT_PAIR_MIN_SAMPLES: two samples
- * correlate perfectly whatever the counters (five pooled perf stat runs
- * had rotated into a box of 2.48 times the independent box's volume).
- * Not chains of them: in a block of three or more whose ends correlate
- * less, the widest axis leans on every member, and the box reaches
- * farther along each counter than the independent box does. */
-static int short_pairs(double *S, size_t k, size_t na, size_t *root,
-		       struct cp_error *err)
-{
-	size_t *cand = cp_malloc((k * k / 2 + 1) * 2 * sizeof *cand), n = 0, i, j, l, t;
-	double *r = cp_malloc((k * k / 2 + 1) * sizeof *r);
-
-	if (!cand || !r) {
-		cp_free(cand);
-		cp_free(r);
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	}
-	for (j = 0; j < k; j++) {
-		root[j] = j;
-		for (l = j + 1; l < k; l++) {
-			double d = S[j * k + j] * S[l * k + l], c;
-
-			if (na < SHORT_PAIR_MIN_SAMPLES || !(d > 0) ||
-			    !((c = fabs(S[j * k + l]) / sqrt(d)) >= SHORT_PAIR_CORR))
-				continue;
-			/* insertion by descending correlation (few pass) */
-			for (i = n; i > 0 && r[i - 1] < c; i--) {
-				r[i] = r[i - 1];
-				cand[2 * i] = cand[2 * i - 2];
-				cand[2 * i + 1] = cand[2 * i - 1];
-			}
-			r[i] = c;
-			cand[2 * i] = j;
-			cand[2 * i + 1] = l;
-			n++;
-		}
-	}
-	/* the strongest first; a pair whose counter is taken is dropped
-	 * (r[] < 0) */
-	for (i = 0; i < n; i++) {
-		j = cand[2 * i];
-		l = cand[2 * i + 1];
-		if (root[j] != j || root[l] != l || r[i] < 0)
-			continue;
-		root[l] = j;
-		for (t = i + 1; t < n; t++)
-			if (cand[2 * t] == j || cand[2 * t + 1] == j ||
-			    cand[2 * t] == l || cand[2 * t + 1] == l)
-				r[t] = -1;
-	}
-	for (j = 0; j < k; j++)
-		for (l = 0; l < k; l++)
-			if (j != l && root[j] != root[l])
-				S[j * k + l] = 0;
-	cp_free(cand);
-	cp_free(r);
-	return CP_OK;
-}
-
 /* A short run's frame: S (the first half's covariance, its covariances
- * between blocks already 0, root[] each counter's block) gives each
+ * between blocks already 0, root[] each counter's block: split_blocks
+ * at SHORT_BLOCK_CORR) gives each
  * block of two or more counters its own principal axes, the widest
  * AXIS_WIDE and the others AXIS_THIN, and each counter alone its own
  * axis (AXIS_COUNTER).  Rows of V, kinds in kind. */
@@ -478,9 +416,9 @@ out:
  * axis gets an exact t interval, Sidak-corrected for k axes.  Axes are
  * stored by ascending half-width.  When a half has no more samples than
  * counters, the first half's correlations are shrunk towards 0
- * (Schafer-Strimmer) before its eigenvectors are taken, and when it has
- * more than k/2 the axes are taken block by block (split_blocks): better
- * axes, and no change to the widths' law.  With independent samples (no long-run
+ * (Schafer-Strimmer) before its eigenvectors are taken, and the axes are
+ * taken block by block (split_blocks): better axes, and no change to
+ * the widths' law.  With independent samples (no long-run
  * covariance) the second half's covariance also takes the contrast of
  * the halves' means, sqrt(n_A n_B / n) (mean_A - mean_B): it is N(0,
  * Sigma) and independent of the full mean and of both halves' spreads,
@@ -489,9 +427,15 @@ out:
  * halves are so short that the per-axis quantile exceeds
  * SPLIT_MAX_PENALTY^2 times the full sample's, the box would be wider
  * than the independent box along every counter by more than the
- * correlations typically win back, and the caller takes the independent
- * box (a rule on k and the degrees of freedom, never on the data's
- * values).  A counter whose spread in the two halves differs beyond
+ * correlations typically win back; and when the first half has no more
+ * than k/2 samples, its axes (a covariance of rank below k/2, the rest
+ * made by shrinkage) lean on counters they barely correlate with, and
+ * the box reaches past the independent box along single counters and
+ * their differences, the directions counter models constrain.  Either
+ * way the frame is the short run's: the counters with the independent
+ * box's intervals, save blocks of near-identities (block_axes; a rule on
+ * k and the degrees of freedom, the frame a function of the first half,
+ * never of the widths' data).  A counter whose spread in the two halves differs beyond
  * what stationary samples allow (stats_halves_differ: a phase in one
  * half) voids the premise that the second half speaks for the run:
  * then the axes it weighs on keep at least the whole sample's width
@@ -530,7 +474,8 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	/* the rule is judged at the reference level 0.99, so that the choice
 	 * of box depends on k and the degrees of freedom alone */
 	short_run = region_quantile1(0.99, k, (size_t)floor(nu) + 1) >
-		    SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * region_quantile1(0.99, k, r->n);
+		    SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * region_quantile1(0.99, k, r->n) ||
+		    2 * na <= k;
 	mu = cp_malloc(k * sizeof *mu);
 	mb = cp_malloc(k * sizeof *mb);
 	SA = cp_malloc(k * k * sizeof *SA);
@@ -601,13 +546,17 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 					SA[j * k + l] *= 1 - lambda;
 	}
 	if (short_run) {
-		/* only near-identities of the first half rotate the frame */
-		if ((rc = short_pairs(SA, k, na, ord, err)) ||
-		    (rc = block_axes(SA, k, ord, w, V, kind, err)))
+		/* only near-identities of the first half rotate the frame:
+		 * none from fewer than SHORT_BLOCK_MIN_SAMPLES samples, which
+		 * correlate perfectly whatever the counters (five pooled perf
+		 * stat runs had rotated into a box of 2.48 times the
+		 * independent box's volume) */
+		split_blocks(SA, k, ord, na >= SHORT_BLOCK_MIN_SAMPLES ? SHORT_BLOCK_CORR :
+			     (double)INFINITY);
+		if ((rc = block_axes(SA, k, ord, w, V, kind, err)))
 			goto out;
 	} else {
-		if (2 * na > k)
-			split_blocks(SA, k, ord, SPLIT_BLOCK_CORR);
+		split_blocks(SA, k, ord, SPLIT_BLOCK_CORR);
 		if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
 			goto out;
 	}

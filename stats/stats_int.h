@@ -12,25 +12,25 @@
 /* The floor of the long-run quantiles' degrees of freedom (longrun.c). */
 #define HAC_MIN_DOF 7.0
 /* The split-half PCA box is used when its per-axis half-width quantile
- * is at most this factor above the full sample's (stats/longrun.c);
- * measured on simulator sweeps (docs/method/statistics.md, section 8): at 1.25
- * the box never refutes less than the independent box, in any setting. */
+ * is at most this factor above the full sample's, and its first half
+ * has more than k/2 samples (stats/longrun.c); measured on simulator
+ * sweeps (docs/method/statistics.md, section 8). */
 #define SPLIT_MAX_PENALTY 1.25
 /* The split box's axes are found in blocks of counters correlated at
- * least this much (stats/longrun.c, split_blocks), when a half has more
- * samples than k/2; measured on simulator sweeps (docs/method/statistics.md,
- * section 8): 0.6 beat 0.3, 0.8 and no blocks at 100 and 200 intervals. */
+ * least this much (stats/longrun.c, split_blocks); measured on simulator
+ * sweeps (docs/method/statistics.md, section 8): 0.6 beat 0.3, 0.8 and
+ * no blocks at 100 and 200 intervals. */
 #define SPLIT_BLOCK_CORR 0.6
-/* Halves too short for the split box (SPLIT_MAX_PENALTY): the frame is
- * the counters, save pairs of counters whose first-half correlation
- * reaches this: near-identities, which even five samples show and noise
- * rarely mimics (stats/longrun.c, short_pairs). */
-#define SHORT_PAIR_CORR 0.99
+/* Otherwise (a short run) the frame is the counters, save blocks of
+ * counters whose first-half correlations reach this, directly or through
+ * others: near-identities, which even five samples show and noise
+ * rarely mimics (stats/longrun.c, block_axes). */
+#define SHORT_BLOCK_CORR 0.99
 /* ... and only when the first half has at least this many samples (two
  * samples correlate perfectly whatever the counters, four reach 0.99 by
  * chance in one independent pair of a hundred, five in one of a
  * thousand). */
-#define SHORT_PAIR_MIN_SAMPLES 5
+#define SHORT_BLOCK_MIN_SAMPLES 5
 /* The level of the test for a counter whose spread differs between the
  * split box's halves (stats_halves_differ): beyond it, the box's widths
  * may not fall below the whole sample's along the same axes. */

@@ -427,6 +427,84 @@ static void test_coverage_short_run_pairs(void)
 	gsl_rng_free(g);
 }
 
+/* Twenty intervals of twenty counters: halves of ten samples, too few
+ * for the split box's axes (a first half of at most k/2 samples), so the
+ * frame is the short run's.  Counter 0 counts the events of 1 and 2
+ * together (walk_done = walk_done_4k + walk_done_2m), which move
+ * together (a block of three, correlated above 0.99), 3 and 4 count
+ * nearly the same events, the other
+ * fifteen are unrelated, at scales from 5 to 75.  The PCA box holds the
+ * true mean as often as it claims; along the difference of two
+ * unrelated counters (the direction of a constraint such as
+ * retired_stlb_miss <= causes_walk) it reaches exactly as far as the
+ * independent box, in every trial (the split box's axes, from ten
+ * samples in twenty dimensions, leaned on them: fails if the rule on
+ * the first half's size goes); and a mean that breaks the identity of
+ * the block by 10 sd of its noise, which the independent box holds, lies
+ * outside it. */
+static void test_coverage_short_run_blocks(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[20 * 20], mu[20], off[20], res[20];
+	struct region_options o = { .confidence = 0.99, .resolution = res };
+	struct tally t = { 0, 0, 0, 0 };
+	int trial, sees = 0, ind_holds = 0, reach_ok = 0;
+	size_t i, j;
+
+	gsl_rng_set(g, 2020);
+	for (j = 0; j < 20; j++) {
+		mu[j] = 1000.0 * (double)(j + 1);
+		res[j] = 1e-9;
+	}
+	mu[0] = mu[1] + mu[2];
+	memcpy(off, mu, sizeof off);
+	/* each interval's counter 0 has noise sd 0.2 beyond 1 + 2 */
+	off[0] += 10 * 0.2 / sqrt(20.0);
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct region *r = NULL;
+		struct cp_error err;
+		double a5 = 0, a6 = 0, reach = 0;
+
+		for (i = 0; i < 20; i++) {
+			double *xi = x + i * 20;
+			double a = gsl_ran_gaussian(g, 30), c = gsl_ran_gaussian(g, 10);
+
+			xi[1] = mu[1] + a + gsl_ran_gaussian(g, 1);
+			xi[2] = mu[2] + a / 2 + gsl_ran_gaussian(g, 1);
+			xi[0] = xi[1] + xi[2] - mu[1] - mu[2] + mu[0] + gsl_ran_gaussian(g, 0.2);
+			xi[3] = mu[3] + c + gsl_ran_gaussian(g, 0.1);
+			xi[4] = mu[4] + c + gsl_ran_gaussian(g, 0.1);
+			for (j = 5; j < 20; j++)
+				xi[j] = mu[j] + gsl_ran_gaussian(g, 5.0 * (double)(j - 4));
+		}
+		if (region_build(x, 20, 20, &o, &r, &err)) {
+			printf("  region_build: %s\n", err.msg);
+			break;
+		}
+		count_hits(&t, r, mu);
+		ind_holds += region_contains(r, REGION_INDEPENDENT, off);
+		sees += !region_contains(r, REGION_PCA, off);
+		/* the box's reach along e_5 - e_6 against the independent box's */
+		for (i = 0; i < 20; i++) {
+			a5 = r->box_axes[i * 20 + 5];
+			a6 = r->box_axes[i * 20 + 6];
+			reach += fabs(a5 - a6) * r->half_pca[i];
+		}
+		reach_ok += reach <= (1 + 1e-12) * (r->half_ind[5] + r->half_ind[6]);
+		region_free(r);
+	}
+	printf("  k=20 n=20 a block of three and a pair: ellipsoid %d, PCA box %d, "
+	       "independent box %d of %d; a broken identity outside the PCA box "
+	       "in %d, inside the independent box in %d; along e5 - e6 no farther "
+	       "than the independent box in %d\n", t.ell, t.pca, t.ind, TRIALS,
+	       sees, ind_holds, reach_ok);
+	CHECKF(t.pca >= MIN_HITS, "PCA box %d", t.pca);
+	CHECKF(t.ind >= MIN_HITS, "independent box %d", t.ind);
+	CHECKF(ind_holds >= 900 && sees >= 800, "broken identity: %d, %d", ind_holds, sees);
+	CHECKF(reach_ok == TRIALS, "reach %d", reach_ok);
+	gsl_rng_free(g);
+}
+
 int main(void)
 {
 	check_prog = "test_region_coverage";
@@ -442,5 +520,6 @@ int main(void)
 	RUN(test_coverage_rare_counts);
 	RUN(test_coverage_phase_in_one_half);
 	RUN(test_coverage_short_run_pairs);
+	RUN(test_coverage_short_run_blocks);
 	return check_summary();
 }
