@@ -583,7 +583,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 const double *floor_, const double *cfull,
 			 int per_interval, double conf, struct cp_error *err)
 {
-	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
+	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL, *nzi = NULL, *nzn = NULL;
 	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
 	       *h = NULL;
 	double *VT = NULL, *uw, *us, *uc, *sv, *fv, *pv, *cv, *nuj;
@@ -622,8 +622,10 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	VT = cp_malloc((k * k + 8 * k) * sizeof *VT);
 	unsteady = cp_malloc(k);
 	kind = cp_calloc(k, 1);
+	nzi = cp_malloc(k * k * sizeof *nzi);
+	nzn = cp_malloc(k * sizeof *nzn);
 	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT || !unsteady ||
-	    !kind) {
+	    !kind || !nzi || !nzn) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -713,6 +715,16 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	for (l = 0; l < k; l++)
 		for (i = 0; i < k; i++)
 			VT[l * k + i] = V[i * k + l];
+	/* A short run's axes are mostly single counters and pairs: a row of
+	 * VT with few nonzero terms adds only those (the zeros it skips add
+	 * exactly nothing to a sum that starts at +0, so the sums are the
+	 * same). */
+	for (l = 0; l < k; l++) {
+		nzn[l] = 0;
+		for (i = 0; i < k; i++)
+			if (VT[l * k + i] != 0)
+				nzi[l * k + nzn[l]++] = i;
+	}
 	for (i = 0; i < k; i++)
 		sv[i] = fv[i] = pv[i] = cv[i] = 0;
 	for (j = 0; j < k; j++) {
@@ -722,8 +734,19 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		for (i = 0; i < k; i++)
 			uw[i] = us[i] = uc[i] = 0;
 		for (l = 0; l < k; l++) {
-			axpy(k, wj[l], VT + l * k, uw);
-			axpy(k, cj[l], VT + l * k, uc);
+			const double *vl = VT + l * k;
+			size_t t;
+
+			if (2 * nzn[l] >= k) {
+				axpy(k, wj[l], vl, uw);
+				axpy(k, cj[l], vl, uc);
+				continue;
+			}
+			for (t = 0; t < nzn[l]; t++) {
+				i = nzi[l * k + t];
+				uw[i] += wj[l] * vl[i];
+				uc[i] += cj[l] * vl[i];
+			}
 		}
 		if (per_interval)
 			for (l = 0; l < k; l++)
@@ -828,6 +851,8 @@ out:
 	cp_free(VT);
 	cp_free(unsteady);
 	cp_free(kind);
+	cp_free(nzi);
+	cp_free(nzn);
 	return rc;
 }
 
