@@ -546,6 +546,9 @@ struct parts {
 	size_t *inf_at;           /* JSON: where each infeasible one's "refutes" goes */
 	size_t n_inf, cap_inf;
 	size_t *keep;             /* the part's infeasible observations */
+	unsigned char *tail;      /* the last part's: refuted at the family's level */
+	size_t n_tail;
+	struct pipe_family *family;   /* over the last part */
 	struct cp_error strict_err, first_err;  /* the first unusable; observation 0's */
 	int have_strict, first_unusable;
 };
@@ -665,6 +668,32 @@ static int parts_family(struct stats_reader *rd, const struct udd_model *model,
 	return rc;
 }
 
+/* The family-wise check of the last part's infeasible observations
+ * (p->keep, n of them), on the part itself: the part in memory is the
+ * rest of the input, so nothing of it is read again.  Also the summary's
+ * family (p->family). */
+static int parts_family_last(struct parts *p, const struct pipe_data *pd,
+			     struct pipe_model *pm, const struct feas_result *res,
+			     size_t n, double family_confidence, size_t threads,
+			     struct cp_error *err)
+{
+	size_t no = pipe_data_n_observations(pd), nr, j;
+	unsigned char *ref = cp_calloc(no + 1, 1);
+	int rc;
+
+	if (!(p->tail = cp_calloc(n + 1, 1)) || !ref) {
+		cp_free(ref);
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	}
+	if (!(rc = pipe_family_new(pd, family_confidence, p->usable, &p->family, err)) &&
+	    !(rc = pipe_family_check(p->family, pm, res, threads, ref, &nr, NULL, err)))
+		for (j = 0; j < n; j++)
+			p->tail[j] = ref[p->keep[j]];
+	p->n_tail = n;
+	cp_free(ref);
+	return rc;
+}
+
 /* `check` on a dataset read in parts: each part's regions built and
  * checked as it comes, its observations' report written, its infeasible
  * ones kept to be read again for the family-wise claim.  The report is
@@ -752,7 +781,10 @@ static int check_parts(struct report *rep, int json, int strict,
 			crc = parts_take(&p, pd, res, m, &n_keep, err);
 			usable_before += p.usable - before;
 		}
-		if (!crc)
+		if (!crc && stats_reader_last(rd) && m == nw)
+			crc = parts_family_last(&p, pd, pm, res, n_keep,
+						family_confidence, threads, err);
+		else if (!crc)
 			crc = stats_reader_keep(rd, p.keep, n_keep, err);
 		if (!crc)
 			crc = stats_reader_take(rd, m, err);
@@ -790,8 +822,16 @@ static int check_parts(struct report *rep, int json, int strict,
 		goto fail;
 	}
 	if (parts_family(rd, model, po, pm, family_confidence, p.usable, threads,
-			 refutes, &rep->n_refuting, err) ||
-	    pipe_family_new(last, family_confidence, p.usable, &family, err))
+			 refutes, &rep->n_refuting, err))
+		goto fail;
+	/* the last part's, checked as it was read (parts_family_last) */
+	for (i = 0; i < p.n_tail; i++) {
+		refutes[rep->infeasible - p.n_tail + i] = p.tail[i];
+		rep->n_refuting += p.tail[i];
+	}
+	family = p.family;
+	p.family = NULL;
+	if (!family && pipe_family_new(last, family_confidence, p.usable, &family, err))
 		goto fail;
 	phase_mark(phases, "family-wise");
 	rep->family = family;
@@ -827,7 +867,9 @@ out:
 	cp_buf_release(&p.rel);
 	cp_free(p.inf_at);
 	cp_free(p.keep);
+	cp_free(p.tail);
 	cp_free(refutes);
+	pipe_family_free(p.family);
 	pipe_family_free(family);
 	pipe_data_free(pd);
 	pipe_data_free(last);

@@ -213,12 +213,26 @@ static int grow_events(struct ctx *c)
  * chunk stays in small pages, touched as far as it is filled. */
 #define CHUNK_ALIGN ((size_t)2 << 20)
 
+/* Chunks freed are kept for the next dataset, up to CHUNK_SPARE of them:
+ * a dataset read in parts (stats/reader.c) then fills the memory of the
+ * part before, its pages already there, instead of faulting in and
+ * zeroing fresh ones for every part. */
+#define CHUNK_SPARE 2
+static struct chunk *spare[CHUNK_SPARE];
+static size_t n_spare;
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct chunk *chunk_new(int huge)
 {
 	size_t size = sizeof(struct chunk), span = size + CHUNK_ALIGN;
-	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0), *a;
+	char *p, *a;
 
+	pthread_mutex_lock(&spare_lock);
+	a = n_spare ? (char *)spare[--n_spare] : NULL;
+	pthread_mutex_unlock(&spare_lock);
+	if (a)
+		return (struct chunk *)a;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	a = (char *)(((uintptr_t)p + CHUNK_ALIGN - 1) & ~(uintptr_t)(CHUNK_ALIGN - 1));
@@ -237,6 +251,14 @@ static struct chunk *chunk_new(int huge)
 
 static void chunk_free(struct chunk *c)
 {
+	if (!c)
+		return;
+	pthread_mutex_lock(&spare_lock);
+	if (n_spare < CHUNK_SPARE) {
+		spare[n_spare++] = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
 	if (c)
 		munmap(c, sizeof *c);
 }
@@ -1402,8 +1424,8 @@ static int ctx_fragment(struct ctx *f, const struct ctx *c, int huge)
 /* The first bytes after the header, read by c before the other ranges
  * are cut: the events they name seed every fragment. */
 #define LOAD_SEED ((uint64_t)64 << 10)
-/* A fragment at least this large keeps its samples in huge pages from
- * its first chunk on. */
+/* A fragment (or text) at least this large keeps its samples in huge
+ * pages from its first chunk on. */
 #define HUGE_RANGE ((uint64_t)16 << 20)
 
 /* Cut [from, size) into ranges by guided self-scheduling: each a share
@@ -1530,6 +1552,7 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	*out = NULL;
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
+	c.d->huge = s->size >= HUGE_RANGE;   /* as a fragment that large */
 	if (s->seq || (!s->skip && (s->size / min_range < 2 || n < 2))) {
 		rc = load_range(&c, s, 0, TO_END, &next, err);
 		return ctx_finish(&c, rc, out, diag, err);

@@ -16,18 +16,31 @@
 #include "stats/region.h"
 #include "stats/stats_int.h"
 
-double stats_max_lag1(const double *x, size_t n, size_t k)
+double stats_lag1_worst(const double *lag1, size_t k)
 {
 	double worst = NAN;
 	size_t j;
 
 	for (j = 0; j < k; j++) {
-		double a = fabs(stats_lag1_autocorrelation(x, n, k, j));
+		double a = fabs(lag1[j]);
 
 		if (!isnan(a) && !(a <= worst))
 			worst = a;
 	}
 	return worst;
+}
+
+int stats_max_lag1(const double *x, size_t n, size_t k, double *worst)
+{
+	double *lag1 = cp_malloc((k + 1) * sizeof *lag1);
+
+	if (!lag1 || stats_lag1_all(x, n, k, lag1)) {
+		cp_free(lag1);
+		return CP_ENOMEM;
+	}
+	*worst = stats_lag1_worst(lag1, k);
+	cp_free(lag1);
+	return CP_OK;
 }
 
 /* The automatic treatment of autocorrelated intervals: a long-run
@@ -41,19 +54,24 @@ double stats_max_lag1(const double *x, size_t n, size_t k)
  * the innovation variances are 1 - rho_j^2).  No significant lag-1
  * autocorrelation (stats_lag1_significant) gives L = 0: the plain sample
  * covariance, with its exact quantiles.  Unlike batch means this keeps n
- * samples and the full covariance.  Returns L (0 .. n/2). */
-size_t stats_hac_bandwidth(const double *rates, size_t n, size_t k)
+ * samples and the full covariance.  *out = L (0 .. n/2); returns a
+ * status. */
+int stats_hac_bandwidth(const double *rates, size_t n, size_t k, size_t *out)
 {
-	double num = 0, den = 0, worst = NAN, alpha, L;
+	double num = 0, den = 0, worst, alpha, L, *lag1 = cp_malloc((k + 1) * sizeof *lag1);
 	size_t j;
 
+	*out = 0;
+	if (!lag1 || stats_lag1_all(rates, n, k, lag1)) {
+		cp_free(lag1);
+		return CP_ENOMEM;
+	}
+	worst = stats_lag1_worst(lag1, k);
 	for (j = 0; j < k; j++) {
-		double r = stats_lag1_autocorrelation(rates, n, k, j), s;
+		double r = lag1[j], s;
 
 		if (isnan(r))
 			continue;
-		if (!(fabs(r) <= worst))
-			worst = fabs(r);
 		if (r > 0.97)
 			r = 0.97;   /* a unit root has no finite long-run variance */
 		if (r < -0.97)
@@ -62,15 +80,17 @@ size_t stats_hac_bandwidth(const double *rates, size_t n, size_t k)
 		num += 4 * r * r * s / (pow(1 - r, 6) * (1 + r) * (1 + r));
 		den += s / pow(1 - r, 4);
 	}
+	cp_free(lag1);
 	if (!stats_lag1_significant(worst, n) || !(den > 0))
-		return 0;
+		return CP_OK;
 	alpha = num / den;
 	L = 1.1447 * cbrt(alpha * (double)n);
 	if (!(L >= 1))
 		L = 1;
 	if (L > (double)n / 2)
 		L = (double)n / 2;
-	return (size_t)L;
+	*out = (size_t)L;
+	return CP_OK;
 }
 
 /* The equivalent degrees of freedom of a Bartlett long-run variance with
@@ -97,16 +117,57 @@ static int row_has_nan(const double *x, size_t k)
 	return 0;
 }
 
+/* y += a x, element by element (each y_i one multiply and one add, as a
+ * scalar loop would do; restrict and
+ * the unrolling let the compiler use vector registers). */
+static void axpy(size_t k, double a, const double *restrict x, double *restrict y)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= k; i += 4) {   /* unrolled: the compiler pairs them */
+		y[i] += a * x[i];
+		y[i + 1] += a * x[i + 1];
+		y[i + 2] += a * x[i + 2];
+		y[i + 3] += a * x[i + 3];
+	}
+	for (; i < k; i++)
+		y[i] += a * x[i];
+}
+
+/* y += a x, then y += u b, element by element (two products added in
+ * turn, as a scalar loop adds them; unrolled as axpy is). */
+static void axpy2(size_t k, double a, const double *restrict x,
+		  const double *restrict u, double b, double *restrict y)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= k; i += 4) {
+		y[i] += a * x[i];
+		y[i] += u[i] * b;
+		y[i + 1] += a * x[i + 1];
+		y[i + 1] += u[i + 1] * b;
+		y[i + 2] += a * x[i + 2];
+		y[i + 2] += u[i + 2] * b;
+		y[i + 3] += a * x[i + 3];
+		y[i + 3] += u[i + 3] * b;
+	}
+	for (; i < k; i++) {
+		y[i] += a * x[i];
+		y[i] += u[i] * b;
+	}
+}
+
 /* tot[j][l] (j <= l) = sum_{h=1..L} (1 - h/(L+1)) (G_h[j][l] + G_h[l][j]),
  * G_h the lag-h autocovariance over the pairs of intervals where both
  * were counted.  Row by row, every pair at once: rows i and i + h stay in
  * cache (a pair at a time went through the whole block k^2 L / 2 times,
  * most of a long observation's time).  Each pair's sum takes its terms in
  * the order a pair-at-a-time loop takes them, so the sums are the same to
- * the bit.  g, np: k*k scratch. */
+ * the bit.  g, np: k*k scratch; da: 2k scratch. */
 static void long_run(const double *x, size_t m, size_t k, const double *mu,
-		     size_t L, double *tot, double *g, size_t *np)
+		     size_t L, double *tot, double *g, size_t *np, double *da)
 {
+	double *db = da + k;
 	size_t h, i, j, l;
 
 	memset(tot, 0, k * k * sizeof *tot);
@@ -122,14 +183,12 @@ static void long_run(const double *x, size_t m, size_t k, const double *mu,
 			if (!row_has_nan(xa, k) && !row_has_nan(xb, k)) {
 				full++;
 				for (j = 0; j < k; j++) {
-					double *gj = g + j * k;
-					double aj = xa[j] - mu[j], bj = xb[j] - mu[j];
-
-					for (l = j; l < k; l++) {
-						gj[l] += aj * (xb[l] - mu[l]);
-						gj[l] += (xa[l] - mu[l]) * bj;
-					}
+					da[j] = xa[j] - mu[j];
+					db[j] = xb[j] - mu[j];
 				}
+				for (j = 0; j < k; j++)
+					axpy2(k - j, da[j], db + j, da + j, db[j],
+					      g + j * k + j);
 				continue;
 			}
 			for (j = 0; j < k; j++)
@@ -190,75 +249,96 @@ double stats_max_of(const double *a, size_t k)
 	return m;
 }
 
+void stats_col_sums(const double *x, size_t lo, size_t hi, size_t k, double *sum,
+		    size_t *cnt)
+{
+	size_t i, j;
+
+	memset(sum, 0, k * sizeof *sum);
+	memset(cnt, 0, k * sizeof *cnt);
+	for (i = lo; i < hi; i++) {
+		const double *row = x + i * k;
+
+		for (j = 0; j < k; j++)
+			if (!isnan(row[j])) {
+				sum[j] += row[j];
+				cnt[j]++;
+			}
+	}
+}
+
+void stats_cross_sums(const double *x, size_t lo, size_t hi, size_t k,
+		      const double *mu, double *acc, size_t *cnt, double *d)
+{
+	size_t i, j, l, full = 0;
+
+	memset(acc, 0, k * k * sizeof *acc);
+	memset(cnt, 0, k * k * sizeof *cnt);
+	for (i = lo; i < hi; i++) {
+		const double *row = x + i * k;
+
+		if (!row_has_nan(row, k)) {
+			full++;
+			for (j = 0; j < k; j++)
+				d[j] = row[j] - mu[j];
+			for (j = 0; j < k; j++)
+				axpy(k - j, d[j], d + j, acc + j * k + j);
+			continue;
+		}
+		for (j = 0; j < k; j++) {
+			double dj = row[j] - mu[j];
+
+			if (isnan(row[j]))
+				continue;
+			for (l = j; l < k; l++)
+				if (!isnan(row[l])) {
+					acc[j * k + l] += dj * (row[l] - mu[l]);
+					cnt[j * k + l]++;
+				}
+		}
+	}
+	for (j = 0; j < k; j++)
+		for (l = j; l < k; l++)
+			cnt[j * k + l] += full;
+}
+
 /* The (long-run, with bandwidth L) covariance of the samples in rows
  * [lo, hi) of x, centred on that block's own means, pairwise over the
  * rows where both counters were counted: S (k*k), the means mu (k). */
 int stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 		    size_t L, double *mu, double *S)
 {
-	double *tot = NULL, *g = NULL;
-	size_t *np = NULL;
-	size_t i, j, l;
+	double *tot = cp_malloc(k * k * sizeof *tot), *g = cp_malloc(k * k * sizeof *g);
+	double *d = cp_malloc(2 * k * sizeof *d);
+	size_t *np = cp_malloc(k * k * sizeof *np), j, l;
+	int rc = CP_ENOMEM;
 
-	if (L && (!(tot = cp_malloc(k * k * sizeof *tot)) ||
-		  !(g = cp_malloc(k * k * sizeof *g)) ||
-		  !(np = cp_malloc(k * k * sizeof *np)))) {
-		cp_free(tot);
-		cp_free(g);
-		return CP_ENOMEM;
-	}
-	for (j = 0; j < k; j++) {
-		double sum = 0;
-		size_t c = 0;
-
-		for (i = lo; i < hi; i++)
-			if (!isnan(x[i * k + j])) {
-				sum += x[i * k + j];
-				c++;
-			}
-		mu[j] = c ? sum / (double)c : 0;
-	}
+	if (!tot || !g || !d || !np)
+		goto out;
+	stats_col_sums(x, lo, hi, k, mu, np);
+	for (j = 0; j < k; j++)
+		mu[j] = np[j] ? mu[j] / (double)np[j] : 0;
 	if (L)
-		long_run(x + lo * k, hi - lo, k, mu, L, tot, g, np);
+		long_run(x + lo * k, hi - lo, k, mu, L, tot, g, np, d);
+	/* g, np: the lag-0 sums (tot is long_run's) */
+	stats_cross_sums(x, lo, hi, k, mu, g, np, d);
 	for (j = 0; j < k; j++)
 		for (l = j; l < k; l++) {
-			double sum = 0;
-			size_t c = 0;
+			double sum = g[j * k + l];
+			size_t c = np[j * k + l];
 
-			for (i = lo; i < hi; i++) {
-				double a = x[i * k + j], b = x[i * k + l];
-
-				if (isnan(a) || isnan(b))
-					continue;
-				sum += (a - mu[j]) * (b - mu[l]);
-				c++;
-			}
 			sum = c >= 2 ? sum / (double)(c - 1) : 0;
 			if (L)
 				sum += tot[j * k + l];
 			S[j * k + l] = S[l * k + j] = sum;
 		}
+	rc = CP_OK;
+out:
 	cp_free(tot);
 	cp_free(g);
+	cp_free(d);
 	cp_free(np);
-	return CP_OK;
-}
-
-/* y += a x, element by element (each y_i one multiply and one add, as a
- * scalar loop would do; restrict and
- * the unrolling let the compiler use vector registers). */
-static void axpy(size_t k, double a, const double *restrict x, double *restrict y)
-{
-	size_t i;
-
-	for (i = 0; i + 4 <= k; i += 4) {   /* unrolled: the compiler pairs them */
-		y[i] += a * x[i];
-		y[i + 1] += a * x[i + 1];
-		y[i + 2] += a * x[i + 2];
-		y[i + 3] += a * x[i + 3];
-	}
-	for (; i < k; i++)
-		y[i] += a * x[i];
+	return rc;
 }
 
 /* Schafer and Strimmer's (2005) shrinkage intensity towards the diagonal
@@ -447,7 +527,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 const double *floor_, const double *cfull,
 			 int per_interval, double conf, struct cp_error *err)
 {
-	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL;
+	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL, *nzi = NULL, *nzn = NULL;
 	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
 	       *h = NULL;
 	double *VT = NULL, *uw, *us, *uc, *sv, *fv, *pv, *cv, *nuj;
@@ -487,8 +567,10 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	VT = cp_malloc((k * k + 8 * k) * sizeof *VT);
 	unsteady = cp_malloc(k);
 	kind = cp_calloc(k, 1);
+	nzi = cp_malloc(k * k * sizeof *nzi);
+	nzn = cp_malloc(k * sizeof *nzn);
 	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT || !unsteady ||
-	    !kind) {
+	    !kind || !nzi || !nzn) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -582,6 +664,16 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	for (l = 0; l < k; l++)
 		for (i = 0; i < k; i++)
 			VT[l * k + i] = V[i * k + l];
+	/* A short run's axes are mostly single counters and pairs: a row of
+	 * VT with few nonzero terms adds only those (the zeros it skips add
+	 * exactly nothing to a sum that starts at +0, so the sums are the
+	 * same). */
+	for (l = 0; l < k; l++) {
+		nzn[l] = 0;
+		for (i = 0; i < k; i++)
+			if (VT[l * k + i] != 0)
+				nzi[l * k + nzn[l]++] = i;
+	}
 	for (i = 0; i < k; i++)
 		sv[i] = fv[i] = pv[i] = cv[i] = 0;
 	for (j = 0; j < k; j++) {
@@ -591,8 +683,19 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		for (i = 0; i < k; i++)
 			uw[i] = us[i] = uc[i] = 0;
 		for (l = 0; l < k; l++) {
-			axpy(k, wj[l], VT + l * k, uw);
-			axpy(k, cj[l], VT + l * k, uc);
+			const double *vl = VT + l * k;
+			size_t t;
+
+			if (2 * nzn[l] >= k) {
+				axpy(k, wj[l], vl, uw);
+				axpy(k, cj[l], vl, uc);
+				continue;
+			}
+			for (t = 0; t < nzn[l]; t++) {
+				i = nzi[l * k + t];
+				uw[i] += wj[l] * vl[i];
+				uc[i] += cj[l] * vl[i];
+			}
 		}
 		if (per_interval)
 			for (l = 0; l < k; l++)
@@ -697,6 +800,8 @@ out:
 	cp_free(VT);
 	cp_free(unsteady);
 	cp_free(kind);
+	cp_free(nzi);
+	cp_free(nzn);
 	return rc;
 }
 
@@ -708,33 +813,72 @@ int stats_lag1_significant(double lag1, size_t n)
 	return n > 0 && lag1 > 3 / sqrt((double)n);
 }
 
+/* One counter's lag-1 sums (lag1_range). */
+struct lag1_acc {
+	double m, num, den;
+	size_t c, pairs;
+};
+
+/* The lag-1 autocorrelation of counters [j0, j1) of x (n x k) into
+ * out[j - j0]: row by row, every counter of the range at once, each
+ * counter's sums over the rows in ascending order (the same sums as a
+ * counter at a time, which walked the whole matrix once per counter, a
+ * row's width apart).  a: j1 - j0 scratch. */
+static void lag1_range(const double *x, size_t n, size_t k, size_t j0, size_t j1,
+		       struct lag1_acc *a, double *out)
+{
+	size_t i, j, nj = j1 - j0;
+
+	memset(a, 0, nj * sizeof *a);
+	for (i = 0; i < n; i++) {
+		const double *row = x + i * k + j0;
+
+		for (j = 0; j < nj; j++)
+			if (!isnan(row[j])) {
+				a[j].m += row[j];
+				a[j].c++;
+			}
+	}
+	for (j = 0; j < nj; j++)
+		if (a[j].c >= 3)
+			a[j].m /= (double)a[j].c;
+	for (i = 0; i < n; i++) {
+		const double *row = x + i * k + j0, *next = row + k;
+
+		for (j = 0; j < nj; j++) {
+			double v = row[j], m = a[j].m;
+
+			if (isnan(v) || a[j].c < 3)
+				continue;
+			a[j].den += (v - m) * (v - m);
+			if (i + 1 < n && !isnan(next[j])) {
+				a[j].num += (v - m) * (next[j] - m);
+				a[j].pairs++;
+			}
+		}
+	}
+	for (j = 0; j < nj; j++)
+		out[j] = a[j].c < 3 || a[j].pairs < 3 || !(a[j].den > 0) ? (double)NAN :
+			a[j].num / a[j].den;
+}
+
 double stats_lag1_autocorrelation(const double *rates, size_t n, size_t k,
 				  size_t j)
 {
-	double m = 0, num = 0, den = 0;
-	size_t i, c = 0, pairs = 0;
+	struct lag1_acc a;
+	double r;
 
-	for (i = 0; i < n; i++)
-		if (!isnan(rates[i * k + j])) {
-			m += rates[i * k + j];
-			c++;
-		}
-	if (c < 3)
-		return NAN;
-	m /= (double)c;
-	for (i = 0; i < n; i++) {
-		double a = rates[i * k + j];
-
-		if (isnan(a))
-			continue;
-		den += (a - m) * (a - m);
-		if (i + 1 < n && !isnan(rates[(i + 1) * k + j])) {
-			num += (a - m) * (rates[(i + 1) * k + j] - m);
-			pairs++;
-		}
-	}
-	if (pairs < 3 || !(den > 0))
-		return NAN;
-	return num / den;
+	lag1_range(rates, n, k, j, j + 1, &a, &r);
+	return r;
 }
 
+int stats_lag1_all(const double *x, size_t n, size_t k, double *out)
+{
+	struct lag1_acc *a = cp_malloc((k + 1) * sizeof *a);
+
+	if (!a)
+		return CP_ENOMEM;
+	lag1_range(x, n, k, 0, k, a, out);
+	cp_free(a);
+	return CP_OK;
+}

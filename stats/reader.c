@@ -249,6 +249,25 @@ static int find_cuts(struct stats_reader *r, int whole)
 	return CP_OK;
 }
 
+/* Whether the body's complete lines [hdr, end) begin and end with rows of
+ * the same observation (the same bytes before the first comma, unquoted,
+ * the header's first column "observation"): then no observation before
+ * the last row's ends in them, so they hold no cut and loading them
+ * would find none.  0 when unsure (loading decides). */
+static int no_cut(const struct stats_reader *r, size_t end)
+{
+	const char *first = r->buf + r->hdr, *last = r->buf + end - 1, *c1, *c2;
+
+	if (r->hdr < 13 || memcmp(r->buf, "observation,", 12) || end <= r->hdr ||
+	    *first == '"')
+		return 0;
+	while (last > first && last[-1] != '\n')
+		last--;
+	c1 = memchr(first, ',', (size_t)(end - r->hdr));
+	c2 = memchr(last, ',', (size_t)(r->buf + end - last));
+	return c1 && c2 && c1 - first == c2 - last && !memcmp(first, last, (size_t)(c1 - first));
+}
+
 int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 		      size_t *n_whole, struct cp_error *err)
 {
@@ -282,6 +301,10 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 				continue;
 			}
 			end = (size_t)(nl - r->buf);
+			if (no_cut(r, end)) {
+				r->want *= 2;   /* one observation is larger than a part */
+				continue;
+			}
 		}
 		whole = r->whole = r->eof && end == r->len;
 		if ((rc = stats_dataset_read_part(r->name, r->buf, end, r->threads,

@@ -258,7 +258,7 @@ int region_build(const double *rates, size_t n, size_t k,
 	int per_interval = opt && opt->per_interval, rc = CP_OK;
 	size_t bandwidth = 0, *njl_all = NULL;
 	double *rho = NULL, *resid = NULL, *omega = NULL, *nu_j = NULL, *acc = NULL;
-	size_t *nacc = NULL;
+	double *lag1 = NULL;
 	char cname[32];
 	double zero_count, lag1_rates = NAN;
 
@@ -281,8 +281,12 @@ int region_build(const double *rates, size_t n, size_t k,
 	if (batches > n)
 		return cp_error_set(err, CP_EINPUT, "%zu batches need at least "
 				    "as many intervals, not %zu", batches, n);
-	if (batches == REGION_BATCHES_AUTO)
-		lag1_rates = stats_max_lag1(rates, n, k);
+	if (batches == REGION_BATCHES_AUTO) {
+		if (!(lag1 = cp_malloc((k + 1) * sizeof *lag1)) ||
+		    stats_lag1_all(rates, n, k, lag1))
+			goto nomem;
+		lag1_rates = stats_lag1_worst(lag1, k);
+	}
 	if (batches == REGION_BATCHES_AUTO &&
 	    stats_lag1_significant(lag1_rates, n) && n >= 8) {
 		/* AR(1) prewhitening (Andrews and Monahan): the residuals
@@ -294,7 +298,7 @@ int region_build(const double *rates, size_t n, size_t k,
 		    !(resid = cp_malloc((n - 1) * k * sizeof *resid)))
 			goto nomem;
 		for (j = 0; j < k; j++) {
-			double a = stats_lag1_autocorrelation(rates, n, k, j);
+			double a = lag1[j];
 
 			a = isnan(a) ? 0 : a + (1 + 3 * a) / (double)n;
 			rho[j] = a > 0.97 ? 0.97 : a < -0.97 ? -0.97 : a;
@@ -303,7 +307,8 @@ int region_build(const double *rates, size_t n, size_t k,
 			for (j = 0; j < k; j++)
 				resid[(i - 1) * k + j] = rates[i * k + j] -
 					rho[j] * rates[(i - 1) * k + j];
-		bandwidth = stats_hac_bandwidth(resid, n - 1, k);
+		if (stats_hac_bandwidth(resid, n - 1, k, &bandwidth))
+			goto nomem;
 	}
 	if (batches >= 2 && batches < n) {
 		if (!(xb = batch_means(rates, n, k, batches)))
@@ -318,24 +323,20 @@ int region_build(const double *rates, size_t n, size_t k,
 	floor_ = cp_malloc(k * sizeof *floor_);
 	w = cp_malloc(k * sizeof *w);
 	v = cp_malloc(k * k * sizeof *v);
-	acc = cp_malloc(k * sizeof *acc);
-	nacc = cp_malloc(k * sizeof *nacc);
-	if (!nint || !njl_all || !floor_ || !w || !v || !acc || !nacc)
+	acc = cp_malloc(k * k * sizeof *acc);
+	if (!nint || !njl_all || !floor_ || !w || !v || !acc)
 		goto nomem;
 	r->confidence = conf;
 
 	/* Mean of each counter over the samples where it was counted. */
+	stats_col_sums(x, 0, m, k, acc, r->n_counted);
+	if (x == rates)
+		memcpy(nint, r->n_counted, k * sizeof *nint);
+	else
+		stats_col_sums(rates, 0, n, k, v, nint);
 	for (j = 0; j < k; j++) {
-		double s = 0;
+		double s = acc[j];
 
-		for (i = 0; i < n; i++)
-			if (!isnan(rates[i * k + j]))
-				nint[j]++;
-		for (i = 0; i < m; i++)
-			if (!isnan(x[i * k + j])) {
-				s += x[i * k + j];
-				r->n_counted[j]++;
-			}
 		if (r->n_counted[j] < 2) {
 			rc = cp_error_set(err, CP_EINPUT,
 					  "'%s' was counted in %zu %s%s; a region "
@@ -350,8 +351,10 @@ int region_build(const double *rates, size_t n, size_t k,
 			nmin = r->n_counted[j];
 	}
 	r->batch_size = m ? n / m : 1;
-	r->lag1 = x == rates && batches == REGION_BATCHES_AUTO ? lag1_rates :
-		  stats_max_lag1(x, m, k);
+	if (x == rates && batches == REGION_BATCHES_AUTO)
+		r->lag1 = lag1_rates;
+	else if (stats_max_lag1(x, m, k, &r->lag1))
+		goto nomem;
 	r->bandwidth = bandwidth;
 	r->prewhitened = rho != NULL;
 	r->n_samples = nmin;
@@ -403,32 +406,15 @@ int region_build(const double *rates, size_t n, size_t k,
 	 *     C_jl = S_jl * n_jl / (n_j * n_l)      (C_jj = S_jj / n_j);
 	 * a per-interval (prediction) region adds the spread of one new
 	 * interval:  C + S. */
+	stats_cross_sums(x, 0, m, k, r->mu, acc, njl_all, v);
 	for (j = 0; j < k; j++) {
-		/* row j's sums for every l >= j at once, each over the samples
-		 * in ascending order (the same sums as pair by pair) */
 		for (l = j; l < k; l++) {
-			acc[l] = 0;
-			nacc[l] = 0;
-		}
-		for (i = 0; i < m; i++) {
-			const double *xi = x + i * k;
-			double da = xi[j] - r->mu[j];
-
-			if (isnan(xi[j]))
-				continue;
-			for (l = j; l < k; l++)
-				if (!isnan(xi[l])) {
-					acc[l] += da * (xi[l] - r->mu[l]);
-					nacc[l]++;
-				}
-		}
-		for (l = j; l < k; l++) {
-			double s = acc[l], c;
-			size_t njl = nacc[l];
+			double s = acc[j * k + l], c;
+			size_t njl = njl_all[j * k + l];
 
 			s = njl >= 2 ? s / (double)(njl - 1) : 0;
 			r->sigma[j * k + l] = r->sigma[l * k + j] = s;
-			njl_all[j * k + l] = njl_all[l * k + j] = njl;
+			njl_all[l * k + j] = njl;
 			/* autocorrelated: the long-run covariance instead */
 			if (omega)
 				s = omega[j * k + l];
@@ -582,7 +568,7 @@ out:
 	cp_free(w);
 	cp_free(v);
 	cp_free(acc);
-	cp_free(nacc);
+	cp_free(lag1);
 	return rc;
 }
 

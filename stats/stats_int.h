@@ -44,8 +44,26 @@ int stats_halves_differ(double va, double vb, double nua, double nub, size_t k);
 int stats_conf_ok(double c);
 double stats_quantile_for(double confidence, size_t k, size_t n,
 			  enum region_rule rule, double q1);
-double stats_max_lag1(const double *x, size_t n, size_t k);
-size_t stats_hac_bandwidth(const double *rates, size_t n, size_t k);
+/* The lag-1 autocorrelation of every counter of x (n x k) into out[k]
+ * (stats_lag1_autocorrelation's, in one pass over the rows). */
+int stats_lag1_all(const double *x, size_t n, size_t k, double *out);
+/* The largest of |lag1[0..k)|, NANs skipped (NAN when every one is). */
+double stats_lag1_worst(const double *lag1, size_t k);
+/* *worst = the largest |lag-1 autocorrelation| of x's counters (NAN
+ * when none has one). */
+int stats_max_lag1(const double *x, size_t n, size_t k, double *worst);
+int stats_hac_bandwidth(const double *rates, size_t n, size_t k, size_t *L);
+/* Sums over rows [lo, hi) of x (n x k), row by row, each counter's or
+ * pair's sum over the rows in ascending order (the same sums as one
+ * column at a time, without walking the matrix once per column):
+ * stats_col_sums: sum[j] of the counted values, cnt[j] how many;
+ * stats_cross_sums: acc[j k + l] (l >= j) of the centred products
+ * (x_j - mu_j)(x_l - mu_l) over the rows where both were counted,
+ * cnt[j k + l] how many.  d: k scratch. */
+void stats_col_sums(const double *x, size_t lo, size_t hi, size_t k, double *sum,
+		    size_t *cnt);
+void stats_cross_sums(const double *x, size_t lo, size_t hi, size_t k,
+		      const double *mu, double *acc, size_t *cnt, double *d);
 double stats_hac_dof(size_t n, size_t L);
 double stats_prewhite_dof(double nu_hac, double rho, size_t n);
 double stats_max_of(const double *a, size_t k);

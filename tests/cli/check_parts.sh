@@ -6,8 +6,8 @@
 # observation, on one whose observations take turns in groups of three,
 # and on both through standard input; a file whose observations take
 # turns throughout is loaded whole, and through standard input is an
-# error.  The reference is a check with --html, which loads the dataset
-# whole.  Small parts (COUNTERPOINT_PART_BYTES) cut these small files
+# error; observations longer than a part, in parts and in one.  The
+# reference is a check with --html, which loads the dataset whole.  Small parts (COUNTERPOINT_PART_BYTES) cut these small files
 # into many.  Last, a file larger than the address space allowed by
 # `ulimit -v` checks in parts, where the whole-file load runs out.
 CP=${CP:-bin/counterpoint}
@@ -92,6 +92,43 @@ done
 [ $rc = 2 ] || fail "stdin of observations taking turns: exit $rc, expected 2"
 grep -q "<stdin>:[0-9]*: observation 'j[0-9]*-.*' has rows after other observations' rows" err ||
 	{ cat err; fail "stdin of observations taking turns: no message"; }
+
+# Observations longer than a part (its rows read on to where it ends)
+# around short ones, at a family-wise level above the regions' own: the
+# last part's family-wise check runs on the part in memory, the others'
+# on their rows read again; and the same file as one part.
+python3 - "$T" >long.csv <<'PY' || fail "generating the long observations"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head, rows = lines[0], [l.split(',', 2) for l in lines[1:]]
+first = [r for r in rows if r[0] == rows[0][0]]
+print(head)
+for o, n in (('long-a', 400), ('short', 0), ('long-b', 300)):
+    if n == 0:
+        for r in rows[:len(first) // 5 * 2]:
+            print(','.join(r))
+        continue
+    per = sum(1 for r in first if r[1] == '0')
+    for i in range(n):
+        for r in first[(i % (len(first) // per)) * per:][:per]:
+            print('%s,%d,%s' % (o, i, r[2]))
+PY
+for part in 200000 0; do
+	for out in text json; do
+		o=; [ $out = json ] && o=--json
+		"$CP" check "$M" long.csv $W $o --family-confidence 0.999 --html whole.html \
+			>whole.long.$out 2>/dev/null
+		COUNTERPOINT_PART_BYTES=$part "$CP" check "$M" long.csv $W $o \
+			--family-confidence 0.999 --threads 1 >parts 2>err
+		cmp -s whole.long.$out parts || { cat err; fail "long observations $out, parts of $part bytes: report differs"; }
+		COUNTERPOINT_PART_BYTES=$part "$CP" check "$M" - $W $o \
+			--family-confidence 0.999 --threads 2 <long.csv >parts 2>err
+		sed -e "s|^\"data\": \"long.csv\"|\"data\": \"-\"|" whole.long.$out |
+			cmp -s - parts || { cat err; fail "long observations $out from standard input, parts of $part bytes: report differs"; }
+	done
+done
+grep -q "^long-b: INFEASIBLE" whole.long.text || fail "the last long observation is not infeasible"
+grep -q "REFUTED at 99.9%" whole.long.text || fail "the long observations refute nothing"
 unset COUNTERPOINT_PART_BYTES
 
 # 8,000 observations, 94 MB, checked within 80 MB of address space in
