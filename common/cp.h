@@ -193,6 +193,16 @@ void cp_lock_release(struct cp_lock *l);
  * (without its newline; a \r before it stays) and its number in lineno,
  * 0 at the end, or an error code with err set. */
 #define CP_LINE_MAX_STREAM (16 << 20)
+/* The most text a reader holds at once from an input that is not a
+ * regular file (a pipe, a device: it may never end): a dataset loaded
+ * whole, or the one observation a part of `check` cannot cut.  4 GB: an
+ * observation of `perf stat -I` over 10^6 intervals x 26 events is about
+ * 1.5 GB.  cp_stream_max gives it, or COUNTERPOINT_STREAM_MAX bytes when
+ * that is set (the tests lower it); cp_stream_max_text writes it for a
+ * message ("4 GB", "1000 bytes") into buf. */
+#define CP_STREAM_MAX ((uint64_t)4 << 30)
+uint64_t cp_stream_max(void);
+const char *cp_stream_max_text(char buf[32]);
 struct cp_lines {
 	const char *name;
 	char *line;

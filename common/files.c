@@ -720,6 +720,31 @@ void cp_lines_close(struct cp_lines *r)
 	r->buf = r->line = NULL;
 }
 
+uint64_t cp_stream_max(void)
+{
+	const char *env = getenv("COUNTERPOINT_STREAM_MAX");
+	char *end;
+	unsigned long long v;
+
+	if (!env || !*env)
+		return CP_STREAM_MAX;
+	v = strtoull(env, &end, 10);
+	return *end || !v ? CP_STREAM_MAX : (uint64_t)v;
+}
+
+const char *cp_stream_max_text(char buf[32])
+{
+	uint64_t n = cp_stream_max();
+
+	if (n >= (1u << 30) && !(n & ((1u << 30) - 1)))
+		snprintf(buf, 32, "%llu GB", (unsigned long long)(n >> 30));
+	else if (n >= (1u << 20) && !(n & ((1u << 20) - 1)))
+		snprintf(buf, 32, "%llu MB", (unsigned long long)(n >> 20));
+	else
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)n);
+	return buf;
+}
+
 int cp_read_text(const char *path, size_t max, unsigned flags, char **text,
 		 size_t *len, struct cp_error *err)
 {

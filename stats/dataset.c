@@ -1045,6 +1045,9 @@ static int load_file_range(struct ctx *c, const struct source *s,
 {
 	size_t cap = LOAD_BLOCK, have = 0;
 	uint64_t at = from ? from - 1 : 0;     /* the offset of buf[0] */
+	/* from a pipe or a device, which may never end, the text read (what
+	 * its samples are made of) has a limit */
+	uint64_t max = s->seq ? cp_stream_max() : UINT64_MAX;
 	int seek = from > 0, rc = CP_OK;
 	char *buf = cp_malloc(cap);
 
@@ -1054,7 +1057,7 @@ static int load_file_range(struct ctx *c, const struct source *s,
 	for (;;) {
 		const char *p, *rest;
 		ssize_t got;
-		int final;
+		int final, over;
 
 		if (have == cap) {
 			char *nb;
@@ -1077,7 +1080,9 @@ static int load_file_range(struct ctx *c, const struct source *s,
 			buf = nb;
 			cap *= 2;
 		}
-		got = read_at(s, buf + have, cap - have, at + have);
+		/* at most one byte past the limit, which says it is reached */
+		got = read_at(s, buf + have, max - at - have < cap - have ?
+			      (size_t)(max - at - have + 1) : cap - have, at + have);
 		if (got < 0) {
 			rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
 					  s->name, strerror(errno));
@@ -1085,6 +1090,8 @@ static int load_file_range(struct ctx *c, const struct source *s,
 		}
 		final = got == 0;
 		have += (size_t)got;
+		if ((over = at + have > max))
+			have--;
 		p = buf;
 		if (seek) {
 			const char *nl = memchr(buf, '\n', have);
@@ -1105,6 +1112,14 @@ static int load_file_range(struct ctx *c, const struct source *s,
 				to - at < have ? buf + (to - at) : buf + have,
 				final, &rest);
 		*next = at + (uint64_t)(rest - buf);
+		if (over && !rc && !c->stop) {
+			char size[32];
+
+			diag_add(&c->l, c->line + 1, "input longer than %s from a pipe "
+				 "or a device: stopped reading (write it to a file)",
+				 cp_stream_max_text(size));
+			c->stop = 1;
+		}
 		if (rc || final || c->stop || *next >= to)
 			break;
 		have -= (size_t)(rest - buf);

@@ -47,6 +47,7 @@ struct stats_reader {
 	uint64_t body_off;    /* the input's offset of buf[hdr] */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
+	size_t max;           /* the body held at most: cp_stream_max */
 	size_t part;          /* the body bytes a part reads at least */
 	int eof, done, ungrouped;
 	int whole;            /* the part holds the rest of the input */
@@ -77,6 +78,7 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 	r->threads = threads;
 	r->part = part_bytes ? part_bytes : PART_BYTES;
 	r->want = r->part;
+	r->max = cp_stream_max() < SIZE_MAX ? (size_t)cp_stream_max() : SIZE_MAX - 1;
 	r->first_line = 2;
 	if (stdin_) {
 		r->fd = 0;
@@ -119,10 +121,14 @@ int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
-/* Read until the body holds r->want bytes or the input ends. */
+/* Read until the body holds r->want bytes or the input ends; from a pipe
+ * or a device at most one byte past r->max, which says it is reached. */
 static int fill(struct stats_reader *r, struct cp_error *err)
 {
-	while (!r->eof && r->len - r->hdr < r->want) {
+	size_t want = !r->regular && r->want > r->max ? r->max + 1 : r->want;
+
+	while (!r->eof && r->len - r->hdr < want) {
+		size_t room;
 		ssize_t got;
 
 		if (r->len == r->cap) {
@@ -137,7 +143,10 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 			r->buf = b;
 			r->cap = cap;
 		}
-		got = read(r->fd, r->buf + r->len, r->cap - r->len);
+		room = r->cap - r->len;
+		if (want < r->want && room > want - (r->len - r->hdr))
+			room = want - (r->len - r->hdr);
+		got = read(r->fd, r->buf + r->len, room);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -165,6 +174,27 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 						   CP_LINE_MAX_STREAM >> 20);
 		}
 	}
+	return CP_OK;
+}
+
+/* A larger part, when the one read holds no cut: from a pipe or a
+ * device, not past r->max (the text of one observation, held at once). */
+static int grow(struct stats_reader *r, struct cp_error *err)
+{
+	if (!r->regular && r->len - r->hdr > r->max) {
+		const char *p = r->buf + r->hdr, *end = p + r->max, *nl;
+		unsigned line = r->first_line;
+		char size[32];
+
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			p = nl + 1;
+			line++;
+		}
+		return cp_error_at(err, CP_EINPUT, r->name, line, 0, "observation "
+				   "longer than %s from a pipe or a device: stopped "
+				   "reading (write it to a file)", cp_stream_max_text(size));
+	}
+	r->want *= 2;
 	return CP_OK;
 }
 
@@ -297,12 +327,15 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 							   "than %d MB (from a pipe or a "
 							   "device: stopped reading)",
 							   CP_LINE_MAX_STREAM >> 20);
-				r->want *= 2;
+				if ((rc = grow(r, err)))
+					return rc;
 				continue;
 			}
 			end = (size_t)(nl - r->buf);
 			if (no_cut(r, end)) {
-				r->want *= 2;   /* one observation is larger than a part */
+				/* one observation is larger than a part */
+				if ((rc = grow(r, err)))
+					return rc;
 				continue;
 			}
 		}
@@ -330,7 +363,8 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			*out = d;
 			return CP_OK;
 		}
-		r->want *= 2;        /* one observation is larger than a part */
+		if ((rc = grow(r, err)))   /* one observation is larger than a part */
+			return rc;
 	}
 }
 
@@ -478,10 +512,8 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	size_t i, off;
 	unsigned line;
 
-	if (!m && !r->whole) {        /* nothing whole yet: a larger part */
-		r->want *= 2;
-		return CP_OK;
-	}
+	if (!m && !r->whole)          /* nothing whole yet: a larger part */
+		return grow(r, err);
 	for (i = 0; i < m; i++)
 		if (seen_add(r, name_hash(d->obs.name[i])))
 			return cp_error_set(err, CP_ENOMEM, "out of memory");

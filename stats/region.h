@@ -37,7 +37,9 @@ int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
  * header are cut into ranges, read and parsed in parallel and joined: the
  * dataset and every message, in order, are those of one thread.  A file
  * under 4 MB, or one that cannot be read at an offset (a pipe), is read
- * on one thread; so is every file by stats_dataset_load and _load_diag. */
+ * on one thread; so is every file by stats_dataset_load and _load_diag.
+ * From a pipe or a device at most cp_stream_max() bytes are read (a
+ * message at the line where that is reached, CP_EINPUT). */
 int stats_dataset_load_threads(const char *path, size_t threads,
 			       struct stats_dataset **out, struct cp_buf *diag,
 			       struct cp_error *err);
@@ -62,7 +64,9 @@ void stats_dataset_free(struct stats_dataset *d);
  * parts; when an observation taken comes back later, stats_reader_next
  * fails (CP_EINPUT) and stats_reader_grouped says 0: such a file is
  * loaded whole.  path "-" reads standard input, named STATS_STDIN_NAME
- * in messages.  The datasets belong to the reader. */
+ * in messages; from it, or any pipe or device, the text of an observation
+ * that cannot be cut is held up to cp_stream_max() bytes (CP_EINPUT at
+ * the line where that is reached).  The datasets belong to the reader. */
 #define STATS_STDIN_NAME "<stdin>"
 struct stats_reader;
 /* part_bytes: the text a part reads at least (0: 64 MB). */
