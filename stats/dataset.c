@@ -1021,6 +1021,11 @@ struct source {
 	unsigned skip;          /* lines left out after the header: the first
 				 * row's line is skip + 2 (a part of a file) */
 	const struct stats_dataset *seed;   /* events known before (or NULL) */
+	const char *head;       /* the header line apart from the text (a part
+				 * of a file: the text is rows only), or NULL */
+	size_t head_len;
+	uint64_t from;          /* with head: the offset of the first row (of
+				 * the file; the text's is 0), size the end */
 };
 
 /* Up to n bytes of the file at offset at (its next bytes when seq). */
@@ -1141,7 +1146,8 @@ static int load_range(struct ctx *c, const struct source *s, uint64_t from,
 	int rc;
 
 	if (s->fd >= 0)
-		return load_file_range(c, s, from, to, next, err);
+		return load_file_range(c, s, from, s->head && to > s->size ? s->size : to,
+				       next, err);
 	p = s->text + from;
 	end = s->text + s->size;
 	if (from && p[-1] != '\n') {
@@ -1554,6 +1560,20 @@ static int ctx_start(struct ctx *c, const struct source *s, struct cp_error *err
 	return CP_OK;
 }
 
+/* The header line of s: the first line of its text, or s->head (then
+ * the rows start at the text's offset 0); *next = their offset. */
+static int load_head(struct ctx *c, const struct source *s, uint64_t *next,
+		     struct cp_error *err)
+{
+	const char *rest;
+
+	if (!s->head)
+		return load_range(c, s, 0, 1, next, err);
+	*next = s->from;
+	return load_lines(c, s->head, s->head + s->head_len, s->head + s->head_len,
+			  1, &rest);
+}
+
 /* Load s on up to `threads` threads, each range at least min_range bytes. */
 static int load(const struct source *s, size_t threads, size_t min_range,
 		struct stats_dataset **out, struct cp_buf *diag,
@@ -1567,18 +1587,18 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	*out = NULL;
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
-	c.d->huge = s->size >= HUGE_RANGE;   /* as a fragment that large */
-	if (s->seq || (!s->skip && (s->size / min_range < 2 || n < 2))) {
+	c.d->huge = s->size - s->from >= HUGE_RANGE;   /* as a fragment that large */
+	if (!s->head && (s->seq || (!s->skip && (s->size / min_range < 2 || n < 2)))) {
 		rc = load_range(&c, s, 0, TO_END, &next, err);
 		return ctx_finish(&c, rc, out, diag, err);
 	}
 	/* the header first: every range's rows need its columns (and the
 	 * rows of a part their lines' numbers) */
-	if ((rc = load_range(&c, s, 0, 1, &next, err)) || c.stop)
+	if ((rc = load_head(&c, s, &next, err)) || c.stop)
 		return ctx_finish(&c, rc, out, diag, err);
 	if (c.line)
 		c.line += s->skip;
-	if (s->size / min_range < 2 || n < 2) {
+	if ((s->size - s->from) / min_range < 2 || n < 2) {
 		rc = load_range(&c, s, next, TO_END, &next, err);
 		return ctx_finish(&c, rc, out, diag, err);
 	}
@@ -1590,7 +1610,7 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 		ctx_release(&c);
 		if ((rc = ctx_start(&c, s, err)))
 			return rc;
-		if (!(rc = load_range(&c, s, 0, 1, &next, err)) && !c.stop) {
+		if (!(rc = load_head(&c, s, &next, err)) && !c.stop) {
 			if (c.line)
 				c.line += s->skip;
 			rc = load_range(&c, s, next, TO_END, &next, err);
@@ -1603,18 +1623,19 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL };
+	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL, NULL, 0, 0 };
 
 	return load(&s, 1, LOAD_MIN_RANGE, out, diag, err);
 }
 
-int stats_dataset_read_part(const char *name, const char *text, size_t len,
+int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
+			    int fd, const char *text, uint64_t from, uint64_t to,
 			    size_t threads, unsigned skip,
 			    const struct stats_dataset *seed,
 			    struct stats_dataset **out, struct cp_buf *diag,
 			    struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text, len, skip, seed };
+	struct source s = { name, fd, 0, text, to, skip, seed, head, head_len, from };
 
 	if (threads == 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1629,7 +1650,7 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text, len, 0, NULL };
+	struct source s = { name, -1, 0, text, len, 0, NULL, NULL, 0, 0 };
 	struct stat st;
 	int rc;
 

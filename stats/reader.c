@@ -3,8 +3,11 @@
  * a check holds a part at a time, never the file (stats/region.h,
  * "datasets in parts").
  *
- * The text is read in blocks into one buffer: the header line, then the
- * rows not yet taken.  A part is the buffer's complete lines loaded by
+ * A regular file is mapped: the cuts are found in the mapping, and a part
+ * is loaded from the file in blocks, as a file loaded whole is, so its
+ * text is never copied nor held (the pages taken leave the mapping).
+ * Other input is read in blocks into one buffer: the header line, then
+ * the rows not yet taken.  A part is the complete lines loaded by
  * stats/dataset.c (on threads, as a file is) with their lines numbered as
  * in the file and the events of the part before as a seed; its whole
  * observations are those before a cut: a line after which no observation
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -44,6 +48,10 @@ struct stats_reader {
 	size_t threads;
 	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not taken */
 	size_t cap, hdr, len;
+	char *map;            /* a regular file mapped whole (or NULL: read into
+			       * buf): buf is then a view, buf + hdr the file's
+			       * offset body_off, not written */
+	size_t size;          /* the file's, mapped */
 	uint64_t body_off;    /* the input's offset of buf[hdr] */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
@@ -90,6 +98,16 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 		r->own = 1;
 	}
 	r->regular = !stdin_ && !fstat(r->fd, &st) && S_ISREG(st.st_mode);
+	/* a file is mapped, not read into memory: no copy of its text, no
+	 * fresh pages zeroed for it (read() is the way when mapping fails) */
+	if (r->regular && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+
+		if (m != MAP_FAILED) {
+			r->map = m;
+			r->size = (size_t)st.st_size;
+		}
+	}
 	*out = r;
 	return CP_OK;
 }
@@ -110,7 +128,10 @@ void stats_reader_close(struct stats_reader *r)
 	cp_free(r->kept);
 	cp_free(r->cut);
 	cp_free(r->seen);
-	cp_free(r->buf);
+	if (r->map)
+		munmap(r->map, r->size);
+	else
+		cp_free(r->buf);
 	cp_free(r->name);
 	cp_free(r);
 }
@@ -121,11 +142,41 @@ int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
+/* The header line: buf's first hdr bytes, or the mapped file's. */
+static const char *head(const struct stats_reader *r)
+{
+	return r->map ? r->map : r->buf;
+}
+
+/* A mapped file's body: want bytes from body_off, or the rest. */
+static int fill_map(struct stats_reader *r, struct cp_error *err)
+{
+	size_t left;
+
+	if (!r->hdr) {
+		const char *nl = memchr(r->map, '\n', r->size);
+
+		r->hdr = nl ? (size_t)(nl - r->map) + 1 : r->size;
+		r->body_off = r->hdr;
+		if (memchr(r->map, '\0', r->hdr))
+			return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
+					   "not a text file (NUL byte)");
+	}
+	left = r->size - (size_t)r->body_off;
+	r->buf = r->map + r->body_off - r->hdr;
+	r->len = r->hdr + (left < r->want ? left : r->want);
+	r->eof = left <= r->want;
+	return CP_OK;
+}
+
 /* Read until the body holds r->want bytes or the input ends; from a pipe
  * or a device at most one byte past r->max, which says it is reached. */
 static int fill(struct stats_reader *r, struct cp_error *err)
 {
 	size_t want = !r->regular && r->want > r->max ? r->max + 1 : r->want;
+
+	if (r->map)
+		return fill_map(r, err);
 
 	while (!r->eof && r->len - r->hdr < want) {
 		size_t room;
@@ -288,7 +339,7 @@ static int no_cut(const struct stats_reader *r, size_t end)
 {
 	const char *first = r->buf + r->hdr, *last = r->buf + end - 1, *c1, *c2;
 
-	if (r->hdr < 13 || memcmp(r->buf, "observation,", 12) || end <= r->hdr ||
+	if (r->hdr < 13 || memcmp(head(r), "observation,", 12) || end <= r->hdr ||
 	    *first == '"')
 		return 0;
 	while (last > first && last[-1] != '\n')
@@ -340,8 +391,14 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			}
 		}
 		whole = r->whole = r->eof && end == r->len;
-		if ((rc = stats_dataset_read_part(r->name, r->buf, end, r->threads,
-						  r->first_line - 2, r->d, &d, NULL, err)))
+		/* a mapped file's part is read from the file in blocks, as a
+		 * file loaded whole: its text is not held */
+		if ((rc = stats_dataset_read_part(r->name, head(r), r->hdr,
+						  r->map ? r->fd : -1, r->buf + r->hdr,
+						  r->map ? r->body_off : 0,
+						  (r->map ? r->body_off : 0) + end - r->hdr,
+						  r->threads, r->first_line - 2, r->d, &d,
+						  NULL, err)))
 			return rc;
 		stats_dataset_free(r->d);
 		r->d = d;
@@ -534,7 +591,17 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 			p = nl ? nl + 1 : end;
 		}
 	}
-	memmove(r->buf + r->hdr, r->buf + r->hdr + off, r->len - r->hdr - off);
+	if (!r->map) {
+		memmove(r->buf + r->hdr, r->buf + r->hdr + off, r->len - r->hdr - off);
+	} else {
+		/* the text taken is not read again (kept spans are read from
+		 * the file): its pages leave the mapping */
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (size_t)r->body_off / pg * pg,
+			b = ((size_t)r->body_off + off) / pg * pg;
+
+		if (b > a)
+			madvise(r->map + a, b - a, MADV_DONTNEED);
+	}
 	r->len -= off;
 	r->body_off += off;
 	r->first_line = line;
@@ -545,9 +612,8 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 		      size_t *idx, size_t max, size_t *n, struct cp_error *err)
 {
-	size_t a = r->next_kept, b = a, len, i, at;
+	size_t a = r->next_kept, b = a, len, i;
 	int fd = r->regular ? r->fd : r->spool;
-	char *text;
 	int rc;
 
 	*out = NULL;
@@ -555,37 +621,24 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 	if (a >= r->n_kept)
 		return CP_OK;
 	/* spans adjacent in the input (their lines numbered on), up to a
-	 * part's bytes */
+	 * part's bytes, read again in blocks (from the file or the spool) */
 	len = r->kept[a].len;
 	for (b = a + 1; b < r->n_kept && b - a < max &&
 	     r->kept[b].in_off == r->kept[b - 1].in_off + r->kept[b - 1].len &&
 	     len + r->kept[b].len <= r->part; b++)
 		len += r->kept[b].len;
-	if (!(text = cp_malloc(r->hdr + len + 1)))
-		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	memcpy(text, r->buf, r->hdr);
-	for (at = 0; at < len;) {
-		ssize_t got = pread(fd, text + r->hdr + at, len - at,
-				    (off_t)(r->kept[a].off + at));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			cp_free(text);
-			return cp_error_set(err, CP_EIO, "cannot read '%s' again: %s",
-					    r->name, got < 0 ? strerror(errno) : "it is shorter");
-		}
-		at += (size_t)got;
-	}
 	stats_dataset_free(r->d);
 	r->d = NULL;
-	rc = stats_dataset_read_part(r->name, text, r->hdr + len, r->threads,
-				     r->kept[a].line - 2, NULL, &r->d, NULL, err);
-	cp_free(text);
-	if (rc)
+	if ((rc = stats_dataset_read_part(r->name, head(r), r->hdr, fd, NULL,
+					  r->kept[a].off, r->kept[a].off + len,
+					  r->threads, r->kept[a].line - 2, NULL, &r->d,
+					  NULL, err)))
 		return rc;
 	for (i = a; i < b; i++)
-		idx[i - a] = stats_dataset_find_observation(r->d, r->kept[i].name);
+		if ((idx[i - a] = stats_dataset_find_observation(r->d, r->kept[i].name)) ==
+		    (size_t)-1)
+			return cp_error_set(err, CP_EIO, "cannot read '%s' again: it is "
+					    "shorter", r->name);
 	r->next_kept = b;
 	*n = b - a;
 	*out = r->d;

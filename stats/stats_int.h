@@ -116,9 +116,12 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err);
 
-/* stats/dataset.c: text in memory as a part of a file, its first row
- * at line skip + 2, the events of seed (may be NULL) first. */
-int stats_dataset_read_part(const char *name, const char *text, size_t len,
+/* stats/dataset.c: a part of a file, its rows only (the file's header
+ * line apart, in head): the lines of text[from, to) (fd -1), or those
+ * that start in [from, to) of the regular file fd, read in blocks; its
+ * first row at line skip + 2, the events of seed (may be NULL) first. */
+int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
+			    int fd, const char *text, uint64_t from, uint64_t to,
 			    size_t threads, unsigned skip,
 			    const struct stats_dataset *seed,
 			    struct stats_dataset **out, struct cp_buf *diag,
