@@ -3,9 +3,10 @@
  * a check holds a part at a time, never the file (stats/region.h,
  * "datasets in parts").
  *
- * A regular file is mapped: the cuts are found in the mapping, and a part
- * is loaded from the file in blocks, as a file loaded whole is, so its
- * text is never copied nor held (the pages taken leave the mapping).
+ * A regular file is mapped a part at a time (its header line copied): the
+ * cuts are found in the mapping, and the part is loaded from the file in
+ * blocks, as a file loaded whole is, so its text is neither copied nor
+ * held beyond the mapping of the part.
  * Other input is read in blocks into one buffer: the header line, then
  * the rows not yet taken.  A part is the complete lines loaded by
  * stats/dataset.c (on threads, as a file is) with their lines numbered as
@@ -48,10 +49,12 @@ struct stats_reader {
 	size_t threads;
 	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not taken */
 	size_t cap, hdr, len;
-	char *map;            /* a regular file mapped whole (or NULL: read into
-			       * buf): buf is then a view, buf + hdr the file's
-			       * offset body_off, not written */
-	size_t size;          /* the file's, mapped */
+	int mapped;           /* a regular file, mapped a part at a time: buf
+			       * is then a view, buf + hdr the file's offset
+			       * body_off, not written, and head the header */
+	char *map, *head;     /* the part's pages (or NULL); the header line */
+	size_t map_len;
+	uint64_t size;        /* the file's, at the start */
 	uint64_t body_off;    /* the input's offset of buf[hdr] */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
@@ -98,15 +101,11 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 		r->own = 1;
 	}
 	r->regular = !stdin_ && !fstat(r->fd, &st) && S_ISREG(st.st_mode);
-	/* a file is mapped, not read into memory: no copy of its text, no
-	 * fresh pages zeroed for it (read() is the way when mapping fails) */
-	if (r->regular && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
-
-		if (m != MAP_FAILED) {
-			r->map = m;
-			r->size = (size_t)st.st_size;
-		}
+	/* a file's parts are mapped, not read into memory: no copy of their
+	 * text, no fresh pages zeroed for it */
+	if (r->regular) {
+		r->mapped = 1;
+		r->size = (uint64_t)st.st_size;
 	}
 	*out = r;
 	return CP_OK;
@@ -129,7 +128,9 @@ void stats_reader_close(struct stats_reader *r)
 	cp_free(r->cut);
 	cp_free(r->seen);
 	if (r->map)
-		munmap(r->map, r->size);
+		munmap(r->map, r->map_len);
+	if (r->mapped)
+		cp_free(r->head);
 	else
 		cp_free(r->buf);
 	cp_free(r->name);
@@ -142,29 +143,72 @@ int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
-/* The header line: buf's first hdr bytes, or the mapped file's. */
+/* The header line: buf's first hdr bytes, or a mapped file's copy. */
 static const char *head(const struct stats_reader *r)
 {
-	return r->map ? r->map : r->buf;
+	return r->mapped ? r->head : r->buf;
 }
 
-/* A mapped file's body: want bytes from body_off, or the rest. */
+/* A mapped file's header line, read into r->head. */
+static int read_head(struct stats_reader *r, struct cp_error *err)
+{
+	size_t cap = 0;
+
+	for (;;) {
+		const char *nl;
+		ssize_t got;
+
+		if (r->hdr == cap) {
+			char *h = cp_realloc(r->head, cap = cap ? 2 * cap : 4096);
+
+			if (!h)
+				return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
+						    r->name);
+			r->head = h;
+		}
+		got = pread(r->fd, r->head + r->hdr, cap - r->hdr, (off_t)r->hdr);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return cp_error_set(err, CP_EIO, "cannot read '%s': %s", r->name,
+					    strerror(errno));
+		nl = memchr(r->head + r->hdr, '\n', (size_t)got);
+		r->hdr = nl ? (size_t)(nl - r->head) + 1 : r->hdr + (size_t)got;
+		if (nl || !got)
+			break;
+	}
+	r->body_off = r->hdr;
+	if (memchr(r->head, '\0', r->hdr))
+		return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
+				   "not a text file (NUL byte)");
+	return CP_OK;
+}
+
+/* A mapped file's body: want bytes from body_off, or the rest of the
+ * file as it was at the start.  The window mapped starts at the page of
+ * body_off - hdr, so that buf = the window's byte of that offset. */
 static int fill_map(struct stats_reader *r, struct cp_error *err)
 {
-	size_t left;
+	uint64_t left, n, a, pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	int rc;
 
-	if (!r->hdr) {
-		const char *nl = memchr(r->map, '\n', r->size);
-
-		r->hdr = nl ? (size_t)(nl - r->map) + 1 : r->size;
-		r->body_off = r->hdr;
-		if (memchr(r->map, '\0', r->hdr))
-			return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
-					   "not a text file (NUL byte)");
+	if (!r->head && (rc = read_head(r, err)))
+		return rc;
+	left = r->body_off < r->size ? r->size - r->body_off : 0;
+	n = left < r->want ? left : r->want;
+	a = (r->body_off - r->hdr) / pg * pg;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = (size_t)(r->body_off + n - a);
+	if (n && (r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd,
+				(off_t)a)) == MAP_FAILED) {
+		r->map = NULL;
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s': %s",
+				    r->name, strerror(errno));
 	}
-	left = r->size - (size_t)r->body_off;
-	r->buf = r->map + r->body_off - r->hdr;
-	r->len = r->hdr + (left < r->want ? left : r->want);
+	r->buf = n ? r->map + (r->body_off - r->hdr - a) : r->head;
+	r->len = r->hdr + (size_t)n;
 	r->eof = left <= r->want;
 	return CP_OK;
 }
@@ -175,7 +219,7 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 {
 	size_t want = !r->regular && r->want > r->max ? r->max + 1 : r->want;
 
-	if (r->map)
+	if (r->mapped)
 		return fill_map(r, err);
 
 	while (!r->eof && r->len - r->hdr < want) {
@@ -394,9 +438,9 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 		/* a mapped file's part is read from the file in blocks, as a
 		 * file loaded whole: its text is not held */
 		if ((rc = stats_dataset_read_part(r->name, head(r), r->hdr,
-						  r->map ? r->fd : -1, r->buf + r->hdr,
-						  r->map ? r->body_off : 0,
-						  (r->map ? r->body_off : 0) + end - r->hdr,
+						  r->mapped ? r->fd : -1, r->buf + r->hdr,
+						  r->mapped ? r->body_off : 0,
+						  (r->mapped ? r->body_off : 0) + end - r->hdr,
 						  r->threads, r->first_line - 2, r->d, &d,
 						  NULL, err)))
 			return rc;
@@ -591,17 +635,8 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 			p = nl ? nl + 1 : end;
 		}
 	}
-	if (!r->map) {
+	if (!r->mapped)     /* a mapped file's next part is mapped anew */
 		memmove(r->buf + r->hdr, r->buf + r->hdr + off, r->len - r->hdr - off);
-	} else {
-		/* the text taken is not read again (kept spans are read from
-		 * the file): its pages leave the mapping */
-		size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (size_t)r->body_off / pg * pg,
-			b = ((size_t)r->body_off + off) / pg * pg;
-
-		if (b > a)
-			madvise(r->map + a, b - a, MADV_DONTNEED);
-	}
 	r->len -= off;
 	r->body_off += off;
 	r->first_line = line;
