@@ -34,6 +34,7 @@
 /* The body a part reads at least: 64 MB of text, about 2,800 observations
  * of 10 intervals x 28 events (a part's samples take a quarter of it). */
 #define PART_BYTES ((size_t)64 << 20)
+#define SCAN_BLOCK ((size_t)1 << 20)
 
 struct kept {
 	uint64_t off, len;    /* in the input (a file) or the spool */
@@ -55,6 +56,7 @@ struct stats_reader {
 	char *map, *head;     /* the part's pages (or NULL); the header line */
 	size_t map_len;
 	uint64_t size;        /* the file's, at the start */
+	char *blk;            /* a mapped file's lines counted: SCAN_BLOCK */
 	uint64_t body_off;    /* the input's offset of buf[hdr] */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
@@ -129,6 +131,7 @@ void stats_reader_close(struct stats_reader *r)
 	cp_free(r->seen);
 	if (r->map)
 		munmap(r->map, r->map_len);
+	cp_free(r->blk);
 	if (r->mapped)
 		cp_free(r->head);
 	else
@@ -478,13 +481,51 @@ size_t stats_reader_cut(const struct stats_reader *r, size_t m)
 
 /* Byte offsets (in buf, from hdr) of the n lines at[] (ascending, from
  * first_line on) into off[]. */
-static void line_offsets(const struct stats_reader *r, const unsigned *at,
-			 size_t n, size_t *off)
+static int line_offsets(struct stats_reader *r, const unsigned *at,
+			size_t n, size_t *off, struct cp_error *err)
 {
 	const char *p = r->buf + r->hdr, *end = r->buf + r->len;
 	unsigned line = r->first_line;
 	size_t i;
 
+	if (r->mapped) {
+		/* a mapped file's lines are read in blocks: a block stays in
+		 * the cache, and the part's pages are not all mapped in */
+		uint64_t pos = r->body_off, stop = r->body_off + (r->len - r->hdr);
+		char *blk = r->blk;
+
+		if (!blk && !(blk = r->blk = cp_malloc(SCAN_BLOCK)))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		for (i = 0; i < n && at[i] <= line; i++)
+			off[i] = 0;
+		while (i < n && pos < stop) {
+			ssize_t got = pread(r->fd, blk, stop - pos < SCAN_BLOCK ?
+					    (size_t)(stop - pos) : SCAN_BLOCK, (off_t)pos);
+			const char *q = blk, *e;
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				return cp_error_set(err, CP_EIO, "cannot read '%s' again: %s",
+						    r->name, got < 0 ? strerror(errno) :
+						    "it is shorter");
+			e = blk + got;
+			while (i < n && q < e) {
+				const char *nl = memchr(q, '\n', (size_t)(e - q));
+
+				if (!nl)
+					break;
+				q = nl + 1;
+				line++;
+				while (i < n && at[i] <= line)
+					off[i++] = (size_t)(pos + (uint64_t)(q - blk) - r->body_off);
+			}
+			pos += (uint64_t)got;
+		}
+		for (; i < n; i++)
+			off[i] = r->len - r->hdr;
+		return CP_OK;
+	}
 	for (i = 0; i < n; i++) {
 		while (line < at[i] && p < end) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -494,6 +535,7 @@ static void line_offsets(const struct stats_reader *r, const unsigned *at,
 		}
 		off[i] = (size_t)(p - (r->buf + r->hdr));
 	}
+	return CP_OK;
 }
 
 static int uint_cmp(const void *a, const void *b)
@@ -531,7 +573,8 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		at[2 * i + 1] = lo[2 * i + 1];
 	}
 	qsort(at, 2 * n, sizeof *at, uint_cmp);
-	line_offsets(r, at, 2 * n, off);
+	if ((rc = line_offsets(r, at, 2 * n, off, err)))
+		goto out;
 	if (r->n_kept + n > r->cap_kept) {
 		size_t cap = r->cap_kept ? 2 * r->cap_kept : 256;
 		struct kept *k;
@@ -612,6 +655,7 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	const struct stats_dataset *d = r->d;
 	size_t i, off;
 	unsigned line;
+	int rc;
 
 	if (!m && !r->whole)          /* nothing whole yet: a larger part */
 		return grow(r, err);
@@ -624,7 +668,8 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	}
 	if (m < d->obs.n) {
 		line = d->obs_line[m];
-		line_offsets(r, &line, 1, &off);
+		if ((rc = line_offsets(r, &line, 1, &off, err)))
+			return rc;
 	} else {                      /* to the end of what was loaded */
 		const char *p = r->buf + r->hdr, *end = r->buf + r->parsed;
 
