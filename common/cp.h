@@ -285,19 +285,25 @@ struct cp_diag {
 struct cp_diags {
 	struct cp_diag *d;
 	size_t n, cap;
+	size_t dropped;      /* notes beyond CP_DIAGS_MAX, counted only */
 	int nomem;           /* a note was lost for want of memory */
 };
+/* The notes kept: an endless input of bad lines is read on (to its end,
+ * or to the cap on what a pipe may hold) in bounded memory. */
+#define CP_DIAGS_MAX 100000
 void cp_diags_vadd(struct cp_diags *ds, size_t input, unsigned line,
 		   const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 /* Sort the notes by input, line and order; write each to messages (may
  * be NULL) as "NAME:LINE: msg" ("NAME: msg" for line 0), NAME being
  * names[input]; the first into err (CP_EINPUT at its place), the others
- * into err->detail while they fit, then "... and N more bad NOUN".
- * Returns CP_EINPUT. */
+ * into err->detail while they fit, then "... and N more bad NOUN"; notes
+ * beyond CP_DIAGS_MAX are counted in that N, and in one last line of
+ * messages.  Returns CP_EINPUT. */
 int cp_diags_report(struct cp_diags *ds, const char *const *names, const char *noun,
 		    struct cp_buf *messages, struct cp_error *err);
 /* Move from's notes to the end of to, their lines moved by off (a part
- * of the input read apart); from is left empty.  CP_ENOMEM leaves both. */
+ * of the input read apart; those beyond CP_DIAGS_MAX counted); from is
+ * left empty.  CP_ENOMEM leaves both. */
 int cp_diags_move(struct cp_diags *to, struct cp_diags *from, unsigned off);
 void cp_diags_release(struct cp_diags *ds);
 

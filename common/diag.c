@@ -12,6 +12,10 @@ void cp_diags_vadd(struct cp_diags *ds, size_t input, unsigned line,
 {
 	char msg[700];
 
+	if (ds->n >= CP_DIAGS_MAX) {
+		ds->dropped++;
+		return;
+	}
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (ds->n == ds->cap) {
 		size_t cap = ds->cap ? 2 * ds->cap : 16;
@@ -76,6 +80,10 @@ int cp_diags_report(struct cp_diags *ds, const char *const *names, const char *n
 			left++;
 		}
 	}
+	if (messages && ds->dropped)
+		cp_buf_printf(messages, "%s: %zu more bad %s not listed (the first %d are)\n",
+			      names[ds->d[ds->n - 1].input], ds->dropped, noun, CP_DIAGS_MAX);
+	left += ds->dropped;
 	if (err && left)
 		snprintf(err->detail + used, sizeof err->detail - used,
 			 "... and %zu more bad %s\n", left, noun);
@@ -84,26 +92,31 @@ int cp_diags_report(struct cp_diags *ds, const char *const *names, const char *n
 
 int cp_diags_move(struct cp_diags *to, struct cp_diags *from, unsigned off)
 {
-	size_t i;
+	size_t i, room = to->n < CP_DIAGS_MAX ? CP_DIAGS_MAX - to->n : 0;
+	size_t take = from->n < room ? from->n : room;
 
-	if (!from->n)
-		return CP_OK;
-	if (to->n + from->n > to->cap) {
-		struct cp_diag *d = cp_reallocarray(to->d, to->n + from->n, sizeof *d);
+	if (to->n + take > to->cap) {
+		struct cp_diag *d = cp_reallocarray(to->d, to->n + take, sizeof *d);
 
 		if (!d)
 			return CP_ENOMEM;
 		to->d = d;
-		to->cap = to->n + from->n;
+		to->cap = to->n + take;
 	}
 	for (i = 0; i < from->n; i++) {
-		to->d[to->n] = from->d[i];
-		to->d[to->n].line += off;
-		to->d[to->n].seq = to->n;
-		to->n++;
+		if (i < take) {
+			to->d[to->n] = from->d[i];
+			to->d[to->n].line += off;
+			to->d[to->n].seq = to->n;
+			to->n++;
+		} else {
+			cp_free(from->d[i].msg);
+		}
 	}
-	from->n = 0;                  /* the notes are to's now */
+	to->dropped += from->dropped + (from->n - take);
 	to->nomem |= from->nomem;
+	from->n = 0;                  /* the notes are to's now */
+	from->dropped = 0;
 	return CP_OK;
 }
 

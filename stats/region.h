@@ -30,7 +30,8 @@ struct stats_dataset;
 int stats_dataset_load(const char *path, struct stats_dataset **out,
 		       struct cp_error *err);
 /* The same, with every diagnostic line ("path:line: message\n") also
- * appended to diag (may be NULL), however many there are. */
+ * appended to diag (may be NULL): the first CP_DIAGS_MAX, then a line
+ * counting the rest. */
 int stats_dataset_load_diag(const char *path, struct stats_dataset **out,
 			    struct cp_buf *diag, struct cp_error *err);
 /* The same on `threads` threads (0: one per CPU).  The lines after the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_common.c: error records, buffers, allocation failure
  * injection and atomic writes. */
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -417,6 +418,54 @@ static void test_json_string(void)
 	cp_buf_release(&b);
 }
 
+static void note(struct cp_diags *ds, size_t input, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cp_diags_vadd(ds, input, line, fmt, ap);
+	va_end(ap);
+}
+
+/* Located messages: reported in input and line order; beyond
+ * CP_DIAGS_MAX only counted, also across a move. */
+static void test_diags(void)
+{
+	static const char *const names[] = { "a.csv", "b.csv" };
+	struct cp_diags ds, part;
+	struct cp_error err;
+	struct cp_buf b;
+	size_t i;
+
+	memset(&ds, 0, sizeof ds);
+	memset(&part, 0, sizeof part);
+	note(&ds, 1, 3, "third of b");
+	note(&ds, 0, 9, "ninth of a");
+	note(&ds, 0, 0, "all of a");
+	cp_buf_init(&b);
+	CHECK(cp_diags_report(&ds, names, "lines", &b, &err) == CP_EINPUT);
+	CHECK_STR(err.msg, "all of a");
+	CHECK_STR(b.data, "a.csv: all of a\na.csv:9: ninth of a\nb.csv:3: third of b\n");
+	CHECK(strstr(err.detail, "a.csv:9: ninth of a\n") == err.detail);
+	cp_buf_release(&b);
+	cp_diags_release(&ds);
+
+	for (i = 0; i < CP_DIAGS_MAX + 5; i++)
+		note(&ds, 0, (unsigned)i + 2, "bad %zu", i);
+	CHECK(ds.n == CP_DIAGS_MAX && ds.dropped == 5 && !ds.nomem);
+	for (i = 0; i < 7; i++)
+		note(&part, 0, (unsigned)i + 1, "part %zu", i);
+	CHECK(cp_diags_move(&ds, &part, 1000000) == CP_OK);
+	CHECK(ds.n == CP_DIAGS_MAX && ds.dropped == 12 && part.n == 0 && part.dropped == 0);
+	cp_buf_init(&b);
+	cp_diags_report(&ds, names, "rows", &b, &err);
+	CHECK(strstr(b.data, "a.csv: 12 more bad rows not listed") != NULL);
+	CHECK(strstr(err.detail, "more bad rows\n") != NULL);
+	cp_buf_release(&b);
+	cp_diags_release(&ds);
+	cp_diags_release(&part);
+}
+
 int main(void)
 {
 	check_prog = "common";
@@ -433,5 +482,6 @@ int main(void)
 	RUN(test_atomic_write_refuses);
 	RUN(test_gcd);
 	RUN(test_closest);
+	RUN(test_diags);
 	return check_summary();
 }
