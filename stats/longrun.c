@@ -308,13 +308,13 @@ void stats_cross_sums(const double *x, size_t lo, size_t hi, size_t k,
 int stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 		    size_t L, double *mu, double *S)
 {
-	double *tot = cp_malloc(k * k * sizeof *tot), *g = cp_malloc(k * k * sizeof *g);
-	double *d = cp_malloc(2 * k * sizeof *d);
-	size_t *np = cp_malloc(k * k * sizeof *np), j, l;
-	int rc = CP_ENOMEM;
+	/* one block: tot, g (k*k), d (2k), then np (k*k) */
+	double *tot = cp_malloc((2 * k * k + 2 * k) * sizeof *tot + k * k * sizeof(size_t));
+	double *g = tot + k * k, *d = g + k * k;
+	size_t *np = (size_t *)(void *)(d + 2 * k), j, l;
 
-	if (!tot || !g || !d || !np)
-		goto out;
+	if (!tot)
+		return CP_ENOMEM;
 	stats_col_sums(x, lo, hi, k, mu, np);
 	for (j = 0; j < k; j++)
 		mu[j] = np[j] ? mu[j] / (double)np[j] : 0;
@@ -332,13 +332,8 @@ int stats_block_cov(const double *x, size_t lo, size_t hi, size_t k,
 				sum += tot[j * k + l];
 			S[j * k + l] = S[l * k + j] = sum;
 		}
-	rc = CP_OK;
-out:
 	cp_free(tot);
-	cp_free(g);
-	cp_free(d);
-	cp_free(np);
-	return rc;
+	return CP_OK;
 }
 
 /* Schafer and Strimmer's (2005) shrinkage intensity towards the diagonal
@@ -412,9 +407,13 @@ static void split_blocks(double *S, size_t k, size_t *root, double corr)
 		root[j] = j;
 	for (j = 0; j < k; j++)
 		for (l = j + 1; l < k; l++) {
-			double d = S[j * k + j] * S[l * k + l];
+			double d = S[j * k + j] * S[l * k + l], c = S[j * k + l];
 
-			if (!(d > 0) || !(fabs(S[j * k + l]) >= corr * sqrt(d)))
+			/* most pairs are far below corr: those are passed over
+			 * before the square root (a margin of 2 in the square
+			 * that no rounding crosses) */
+			if (!(d > 0) || 2 * c * c < corr * corr * d ||
+			    !(fabs(c) >= corr * sqrt(d)))
 				continue;
 			for (a = j; root[a] != a; a = root[a])
 				;
@@ -527,13 +526,12 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			 const double *floor_, const double *cfull,
 			 int per_interval, double conf, struct cp_error *err)
 {
-	size_t na = m / 2, nb = m - na, i, j, l, *ord = NULL, *nzi = NULL, *nzn = NULL;
-	double *mu = NULL, *mb = NULL, *SA = NULL, *SB = NULL, *w = NULL, *V = NULL,
-	       *h = NULL;
-	double *VT = NULL, *uw, *us, *uc, *sv, *fv, *pv, *cv, *nuj;
+	size_t na = m / 2, nb = m - na, i, j, l, t, *ord, *nzi, *nzn, *act, n_act = 0;
+	double *mem, *mu, *mb, *SA, *SB, *w, *V, *h, *VT, *uw, *us, *uc, *sv, *fv, *pv,
+	       *cv, *nuj;
 	double nu, q1b;
 	int rc = -1, any_unsteady = 0, short_run;
-	unsigned char *unsteady = NULL, *kind = NULL;
+	unsigned char *unsteady, *kind, *used;
 
 	if (na < 2 || nb < 3)
 		return -1;
@@ -556,24 +554,28 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	short_run = region_quantile1(0.99, k, (size_t)floor(nu) + 1) >
 		    SPLIT_MAX_PENALTY * SPLIT_MAX_PENALTY * region_quantile1(0.99, k, r->n) ||
 		    2 * na <= k;
-	mu = cp_malloc(k * sizeof *mu);
-	mb = cp_malloc(k * sizeof *mb);
-	SA = cp_malloc(k * k * sizeof *SA);
-	SB = cp_malloc(k * k * sizeof *SB);
-	w = cp_malloc(k * sizeof *w);
-	V = cp_malloc(k * k * sizeof *V);
-	h = cp_malloc(k * sizeof *h);
-	ord = cp_malloc(k * sizeof *ord);
-	VT = cp_malloc((k * k + 8 * k) * sizeof *VT);
-	unsteady = cp_malloc(k);
-	kind = cp_calloc(k, 1);
-	nzi = cp_malloc(k * k * sizeof *nzi);
-	nzn = cp_malloc(k * sizeof *nzn);
-	if (!mu || !mb || !SA || !SB || !w || !V || !h || !ord || !VT || !unsteady ||
-	    !kind || !nzi || !nzn) {
-		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
-		goto out;
-	}
+	/* one block: the doubles (mu, mb, w, h: k; SA, SB, V: k*k; VT and
+	 * its sums: k*k + 8k), the indices (ord, nzn, act: k; nzi: k*k),
+	 * the flags (unsteady, kind, used: k) */
+	if (!(mem = cp_malloc((4 * k * k + 12 * k) * sizeof *mem +
+			      (k * k + 3 * k) * sizeof *ord + 3 * k)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	mu = mem;
+	mb = mu + k;
+	w = mb + k;
+	h = w + k;
+	SA = h + k;
+	SB = SA + k * k;
+	V = SB + k * k;
+	VT = V + k * k;
+	ord = (size_t *)(void *)(VT + k * k + 8 * k);
+	nzn = ord + k;
+	act = nzn + k;
+	nzi = act + k;
+	unsteady = (unsigned char *)(nzi + k * k);
+	kind = unsteady + k;
+	used = kind + k;
+	memset(kind, 0, 2 * k);
 	if (stats_block_cov(x, 0, na, k, L, mu, SA) ||
 	    stats_block_cov(x, na, m, k, L, mb, SB)) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -593,22 +595,10 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			any_unsteady |= unsteady[j];
 		}
 	}
-	if (!L && !rho) {
-		/* the halves' contrast: one more degree of freedom for B */
-		double c = (double)na * (double)nb / (double)m;
-
-		for (j = 0; j < k; j++)
-			for (l = 0; l < k; l++)
-				SB[j * k + l] = ((double)(nb - 1) * SB[j * k + l] +
-						 c * (mu[j] - mb[j]) * (mu[l] - mb[l])) /
-						(double)nb;
-	}
 	if (rho)   /* prewhitened residuals: back to the rates' scale */
 		for (j = 0; j < k; j++)
-			for (l = 0; l < k; l++) {
+			for (l = 0; l < k; l++)
 				SA[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
-				SB[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
-			}
 	{
 		/* The axes only need to be good, not unbiased: the widths
 		 * along them come from the other half whatever they are.
@@ -622,7 +612,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		 * case: box volume 0.0086 -> 0.0115 of the independent). */
 		double lambda = na <= k && !short_run ? shrink_intensity(x, 0, na, k, h, w) : 0;
 
-		for (j = 0; j < k; j++)
+		for (j = 0; j < k && lambda > 0; j++)
 			for (l = 0; l < k; l++)
 				if (j != l)
 					SA[j * k + l] *= 1 - lambda;
@@ -642,6 +632,36 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		if ((rc = stats_symmetric_eigen(SA, k, w, V, err)))
 			goto out;
 	}
+	/* The axes whose widths come from the second half (act), and the
+	 * counters they weigh on (used): a short run's axes of one counter
+	 * keep the independent box's interval, so their quadratic forms,
+	 * most of a short run's work, are not formed.  Every sum below runs
+	 * over the used counters in ascending order and leaves out only
+	 * terms of an axis's zero weights: the numbers are the same. */
+	for (i = 0; i < k; i++) {
+		if (kind[i] == AXIS_COUNTER)
+			continue;
+		act[n_act++] = i;
+		for (j = 0; j < k; j++)
+			if (V[i * k + j] != 0)
+				used[j] = 1;
+	}
+	{
+		/* the halves' contrast: one more degree of freedom for B */
+		double c = (double)na * (double)nb / (double)m;
+
+		for (j = 0; j < k; j++)
+			for (l = 0; l < k; l++) {
+				if (!used[j] || !used[l])
+					continue;
+				if (!L && !rho)
+					SB[j * k + l] = ((double)(nb - 1) * SB[j * k + l] +
+							 c * (mu[j] - mb[j]) * (mu[l] - mb[l])) /
+							(double)nb;
+				if (rho)   /* back to the rates' scale */
+					SB[j * k + l] /= (1 - rho[j]) * (1 - rho[l]);
+			}
+	}
 	uw = VT + k * k;
 	us = uw + k;
 	uc = us + k;
@@ -655,14 +675,16 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	 * axis costs two quadratic forms (k^2) and no division */
 	for (j = 0; j < k; j++)
 		for (l = 0; l < k; l++)
-			SA[j * k + l] = SB[j * k + l] * (double)njl[j * k + l] /
-					((double)r->n_counted[j] * (double)r->n_counted[l]);
+			if (used[j] && used[l])
+				SA[j * k + l] = SB[j * k + l] * (double)njl[j * k + l] /
+						((double)r->n_counted[j] *
+						 (double)r->n_counted[l]);
 	/* Every axis at once, over the transposed axes VT (VT[l][i] = v_i[l]):
 	 * each sum still runs over l (then j) in ascending order, as it would
 	 * axis by axis, so the numbers are the same; the k independent sums
 	 * of one step are what the processor can overlap. */
 	for (l = 0; l < k; l++)
-		for (i = 0; i < k; i++)
+		for (i = 0; i < k && used[l]; i++)
 			VT[l * k + i] = V[i * k + l];
 	/* A short run's axes are mostly single counters and pairs: a row of
 	 * VT with few nonzero terms adds only those (the zeros it skips add
@@ -670,7 +692,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	 * same). */
 	for (l = 0; l < k; l++) {
 		nzn[l] = 0;
-		for (i = 0; i < k; i++)
+		for (i = 0; i < k && used[l]; i++)
 			if (VT[l * k + i] != 0)
 				nzi[l * k + nzn[l]++] = i;
 	}
@@ -680,12 +702,15 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		const double *wj = SA + j * k, *sj = SB + j * k, *vj = VT + j * k;
 		const double *cj = cfull + j * k;
 
+		if (!used[j])
+			continue;
 		for (i = 0; i < k; i++)
 			uw[i] = us[i] = uc[i] = 0;
 		for (l = 0; l < k; l++) {
 			const double *vl = VT + l * k;
-			size_t t;
 
+			if (!used[l])
+				continue;
 			if (2 * nzn[l] >= k) {
 				axpy(k, wj[l], vl, uw);
 				axpy(k, cj[l], vl, uc);
@@ -699,8 +724,10 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		}
 		if (per_interval)
 			for (l = 0; l < k; l++)
-				axpy(k, sj[l], VT + l * k, us);
-		for (i = 0; i < k; i++) {
+				if (used[l])
+					axpy(k, sj[l], VT + l * k, us);
+		for (t = 0; t < n_act; t++) {
+			i = act[t];
 			sv[i] += vj[i] * uw[i];
 			pv[i] += vj[i] * us[i];
 			fv[i] += vj[i] * vj[i] * floor_[j];
@@ -718,6 +745,14 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 		const double *v = V + i * k;
 		double s = sv[i], f = fv[i], p = pv[i];
 
+		/* a short run's frame: a counter of its own keeps the
+		 * independent box's interval (module comment) */
+		if (kind[i] == AXIS_COUNTER) {
+			for (j = 0; j < k && !(v[j] > 0.5); j++)
+				;
+			h[i] = r->half_ind[j < k ? j : 0];
+			continue;
+		}
 		if (s < 0)
 			s = 0;
 		/* a prediction adds one sample's spread */
@@ -748,33 +783,30 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 			double part = 0, all = 0;
 
 			for (j = 0; j < k; j++) {
-				double t = v[j] * v[j] * cfull[j * k + j];
+				double e = v[j] * v[j] * cfull[j * k + j];
 
-				all += t;
-				part += unsteady[j] ? t : 0;
+				all += e;
+				part += unsteady[j] ? e : 0;
 			}
 			if (part >= SPLIT_UNSTEADY_SHARE * all)
 				h[i] = sqrt(r->q1 * cv[i]);
 		}
-		/* a short run's frame: a counter of its own keeps the
-		 * independent box's interval, a block's widest axis the whole
-		 * sample's (module comment) */
-		if (kind[i] == AXIS_COUNTER) {
-			for (j = 0; j < k && !(v[j] > 0.5); j++)
-				;
-			h[i] = r->half_ind[j < k ? j : 0];
-		} else if (kind[i] == AXIS_WIDE && cv[i] > 0) {
+		/* a block's widest axis: the whole sample's */
+		if (kind[i] == AXIS_WIDE && cv[i] > 0)
 			h[i] = sqrt(r->q1 * cv[i]);
-		}
-		ord[i] = i;
 	}
-	for (i = 1; i < k; i++)   /* ascending half-width (insertion sort) */
-		for (j = i; j > 0 && h[ord[j - 1]] > h[ord[j]]; j--) {
-			size_t t = ord[j];
+	/* ascending half-width, equal ones in axis order (insertion sort,
+	 * the keys moved along: w is free) */
+	for (i = 0; i < k; i++) {
+		double key = h[i];
 
+		for (j = i; j > 0 && w[j - 1] > key; j--) {
+			w[j] = w[j - 1];
 			ord[j] = ord[j - 1];
-			ord[j - 1] = t;
 		}
+		w[j] = key;
+		ord[j] = i;
+	}
 	for (i = 0; i < k; i++) {
 		memcpy(r->box_axes + i * k, V + ord[i] * k, k * sizeof *V);
 		r->half_pca[i] = h[ord[i]];
@@ -789,19 +821,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	}
 	rc = 0;
 out:
-	cp_free(mu);
-	cp_free(mb);
-	cp_free(SA);
-	cp_free(SB);
-	cp_free(w);
-	cp_free(V);
-	cp_free(h);
-	cp_free(ord);
-	cp_free(VT);
-	cp_free(unsteady);
-	cp_free(kind);
-	cp_free(nzi);
-	cp_free(nzn);
+	cp_free(mem);
 	return rc;
 }
 

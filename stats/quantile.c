@@ -7,6 +7,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -42,12 +43,35 @@ int stats_conf_ok(double c)
  * intervals has level gamma = c^(1/k), so all k hold together with
  * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
  * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
-double region_quantile1(double confidence, size_t k, size_t n)
+/* The quantiles a check asks for are few (one k, a few sample counts)
+ * and asked once per region; GSL's inverses take microseconds each.  Each
+ * thread keeps the last ones it computed, by their arguments: a function
+ * of its arguments only, so the numbers are the same. */
+#define MEMO_SLOTS 32
+
+struct memo {
+	double a, b, c;       /* the arguments; all 0: empty */
+	double v[2];
+};
+
+static _Thread_local struct memo memo_q1[MEMO_SLOTS], memo_halves[MEMO_SLOTS];
+
+static struct memo *memo_find(struct memo *m, double a, double b, double c, int *hit)
+{
+	uint64_t h = cp_hash(CP_HASH_SEED, (double[3]){a, b, c}, 3 * sizeof(double));
+	struct memo *e = m + (h & (MEMO_SLOTS - 1));
+
+	*hit = e->a == a && e->b == b && e->c == c;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	return e;
+}
+
+static double quantile1(double confidence, size_t k, size_t n)
 {
 	double gamma, t;
 
-	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
-		return NAN;
 	gsl_quiet();
 	gamma = pow(confidence, 1.0 / (double)k);
 	if (n == 0)
@@ -58,6 +82,23 @@ double region_quantile1(double confidence, size_t k, size_t n)
 	return t * t;
 }
 
+/* Per-counter quantile with the Sidak correction: each of the k
+ * intervals has level gamma = c^(1/k), so all k hold together with
+ * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
+ * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
+double region_quantile1(double confidence, size_t k, size_t n)
+{
+	struct memo *e;
+	int hit;
+
+	if (!stats_conf_ok(confidence) || k == 0 || n == 1)
+		return NAN;
+	e = memo_find(memo_q1, confidence, (double)k, (double)n, &hit);
+	if (!hit)
+		e->v[0] = quantile1(confidence, k, n);
+	return e->v[0];
+}
+
 /* Do two halves of a counter's samples differ in spread beyond what
  * stationary Gaussian samples allow?  va/vb ~ F(nua, nub) for such
  * samples; the two-sided test at level SPLIT_STATIONARY_ALPHA for the
@@ -66,7 +107,9 @@ double region_quantile1(double confidence, size_t k, size_t n)
  * zeros never do. */
 int stats_halves_differ(double va, double vb, double nua, double nub, size_t k)
 {
-	double a, p;
+	struct memo *e;
+	double a, x;
+	int hit;
 
 	if (!(va > 0) && !(vb > 0))
 		return 0;
@@ -76,8 +119,22 @@ int stats_halves_differ(double va, double vb, double nua, double nub, size_t k)
 		return 0;
 	gsl_quiet();
 	a = -expm1(log1p(-SPLIT_STATIONARY_ALPHA) / (double)k);
-	p = gsl_cdf_fdist_Q(va / vb, nua, nub);
-	return 2 * (p < 0.5 ? p : 1 - p) < a;
+	x = va / vb;
+	/* two-sided p < a: x beyond either tail's a/2 quantile, which
+	 * depend on the degrees of freedom and k only (kept) */
+	e = memo_find(memo_halves, nua, nub, (double)k, &hit);
+	if (!hit) {
+		e->v[0] = gsl_cdf_fdist_Pinv(a / 2, nua, nub);
+		e->v[1] = gsl_cdf_fdist_Qinv(a / 2, nua, nub);
+	}
+	if (isfinite(e->v[0]) && isfinite(e->v[1]))
+		return x < e->v[0] || x > e->v[1];
+	/* GSL's inverse gave up: the p-value itself */
+	{
+		double p = gsl_cdf_fdist_Q(x, nua, nub);
+
+		return 2 * (p < 0.5 ? p : 1 - p) < a;
+	}
 }
 
 /* Which rule a region of k counters from n samples uses.  Hotelling's

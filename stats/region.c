@@ -213,10 +213,9 @@ static void diagonal_rule(struct region *r, double *w)
 		/* rank of counter j in ascending variance (stable) */
 		size_t rank = 0;
 
-		for (l = 0; l < k; l++)
-			if (r->lambda[l] < r->lambda[j] ||
-			    (r->lambda[l] == r->lambda[j] && l < j))
-				rank++;
+		for (l = 0; l < k; l++)   /* no branch: k^2 comparisons */
+			rank += (size_t)(r->lambda[l] < r->lambda[j]) +
+				(size_t)((r->lambda[l] == r->lambda[j]) & (l < j));
 		w[rank] = r->lambda[j];
 		r->axes[rank * k + j] = 1;
 	}

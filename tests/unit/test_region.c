@@ -10,7 +10,10 @@
 #include "common/cp.h"
 #include "solver/feas.h"
 #include "stats/region.h"
+#include "stats/stats_int.h"
 #include "check.h"
+
+#include <gsl/gsl_cdf.h>
 
 /* chi^2 quantiles from a printed table (NIST/SEMATECH e-Handbook 1.3.6.7.4,
  * upper-tail critical values; 3 decimals there, more from R's qchisq). */
@@ -62,6 +65,44 @@ static void test_hotelling_and_t(void)
 	CHECK(isnan(region_quantile(1.0, 3, 10)));
 	CHECK(isnan(region_quantile(0.0, 3, 10)));
 	CHECK(region_confidence_of(0, 3, 10) == 0);
+}
+
+/* The quantiles kept per thread (stats/quantile.c) are the ones GSL
+ * computes, whatever the order of asking and however many collide in the
+ * memo; the halves' test by kept critical values decides as the p-value
+ * does, just inside and just outside each tail. */
+static void test_quantile_memo(void)
+{
+	size_t k, n, round;
+
+	for (round = 0; round < 2; round++)
+		for (k = 1; k <= 30; k += 7)
+			for (n = 2; n <= 200; n += 9) {
+				double g = pow(0.99, 1.0 / (double)k);
+				double t = gsl_cdf_tdist_Pinv((1 + g) / 2, (double)(n - 1));
+
+				CHECK(region_quantile1(0.99, k, n) == t * t);
+			}
+	for (round = 0; round < 2; round++)
+		for (k = 1; k <= 28; k += 9)
+			for (n = 3; n <= 300; n += 37) {
+				double nua = (double)n, nub = (double)n + 2.5;
+				double a = -expm1(log1p(-SPLIT_STATIONARY_ALPHA) / (double)k);
+				double lo = gsl_cdf_fdist_Pinv(a / 2, nua, nub);
+				double hi = gsl_cdf_fdist_Qinv(a / 2, nua, nub);
+				double x[] = { lo * (1 - 1e-6), lo * (1 + 1e-6), 1,
+					       hi * (1 - 1e-6), hi * (1 + 1e-6) };
+				size_t i;
+
+				for (i = 0; i < sizeof x / sizeof *x; i++) {
+					double p = gsl_cdf_fdist_Q(x[i], nua, nub);
+					int want = 2 * (p < 0.5 ? p : 1 - p) < a;
+
+					CHECK(stats_halves_differ(x[i] * 3, 3, nua, nub, k) == want);
+				}
+				CHECK(stats_halves_differ(lo * (1 - 1e-6), 1, nua, nub, k));
+				CHECK(!stats_halves_differ(1, 1, nua, nub, k));
+			}
 }
 
 /* region_confidence_of inverts region_quantile under every rule. */
@@ -748,6 +789,7 @@ int main(void)
 	RUN(test_chi_square_table);
 	RUN(test_hotelling_and_t);
 	RUN(test_quantile_inverse);
+	RUN(test_quantile_memo);
 	RUN(test_eigen_known);
 	RUN(test_eigen_residual);
 	RUN(test_region_by_hand);
