@@ -47,7 +47,8 @@ int stats_conf_ok(double c)
  * and asked once per region; GSL's inverses take microseconds each.  Each
  * thread keeps the last ones it computed, by their arguments: a function
  * of its arguments only, so the numbers are the same. */
-#define MEMO_SLOTS 32
+#define MEMO_BITS 5
+#define MEMO_SLOTS (1 << MEMO_BITS)
 
 struct memo {
 	double a, b, c;       /* the arguments; all 0: empty */
@@ -58,8 +59,15 @@ static _Thread_local struct memo memo_q1[MEMO_SLOTS], memo_halves[MEMO_SLOTS];
 
 static struct memo *memo_find(struct memo *m, double a, double b, double c, int *hit)
 {
-	uint64_t h = cp_hash(CP_HASH_SEED, (double[3]){a, b, c}, 3 * sizeof(double));
-	struct memo *e = m + (h & (MEMO_SLOTS - 1));
+	uint64_t x, y, z, h;
+	struct memo *e;
+
+	memcpy(&x, &a, sizeof x);
+	memcpy(&y, &b, sizeof y);
+	memcpy(&z, &c, sizeof z);
+	/* a multiplicative mix: the slot from the high bits */
+	h = (x ^ y * 0x9E3779B97F4A7C15ull ^ z * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull;
+	e = m + (h >> (64 - MEMO_BITS));
 
 	*hit = e->a == a && e->b == b && e->c == c;
 	e->a = a;

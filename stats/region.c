@@ -203,20 +203,22 @@ static void diagonal_rule(struct region *r, double *w)
 
 	r->rule = REGION_RULE_DIAGONAL;
 	memset(r->axes, 0, k * k * sizeof *r->axes);
-	for (j = 0; j < k; j++)
-		for (l = 0; l < k; l++)
-			if (j != l)
-				r->cov[j * k + l] = 0;
-	for (j = 0; j < k; j++)
-		r->lambda[j] = r->cov[j * k + j];
 	for (j = 0; j < k; j++) {
-		/* rank of counter j in ascending variance (stable) */
+		r->lambda[j] = r->cov[j * k + j];
+		memset(r->cov + j * k, 0, k * sizeof *r->cov);
+		r->cov[j * k + j] = r->lambda[j];
+	}
+	for (j = 0; j < k; j++) {
+		/* rank of counter j in ascending variance (stable: an equal
+		 * one before it counts); two loops without a branch */
+		double lj = r->lambda[j];
 		size_t rank = 0;
 
-		for (l = 0; l < k; l++)   /* no branch: k^2 comparisons */
-			rank += (size_t)(r->lambda[l] < r->lambda[j]) +
-				(size_t)((r->lambda[l] == r->lambda[j]) & (l < j));
-		w[rank] = r->lambda[j];
+		for (l = 0; l < j; l++)
+			rank += r->lambda[l] <= lj;
+		for (l = j + 1; l < k; l++)
+			rank += r->lambda[l] < lj;
+		w[rank] = lj;
 		r->axes[rank * k + j] = 1;
 	}
 	memcpy(r->lambda, w, k * sizeof *w);
