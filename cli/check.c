@@ -5,6 +5,7 @@
  * then one of two report writers (text, JSON).  Exit 0 all checked
  * observations feasible, 1 some infeasible, 2 bad usage or input (or
  * nothing could be checked), 3 internal error. */
+#include <errno.h>
 #include <getopt.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -538,6 +539,11 @@ static void report_reset(struct report *r)
 
 /* The part's observations taken: what the report and the family-wise
  * check need of them after the part is gone. */
+/* The report a check in parts holds in memory at most (its body beyond
+ * goes to a temporary file): a text line or a JSON object of about 100
+ * to 250 bytes an observation, 100 to 250 MB at 10^6 observations. */
+#define REPORT_HOLD ((size_t)8 << 20)
+
 struct parts {
 	struct report *rep;
 	int json;
@@ -551,7 +557,101 @@ struct parts {
 	struct pipe_family *family;   /* over the last part */
 	struct cp_error strict_err, first_err;  /* the first unusable; observation 0's */
 	int have_strict, first_unusable;
+	/* the report's body beyond `hold` bytes goes to a temporary file
+	 * (spool, -1: none yet), spilled bytes of it, so that the memory of
+	 * a check does not grow with its observations; inf_at counts from
+	 * the body's start */
+	int spool;
+	uint64_t spilled;
+	size_t hold;
 };
+
+/* The report's body held so far, to the spool (err set on failure). */
+static int parts_spill(struct parts *p, struct cp_error *err)
+{
+	if (p->b->failed)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	if (p->spool < 0 && (p->spool = cp_temp_fd(err)) < 0)
+		return CP_EIO;
+	if (cp_write_all(p->spool, p->b->data, p->b->len))
+		return cp_error_set(err, CP_EIO, "cannot write a temporary file: %s",
+				    strerror(errno));
+	p->spilled += p->b->len;
+	p->b->len = 0;
+	return CP_OK;
+}
+
+/* Bytes [from, to) of the report's body, from the spool or memory. */
+static int body_copy(const struct parts *p, uint64_t from, uint64_t to,
+		     struct cp_output *o, struct cp_error *err)
+{
+	char buf[1 << 16];
+
+	if (p->spool < 0)
+		return cp_output_write(o, p->b->data + from, (size_t)(to - from), err);
+	while (from < to) {
+		size_t n = to - from < sizeof buf ? (size_t)(to - from) : sizeof buf;
+		ssize_t got = pread(p->spool, buf, n, (off_t)from);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return cp_error_set(err, CP_EIO, "cannot read a temporary file: %s",
+					    got ? strerror(errno) : "it is shorter than written");
+		if (cp_output_write(o, buf, (size_t)got, err))
+			return CP_EIO;
+		from += (uint64_t)got;
+	}
+	return CP_OK;
+}
+
+/* The report to output: its body with each infeasible observation's
+ * "refutes" (JSON), now known, then the summary. */
+static int parts_write(struct parts *p, const unsigned char *refutes,
+		       const char *output, struct cp_error *err)
+{
+	struct cp_output o;
+	struct cp_buf tail;
+	uint64_t from = 0, end;
+	size_t i;
+	int rc;
+
+	if (p->spool >= 0 && (rc = parts_spill(p, err)))
+		return rc;
+	if (p->b->failed)
+		return cp_error_set(err, CP_ENOMEM, "out of memory");
+	end = p->spilled + p->b->len;
+	cp_buf_init(&tail);
+	if (p->json)
+		summary_json(p->rep, &tail);
+	else
+		summary_text(p->rep, &tail);
+	if (tail.failed)
+		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
+	else
+		rc = cp_output_open(&o, output ? output : "-", err);
+	if (rc) {
+		cp_buf_release(&tail);
+		return rc;
+	}
+	for (i = 0; i < p->n_inf && !rc; i++) {
+		rc = body_copy(p, from, p->inf_at[i], &o, err);
+		if (!rc)
+			rc = cp_output_write(&o, refutes[i] ? "true" : "false",
+					     refutes[i] ? 4 : 5, err);
+		from = p->inf_at[i];
+	}
+	if (!rc)
+		rc = body_copy(p, from, end, &o, err);
+	if (!rc)
+		rc = cp_output_write(&o, tail.data ? tail.data : "", tail.len, err);
+	if (!rc)
+		rc = cp_output_close(&o, err);
+	else
+		cp_output_abort(&o);
+	cp_buf_release(&tail);
+	return rc;
+}
 
 /* Observations [0, m) of the part pd (results res) into the report. */
 static int parts_take(struct parts *p, const struct pipe_data *pd,
@@ -581,7 +681,7 @@ static int parts_take(struct parts *p, const struct pipe_data *pd,
 		    obs_text(r, i, &res[i], p->b, &p->rel))
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		if (inf && p->json)
-			p->inf_at[p->n_inf++] = at;
+			p->inf_at[p->n_inf++] = p->spilled + at;
 		if (inf)
 			p->keep[(*n_keep)++] = i;
 		if (pipe_data_region(pd, i)) {
@@ -713,24 +813,28 @@ static int check_parts(struct report *rep, int json, int strict,
 	struct pipe_data *pd = NULL, *last = NULL;
 	const struct stats_dataset *d, *events = NULL;
 	unsigned char *refutes = NULL;
-	struct cp_buf b, out;
+	struct cp_buf b;
 	struct parts p;
 	size_t i, usable_before = 0, part = 0;
 	int rc = CLI_OK;
 
 	memset(&p, 0, sizeof p);
 	cp_buf_init(&b);
-	cp_buf_init(&out);
 	cp_buf_init(&p.rel);
 	p.rep = rep;
 	p.json = json;
 	p.b = &b;
+	p.spool = -1;
+	p.hold = REPORT_HOLD;
 	cp_error_clear(&p.strict_err);
 	cp_error_clear(&p.first_err);
 	rep->opt = po;
-	/* the size of a part, for the tests: small parts cut small files */
-	if (getenv("COUNTERPOINT_PART_BYTES"))
+	/* the size of a part, for the tests: small parts cut small files
+	 * (and a report held in memory up to an eighth of one) */
+	if (getenv("COUNTERPOINT_PART_BYTES")) {
 		part = strtoull(getenv("COUNTERPOINT_PART_BYTES"), NULL, 10);
+		p.hold = part / 8;
+	}
 	if (stats_reader_open(rep->data_path, po->threads, part, &rd, err))
 		goto fail;
 	for (;;) {
@@ -781,6 +885,8 @@ static int check_parts(struct report *rep, int json, int strict,
 			crc = parts_take(&p, pd, res, m, &n_keep, err);
 			usable_before += p.usable - before;
 		}
+		if (!crc && b.len >= p.hold)
+			crc = parts_spill(&p, err);
 		if (!crc && stats_reader_last(rd) && m == nw)
 			crc = parts_family_last(&p, pd, pm, res, n_keep,
 						family_confidence, threads, err);
@@ -835,24 +941,8 @@ static int check_parts(struct report *rep, int json, int strict,
 		goto fail;
 	phase_mark(phases, "family-wise");
 	rep->family = family;
-	if (json) {
-		/* each infeasible observation's "refutes", now known */
-		size_t from = 0;
-
-		for (i = 0; i < p.n_inf; i++) {
-			cp_buf_append(&out, b.data + from, p.inf_at[i] - from);
-			cp_buf_puts(&out, refutes[i] ? "true" : "false");
-			from = p.inf_at[i];
-		}
-		cp_buf_append(&out, b.data ? b.data + from : "", b.len - from);
-		cp_buf_release(&b);
-		b = out;
-		cp_buf_init(&out);
-		summary_json(rep, &b);
-	} else {
-		summary_text(rep, &b);
-	}
-	rc = cli_write_output("check", output, &b);
+	if (parts_write(&p, refutes, output, err))
+		goto fail;
 	phase_mark(phases, "report");
 	phases_print(phases);
 	if (rc == CLI_OK && rep->infeasible)
@@ -862,8 +952,9 @@ fail:
 	if (rc != -1)
 		rc = cli_print_error("check", err);
 out:
+	if (p.spool >= 0)
+		close(p.spool);
 	cp_buf_release(&b);
-	cp_buf_release(&out);
 	cp_buf_release(&p.rel);
 	cp_free(p.inf_at);
 	cp_free(p.keep);

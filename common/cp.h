@@ -123,6 +123,14 @@ const char *cp_version(void);
 
 /* ---- files (common/files.c) ---- */
 
+/* All of data written to fd (through EINTR and short writes): 0, or -1
+ * with errno. */
+int cp_write_all(int fd, const void *data, size_t size);
+/* A temporary file that no name reaches (unlinked at once, gone with its
+ * descriptor), for what a command must keep but not in memory: its
+ * descriptor, or -1 with err set. */
+int cp_temp_fd(struct cp_error *err);
+
 /* An output file, written the way -o writes (README, "Output files"): a
  * regular file (or a new one) goes to a temporary file beside it,
  * PATH.tmp.PID.N, until cp_output_commit renames it over the target

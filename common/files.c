@@ -41,12 +41,12 @@
 
 #define CP_MAX_LINKS 40   /* symlinks followed at most, as the kernel does */
 
-static int write_fd_all(int fd, const char *data, size_t size)
+int cp_write_all(int fd, const void *data, size_t size)
 {
 	size_t off = 0;
 
 	while (off < size) {
-		ssize_t w = write(fd, data + off, size - off);
+		ssize_t w = write(fd, (const char *)data + off, size - off);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -56,6 +56,19 @@ static int write_fd_all(int fd, const char *data, size_t size)
 		off += (size_t)w;
 	}
 	return 0;
+}
+
+int cp_temp_fd(struct cp_error *err)
+{
+	FILE *f = tmpfile();
+	int fd = f ? dup(fileno(f)) : -1;
+
+	if (f)
+		fclose(f);       /* unlinked: the file lives as long as fd */
+	if (fd < 0)
+		cp_error_set(err, CP_EIO, "cannot make a temporary file: %s",
+			     strerror(errno));
+	return fd;
 }
 
 /* The path that a chain of symlinks at path leads to, for a target that
@@ -298,7 +311,7 @@ int cp_output_open(struct cp_output *o, const char *path, struct cp_error *err)
 int cp_output_write(struct cp_output *o, const void *data, size_t size,
 		    struct cp_error *err)
 {
-	if (write_fd_all(o->fd, data, size) >= 0)
+	if (cp_write_all(o->fd, data, size) >= 0)
 		return CP_OK;
 	if (!strcmp(o->name, "-"))
 		return cp_error_set(err, CP_EIO, "cannot write to standard output: %s",

@@ -586,18 +586,9 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		r->kept = k;
 		r->cap_kept = cap;
 	}
-	if (!r->regular && r->spool < 0) {
-		FILE *f = tmpfile();
-		int fd = f ? dup(fileno(f)) : -1;
-
-		if (f)
-			fclose(f);       /* unlinked: the copy lives as long as fd */
-		if (fd < 0) {
-			rc = cp_error_set(err, CP_EIO, "cannot make a temporary file for "
-					  "'%s': %s", r->name, strerror(errno));
-			goto out;
-		}
-		r->spool = fd;
+	if (!r->regular && r->spool < 0 && (r->spool = cp_temp_fd(err)) < 0) {
+		rc = CP_EIO;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		struct kept *k = &r->kept[r->n_kept];
@@ -618,23 +609,12 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		if (r->regular) {
 			k->off = r->body_off + a;
 		} else {
-			const char *p = r->buf + r->hdr + a;
-			size_t left = b - a;
-
 			k->off = r->spool_len;
-			while (left) {
-				ssize_t w = write(r->spool, p, left);
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0) {
-					cp_free(k->name);
-					rc = cp_error_set(err, CP_EIO, "cannot write a temporary "
-							  "file: %s", strerror(errno));
-					goto out;
-				}
-				p += w;
-				left -= (size_t)w;
+			if (cp_write_all(r->spool, r->buf + r->hdr + a, b - a)) {
+				cp_free(k->name);
+				rc = cp_error_set(err, CP_EIO, "cannot write a temporary "
+						  "file: %s", strerror(errno));
+				goto out;
 			}
 			r->spool_len += b - a;
 		}
