@@ -844,8 +844,10 @@ static int check_parts(struct report *rep, int json, int strict,
 		int crc;
 
 		if (stats_reader_next(rd, &d, &nw, err)) {
-			if (stats_reader_rereadable(rd))
-				rc = -1;        /* whole: every bad row, or ungrouped */
+			/* whole: every bad row, or ungrouped (not a file that
+			 * cannot be read) */
+			if (stats_reader_rereadable(rd) && err->code == CP_EINPUT)
+				rc = -1;
 			goto fail;
 		}
 		if (!d)

@@ -1095,6 +1095,12 @@ static int load_file_range(struct ctx *c, const struct source *s,
 		}
 		final = got == 0;
 		have += (size_t)got;
+		if (final && !s->seq && at + have < (to < s->size ? to : s->size)) {
+			/* the file was cut short as it was read */
+			rc = cp_error_set(err, CP_EIO, "cannot read '%s': " STATS_SHORTER,
+					  s->name);
+			break;
+		}
 		if ((over = at + have > max))
 			have--;
 		p = buf;

@@ -3,10 +3,11 @@
  * a check holds a part at a time, never the file (stats/region.h,
  * "datasets in parts").
  *
- * A regular file is mapped a part at a time (its header line copied): the
- * cuts are found in the mapping, and the part is loaded from the file in
- * blocks, as a file loaded whole is, so its text is neither copied nor
- * held beyond the mapping of the part.
+ * A regular file is read at offsets (its header line copied): the part's
+ * ends are found by reading its first and last lines, and the part is
+ * loaded from the file in blocks, as a file loaded whole is, so its text
+ * is neither copied nor held, and a file cut short as it is read gives
+ * an error, not a signal.
  * Other input is read in blocks into one buffer: the header line, then
  * the rows not yet taken.  A part is the complete lines loaded by
  * stats/dataset.c (on threads, as a file is) with their lines numbered as
@@ -23,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -35,6 +35,8 @@
  * of 10 intervals x 28 events (a part's samples take a quarter of it). */
 #define PART_BYTES ((size_t)64 << 20)
 #define SCAN_BLOCK ((size_t)1 << 20)
+/* The bytes of a line's start that no_cut compares at most. */
+#define NO_CUT_FIELD 4096
 
 struct kept {
 	uint64_t off, len;    /* in the input (a file) or the spool */
@@ -48,16 +50,14 @@ struct stats_reader {
 	int fd, own;
 	int regular;          /* the input can be read again at an offset */
 	size_t threads;
-	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not taken */
+	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not
+			       * taken; a regular file's: NULL, its bytes at
+			       * offsets (the header line in head) */
 	size_t cap, hdr, len;
-	int mapped;           /* a regular file, mapped a part at a time: buf
-			       * is then a view, buf + hdr the file's offset
-			       * body_off, not written, and head the header */
-	char *map, *head;     /* the part's pages (or NULL); the header line */
-	size_t map_len;
+	char *head;           /* a regular file's header line */
 	uint64_t size;        /* the file's, at the start */
-	char *blk;            /* a mapped file's lines counted: SCAN_BLOCK */
-	uint64_t body_off;    /* the input's offset of buf[hdr] */
+	char *blk;            /* a regular file's bytes read: SCAN_BLOCK */
+	uint64_t body_off;    /* the input's offset of body byte 0 (buf[hdr]) */
 	unsigned first_line;  /* the line of buf[hdr] */
 	size_t want, parsed;  /* body bytes to read; loaded into d */
 	size_t max;           /* the body held at most: cp_stream_max */
@@ -103,12 +103,8 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 		r->own = 1;
 	}
 	r->regular = !stdin_ && !fstat(r->fd, &st) && S_ISREG(st.st_mode);
-	/* a file's parts are mapped, not read into memory: no copy of their
-	 * text, no fresh pages zeroed for it */
-	if (r->regular) {
-		r->mapped = 1;
+	if (r->regular)
 		r->size = (uint64_t)st.st_size;
-	}
 	*out = r;
 	return CP_OK;
 }
@@ -129,13 +125,9 @@ void stats_reader_close(struct stats_reader *r)
 	cp_free(r->kept);
 	cp_free(r->cut);
 	cp_free(r->seen);
-	if (r->map)
-		munmap(r->map, r->map_len);
 	cp_free(r->blk);
-	if (r->mapped)
-		cp_free(r->head);
-	else
-		cp_free(r->buf);
+	cp_free(r->head);
+	cp_free(r->buf);
 	cp_free(r->name);
 	cp_free(r);
 }
@@ -146,13 +138,13 @@ int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
-/* The header line: buf's first hdr bytes, or a mapped file's copy. */
+/* The header line: buf's first hdr bytes, or a regular file's copy. */
 static const char *head(const struct stats_reader *r)
 {
-	return r->mapped ? r->head : r->buf;
+	return r->regular ? r->head : r->buf;
 }
 
-/* A mapped file's header line, read into r->head. */
+/* A regular file's header line, read into r->head. */
 static int read_head(struct stats_reader *r, struct cp_error *err)
 {
 	size_t cap = 0;
@@ -187,32 +179,72 @@ static int read_head(struct stats_reader *r, struct cp_error *err)
 	return CP_OK;
 }
 
-/* A mapped file's body: want bytes from body_off, or the rest of the
- * file as it was at the start.  The window mapped starts at the page of
- * body_off - hdr, so that buf = the window's byte of that offset. */
-static int fill_map(struct stats_reader *r, struct cp_error *err)
+/* A regular file's body: want bytes from body_off, or the rest of the
+ * file as it was at the start (none of it read here). */
+static int fill_file(struct stats_reader *r, struct cp_error *err)
 {
-	uint64_t left, n, a, pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t left, n;
 	int rc;
 
 	if (!r->head && (rc = read_head(r, err)))
 		return rc;
+	if (!r->blk && !(r->blk = cp_malloc(SCAN_BLOCK)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
 	left = r->body_off < r->size ? r->size - r->body_off : 0;
 	n = left < r->want ? left : r->want;
-	a = (r->body_off - r->hdr) / pg * pg;
-	if (r->map)
-		munmap(r->map, r->map_len);
-	r->map = NULL;
-	r->map_len = (size_t)(r->body_off + n - a);
-	if (n && (r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd,
-				(off_t)a)) == MAP_FAILED) {
-		r->map = NULL;
-		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s': %s",
-				    r->name, strerror(errno));
-	}
-	r->buf = n ? r->map + (r->body_off - r->hdr - a) : r->head;
 	r->len = r->hdr + (size_t)n;
 	r->eof = left <= r->want;
+	return CP_OK;
+}
+
+/* Body bytes [at, at + n) of a regular file into r->blk (n <= SCAN_BLOCK). */
+static int read_body(struct stats_reader *r, size_t at, size_t n, struct cp_error *err)
+{
+	size_t have = 0;
+
+	while (have < n) {
+		ssize_t got = pread(r->fd, r->blk + have, n - have,
+				    (off_t)(r->body_off + at + have));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return cp_error_set(err, CP_EIO, "cannot read '%s': %s", r->name,
+					    got < 0 ? strerror(errno) : STATS_SHORTER);
+		have += (size_t)got;
+	}
+	return CP_OK;
+}
+
+/* The body offset just past the last newline in body bytes [lo, hi), or
+ * lo when there is none. */
+static int line_start_before(struct stats_reader *r, size_t lo, size_t hi, size_t *at,
+			     struct cp_error *err)
+{
+	int rc;
+
+	if (!r->regular) {
+		const char *p = r->buf + r->hdr;
+
+		while (hi > lo && p[hi - 1] != '\n')
+			hi--;
+		*at = hi;
+		return CP_OK;
+	}
+	while (hi > lo) {
+		size_t n = hi - lo < SCAN_BLOCK ? hi - lo : SCAN_BLOCK, i;
+
+		if ((rc = read_body(r, hi - n, n, err)))
+			return rc;
+		for (i = n; i > 0 && r->blk[i - 1] != '\n'; i--)
+			;
+		if (i) {
+			*at = hi - n + i;
+			return CP_OK;
+		}
+		hi -= n;
+	}
+	*at = lo;
 	return CP_OK;
 }
 
@@ -222,8 +254,8 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 {
 	size_t want = !r->regular && r->want > r->max ? r->max + 1 : r->want;
 
-	if (r->mapped)
-		return fill_map(r, err);
+	if (r->regular)
+		return fill_file(r, err);
 
 	while (!r->eof && r->len - r->hdr < want) {
 		size_t room;
@@ -377,23 +409,49 @@ static int find_cuts(struct stats_reader *r, int whole)
 	return CP_OK;
 }
 
+/* Body bytes [at, end), at most NO_CUT_FIELD of them: *p (in the body
+ * held, or read into tmp) and their number *n. */
+static int body_bytes(struct stats_reader *r, size_t at, size_t end, char *tmp,
+		      const char **p, size_t *n, struct cp_error *err)
+{
+	int rc;
+
+	*n = end - at < NO_CUT_FIELD ? end - at : NO_CUT_FIELD;
+	if (!r->regular) {
+		*p = r->buf + r->hdr + at;
+		return CP_OK;
+	}
+	if ((rc = read_body(r, at, *n, err)))
+		return rc;
+	memcpy(tmp, r->blk, *n);
+	*p = tmp;
+	return CP_OK;
+}
+
 /* Whether the body's complete lines [hdr, end) begin and end with rows of
  * the same observation (the same bytes before the first comma, unquoted,
  * the header's first column "observation"): then no observation before
  * the last row's ends in them, so they hold no cut and loading them
  * would find none.  0 when unsure (loading decides). */
-static int no_cut(const struct stats_reader *r, size_t end)
+static int no_cut(struct stats_reader *r, size_t end, int *yes, struct cp_error *err)
 {
-	const char *first = r->buf + r->hdr, *last = r->buf + end - 1, *c1, *c2;
+	char fa[NO_CUT_FIELD], fb[NO_CUT_FIELD];
+	const char *a, *b, *c1, *c2;
+	size_t last, na, nb;
+	int rc;
 
-	if (r->hdr < 13 || memcmp(head(r), "observation,", 12) || end <= r->hdr ||
-	    *first == '"')
-		return 0;
-	while (last > first && last[-1] != '\n')
-		last--;
-	c1 = memchr(first, ',', (size_t)(end - r->hdr));
-	c2 = memchr(last, ',', (size_t)(r->buf + end - last));
-	return c1 && c2 && c1 - first == c2 - last && !memcmp(first, last, (size_t)(c1 - first));
+	*yes = 0;
+	if (r->hdr < 13 || memcmp(head(r), "observation,", 12) || end <= r->hdr)
+		return CP_OK;
+	if ((rc = line_start_before(r, 0, end - r->hdr - 1, &last, err)) ||
+	    (rc = body_bytes(r, 0, end - r->hdr, fa, &a, &na, err)) ||
+	    (rc = body_bytes(r, last, end - r->hdr, fb, &b, &nb, err)))
+		return rc;
+	c1 = memchr(a, ',', na);
+	c2 = memchr(b, ',', nb);
+	*yes = *a != '"' && c1 && c2 && c1 - a == c2 - b &&
+	       !memcmp(a, b, (size_t)(c1 - a));
+	return CP_OK;
 }
 
 int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
@@ -412,11 +470,12 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			return rc;
 		end = r->len;
 		if (!r->eof) {       /* complete lines only */
-			const char *nl = r->buf + r->len;
+			size_t nl;
+			int same;
 
-			while (nl > r->buf + r->hdr && nl[-1] != '\n')
-				nl--;
-			if (nl == r->buf + r->hdr) {
+			if ((rc = line_start_before(r, 0, r->len - r->hdr, &nl, err)))
+				return rc;
+			if (nl == 0) {
 				/* no line ends: from a pipe or a device that has
 				 * a limit */
 				if (!r->regular && r->len - r->hdr > CP_LINE_MAX_STREAM)
@@ -429,8 +488,10 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 					return rc;
 				continue;
 			}
-			end = (size_t)(nl - r->buf);
-			if (no_cut(r, end)) {
+			end = r->hdr + nl;
+			if ((rc = no_cut(r, end, &same, err)))
+				return rc;
+			if (same) {
 				/* one observation is larger than a part */
 				if ((rc = grow(r, err)))
 					return rc;
@@ -438,12 +499,13 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			}
 		}
 		whole = r->whole = r->eof && end == r->len;
-		/* a mapped file's part is read from the file in blocks, as a
+		/* a regular file's part is read from the file in blocks, as a
 		 * file loaded whole: its text is not held */
 		if ((rc = stats_dataset_read_part(r->name, head(r), r->hdr,
-						  r->mapped ? r->fd : -1, r->buf + r->hdr,
-						  r->mapped ? r->body_off : 0,
-						  (r->mapped ? r->body_off : 0) + end - r->hdr,
+						  r->regular ? r->fd : -1,
+						  r->regular ? NULL : r->buf + r->hdr,
+						  r->regular ? r->body_off : 0,
+						  (r->regular ? r->body_off : 0) + end - r->hdr,
 						  r->threads, r->first_line - 2, r->d, &d,
 						  NULL, err)))
 			return rc;
@@ -484,32 +546,23 @@ size_t stats_reader_cut(const struct stats_reader *r, size_t m)
 static int line_offsets(struct stats_reader *r, const unsigned *at,
 			size_t n, size_t *off, struct cp_error *err)
 {
-	const char *p = r->buf + r->hdr, *end = r->buf + r->len;
+	const char *p, *end;
 	unsigned line = r->first_line;
 	size_t i;
 
-	if (r->mapped) {
-		/* a mapped file's lines are read in blocks: a block stays in
-		 * the cache, and the part's pages are not all mapped in */
-		uint64_t pos = r->body_off, stop = r->body_off + (r->len - r->hdr);
-		char *blk = r->blk;
+	if (r->regular) {
+		/* a regular file's lines are read in blocks */
+		size_t pos = 0, stop = r->len - r->hdr;
+		int rc;
 
-		if (!blk && !(blk = r->blk = cp_malloc(SCAN_BLOCK)))
-			return cp_error_set(err, CP_ENOMEM, "out of memory");
 		for (i = 0; i < n && at[i] <= line; i++)
 			off[i] = 0;
 		while (i < n && pos < stop) {
-			ssize_t got = pread(r->fd, blk, stop - pos < SCAN_BLOCK ?
-					    (size_t)(stop - pos) : SCAN_BLOCK, (off_t)pos);
-			const char *q = blk, *e;
+			size_t got = stop - pos < SCAN_BLOCK ? stop - pos : SCAN_BLOCK;
+			const char *q = r->blk, *e = r->blk + got;
 
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				return cp_error_set(err, CP_EIO, "cannot read '%s' again: %s",
-						    r->name, got < 0 ? strerror(errno) :
-						    "it is shorter");
-			e = blk + got;
+			if ((rc = read_body(r, pos, got, err)))
+				return rc;
 			while (i < n && q < e) {
 				const char *nl = memchr(q, '\n', (size_t)(e - q));
 
@@ -518,14 +571,16 @@ static int line_offsets(struct stats_reader *r, const unsigned *at,
 				q = nl + 1;
 				line++;
 				while (i < n && at[i] <= line)
-					off[i++] = (size_t)(pos + (uint64_t)(q - blk) - r->body_off);
+					off[i++] = pos + (size_t)(q - r->blk);
 			}
-			pos += (uint64_t)got;
+			pos += got;
 		}
 		for (; i < n; i++)
 			off[i] = r->len - r->hdr;
 		return CP_OK;
 	}
+	p = r->buf + r->hdr;
+	end = r->buf + r->len;
 	for (i = 0; i < n; i++) {
 		while (line < at[i] && p < end) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -535,6 +590,40 @@ static int line_offsets(struct stats_reader *r, const unsigned *at,
 		}
 		off[i] = (size_t)(p - (r->buf + r->hdr));
 	}
+	return CP_OK;
+}
+
+/* The line after the body's first n bytes: their line ends counted, and
+ * a last line without its newline (the input's end) too. */
+static int count_lines(struct stats_reader *r, size_t n, unsigned *line,
+		       struct cp_error *err)
+{
+	size_t at = 0;
+	char last = '\n';
+	int rc;
+
+	*line = r->first_line;
+	while (at < n) {
+		size_t m = n - at < SCAN_BLOCK ? n - at : SCAN_BLOCK;
+		const char *p, *end;
+
+		if (r->regular) {
+			if ((rc = read_body(r, at, m, err)))
+				return rc;
+			p = r->blk;
+		} else {
+			p = r->buf + r->hdr + at;
+		}
+		end = p + m;
+		last = end[-1];
+		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			p++;
+			(*line)++;
+		}
+		at += m;
+	}
+	if (last != '\n')
+		(*line)++;
 	return CP_OK;
 }
 
@@ -651,16 +740,11 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 		if ((rc = line_offsets(r, &line, 1, &off, err)))
 			return rc;
 	} else {                      /* to the end of what was loaded */
-		const char *p = r->buf + r->hdr, *end = r->buf + r->parsed;
-
 		off = r->parsed - r->hdr;
-		for (line = r->first_line; p < end; line++) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-			p = nl ? nl + 1 : end;
-		}
+		if ((rc = count_lines(r, off, &line, err)))
+			return rc;
 	}
-	if (!r->mapped)     /* a mapped file's next part is mapped anew */
+	if (!r->regular)    /* a regular file's next part is read anew */
 		memmove(r->buf + r->hdr, r->buf + r->hdr + off, r->len - r->hdr - off);
 	r->len -= off;
 	r->body_off += off;
@@ -697,8 +781,8 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 	for (i = a; i < b; i++)
 		if ((idx[i - a] = stats_dataset_find_observation(r->d, r->kept[i].name)) ==
 		    (size_t)-1)
-			return cp_error_set(err, CP_EIO, "cannot read '%s' again: it is "
-					    "shorter", r->name);
+			return cp_error_set(err, CP_EIO, "cannot read '%s' again: "
+					    STATS_SHORTER, r->name);
 	r->next_kept = b;
 	*n = b - a;
 	*out = r->d;

@@ -120,6 +120,9 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
  * line apart, in head): the lines of text[from, to) (fd -1), or those
  * that start in [from, to) of the regular file fd, read in blocks; its
  * first row at line skip + 2, the events of seed (may be NULL) first. */
+/* Why a file read again, or in parts, gave fewer bytes than it had. */
+#define STATS_SHORTER "it is shorter than when it was opened (another program changed it)"
+
 int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
 			    int fd, const char *text, uint64_t from, uint64_t to,
 			    size_t threads, unsigned skip,
