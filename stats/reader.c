@@ -56,6 +56,7 @@ struct stats_reader {
 	size_t cap, hdr, len;
 	char *head;           /* a regular file's header line */
 	uint64_t size;        /* the file's, at the start */
+	off_t base;           /* the file's offset of the header line */
 	char *blk;            /* a regular file's bytes read: SCAN_BLOCK */
 	uint64_t body_off;    /* the input's offset of body byte 0 (buf[hdr]) */
 	unsigned first_line;  /* the line of buf[hdr] */
@@ -102,9 +103,13 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 	} else {
 		r->own = 1;
 	}
-	r->regular = !stdin_ && !fstat(r->fd, &st) && S_ISREG(st.st_mode);
-	if (r->regular)
+	/* standard input redirected from a file is that file, from where
+	 * its reading stands */
+	if (!fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
+	    (r->base = stdin_ ? lseek(0, 0, SEEK_CUR) : 0) >= 0) {
+		r->regular = 1;
 		r->size = (uint64_t)st.st_size;
+	}
 	*out = r;
 	return CP_OK;
 }
@@ -134,7 +139,7 @@ void stats_reader_close(struct stats_reader *r)
 
 const char *stats_reader_name(const struct stats_reader *r) { return r->name; }
 int stats_reader_grouped(const struct stats_reader *r) { return !r->ungrouped; }
-int stats_reader_rereadable(const struct stats_reader *r) { return r->regular; }
+int stats_reader_rereadable(const struct stats_reader *r) { return r->regular && r->own; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
@@ -161,7 +166,7 @@ static int read_head(struct stats_reader *r, struct cp_error *err)
 						    r->name);
 			r->head = h;
 		}
-		got = pread(r->fd, r->head + r->hdr, cap - r->hdr, (off_t)r->hdr);
+		got = pread(r->fd, r->head + r->hdr, cap - r->hdr, r->base + (off_t)r->hdr);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -172,7 +177,7 @@ static int read_head(struct stats_reader *r, struct cp_error *err)
 		if (nl || !got)
 			break;
 	}
-	r->body_off = r->hdr;
+	r->body_off = (uint64_t)r->base + r->hdr;
 	if (memchr(r->head, '\0', r->hdr))
 		return cp_error_at(err, CP_EINPUT, r->name, 1, 0,
 				   "not a text file (NUL byte)");

@@ -87,7 +87,9 @@ int stats_reader_done(const struct stats_reader *r);
 int stats_reader_last(const struct stats_reader *r);
 /* m 0 (nothing could be used): the next part is read larger. */
 int stats_reader_grouped(const struct stats_reader *r);
-/* 1 when the input is a regular file (it can be loaded whole instead). */
+/* 1 when the input is a regular file named (it can be loaded whole
+ * instead); standard input redirected from a file is read as a file but
+ * cannot be loaded again from its name. */
 int stats_reader_rereadable(const struct stats_reader *r);
 /* Keep the rows of the part's observations obs[0..n) for a second
  * reading (from the file, or from an unlinked temporary copy of what

@@ -74,21 +74,31 @@ grep -q '^j300-.*: unusable (.*its rows from grouped.csv:' whole.grouped.text ||
 grep -q 'INFEASIBLE' whole.grouped.text || fail "no infeasible observation in the data"
 grep -q '"refutes": true' whole.grouped.json || fail "no refuting observation in the data"
 
-# Standard input: the reports name the data '-' and its lines
-# <stdin>:LINE; otherwise the same.
+# Standard input, from a pipe and redirected from the file (read as a
+# file): the reports name the data '-' and its lines <stdin>:LINE;
+# otherwise the same.
 for f in grouped turns; do
 	for t in 1 2; do
-		"$CP" check "$M" - $W --threads $t <$f.csv >parts 2>err; rc=$?
-		[ $rc = 1 ] || { cat err; fail "stdin $f threads $t: exit $rc"; }
-		sed "s|its rows from $f.csv:|its rows from <stdin>:|" whole.$f.text | cmp -s - parts ||
-			fail "stdin $f threads $t: text report differs"
-		"$CP" check "$M" - $W --json --threads $t <$f.csv >parts 2>/dev/null
-		sed -e "s|^\"data\": \"$f.csv\"|\"data\": \"-\"|" \
-		    -e "s|\"file\": \"$f.csv\"|\"file\": \"<stdin>\"|" whole.$f.json |
-			cmp -s - parts || fail "stdin $f threads $t: JSON report differs"
+		for how in pipe file; do
+			stdin() { if [ $how = pipe ]; then cat $f.csv | "$CP" "$@"; else "$CP" "$@" <$f.csv; fi; }
+			stdin check "$M" - $W --threads $t >parts 2>err; rc=$?
+			[ $rc = 1 ] || { cat err; fail "stdin ($how) $f threads $t: exit $rc"; }
+			sed "s|its rows from $f.csv:|its rows from <stdin>:|" whole.$f.text | cmp -s - parts ||
+				fail "stdin ($how) $f threads $t: text report differs"
+			stdin check "$M" - $W --json --threads $t >parts 2>/dev/null
+			sed -e "s|^\"data\": \"$f.csv\"|\"data\": \"-\"|" \
+			    -e "s|\"file\": \"$f.csv\"|\"file\": \"<stdin>\"|" whole.$f.json |
+				cmp -s - parts || fail "stdin ($how) $f threads $t: JSON report differs"
+		done
 	done
 done
-"$CP" check "$M" - $W <mixed.csv >parts 2>err; rc=$?
+# standard input read as a file from where its reading stands (a line
+# before the dataset taken by the shell)
+{ echo "a line of something else"; cat grouped.csv; } >prefixed.csv
+{ IFS= read -r skip; "$CP" check "$M" - $W >parts 2>err; } <prefixed.csv
+sed "s|its rows from grouped.csv:|its rows from <stdin>:|" whole.grouped.text | cmp -s - parts ||
+	{ cat err; fail "standard input after a line read by the shell: report differs"; }
+cat mixed.csv | "$CP" check "$M" - $W >parts 2>err; rc=$?
 [ $rc = 2 ] || fail "stdin of observations taking turns: exit $rc, expected 2"
 grep -q "<stdin>:[0-9]*: observation 'j[0-9]*-.*' has rows after other observations' rows" err ||
 	{ cat err; fail "stdin of observations taking turns: no message"; }
@@ -121,10 +131,14 @@ for part in 200000 0; do
 		COUNTERPOINT_PART_BYTES=$part "$CP" check "$M" long.csv $W $o \
 			--family-confidence 0.999 --threads 1 >parts 2>err
 		cmp -s whole.long.$out parts || { cat err; fail "long observations $out, parts of $part bytes: report differs"; }
+		cat long.csv | COUNTERPOINT_PART_BYTES=$part "$CP" check "$M" - $W $o \
+			--family-confidence 0.999 --threads 2 >parts 2>err
+		sed -e "s|^\"data\": \"long.csv\"|\"data\": \"-\"|" whole.long.$out |
+			cmp -s - parts || { cat err; fail "long observations $out from a pipe, parts of $part bytes: report differs"; }
 		COUNTERPOINT_PART_BYTES=$part "$CP" check "$M" - $W $o \
 			--family-confidence 0.999 --threads 2 <long.csv >parts 2>err
 		sed -e "s|^\"data\": \"long.csv\"|\"data\": \"-\"|" whole.long.$out |
-			cmp -s - parts || { cat err; fail "long observations $out from standard input, parts of $part bytes: report differs"; }
+			cmp -s - parts || { cat err; fail "long observations $out from standard input (a file), parts of $part bytes: report differs"; }
 	done
 done
 grep -q "^long-b: INFEASIBLE" whole.long.text || fail "the last long observation is not infeasible"
