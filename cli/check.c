@@ -169,13 +169,27 @@ static void phases_print(struct phases *p)
 struct progress {
 	struct cli_progress line;
 	const char *what;  /* "regions", "checking" */
+	size_t before;     /* in parts: the observations of the parts before */
+	const struct stats_reader *rd;   /* in parts: the input */
 };
 
 static void progress_cb(void *ctx, size_t done, size_t total)
 {
 	struct progress *p = ctx;
+	double f;
 
-	cli_progress_show(&p->line, "%s %zu/%zu observations", p->what, done, total);
+	if (!p->rd) {
+		cli_progress_show(&p->line, "%s %zu/%zu observations", p->what, done, total);
+		return;
+	}
+	/* in parts the total is not known: the observations checked, and of
+	 * a file how much is read */
+	f = stats_reader_fraction(p->rd);
+	if (f >= 0)
+		cli_progress_show(&p->line, "%zu observations checked, %.0f%% of %s read",
+				  p->before + done, 100 * f, stats_reader_name(p->rd));
+	else
+		cli_progress_show(&p->line, "%zu observations checked", p->before + done);
 }
 
 /* ---- output helpers ---- */
@@ -815,6 +829,7 @@ static int check_parts(struct report *rep, int json, int strict,
 	unsigned char *refutes = NULL;
 	struct cp_buf b;
 	struct parts p;
+	struct progress prog;
 	size_t i, usable_before = 0, part = 0;
 	int rc = CLI_OK;
 
@@ -825,6 +840,8 @@ static int check_parts(struct report *rep, int json, int strict,
 	p.json = json;
 	p.b = &b;
 	p.spool = -1;
+	memset(&prog, 0, sizeof prog);
+	cli_progress_init(&prog.line, "check");
 	p.hold = REPORT_HOLD;
 	cp_error_clear(&p.strict_err);
 	cp_error_clear(&p.first_err);
@@ -837,6 +854,7 @@ static int check_parts(struct report *rep, int json, int strict,
 	}
 	if (stats_reader_open(rep->data_path, po->threads, part, &rd, err))
 		goto fail;
+	prog.rd = rd;
 	for (;;) {
 		struct pipe_options o = *po;
 		struct feas_result *res = NULL;
@@ -878,14 +896,15 @@ static int check_parts(struct report *rep, int json, int strict,
 		}
 		for (i = 0; i < nw; i++)
 			feas_result_init(&res[i]);
-		crc = pipe_check_stream(pm, pd, FEAS_EXPLAIN, threads, res, NULL, NULL,
-					NULL, err);
+		crc = pipe_check_stream(pm, pd, FEAS_EXPLAIN, threads, res, NULL,
+					progress_cb, &prog, err);
 		m = crc ? 0 : stats_reader_cut(rd, pipe_data_n_done(pd));
 		if (!crc) {
 			size_t before = p.usable;
 
 			crc = parts_take(&p, pd, res, m, &n_keep, err);
 			usable_before += p.usable - before;
+			prog.before += m;
 		}
 		if (!crc && b.len >= p.hold)
 			crc = parts_spill(&p, err);
@@ -906,6 +925,7 @@ static int check_parts(struct report *rep, int json, int strict,
 		if (crc)
 			goto fail;
 	}
+	cli_progress_end(&prog.line);
 	phase_mark(phases, "load, regions and checks in parts");
 	if (events)
 		cli_note_unread_events("check", rep->data_path, model, events);
@@ -954,6 +974,7 @@ fail:
 	if (rc != -1)
 		rc = cli_print_error("check", err);
 out:
+	cli_progress_end(&prog.line);
 	if (p.spool >= 0)
 		close(p.spool);
 	cp_buf_release(&b);

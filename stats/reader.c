@@ -143,6 +143,16 @@ int stats_reader_rereadable(const struct stats_reader *r) { return r->regular &&
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
+double stats_reader_fraction(const struct stats_reader *r)
+{
+	uint64_t at = r->body_off - (uint64_t)r->base;
+	uint64_t all = r->size - (uint64_t)r->base;
+
+	if (!r->regular || r->size <= (uint64_t)r->base)
+		return -1;
+	return at >= all ? 1 : (double)at / (double)all;
+}
+
 /* The header line: buf's first hdr bytes, or a regular file's copy. */
 static const char *head(const struct stats_reader *r)
 {

@@ -91,6 +91,9 @@ int stats_reader_grouped(const struct stats_reader *r);
  * instead); standard input redirected from a file is read as a file but
  * cannot be loaded again from its name. */
 int stats_reader_rereadable(const struct stats_reader *r);
+/* How much of a regular file the parts taken have read, 0 to 1; -1 for
+ * other input (its length is not known). */
+double stats_reader_fraction(const struct stats_reader *r);
 /* Keep the rows of the part's observations obs[0..n) for a second
  * reading (from the file, or from an unlinked temporary copy of what
  * standard input gave), after the last part: stats_reader_kept gives

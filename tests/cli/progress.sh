@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# tests/cli/progress.sh: long work (sim --sweep, explore) shows its progress on a terminal (one
+# tests/cli/progress.sh: long work (sim --sweep, explore, check) shows its progress on a terminal (one
 # line on stderr, redrawn in place and erased at the end) and never when
 # stderr is not one.  `script` gives the command a terminal.
 command -v script >/dev/null || { echo "script (util-linux) not installed"; exit 77; }
@@ -28,4 +28,16 @@ $search -o "$tmp/plain.json" 2> "$tmp/plain.err"
 [ $? -le 1 ] || fail "explore failed"
 grep -q 'counterpoint explore: [0-9]' "$tmp/plain.err" && fail "explore: progress where stderr is not a terminal"
 cmp -s "$tmp/tty.json" "$tmp/plain.json" || fail "explore: the report depends on the terminal"
+# check, read in parts: the observations checked and how much of the file
+chk="$CP check models/haswell/mmu.udd datasets/sim-sweep-all.csv --threads 1"
+script -qec "$chk -o $tmp/tty.txt" /dev/null > "$tmp/tty.out" 2>&1
+[ $? -le 1 ] || fail "check under a terminal failed"
+grep -q 'counterpoint check: [0-9]* observations checked, [0-9]*% of datasets/sim-sweep-all.csv read' "$tmp/tty.out" ||
+	fail "check: no progress line on a terminal"
+grep -q "$(printf '\033')\[Kcounterpoint check: note:" "$tmp/tty.out" ||
+	fail "check: the progress line is not erased before the notes"
+$chk -o "$tmp/plain.txt" 2> "$tmp/plain.err"
+[ $? -le 1 ] || fail "check failed"
+grep -q 'observations checked' "$tmp/plain.err" && fail "check: progress where stderr is not a terminal"
+cmp -s "$tmp/tty.txt" "$tmp/plain.txt" || fail "check: the report depends on the terminal"
 exit 0
