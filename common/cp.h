@@ -127,8 +127,8 @@ const char *cp_version(void);
  * with errno. */
 int cp_write_all(int fd, const void *data, size_t size);
 /* A temporary file that no name reaches (unlinked at once, gone with its
- * descriptor), for what a command must keep but not in memory: its
- * descriptor, or -1 with err set. */
+ * descriptor) in $TMPDIR (or /tmp), for what a command must keep but not
+ * in memory: its descriptor, or -1 with err set. */
 int cp_temp_fd(struct cp_error *err);
 
 /* An output file, written the way -o writes (README, "Output files"): a

@@ -60,14 +60,27 @@ int cp_write_all(int fd, const void *data, size_t size)
 
 int cp_temp_fd(struct cp_error *err)
 {
-	FILE *f = tmpfile();
-	int fd = f ? dup(fileno(f)) : -1;
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
 
-	if (f)
-		fclose(f);       /* unlinked: the file lives as long as fd */
-	if (fd < 0)
-		cp_error_set(err, CP_EIO, "cannot make a temporary file: %s",
-			     strerror(errno));
+	if (!dir || !*dir)
+		dir = "/tmp";
+	/* a file no name reaches: O_TMPFILE where the file system has it,
+	 * else a name removed at once */
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+	if (!(path = cp_malloc(strlen(dir) + 32))) {
+		cp_error_set(err, CP_ENOMEM, "out of memory");
+		return -1;
+	}
+	sprintf(path, "%s/counterpoint.XXXXXX", dir);
+	if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
+		unlink(path);
+	else
+		cp_error_set(err, CP_EIO, "cannot make a temporary file in '%s' "
+			     "(TMPDIR): %s", dir, strerror(errno));
+	cp_free(path);
 	return fd;
 }
 

@@ -92,6 +92,13 @@ for f in grouped turns; do
 		done
 	done
 done
+# the report beyond what is held waits in a file in TMPDIR; one that
+# cannot be made is said
+COUNTERPOINT_PART_BYTES=80 TMPDIR="$tmp" "$CP" check "$M" grouped.csv $W >parts 2>/dev/null
+cmp -s whole.grouped.text parts || fail "a report spilled to TMPDIR differs"
+COUNTERPOINT_PART_BYTES=80 TMPDIR="$tmp/none" "$CP" check "$M" grouped.csv $W >parts 2>err; rc=$?
+[ $rc = 2 ] && grep -q "cannot make a temporary file in '$tmp/none' (TMPDIR): No such file or directory" err ||
+	{ cat err; fail "TMPDIR that does not exist: exit $rc"; }
 # standard input read as a file from where its reading stands (a line
 # before the dataset taken by the shell)
 { echo "a line of something else"; cat grouped.csv; } >prefixed.csv
