@@ -18,26 +18,11 @@
 
 extern char **environ;
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 int report_dot_svg(const char *dot, size_t len, struct cp_buf *svg,
 		   struct cp_error *err)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char path[4096], buf[8192];
+	char buf[8192];
 	char *argv[4];
 	int in = -1, pipefd[2] = { -1, -1 }, status, rc = CP_OK, spawned = 0;
 	posix_spawn_file_actions_t fa;
@@ -46,15 +31,9 @@ int report_dot_svg(const char *dot, size_t len, struct cp_buf *svg,
 	const char *start, *end;
 
 	cp_buf_init(&out);
-	if (!tmpdir || !tmpdir[0])
-		tmpdir = "/tmp";
-	if (snprintf(path, sizeof path, "%s/counterpoint-dot-XXXXXX", tmpdir) >=
-	    (int)sizeof path)
-		return cp_error_set(err, CP_EIO, "TMPDIR is too long");
-	if ((in = mkstemp(path)) < 0)
-		return cp_error_set(err, CP_EIO, "cannot create a temporary file in "
-				    "'%.200s' for Graphviz: %s", tmpdir, strerror(errno));
-	if (write_all(in, dot, len) || lseek(in, 0, SEEK_SET) < 0) {
+	if ((in = cp_temp_fd(err)) < 0)
+		return CP_EIO;
+	if (cp_write_all(in, dot, len) || lseek(in, 0, SEEK_SET) < 0) {
 		rc = cp_error_set(err, CP_EIO, "cannot write the graph for Graphviz: %s",
 				  strerror(errno));
 		goto out;
@@ -124,7 +103,6 @@ out:
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
 	close(in);
-	unlink(path);
 	cp_buf_release(&out);
 	return rc;
 }
