@@ -70,22 +70,6 @@ struct recorder {
 
 /* ---- small system helpers ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				int cpu, int group_fd, unsigned long flags)
 {
@@ -357,7 +341,7 @@ static int emit_interval(struct recorder *r, struct cp_error *err)
 	}
 	if (r->rows.failed)
 		return cp_error_set(err, CP_ENOMEM, "out of memory");
-	if (r->rows.len && write_all(r->o->out_fd, r->rows.data, r->rows.len))
+	if (r->rows.len && cp_write_all(r->o->out_fd, r->rows.data, r->rows.len))
 		return cp_error_set(err, CP_EIO, "cannot write the dataset: %s",
 				    strerror(errno));
 	if (r->rows.len && r->o->written)
@@ -709,7 +693,7 @@ int hec_record(const struct hec_eventlist *l, const char *const argv[],
 	}
 	t0 = cp_nanoseconds();
 	if (o->write_header &&
-	    write_all(o->out_fd, CP_DATASET_HEADER, strlen(CP_DATASET_HEADER))) {
+	    cp_write_all(o->out_fd, CP_DATASET_HEADER, strlen(CP_DATASET_HEADER))) {
 		rc = cp_error_set(err, CP_EIO, "cannot write the dataset: %s",
 				  strerror(errno));
 		goto out;
