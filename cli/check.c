@@ -1071,10 +1071,8 @@ int cli_check(int argc, char **argv)
 	plots = dop.plots;
 	family_confidence = dop.family_confidence;
 	rep.max_violations = dop.violations;
-	if (argc - optind != 2)
-		return cli_usage_error("check", argc - optind < 2
-				       ? "a MODEL and a DATA file are required"
-				       : "only one MODEL and one DATA file are accepted");
+	if ((rc = cli_model_and_data("check", argc, optind)))
+		return rc;
 	rep.model_path = argv[optind];
 	rep.data_path = argv[optind + 1];
 	{

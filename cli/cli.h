@@ -135,6 +135,10 @@ int cli_data_option(const char *cmd, int opt, const char *arg, char **argv,
  * per-interval, counters). */
 struct pipe_options;
 void cli_data_pipe_options(const struct cli_data_options *o, struct pipe_options *po);
+/* The operands of a command that reads a MODEL and a DATA file: exactly
+ * two after the options (argv[optind], argv[optind + 1]), else a usage
+ * error (exit 2). */
+int cli_model_and_data(const char *cmd, int argc, int optind);
 
 /* Handle getopt's '?' and ':' results uniformly (one line, exit 2); an
  * unknown long option close to one of longopts (NULL: none) is answered

@@ -298,10 +298,8 @@ int cli_explore(int argc, char **argv)
 	plots = dop.plots;
 	json = dop.json;
 	max_violations = dop.violations;
-	if (argc - optind != 2)
-		return cli_usage_error("explore", argc - optind < 2 ?
-				       "a MODEL and a DATA file are required" :
-				       "only one MODEL and one DATA file are accepted");
+	if ((rc = cli_model_and_data("explore", argc, optind)))
+		return rc;
 	{
 		const struct cp_file_use files[] = {
 			{ "MODEL", argv[optind], 0 }, { "DATA", argv[optind + 1], 0 },

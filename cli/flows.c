@@ -163,10 +163,8 @@ int cli_flows(int argc, char **argv)
 	with = dop.with;
 	json = dop.json;
 	threads = dop.threads;
-	if (argc - optind != 2)
-		return cli_usage_error("flows", argc - optind < 2
-				       ? "a MODEL and a DATA file are required"
-				       : "only one MODEL and one DATA file are accepted");
+	if ((rc = cli_model_and_data("flows", argc, optind)))
+		return rc;
 	if (!with || !with[0])
 		return cli_usage_error("flows", "--with names the features whose flows "
 				       "to bound");

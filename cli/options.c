@@ -66,3 +66,11 @@ void cli_data_pipe_options(const struct cli_data_options *o, struct pipe_options
 	po->shape = o->region;
 	po->counters = o->counters;
 }
+
+int cli_model_and_data(const char *cmd, int argc, int optind)
+{
+	if (argc - optind == 2)
+		return CLI_OK;
+	return cli_usage_error(cmd, argc - optind < 2 ? "a MODEL and a DATA file are "
+			       "required" : "only one MODEL and one DATA file are accepted");
+}

@@ -161,10 +161,8 @@ int cli_suggest(int argc, char **argv)
 	json = dop.json;
 	threads = dop.threads;
 	so.family_confidence = dop.family_confidence;
-	if (argc - optind != 2)
-		return cli_usage_error("suggest", argc - optind < 2
-				       ? "a MODEL and a DATA file are required"
-				       : "only one MODEL and one DATA file are accepted");
+	if ((rc = cli_model_and_data("suggest", argc, optind)))
+		return rc;
 	model_path = argv[optind];
 	data_path = argv[optind + 1];
 	{
