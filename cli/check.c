@@ -551,13 +551,13 @@ static void report_reset(struct report *r)
 
 /* ---- a dataset checked in parts (stats_reader) ---- */
 
-/* The part's observations taken: what the report and the family-wise
- * check need of them after the part is gone. */
 /* The report a check in parts holds in memory at most (its body beyond
  * goes to a temporary file): a text line or a JSON object of about 100
  * to 250 bytes an observation, 100 to 250 MB at 10^6 observations. */
 #define REPORT_HOLD ((size_t)8 << 20)
 
+/* The part's observations taken: what the report and the family-wise
+ * check need of them after the part is gone. */
 struct parts {
 	struct report *rep;
 	int json;
@@ -840,9 +840,9 @@ static int check_parts(struct report *rep, int json, int strict,
 	p.json = json;
 	p.b = &b;
 	p.spool = -1;
+	p.hold = REPORT_HOLD;
 	memset(&prog, 0, sizeof prog);
 	cli_progress_init(&prog.line, "check");
-	p.hold = REPORT_HOLD;
 	cp_error_clear(&p.strict_err);
 	cp_error_clear(&p.first_err);
 	rep->opt = po;

@@ -575,7 +575,8 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	unsteady = (unsigned char *)(nzi + k * k);
 	kind = unsteady + k;
 	used = kind + k;
-	memset(kind, 0, 2 * k);
+	memset(kind, 0, k);
+	memset(used, 0, k);
 	if (stats_block_cov(x, 0, na, k, L, mu, SA) ||
 	    stats_block_cov(x, na, m, k, L, mb, SB)) {
 		rc = cp_error_set(err, CP_ENOMEM, "out of memory");
@@ -684,7 +685,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	 * axis by axis, so the numbers are the same; the k independent sums
 	 * of one step are what the processor can overlap. */
 	for (l = 0; l < k; l++)
-		for (i = 0; i < k && used[l]; i++)
+		for (i = 0; used[l] && i < k; i++)   /* the used counters' rows */
 			VT[l * k + i] = V[i * k + l];
 	/* A short run's axes are mostly single counters and pairs: a row of
 	 * VT with few nonzero terms adds only those (the zeros it skips add
@@ -692,7 +693,7 @@ int stats_split_pca_box(struct region *r, const double *x, size_t m, size_t k,
 	 * same). */
 	for (l = 0; l < k; l++) {
 		nzn[l] = 0;
-		for (i = 0; i < k && used[l]; i++)
+		for (i = 0; used[l] && i < k; i++)
 			if (VT[l * k + i] != 0)
 				nzi[l * k + nzn[l]++] = i;
 	}

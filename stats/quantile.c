@@ -39,10 +39,6 @@ int stats_conf_ok(double c)
 	return c > 0 && c < 1;
 }
 
-/* Per-counter quantile with the Sidak correction: each of the k
- * intervals has level gamma = c^(1/k), so all k hold together with
- * probability >= c (Sidak's inequality).  A t interval with n-1 degrees of
- * freedom squared is F(1, n-1):  q1 = F^{-1}_{1,n-1}(gamma). */
 /* The quantiles a check asks for are few (one k, a few sample counts)
  * and asked once per region; GSL's inverses take microseconds each.  Each
  * thread keeps the last ones it computed, by their arguments: a function
