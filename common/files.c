@@ -60,12 +60,14 @@ int cp_write_all(int fd, const void *data, size_t size)
 
 int cp_temp_fd(struct cp_error *err)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = getenv("TMPDIR"), *why = " (TMPDIR)";
 	char *path;
 	int fd;
 
-	if (!dir || !*dir)
+	if (!dir || !*dir) {
 		dir = "/tmp";
+		why = "";
+	}
 	/* a file no name reaches: O_TMPFILE where the file system has it,
 	 * else a name removed at once */
 	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
@@ -78,8 +80,8 @@ int cp_temp_fd(struct cp_error *err)
 	if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
 		unlink(path);
 	else
-		cp_error_set(err, CP_EIO, "cannot make a temporary file in '%s' "
-			     "(TMPDIR): %s", dir, strerror(errno));
+		cp_error_set(err, CP_EIO, "cannot make a temporary file in '%s'%s: %s",
+			     dir, why, strerror(errno));
 	cp_free(path);
 	return fd;
 }
