@@ -205,6 +205,7 @@ int feas_query_check(const struct feas_query *q, size_t k,
 
 /* solver/model.c */
 int feas_glpk_quiet_hook(void *info, const char *s);
+int feas_glpk_start(struct cp_error *err, const char *what);
 int feas_glpk_failed(struct cp_error *err, const char *what);
 
 /* solver/lp.c */

@@ -193,6 +193,7 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 {
 	struct flow_lp *w = cp_calloc(1, sizeof *w);
 	size_t k = ff->k, n = ff->n, c, i;
+	int rc;
 
 	*out = NULL;
 	if (!w)
@@ -215,8 +216,10 @@ static int lp_new(const struct feas_flows *ff, struct flow_lp **out,
 		lp_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the flow LP");
 	}
-	glp_term_out(GLP_OFF);
-	glp_term_hook(feas_glpk_quiet_hook, NULL);
+	if ((rc = feas_glpk_start(err, "building the flow LP"))) {
+		lp_free(w);
+		return rc;
+	}
 	glp_error_hook(lp_glpk_error, w);
 	if (setjmp(w->jump)) {
 		w->broken = 1;

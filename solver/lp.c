@@ -77,6 +77,7 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 	struct worker *w = cp_calloc(1, sizeof *w);
 	size_t k = fm->k, m = fm->nr, d = fm->d, n = (fm->m > k ? fm->m : k) + k + 2;
 	size_t p, i;
+	int rc;
 
 	*out = NULL;
 	if (!w)
@@ -127,8 +128,10 @@ int feas_worker_new(const struct feas_model *fm, struct worker **out,
 		feas_worker_free(w);
 		return cp_error_set(err, CP_ENOMEM, "out of memory building the LP");
 	}
-	glp_term_out(GLP_OFF);
-	glp_term_hook(feas_glpk_quiet_hook, NULL);
+	if ((rc = feas_glpk_start(err, "building the LP"))) {
+		feas_worker_free(w);
+		return rc;
+	}
 	glp_error_hook(feas_glpk_error, w);
 	if (setjmp(w->jump)) {
 		w->broken = 1;

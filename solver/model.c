@@ -140,6 +140,25 @@ int feas_glpk_quiet_hook(void *info, const char *s)
 	return 1;  /* swallow every line GLPK would print */
 }
 
+/* This thread's GLPK environment, made and silenced before its first use.
+ * Made by that first call instead, a failure (no memory, as under ulimit -v)
+ * is not an error GLPK can return: it prints "GLPK initialization failed"
+ * and aborts the process.  WHAT says what was being built. */
+int feas_glpk_start(struct cp_error *err, const char *what)
+{
+	switch (glp_init_env()) {
+	case 0:
+	case 1:     /* made earlier in this thread */
+		glp_term_out(GLP_OFF);
+		glp_term_hook(feas_glpk_quiet_hook, NULL);
+		return CP_OK;
+	case 2:
+		return cp_error_set(err, CP_ENOMEM, "out of memory %s", what);
+	default:
+		return cp_error_set(err, CP_EINTERNAL, "GLPK cannot start %s", what);
+	}
+}
+
 /* The error for a GLPK error just caught (by its error hook) while doing
  * WHAT: out of memory, or GLPK's failure.  With ERR NULL only the status. */
 int feas_glpk_failed(struct cp_error *err, const char *what)

@@ -2,10 +2,17 @@
 /* tests/unit/test_feas_alloc.c: every allocation of the solver fails in
  * turn (cp_alloc_fail_at) while a model is built and an infeasible region
  * of each shape is checked and explained: each run must end in CP_OK or
- * CP_ENOMEM, never crash, and leak nothing (the sanitized build checks). */
+ * CP_ENOMEM, never crash, and leak nothing (the sanitized build checks).
+ * And a thread whose GLPK environment cannot be made gets CP_ENOMEM, not
+ * GLPK's abort(). */
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "solver/feas.h"
+#include "solver/feas_int.h"
 #include "check.h"
 #include "test_feas_lib.h"
 
@@ -67,9 +74,66 @@ static void test_every_allocation_fails(void)
 	feas_thread_end();
 }
 
+static int go[2], done[2];
+
+/* A thread that has not allocated yet: its first malloc needs a new
+ * mapping, which the limit the main thread sets refuses. */
+static void *env_thread(void *arg)
+{
+	struct cp_error err;
+	char c;
+	int *rc = arg;
+
+	if (read(go[0], &c, 1) != 1)
+		return NULL;
+	rc[0] = feas_glpk_start(&err, "here");
+	rc[1] = rc[0] == CP_ENOMEM && strcmp(err.msg, "out of memory here") == 0;
+	if (write(done[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+		return NULL;
+	rc[2] = feas_glpk_start(&err, "here");
+	glp_free_env();
+	return NULL;
+}
+
+static void test_glpk_env_out_of_memory(void)
+{
+	pid_t pid;
+	int status;
+
+#if defined(__SANITIZE_ADDRESS__)
+	SKIP("the sanitizer's allocator does not run under an address-space limit");
+#endif
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct rlimit old, none;
+		int rc[3] = { -9, 0, -9 };
+		pthread_t t;
+		char c;
+
+		if (pipe(go) || pipe(done) || getrlimit(RLIMIT_AS, &old) ||
+		    pthread_create(&t, NULL, env_thread, rc))
+			_exit(10);
+		none = old;
+		none.rlim_cur = 1;    /* no new mapping: what exists stays */
+		if (setrlimit(RLIMIT_AS, &none) || write(go[1], "x", 1) != 1)
+			_exit(11);
+		if (read(done[0], &c, 1) != 1 || setrlimit(RLIMIT_AS, &old) || write(go[1], "x", 1) != 1 ||
+		    pthread_join(t, NULL))
+			_exit(12);
+		_exit(rc[0] != CP_ENOMEM ? 20 : !rc[1] ? 21 : rc[2] != CP_OK ? 22 : 0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
 int main(void)
 {
 	check_prog = "test_feas_alloc";
 	RUN(test_every_allocation_fails);
+	RUN(test_glpk_env_out_of_memory);
 	return check_summary();
 }
