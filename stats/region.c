@@ -246,7 +246,11 @@ static void make_lean(struct region *r)
  * 300 lines) because every step reads the intermediate arrays of the ones
  * before it (counts per counter and pair, floors, prewhitening rho);
  * the pieces that stand alone live in longrun.c and quantile.c. */
-int region_build(const double *rates, size_t n, size_t k,
+/* region_build, whose AR(1) residuals go to SCRATCH (n k doubles, the
+ * rates themselves when their owner frees them after: one observation of
+ * 10^5 intervals then holds its rates once, not twice), or to memory of
+ * their own when SCRATCH is NULL. */
+static int build(const double *rates, double *scratch, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
 {
@@ -291,12 +295,12 @@ int region_build(const double *rates, size_t n, size_t k,
 	if (batches == REGION_BATCHES_AUTO &&
 	    stats_lag1_significant(lag1_rates, n) && n >= 8) {
 		/* AR(1) prewhitening (Andrews and Monahan): the residuals
-		 * e_t = x_t - rho x_{t-1} per counter, their long-run
-		 * covariance, recoloured by 1/((1-rho_j)(1-rho_l)).  rho is the
-		 * lag-1 autocorrelation with Kendall's bias correction
-		 * (1 + 3 rho)/n, kept inside (-0.97, 0.97). */
-		if (!(rho = cp_calloc(k, sizeof *rho)) ||
-		    !(resid = cp_malloc((n - 1) * k * sizeof *resid)))
+		 * e_t = x_t - rho x_{t-1} per counter (made below, once the
+		 * rates' own sums are taken), their long-run covariance,
+		 * recoloured by 1/((1-rho_j)(1-rho_l)).  rho is the lag-1
+		 * autocorrelation with Kendall's bias correction (1 + 3 rho)/n,
+		 * kept inside (-0.97, 0.97). */
+		if (!(rho = cp_calloc(k, sizeof *rho)))
 			goto nomem;
 		for (j = 0; j < k; j++) {
 			double a = lag1[j];
@@ -304,12 +308,6 @@ int region_build(const double *rates, size_t n, size_t k,
 			a = isnan(a) ? 0 : a + (1 + 3 * a) / (double)n;
 			rho[j] = a > 0.97 ? 0.97 : a < -0.97 ? -0.97 : a;
 		}
-		for (i = 1; i < n; i++)
-			for (j = 0; j < k; j++)
-				resid[(i - 1) * k + j] = rates[i * k + j] -
-					rho[j] * rates[(i - 1) * k + j];
-		if (stats_hac_bandwidth(resid, n - 1, k, &bandwidth))
-			goto nomem;
 	}
 	if (batches >= 2 && batches < n) {
 		if (!(xb = batch_means(rates, n, k, batches)))
@@ -350,6 +348,20 @@ int region_build(const double *rates, size_t n, size_t k,
 		r->mu[j] = s / (double)r->n_counted[j];
 		if (r->n_counted[j] < nmin)
 			nmin = r->n_counted[j];
+	}
+	/* the cross sums, the last read of the rates when they are
+	 * prewhitened: the residuals may then take their place */
+	stats_cross_sums(x, 0, m, k, r->mu, acc, njl_all, v);
+	if (rho) {
+		if (!(resid = scratch) &&
+		    !(resid = cp_malloc((n - 1) * k * sizeof *resid)))
+			goto nomem;
+		for (i = 1; i < n; i++)    /* row i - 1 from rows i - 1 and i */
+			for (j = 0; j < k; j++)
+				resid[(i - 1) * k + j] = rates[i * k + j] -
+					rho[j] * rates[(i - 1) * k + j];
+		if (stats_hac_bandwidth(resid, n - 1, k, &bandwidth))
+			goto nomem;
 	}
 	r->batch_size = m ? n / m : 1;
 	if (x == rates && batches == REGION_BATCHES_AUTO)
@@ -407,7 +419,6 @@ int region_build(const double *rates, size_t n, size_t k,
 	 *     C_jl = S_jl * n_jl / (n_j * n_l)      (C_jj = S_jj / n_j);
 	 * a per-interval (prediction) region adds the spread of one new
 	 * interval:  C + S. */
-	stats_cross_sums(x, 0, m, k, r->mu, acc, njl_all, v);
 	for (j = 0; j < k; j++) {
 		for (l = j; l < k; l++) {
 			double s = acc[j * k + l], c;
@@ -560,7 +571,8 @@ out:
 	cp_free(xb);
 	cp_free(rho);
 	cp_free(nu_j);
-	cp_free(resid);
+	if (resid != scratch)
+		cp_free(resid);
 	cp_free(omega);
 	cp_free(njl_all);
 	cp_free(nint);
@@ -571,6 +583,13 @@ out:
 	cp_free(acc);
 	cp_free(lag1);
 	return rc;
+}
+
+int region_build(const double *rates, size_t n, size_t k,
+		 const struct region_options *opt, struct region **out,
+		 struct cp_error *err)
+{
+	return build(rates, NULL, n, k, opt, out, err);
 }
 
 /* A perf stat -r summary: N runs, per counter the mean mu_j and the
@@ -759,7 +778,7 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 						 err))) {
 		if (res)
 			o.resolution = res;
-		rc = built = region_build(rates, n, k, &o, out, err);
+		rc = built = build(rates, rates, n, k, &o, out, err);
 	}
 	if (built && err && err->code == CP_EINPUT) {
 		char msg[CP_ERROR_MAX];

@@ -698,6 +698,58 @@ static void test_summary_dataset(void)
 	stats_dataset_free(d);
 }
 
+/* An autocorrelated observation through the dataset, whose residuals take
+ * the rates' place, gives the region region_build gives from rates it may
+ * not touch: the same bytes, prewhitened. */
+static void test_prewhitened_in_place(void)
+{
+	const char *ev[] = { "a", "b", "c" };
+	struct cp_buf t = { 0 };
+	struct stats_dataset *d = NULL;
+	struct region *ra = NULL, *rb = NULL;
+	struct region_options o = { 0 };
+	struct cp_error err;
+	double *rates = NULL, res[3], xa = 0, xb = 0;
+	size_t n = 0, i;
+	uint64_t s = 7;
+
+	cp_buf_puts(&t, "observation,interval,event,value,enabled_ns,running_ns\n");
+	for (i = 0; i < 300; i++) {
+		/* AR(1) at 0.8 with xorshift noise; c missing every tenth */
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		xa = 0.8 * xa + (double)(s % 1000);
+		xb = 0.8 * xb + (double)(s >> 54);
+		cp_buf_printf(&t, "o,%zu,a,%.0f,1000000000,1000000000\n", i, 5e4 + xa);
+		cp_buf_printf(&t, "o,%zu,b,%.0f,1000000000,1000000000\n", i, 3e4 + xa + xb);
+		if (i % 10)
+			cp_buf_printf(&t, "o,%zu,c,%.0f,1000000000,500000000\n", i, 2e4 + xb);
+	}
+	cp_error_clear(&err);
+	CHECK(t.data && stats_dataset_parse("ar.csv", t.data, t.len, &d, NULL, &err) == 0);
+	if (!d)
+		goto out;
+	CHECK(stats_observation_rates(d, 0, ev, 3, &rates, &n, &err) == 0 && n == 300);
+	CHECK(stats_observation_resolution(d, 0, ev, 3, res, &err) == 0);
+	o.resolution = res;
+	CHECK(rates && region_build(rates, n, 3, &o, &ra, &err) == 0);
+	CHECK(stats_observation_region(d, 0, ev, 3, NULL, &rb, &err) == 0);
+	if (!ra || !rb)
+		goto out;
+	CHECK(ra->prewhitened && rb->prewhitened);
+	CHECK(memcmp(ra->mu, rb->mu, 3 * sizeof *ra->mu) == 0);
+	CHECK(memcmp(ra->cov, rb->cov, 9 * sizeof *ra->cov) == 0);
+	CHECK(memcmp(ra->half_ind, rb->half_ind, 3 * sizeof *ra->half_ind) == 0);
+	CHECK(memcmp(ra->half_pca, rb->half_pca, 3 * sizeof *ra->half_pca) == 0);
+	CHECK(memcmp(ra->box_axes, rb->box_axes, 9 * sizeof *ra->box_axes) == 0);
+	CHECK(ra->bandwidth == rb->bandwidth && ra->n == rb->n);
+out:
+	region_free(ra);
+	region_free(rb);
+	cp_free(rates);
+	stats_dataset_free(d);
+	cp_buf_release(&t);
+}
+
 static void expect_build_error(const double *x, size_t n, size_t k,
 			       const struct region_options *o, const char *msg)
 {
@@ -804,6 +856,7 @@ int main(void)
 	RUN(test_build_errors);
 	RUN(test_summary_by_hand);
 	RUN(test_summary_dataset);
+	RUN(test_prewhitened_in_place);
 	RUN(test_batch_means);
 	RUN(test_lag1);
 	RUN(test_allocation_failures);
