@@ -49,6 +49,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Print err ("counterpoint CMD: file:line:col: message" and its detail) on
  * stderr; returns the exit status that fits its code. */
 int cli_print_error(const char *cmd, const struct cp_error *err);
+/* Out of memory: the address-space limit, when one is set, as a note. */
+void cli_note_address_limit(const char *cmd);
 /* Parse and check MODEL (a file, or the name of a bundled model:
  * haswell/mmu), print its diagnostics (errors and warnings) on stderr,
  * and resolve the --with list (may be NULL).  Returns CLI_OK with *model

@@ -11,6 +11,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "geometry/cone.h"
 #include "build-version.h"
 
 struct subcommand {
@@ -149,6 +150,15 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* Exact arithmetic out of memory (GMP cannot say so to its caller). */
+static const char *command = "";
+
+static void exact_out_of_memory(void)
+{
+	fprintf(stderr, "counterpoint %s: out of memory in exact arithmetic\n", command);
+	cli_note_address_limit(command);
+}
+
 /* Under mpirun every process starts here: check and explore run on all
  * of them (cli/mpi.c), any other command on rank 0 alone. */
 int main(int argc, char **argv)
@@ -156,6 +166,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	keep_freed_memory();
+	if (argc > 1)
+		command = argv[1];
+	cone_gmp_exit_on_oom(exact_out_of_memory, CLI_INTERNAL);
 	if (cli_mpi_init(&argc, &argv)) {
 		fputs("counterpoint: cannot start MPI\n", stderr);
 		return CLI_INTERNAL;

@@ -28,7 +28,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* Out of memory: under an address-space limit (ulimit -v, a batch
  * scheduler's or a container's bound) that limit is likely the reason. */
-static void note_address_limit(const char *cmd)
+void cli_note_address_limit(const char *cmd)
 {
 	struct rlimit rl;
 
@@ -49,7 +49,7 @@ int cli_print_error(const char *cmd, const struct cp_error *err)
 	if (err->detail[0])
 		fputs(err->detail, stderr);
 	if (err->code == CP_ENOMEM)
-		note_address_limit(cmd);
+		cli_note_address_limit(cmd);
 	switch (err->code) {
 	case CP_EINTERNAL:
 	case CP_ENOMEM:

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "geometry/cone_ech.h"
 #include "geometry/cone_int.h"
@@ -1136,4 +1137,44 @@ size_t cone_signature_n_facets(const struct cone *c, size_t j)
 	}
 	mpz_clear(t);
 	return n;
+}
+
+static void (*gmp_report)(void);
+static int gmp_status;
+
+static void gmp_failed(void)
+{
+	if (gmp_report)
+		gmp_report();
+	_exit(gmp_status);  /* no atexit work: other threads may hold locks */
+}
+
+static void *gmp_alloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		gmp_failed();
+	return p;
+}
+
+static void *gmp_realloc(void *p, size_t old, size_t n)
+{
+	(void)old;
+	if (!(p = realloc(p, n)))
+		gmp_failed();
+	return p;
+}
+
+static void gmp_free(void *p, size_t n)
+{
+	(void)n;
+	free(p);
+}
+
+void cone_gmp_exit_on_oom(void (*report)(void), int status)
+{
+	gmp_report = report;
+	gmp_status = status;
+	mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
 }

@@ -59,6 +59,13 @@ int cone_build(size_t k, size_t m, const uint32_t *S,
 	       const struct cone_options *opt, struct cone **out,
 	       struct cp_error *err);
 void cone_free(struct cone *c);
+
+/* GMP cannot return a failed allocation: by default it prints a line and
+ * aborts the process.  A program that calls this (once, before any thread
+ * starts) ends instead with REPORT, which says why, and _exit(STATUS), as
+ * it ends on any other lack of memory.  Not for libraries' callers: it
+ * changes GMP's allocator for the whole process. */
+void cone_gmp_exit_on_oom(void (*report)(void), int status);
 /* The same with the way facets are found (d >= 3) chosen, for tests and
  * benchmarks: CONE_AUTO is what cone_build does (the exact double
  * description, which measured faster than Qhull on every bench case);

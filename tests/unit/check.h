@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static int check_failed_now;
 static int check_skipped_now;
@@ -51,6 +52,16 @@ static const char *check_prog = "test";
 		       __FILE__, __LINE__, #a, check_x_, check_y_, (double)(tol)); \
 		check_failed_now = 1; \
 	} \
+} while (0)
+
+/* Child process PID's end: exit status WANT, or the check fails naming
+ * the status or the signal it had. */
+#define CHECK_CHILD_EXIT(pid, want) do { \
+	int check_st_ = 0; \
+	CHECK(waitpid((pid), &check_st_, 0) == (pid)); \
+	CHECKF(WIFEXITED(check_st_) && WEXITSTATUS(check_st_) == (want), \
+	       "child: %s %d", WIFEXITED(check_st_) ? "exit" : "signal", \
+	       WIFEXITED(check_st_) ? WEXITSTATUS(check_st_) : WTERMSIG(check_st_)); \
 } while (0)
 
 /* Skip the rest of the current test (call it from the test function

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "common/cp.h"
 #include "geometry/cone.h"
@@ -397,9 +399,47 @@ static void test_alloc_failures(void)
 	CHECK(failures > 5);
 }
 
+static void say_oom(void)
+{
+	if (write(2, "  (exact arithmetic out of memory, as meant)\n", 45) < 0)
+		_exit(9);
+}
+
+/* GMP out of memory under cone_gmp_exit_on_oom: the report, then the
+ * status asked for, not GMP's abort(). */
+static void test_gmp_out_of_memory(void)
+{
+	pid_t pid;
+
+#if defined(__SANITIZE_ADDRESS__)
+	SKIP("the sanitizer's allocator does not run under an address-space limit");
+#endif
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct rlimit none;
+		mpz_t x;
+
+		cone_gmp_exit_on_oom(say_oom, 7);
+		mpz_init(x);
+		mpz_ui_pow_ui(x, 3, 100);      /* still GMP's arithmetic */
+		if (mpz_sizeinbase(x, 3) != 101 || getrlimit(RLIMIT_AS, &none))
+			_exit(10);
+		mpz_clear(x);
+		none.rlim_cur = 1;     /* no new mapping */
+		if (setrlimit(RLIMIT_AS, &none))
+			_exit(11);
+		mpz_init2(x, (mp_bitcnt_t)1 << 24);   /* 2 MB: a mapping of its own */
+		_exit(0);
+	}
+	CHECK_CHILD_EXIT(pid, 7);
+}
+
 int main(void)
 {
 	check_prog = "test_cone";
+	RUN(test_gmp_out_of_memory);
 	RUN(test_orthant);
 	RUN(test_simplicial);
 	RUN(test_square);

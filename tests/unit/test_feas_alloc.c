@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "solver/feas.h"
@@ -98,7 +97,6 @@ static void *env_thread(void *arg)
 static void test_glpk_env_out_of_memory(void)
 {
 	pid_t pid;
-	int status;
 
 #if defined(__SANITIZE_ADDRESS__)
 	SKIP("the sanitizer's allocator does not run under an address-space limit");
@@ -124,10 +122,7 @@ static void test_glpk_env_out_of_memory(void)
 			_exit(12);
 		_exit(rc[0] != CP_ENOMEM ? 20 : !rc[1] ? 21 : rc[2] != CP_OK ? 22 : 0);
 	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	       "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
-	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	CHECK_CHILD_EXIT(pid, 0);
 }
 
 int main(void)
