@@ -9,7 +9,10 @@
  * is neither copied nor held, and a file cut short as it is read gives
  * an error, not a signal.
  * Other input is read in blocks into one buffer: the header line, then
- * the rows not yet taken.  A part is the complete lines loaded by
+ * the rows not yet taken; a part that must grow past its size (one
+ * observation longer than a part) goes on in an unlinked temporary file
+ * instead (the spool), read as a regular file is, and what follows the
+ * part is read back into the buffer once it is taken.  A part is the complete lines loaded by
  * stats/dataset.c (on threads, as a file is) with their lines numbered as
  * in the file and the events of the part before as a seed; its whole
  * observations are those before a cut: a line after which no observation
@@ -48,7 +51,12 @@ struct kept {
 struct stats_reader {
 	char *name;
 	int fd, own;
-	int regular;          /* the input can be read again at an offset */
+	int regular;          /* fd can be read at an offset: a regular file,
+			       * or the spool of a pipe's part */
+	int pipe_in;          /* the input is not a regular file */
+	int in_fd, in_eof;    /* while spooled: the input, and its end seen */
+	uint64_t in_base;     /* while spooled: the input's offset of spool
+			       * byte 0 */
 	size_t threads;
 	char *buf;            /* [0, hdr) the header line; [hdr, len) rows not
 			       * taken; a regular file's: NULL, its bytes at
@@ -110,6 +118,7 @@ int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
 		r->regular = 1;
 		r->size = (uint64_t)st.st_size;
 	}
+	r->pipe_in = !r->regular;
 	*out = r;
 	return CP_OK;
 }
@@ -120,6 +129,10 @@ void stats_reader_close(struct stats_reader *r)
 
 	if (!r)
 		return;
+	if (r->pipe_in && r->regular) {     /* spooled */
+		close(r->fd);
+		r->fd = r->in_fd;
+	}
 	if (r->own)
 		close(r->fd);
 	if (r->spool >= 0)
@@ -139,7 +152,7 @@ void stats_reader_close(struct stats_reader *r)
 
 const char *stats_reader_name(const struct stats_reader *r) { return r->name; }
 int stats_reader_grouped(const struct stats_reader *r) { return !r->ungrouped; }
-int stats_reader_rereadable(const struct stats_reader *r) { return r->regular && r->own; }
+int stats_reader_rereadable(const struct stats_reader *r) { return !r->pipe_in && r->own; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
@@ -148,7 +161,7 @@ double stats_reader_fraction(const struct stats_reader *r)
 	uint64_t at = r->body_off - (uint64_t)r->base;
 	uint64_t all = r->size - (uint64_t)r->base;
 
-	if (!r->regular || r->size <= (uint64_t)r->base)
+	if (r->pipe_in || r->size <= (uint64_t)r->base)
 		return -1;
 	return at >= all ? 1 : (double)at / (double)all;
 }
@@ -194,8 +207,45 @@ static int read_head(struct stats_reader *r, struct cp_error *err)
 	return CP_OK;
 }
 
+/* read(2) of at most n bytes, again when interrupted; < 0 with err set. */
+static ssize_t read_in(struct stats_reader *r, int fd, char *p, size_t n,
+		       struct cp_error *err)
+{
+	ssize_t got;
+
+	while ((got = read(fd, p, n)) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		cp_error_set(err, CP_EIO, "cannot read '%s': %s", r->name, strerror(errno));
+	return got;
+}
+
+/* While spooled: the input appended to the spool until it holds the
+ * part's want bytes (at most one byte past r->max) or the input ends. */
+static int pull(struct stats_reader *r, struct cp_error *err)
+{
+	uint64_t want = r->want > r->max ? (uint64_t)r->max + 1 : r->want;
+
+	while (!r->in_eof && r->size - r->body_off < want) {
+		uint64_t room = want - (r->size - r->body_off);
+		ssize_t got = read_in(r, r->in_fd, r->blk,
+				      room < SCAN_BLOCK ? (size_t)room : SCAN_BLOCK, err);
+
+		if (got < 0)
+			return CP_EIO;
+		if (got == 0)
+			r->in_eof = 1;
+		else if (cp_write_all(r->fd, r->blk, (size_t)got))
+			return cp_error_set(err, CP_EIO, "cannot write a temporary file: %s",
+					    strerror(errno));
+		r->size += (uint64_t)got;
+	}
+	return CP_OK;
+}
+
 /* A regular file's body: want bytes from body_off, or the rest of the
- * file as it was at the start (none of it read here). */
+ * file as it was at the start (none of it read here); while spooled, the
+ * input read on into the spool first. */
 static int fill_file(struct stats_reader *r, struct cp_error *err)
 {
 	uint64_t left, n;
@@ -205,10 +255,12 @@ static int fill_file(struct stats_reader *r, struct cp_error *err)
 		return rc;
 	if (!r->blk && !(r->blk = cp_malloc(SCAN_BLOCK)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	if (r->pipe_in && (rc = pull(r, err)))
+		return rc;
 	left = r->body_off < r->size ? r->size - r->body_off : 0;
 	n = left < r->want ? left : r->want;
 	r->len = r->hdr + (size_t)n;
-	r->eof = left <= r->want;
+	r->eof = left <= r->want && (!r->pipe_in || r->in_eof);
 	return CP_OK;
 }
 
@@ -291,12 +343,8 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 		room = r->cap - r->len;
 		if (want < r->want && room > want - (r->len - r->hdr))
 			room = want - (r->len - r->hdr);
-		got = read(r->fd, r->buf + r->len, room);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return cp_error_set(err, CP_EIO, "cannot read '%s': %s", r->name,
-					    strerror(errno));
+		if ((got = read_in(r, r->fd, r->buf + r->len, room, err)) < 0)
+			return CP_EIO;
 		if (got == 0)
 			r->eof = 1;
 		r->len += (size_t)got;
@@ -322,23 +370,121 @@ static int fill(struct stats_reader *r, struct cp_error *err)
 	return CP_OK;
 }
 
+/* The line after the body's first n bytes: their line ends counted, and
+ * with PARTIAL a last line without its newline (the input's end) too. */
+static int count_lines(struct stats_reader *r, size_t n, int partial, unsigned *line,
+		       struct cp_error *err)
+{
+	size_t at = 0;
+	char last = '\n';
+	int rc;
+
+	*line = r->first_line;
+	while (at < n) {
+		size_t m = n - at < SCAN_BLOCK ? n - at : SCAN_BLOCK;
+		const char *p, *end;
+
+		if (r->regular) {
+			if ((rc = read_body(r, at, m, err)))
+				return rc;
+			p = r->blk;
+		} else {
+			p = r->buf + r->hdr + at;
+		}
+		end = p + m;
+		last = end[-1];
+		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			p++;
+			(*line)++;
+		}
+		at += m;
+	}
+	if (partial && last != '\n')
+		(*line)++;
+	return CP_OK;
+}
+
+/* A pipe's part that must grow: its body so far into a new spool, read
+ * from there on as a regular file is. */
+static int to_spool(struct stats_reader *r, struct cp_error *err)
+{
+	int fd = cp_temp_fd(err);
+
+	if (fd < 0)
+		return err ? err->code : CP_EIO;
+	if (cp_write_all(fd, r->buf + r->hdr, r->len - r->hdr)) {
+		close(fd);
+		return cp_error_set(err, CP_EIO, "cannot write a temporary file: %s",
+				    strerror(errno));
+	}
+	if (!r->head && !(r->head = cp_malloc(r->hdr))) {
+		close(fd);
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	}
+	memcpy(r->head, r->buf, r->hdr);
+	r->in_fd = r->fd;
+	r->in_eof = r->eof;
+	r->fd = fd;
+	r->in_base = r->body_off;
+	r->body_off = 0;
+	r->size = r->len - r->hdr;
+	r->regular = 1;
+	cp_free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+	return CP_OK;
+}
+
+/* After a spooled part is taken: what follows it back into the buffer,
+ * the spool closed, the input read on. */
+static int from_spool(struct stats_reader *r, struct cp_error *err)
+{
+	size_t rest = (size_t)(r->size - r->body_off), at, n;
+	size_t cap = r->hdr + rest + ((size_t)1 << 20);
+	char *b = cp_malloc(cap);
+	int rc;
+
+	if (!b)
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	memcpy(b, r->head, r->hdr);
+	for (at = 0; at < rest; at += n) {
+		n = rest - at < SCAN_BLOCK ? rest - at : SCAN_BLOCK;
+		if ((rc = read_body(r, at, n, err))) {
+			cp_free(b);
+			return rc;
+		}
+		memcpy(b + r->hdr + at, r->blk, n);
+	}
+	close(r->fd);
+	r->fd = r->in_fd;
+	r->eof = r->in_eof;
+	r->body_off += r->in_base;
+	r->in_base = 0;
+	r->regular = 0;
+	r->buf = b;
+	r->cap = cap;
+	r->len = r->hdr + rest;
+	return CP_OK;
+}
+
 /* A larger part, when the one read holds no cut: from a pipe or a
  * device, not past r->max (the text of one observation, held at once). */
 static int grow(struct stats_reader *r, struct cp_error *err)
 {
-	if (!r->regular && r->len - r->hdr > r->max) {
-		const char *p = r->buf + r->hdr, *end = p + r->max, *nl;
-		unsigned line = r->first_line;
+	int rc;
+
+	if (r->pipe_in && r->len - r->hdr > r->max) {
+		unsigned line;
 		char size[32];
 
-		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			p = nl + 1;
-			line++;
-		}
+		if ((rc = count_lines(r, r->max, 0, &line, err)))
+			return rc;
 		return cp_error_at(err, CP_EINPUT, r->name, line, 0, "observation "
 				   "longer than %s from a pipe or a device: stopped "
 				   "reading (write it to a file)", cp_stream_max_text(size));
 	}
+	if (!r->regular && r->hdr && (rc = to_spool(r, err)))
+		return rc;
 	r->want *= 2;
 	return CP_OK;
 }
@@ -493,7 +639,7 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			if (nl == 0) {
 				/* no line ends: from a pipe or a device that has
 				 * a limit */
-				if (!r->regular && r->len - r->hdr > CP_LINE_MAX_STREAM)
+				if (r->pipe_in && r->len - r->hdr > CP_LINE_MAX_STREAM)
 					return cp_error_at(err, CP_EINPUT, r->name,
 							   r->first_line, 0, "line longer "
 							   "than %d MB (from a pipe or a "
@@ -608,40 +754,6 @@ static int line_offsets(struct stats_reader *r, const unsigned *at,
 	return CP_OK;
 }
 
-/* The line after the body's first n bytes: their line ends counted, and
- * a last line without its newline (the input's end) too. */
-static int count_lines(struct stats_reader *r, size_t n, unsigned *line,
-		       struct cp_error *err)
-{
-	size_t at = 0;
-	char last = '\n';
-	int rc;
-
-	*line = r->first_line;
-	while (at < n) {
-		size_t m = n - at < SCAN_BLOCK ? n - at : SCAN_BLOCK;
-		const char *p, *end;
-
-		if (r->regular) {
-			if ((rc = read_body(r, at, m, err)))
-				return rc;
-			p = r->blk;
-		} else {
-			p = r->buf + r->hdr + at;
-		}
-		end = p + m;
-		last = end[-1];
-		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			p++;
-			(*line)++;
-		}
-		at += m;
-	}
-	if (last != '\n')
-		(*line)++;
-	return CP_OK;
-}
-
 static int uint_cmp(const void *a, const void *b)
 {
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
@@ -660,6 +772,29 @@ static void obs_lines(const struct stats_dataset *d, size_t i, unsigned *lo,
 	for (g = d->obs_g[i]; g < d->obs_g[i + 1]; g++)
 		if (d->g[g].line + d->g[g].n > *hi)
 			*hi = d->g[g].line + d->g[g].n;
+}
+
+/* Body bytes [a, b) of an input read once appended to the kept text. */
+static int keep_text(struct stats_reader *r, size_t a, size_t b, struct cp_error *err)
+{
+	size_t n;
+	int rc;
+
+	for (; a < b; a += n) {
+		const char *p = r->buf + r->hdr + a;
+
+		n = b - a;
+		if (r->regular) {      /* spooled */
+			n = n < SCAN_BLOCK ? n : SCAN_BLOCK;
+			if ((rc = read_body(r, a, n, err)))
+				return rc;
+			p = r->blk;
+		}
+		if (cp_write_all(r->spool, p, n))
+			return cp_error_set(err, CP_EIO, "cannot write a temporary file: %s",
+					    strerror(errno));
+	}
+	return CP_OK;
 }
 
 int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
@@ -690,7 +825,7 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		r->kept = k;
 		r->cap_kept = cap;
 	}
-	if (!r->regular && r->spool < 0 && (r->spool = cp_temp_fd(err)) < 0) {
+	if (r->pipe_in && r->spool < 0 && (r->spool = cp_temp_fd(err)) < 0) {
 		rc = CP_EIO;
 		goto out;
 	}
@@ -707,17 +842,15 @@ int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		b = off[j];
 		k->line = lo[2 * i];
 		k->len = b - a;
-		k->in_off = r->body_off + a;
+		k->in_off = r->in_base + r->body_off + a;
 		if (!(k->name = cp_strdup(r->d->obs.name[obs[i]])))
 			goto nomem;
-		if (r->regular) {
+		if (!r->pipe_in) {
 			k->off = r->body_off + a;
 		} else {
 			k->off = r->spool_len;
-			if (cp_write_all(r->spool, r->buf + r->hdr + a, b - a)) {
+			if ((rc = keep_text(r, a, b, err))) {
 				cp_free(k->name);
-				rc = cp_error_set(err, CP_EIO, "cannot write a temporary "
-						  "file: %s", strerror(errno));
 				goto out;
 			}
 			r->spool_len += b - a;
@@ -756,7 +889,7 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 			return rc;
 	} else {                      /* to the end of what was loaded */
 		off = r->parsed - r->hdr;
-		if ((rc = count_lines(r, off, &line, err)))
+		if ((rc = count_lines(r, off, 1, &line, err)))
 			return rc;
 	}
 	if (!r->regular)    /* a regular file's next part is read anew */
@@ -765,6 +898,8 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	r->body_off += off;
 	r->first_line = line;
 	r->want = r->part;
+	if (r->pipe_in && r->regular)
+		return from_spool(r, err);
 	return CP_OK;
 }
 
@@ -772,7 +907,7 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 		      size_t *idx, size_t max, size_t *n, struct cp_error *err)
 {
 	size_t a = r->next_kept, b = a, len, i;
-	int fd = r->regular ? r->fd : r->spool;
+	int fd = r->pipe_in ? r->spool : r->fd;
 	int rc;
 
 	*out = NULL;

@@ -9,7 +9,8 @@
 # error; observations longer than a part, in parts and in one.  The
 # reference is a check with --html, which loads the dataset whole.  Small parts (COUNTERPOINT_PART_BYTES) cut these small files
 # into many.  Last, a file larger than the address space allowed by
-# `ulimit -v` checks in parts, where the whole-file load runs out.
+# `ulimit -v` checks in parts, where the whole-file load runs out, and so
+# does one observation larger than it from a pipe.
 CP=${CP:-bin/counterpoint}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -163,4 +164,26 @@ grep -q '^8000 observations, [0-9]* infeasible, 1 unusable' big.out ||
 (ulimit -v 80000; "$CP" check "$M" big.csv $W --threads 1 --html big.html \
 	>/dev/null 2>&1); rc=$?
 [ $rc = 3 ] || fail "the whole-file load within ulimit -v 80000 exited $rc, not 3 (out of memory): the limit tests nothing"
+
+# One observation of 30,000 intervals (48 MB) from a pipe, in parts of
+# 4 MB: past its first part it goes on in a temporary file, so it checks
+# within 60 MB of address space (its text held as well ran out), with
+# the report the file gives.
+python3 - "$T" 30000 >one.csv <<'PY' || fail "generating one long observation"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l.split(',', 2) for l in lines[1:]]
+first = [r for r in rows if r[0] == rows[0][0]]
+per = sum(1 for r in first if r[1] == '0')
+blocks = [[r[2] for r in first[k * per:(k + 1) * per]] for k in range(len(first) // per)]
+out = [lines[0]]
+for i in range(int(sys.argv[2])):
+    out.extend('one,%d,%s' % (i, r) for r in blocks[i % len(blocks)])
+print('\n'.join(out))
+PY
+"$CP" check "$M" one.csv $W --threads 1 >one.file 2>/dev/null
+cat one.csv | (ulimit -v 60000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" - $W \
+	--threads 1 >one.pipe 2>one.err); rc=$?
+[ $rc = 1 ] || { cat one.err; fail "one long observation from a pipe within ulimit -v 60000: exit $rc, expected 1"; }
+cmp -s one.file one.pipe || fail "one long observation from a pipe: report differs"
 exit 0
