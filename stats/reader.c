@@ -405,21 +405,18 @@ static int count_lines(struct stats_reader *r, size_t n, int partial, unsigned *
 }
 
 /* A pipe's part that must grow: its body so far into a new spool, read
- * from there on as a regular file is. */
-static int to_spool(struct stats_reader *r, struct cp_error *err)
+ * from there on as a regular file is.  A spool that cannot be made or
+ * written leaves the part growing in memory, as it would without one. */
+static void to_spool(struct stats_reader *r)
 {
-	int fd = cp_temp_fd(err);
+	int fd = cp_temp_fd(NULL);
 
 	if (fd < 0)
-		return err ? err->code : CP_EIO;
-	if (cp_write_all(fd, r->buf + r->hdr, r->len - r->hdr)) {
+		return;
+	if (cp_write_all(fd, r->buf + r->hdr, r->len - r->hdr) ||
+	    (!r->head && !(r->head = cp_malloc(r->hdr)))) {
 		close(fd);
-		return cp_error_set(err, CP_EIO, "cannot write a temporary file: %s",
-				    strerror(errno));
-	}
-	if (!r->head && !(r->head = cp_malloc(r->hdr))) {
-		close(fd);
-		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+		return;
 	}
 	memcpy(r->head, r->buf, r->hdr);
 	r->in_fd = r->fd;
@@ -432,7 +429,6 @@ static int to_spool(struct stats_reader *r, struct cp_error *err)
 	cp_free(r->buf);
 	r->buf = NULL;
 	r->cap = 0;
-	return CP_OK;
 }
 
 /* After a spooled part is taken: what follows it back into the buffer,
@@ -483,8 +479,8 @@ static int grow(struct stats_reader *r, struct cp_error *err)
 				   "longer than %s from a pipe or a device: stopped "
 				   "reading (write it to a file)", cp_stream_max_text(size));
 	}
-	if (!r->regular && r->hdr && (rc = to_spool(r, err)))
-		return rc;
+	if (!r->regular && r->hdr)
+		to_spool(r);
 	r->want *= 2;
 	return CP_OK;
 }

@@ -186,4 +186,9 @@ cat one.csv | (ulimit -v 60000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M"
 	--threads 1 >one.pipe 2>one.err); rc=$?
 [ $rc = 1 ] || { cat one.err; fail "one long observation from a pipe within ulimit -v 60000: exit $rc, expected 1"; }
 cmp -s one.file one.pipe || fail "one long observation from a pipe: report differs"
+# with no temporary file to be had, it grows in memory as before
+cat one.csv | COUNTERPOINT_PART_BYTES=4000000 TMPDIR="$tmp/none" "$CP" check "$M" - $W \
+	--threads 1 >one.pipe 2>one.err; rc=$?
+[ $rc = 1 ] && cmp -s one.file one.pipe ||
+	{ cat one.err; fail "one long observation from a pipe without TMPDIR: exit $rc"; }
 exit 0
