@@ -12,7 +12,8 @@
  * the rows not yet taken; a part that must grow past its size (one
  * observation longer than a part) goes on in an unlinked temporary file
  * instead (the spool), read as a regular file is, and what follows the
- * part is read back into the buffer once it is taken.  A part is the complete lines loaded by
+ * part is read back into the buffer once it is taken.
+ * A part is the complete lines loaded by
  * stats/dataset.c (on threads, as a file is) with their lines numbered as
  * in the file and the events of the part before as a seed; its whole
  * observations are those before a cut: a line after which no observation
@@ -464,7 +465,8 @@ static int from_spool(struct stats_reader *r, struct cp_error *err)
 }
 
 /* A larger part, when the one read holds no cut: from a pipe or a
- * device, not past r->max (the text of one observation, held at once). */
+ * device, in the spool, and not past r->max (the text of one
+ * observation). */
 static int grow(struct stats_reader *r, struct cp_error *err)
 {
 	int rc;

@@ -245,11 +245,11 @@ static void make_lean(struct region *r)
  * and its eigen-decomposition, quantiles, boxes.  It stays whole (about
  * 300 lines) because every step reads the intermediate arrays of the ones
  * before it (counts per counter and pair, floors, prewhitening rho);
- * the pieces that stand alone live in longrun.c and quantile.c. */
-/* region_build, whose AR(1) residuals go to SCRATCH (n k doubles, the
- * rates themselves when their owner frees them after: one observation of
- * 10^5 intervals then holds its rates once, not twice), or to memory of
- * their own when SCRATCH is NULL. */
+ * the pieces that stand alone live in longrun.c and quantile.c.
+ * The AR(1) residuals go to SCRATCH (n k doubles: the rates themselves
+ * when their owner frees them after, so that one observation of 10^5
+ * intervals holds its rates once, not twice), or to memory of their own
+ * when SCRATCH is NULL (region_build). */
 static int build(const double *rates, double *scratch, size_t n, size_t k,
 		 const struct region_options *opt, struct region **out,
 		 struct cp_error *err)
