@@ -9,8 +9,9 @@
  *
  * Ownership: cone_build returns a cone the caller frees with cone_free()
  * (cone_free(NULL) is a no-op).  Vectors returned by accessors belong to the
- * cone and live as long as it does.  Nothing here keeps global state, so
- * separate cones may be built in separate threads. */
+ * cone and live as long as it does.  Nothing here keeps global state
+ * (but cone_gmp_exit_on_oom, a program's choice), so separate cones may be
+ * built in separate threads. */
 #ifndef COUNTERPOINT_CONE_H
 #define COUNTERPOINT_CONE_H
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static int check_failed_now;
 static int check_skipped_now;
@@ -53,6 +54,20 @@ static const char *check_prog = "test";
 		check_failed_now = 1; \
 	} \
 } while (0)
+
+/* A child process for a test that sets an address-space limit
+ * (RLIMIT_AS), under which the sanitizer's allocator cannot run: the test
+ * is skipped in the sanitized build. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FORK_UNDER_LIMIT(pid) \
+	SKIP("the sanitizer's allocator does not run under an address-space limit")
+#else
+#define FORK_UNDER_LIMIT(pid) do { \
+	fflush(stdout); \
+	(pid) = fork(); \
+	CHECK((pid) >= 0); \
+} while (0)
+#endif
 
 /* Child process PID's end: exit status WANT, or the check fails naming
  * the status or the signal it had. */

@@ -411,12 +411,7 @@ static void test_gmp_out_of_memory(void)
 {
 	pid_t pid;
 
-#if defined(__SANITIZE_ADDRESS__)
-	SKIP("the sanitizer's allocator does not run under an address-space limit");
-#endif
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
+	FORK_UNDER_LIMIT(pid);
 	if (pid == 0) {
 		struct rlimit none;
 		mpz_t x;
