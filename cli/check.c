@@ -39,9 +39,10 @@ static const char check_help[] =
 	"deviations (how far the region lies beyond it).  The constraints come\n"
 	"from the cone's facets when it has at most --max-facets of them, and\n"
 	"otherwise from the LP's Farkas certificate, tightened to a facet and\n"
-	"checked exactly.  DATA '-' is standard input.  A dataset grouped by\n"
-	"observation is read and checked in parts: memory does not grow with\n"
-	"its length.\n"
+	"checked exactly.  DATA '-' is standard input.  A dataset is read and\n"
+	"checked in parts: memory does not grow with its length.  A file not\n"
+	"grouped by observation is read by observation, its text more than\n"
+	"once (a note says how often).\n"
 	"\n"
 	"options:\n"
 	"  --with F,...          enable these model features (all others off)\n"
@@ -818,8 +819,8 @@ static int parts_family_last(struct parts *p, const struct pipe_data *pd,
 static int check_parts(struct report *rep, int json, int strict,
 		       const struct udd_model *model, udd_features sel,
 		       const struct pipe_options *po, const struct pipe_budget *budget,
-		       double family_confidence, size_t threads, const char *output,
-		       struct phases *phases, struct cp_error *err)
+		       double family_confidence, size_t threads, int by_index,
+		       const char *output, struct phases *phases, struct cp_error *err)
 {
 	struct stats_reader *rd = NULL;
 	struct pipe_model *pm = NULL;
@@ -830,7 +831,8 @@ static int check_parts(struct report *rep, int json, int strict,
 	struct cp_buf b;
 	struct parts p;
 	struct progress prog;
-	size_t i, usable_before = 0, part = 0;
+	size_t i, usable_before = 0, part = 0, loads = 0;
+	double reads = 0;
 	int rc = CLI_OK;
 
 	memset(&p, 0, sizeof p);
@@ -854,17 +856,24 @@ static int check_parts(struct report *rep, int json, int strict,
 	}
 	if (stats_reader_open(rep->data_path, po->threads, part, &rd, err))
 		goto fail;
+	if (by_index && stats_reader_index(rd, FEAS_CHUNK, &loads, &reads, err)) {
+		if (stats_reader_rereadable(rd) && err->code == CP_EINPUT)
+			rc = -1;
+		goto fail;
+	}
 	prog.rd = rd;
 	for (;;) {
 		struct pipe_options o = *po;
 		struct feas_result *res = NULL;
 		size_t nw, m, n_keep = 0;
-		int crc;
+		int crc, first;
 
 		if (stats_reader_next(rd, &d, &nw, err)) {
-			/* whole: every bad row, or ungrouped (not a file that
-			 * cannot be read) */
-			if (stats_reader_rereadable(rd) && err->code == CP_EINPUT)
+			/* not grouped: by observation (a file); whole: every
+			 * bad row (not a file that cannot be read) */
+			if (!stats_reader_grouped(rd) && stats_reader_seekable(rd))
+				rc = -2;
+			else if (stats_reader_rereadable(rd) && err->code == CP_EINPUT)
 				rc = -1;
 			goto fail;
 		}
@@ -877,11 +886,17 @@ static int check_parts(struct report *rep, int json, int strict,
 		o.partial = !stats_reader_last(rd);
 		pipe_data_free(last);
 		last = NULL;
-		if (pipe_data_new(model, d, &o, &pd, err))
+		first = !pm;
+		if (pipe_data_new(model, d, &o, &pd, err) ||
+		    (first && pipe_model_new(model, sel, pd, budget, &pm, err))) {
+			/* a part of a file not grouped may lack what the file
+			 * has (a file sorted by event): by observation, which
+			 * says it again if the whole file lacks it */
+			if (!by_index && o.partial && stats_reader_seekable(rd))
+				rc = -2;
 			goto fail;
-		if (!pm) {
-			if (pipe_model_new(model, sel, pd, budget, &pm, err))
-				goto fail;
+		}
+		if (first) {
 			rep->pm = pm;
 			if (json)
 				head_json(rep, pd, &b);
@@ -927,6 +942,11 @@ static int check_parts(struct report *rep, int json, int strict,
 	}
 	cli_progress_end(&prog.line);
 	phase_mark(phases, "load, regions and checks in parts");
+	if (by_index)
+		fprintf(stderr, "counterpoint check: note: %s is not grouped by "
+			"observation: read by observation in %zu part%s, %.1f times "
+			"its size after a first reading (grouped, it is read once)\n",
+			stats_reader_name(rd), loads, loads == 1 ? "" : "s", reads);
 	if (events)
 		cli_note_unread_events("check", rep->data_path, model, events);
 	if (pm && !pipe_model_has_facets(pm) && budget->max_facets)
@@ -971,7 +991,7 @@ static int check_parts(struct report *rep, int json, int strict,
 		rc = CLI_RESULT;
 	goto out;
 fail:
-	if (rc != -1)
+	if (rc != -1 && rc != -2)
 		rc = cli_print_error("check", err);
 out:
 	cli_progress_end(&prog.line);
@@ -1118,8 +1138,23 @@ int cli_check(int argc, char **argv)
 	phase_mark(&phases, NULL);
 	if (po.stream) {
 		/* in parts; a file that must be loaded whole comes back (-1) */
-		rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
-				 family_confidence, threads, output, &phases, &err);
+		int by_index;
+
+		/* in parts; a file not grouped by observation comes back (-2),
+		 * to be read by observation; one that must be loaded whole
+		 * comes back (-1) */
+		for (by_index = 0, rc = -2; rc == -2 && by_index < 2; by_index++) {
+			if (by_index) {
+				report_reset(&rep);
+				cp_error_clear(&err);
+				if (phases.on)
+					cp_buf_release(&phases.line);
+				phase_mark(&phases, NULL);
+			}
+			rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
+					 family_confidence, threads, by_index, output,
+					 &phases, &err);
+		}
 		if (rc != -1)
 			goto out;
 		report_reset(&rep);

@@ -174,6 +174,10 @@ struct ctx {
 	size_t *seen;             /* per event: its last sample + 1 */
 	size_t ev_cap;
 	int unsorted, dup;
+	const struct stats_only *only;   /* the observations kept (NULL: all) */
+	char only_name[64];       /* the last row's observation, as only saw */
+	size_t only_len;          /* it (0: none), */
+	int only_kept;            /* and whether it is kept */
 };
 
 /* One row's fields, checked. */
@@ -615,6 +619,48 @@ static int is_blank_line(const char *p, const char *eol)
 	return p == eol;
 }
 
+int stats_row_observation(const char *p, const char *eol, size_t *len)
+{
+	const char *c;
+
+	if (is_blank_line(p, eol))
+		return 0;
+	if (*p == '"' || *p == ' ' || *p == '\t')
+		return -1;
+	c = to_comma(p, eol);
+	if (c == p || c[-1] == ' ' || c[-1] == '\t')
+		return -1;
+	*len = (size_t)(c - p);
+	return 1;
+}
+
+/* Whether the row [p, eol) is one of the observations c->only keeps; a
+ * row the filter does not know (the file changed since it was indexed)
+ * is said, and ends the load. */
+static int only_keeps(struct ctx *c, const char *p, const char *eol)
+{
+	size_t len;
+	int k;
+
+	if (stats_row_observation(p, eol, &len) != 1)
+		k = -1;
+	else if (len == c->only_len && !memcmp(p, c->only_name, len))
+		return c->only_kept;        /* as the row before (most rows) */
+	else if ((k = c->only->keep(c->only->arg, p, len)) >= 0 &&
+		 len <= sizeof c->only_name) {
+		memcpy(c->only_name, p, len);
+		c->only_len = len;
+		c->only_kept = k;
+	}
+	if (k < 0) {
+		diag_add(&c->l, c->line, "a row the first reading did not see (the "
+			 "file changed while it was read)");
+		c->stop = 1;
+		return 0;
+	}
+	return k;
+}
+
 /* Index the header's columns; a missing one is a diagnostic. */
 static int load_header(struct ctx *c, const char *p, const char *eol)
 {
@@ -719,6 +765,8 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 		} else {
 			if (is_blank_line(p, eol))
 				;          /* blank lines carry no row */
+			else if (c->only && !only_keeps(c, p, eol))
+				;          /* another observation's row */
 			else if (row_fast(c, p, eol, &r))
 				rc = store_row(c, &r);
 			else
@@ -1026,6 +1074,7 @@ struct source {
 	size_t head_len;
 	uint64_t from;          /* with head: the offset of the first row (of
 				 * the file; the text's is 0), size the end */
+	const struct stats_only *only;   /* the observations kept, or NULL */
 };
 
 /* Up to n bytes of the file at offset at (its next bytes when seq). */
@@ -1440,6 +1489,7 @@ static int ctx_fragment(struct ctx *f, const struct ctx *c, int huge)
 		if (grow_events(f))
 			return CP_ENOMEM;
 	f->d->huge = huge;
+	f->only = c->only;
 	f->body = 1;
 	f->nheader = c->nheader;
 	f->fcap = c->fcap;
@@ -1551,6 +1601,7 @@ static int ctx_start(struct ctx *c, const struct source *s, struct cp_error *err
 
 	if ((rc = ctx_init(c, s->name, err)))
 		return rc;
+	c->only = s->only;
 	for (i = 0; ev && i < ev->n; i++)
 		if (names_intern(&c->d->ev, ev->name[i], ev->len[i]) == (size_t)-1) {
 			ctx_release(c);
@@ -1580,6 +1631,26 @@ static int load_head(struct ctx *c, const struct source *s, uint64_t *next,
 			  1, &rest);
 }
 
+/* Load the runs of lines s->only names, in turn, each numbered as given. */
+static int load_runs(const struct source *s, struct stats_dataset **out,
+		     struct cp_buf *diag, struct cp_error *err)
+{
+	struct ctx c;
+	uint64_t next;
+	size_t i;
+	int rc;
+
+	if ((rc = ctx_start(&c, s, err)))
+		return rc;
+	c.d->huge = s->size - s->from >= HUGE_RANGE;
+	rc = load_head(&c, s, &next, err);
+	for (i = 0; !rc && !c.stop && i < s->only->n_run; i++) {
+		c.line = s->only->run[i].line - 1;
+		rc = load_range(&c, s, s->only->run[i].from, s->only->run[i].to, &next, err);
+	}
+	return ctx_finish(&c, rc, out, diag, err);
+}
+
 /* Load s on up to `threads` threads, each range at least min_range bytes. */
 static int load(const struct source *s, size_t threads, size_t min_range,
 		struct stats_dataset **out, struct cp_buf *diag,
@@ -1591,6 +1662,8 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	int rc;
 
 	*out = NULL;
+	if (s->only && s->only->n_run && s->head)
+		return load_runs(s, out, diag, err);
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
 	c.d->huge = s->size - s->from >= HUGE_RANGE;   /* as a fragment that large */
@@ -1629,7 +1702,7 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL, NULL, 0, 0 };
+	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL, NULL, 0, 0, NULL };
 
 	return load(&s, 1, LOAD_MIN_RANGE, out, diag, err);
 }
@@ -1638,10 +1711,12 @@ int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
 			    int fd, const char *text, uint64_t from, uint64_t to,
 			    size_t threads, unsigned skip,
 			    const struct stats_dataset *seed,
+			    const struct stats_only *only,
 			    struct stats_dataset **out, struct cp_buf *diag,
 			    struct cp_error *err)
 {
-	struct source s = { name, fd, 0, text, to, skip, seed, head, head_len, from };
+	struct source s = { name, fd, 0, text, to, skip, seed, head, head_len, from,
+			    only };
 
 	if (threads == 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1656,7 +1731,7 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text, len, 0, NULL, NULL, 0, 0 };
+	struct source s = { name, -1, 0, text, len, 0, NULL, NULL, 0, 0, NULL };
 	struct stat st;
 	int rc;
 

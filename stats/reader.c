@@ -41,6 +41,41 @@
 #define SCAN_BLOCK ((size_t)1 << 20)
 /* The bytes of a line's start that no_cut compares at most. */
 #define NO_CUT_FIELD 4096
+/* Read by observation, a part holds at most its bytes / IX_ROW_BYTES rows
+ * (a row's sample and group take 52 bytes when each row is a group). */
+#define IX_ROW_BYTES 32
+
+/* A file not grouped by observation, read by observation
+ * (stats_reader_index): where each observation's rows are, in order of
+ * first appearance, and the ones the load in hand keeps. */
+struct ix_obs {
+	uint64_t first, end;  /* offsets: of its first row, past its last */
+	unsigned line;        /* of its first row */
+	uint32_t rows;
+};
+struct ix_block {      /* about SCAN_BLOCK bytes of whole lines */
+	uint64_t off;         /* of its first line */
+	unsigned line;
+	uint32_t min, max;    /* the observations of its rows (min > max: none) */
+};
+struct index {
+	struct ix_block *blk; /* the body cut in blocks, in order */
+	size_t n_blk, cap_blk;
+	struct stats_run *run;     /* a load's runs of blocks */
+	uint64_t *hash;       /* slots: the name's hash (0: empty), */
+	uint32_t *ord;        /* and its observation */
+	size_t n_slots;
+	struct ix_obs *o;
+	size_t n, cap;
+	unsigned char *sel;   /* a bit an observation: kept by the load */
+	size_t start;         /* the first observation not taken */
+	size_t *kept, n_kept, cap_kept;
+	size_t rows;          /* the rows a load holds at most, past its
+			       * first min_obs observations */
+	size_t min_obs;
+	char last[64];        /* the scan's last row's observation (its name */
+	size_t last_len, last_o;   /* when short), and its index */
+};
 
 struct kept {
 	uint64_t off, len;    /* in the input (a file) or the spool */
@@ -82,6 +117,7 @@ struct stats_reader {
 	uint64_t spool_len;
 	struct kept *kept;
 	size_t n_kept, cap_kept, next_kept;
+	struct index *ix;     /* read by observation, or NULL */
 };
 
 int stats_reader_open(const char *path, size_t threads, size_t part_bytes,
@@ -142,6 +178,16 @@ void stats_reader_close(struct stats_reader *r)
 	for (i = 0; i < r->n_kept; i++)
 		cp_free(r->kept[i].name);
 	cp_free(r->kept);
+	if (r->ix) {
+		cp_free(r->ix->hash);
+		cp_free(r->ix->ord);
+		cp_free(r->ix->o);
+		cp_free(r->ix->sel);
+		cp_free(r->ix->kept);
+		cp_free(r->ix->blk);
+		cp_free(r->ix->run);
+		cp_free(r->ix);
+	}
 	cp_free(r->cut);
 	cp_free(r->seen);
 	cp_free(r->blk);
@@ -154,6 +200,7 @@ void stats_reader_close(struct stats_reader *r)
 const char *stats_reader_name(const struct stats_reader *r) { return r->name; }
 int stats_reader_grouped(const struct stats_reader *r) { return !r->ungrouped; }
 int stats_reader_rereadable(const struct stats_reader *r) { return !r->pipe_in && r->own; }
+int stats_reader_seekable(const struct stats_reader *r) { return !r->pipe_in; }
 int stats_reader_done(const struct stats_reader *r) { return r->done; }
 int stats_reader_last(const struct stats_reader *r) { return r->whole; }
 
@@ -162,6 +209,8 @@ double stats_reader_fraction(const struct stats_reader *r)
 	uint64_t at = r->body_off - (uint64_t)r->base;
 	uint64_t all = r->size - (uint64_t)r->base;
 
+	if (r->ix)
+		return r->ix->n ? (double)r->ix->start / (double)r->ix->n : 1;
 	if (r->pipe_in || r->size <= (uint64_t)r->base)
 		return -1;
 	return at >= all ? 1 : (double)at / (double)all;
@@ -568,6 +617,366 @@ static int find_cuts(struct stats_reader *r, int whole)
 	return CP_OK;
 }
 
+/* ---- a file not grouped by observation, read by observation ---- */
+
+static uint64_t name_hash_n(const char *s, size_t len)
+{
+	uint64_t h = cp_hash(CP_HASH_SEED, s, len);
+
+	return h ? h : 1;
+}
+
+/* The observation whose name hashes to h, or SIZE_MAX. */
+static size_t ix_find(const struct index *ix, uint64_t h)
+{
+	size_t i;
+
+	if (!ix->n_slots)
+		return SIZE_MAX;
+	for (i = h & (ix->n_slots - 1); ix->hash[i]; i = (i + 1) & (ix->n_slots - 1))
+		if (ix->hash[i] == h)
+			return ix->ord[i];
+	return SIZE_MAX;
+}
+
+/* A new observation, hashing to h, whose first row is line at offset
+ * off: its index, or SIZE_MAX out of memory. */
+static size_t ix_add(struct index *ix, uint64_t h, uint64_t off, unsigned line)
+{
+	size_t i;
+
+	if (ix->n == ix->cap) {
+		size_t cap = ix->cap ? 2 * ix->cap : 1024;
+		struct ix_obs *o = cp_reallocarray(ix->o, cap, sizeof *o);
+
+		if (!o)
+			return SIZE_MAX;
+		ix->o = o;
+		ix->cap = cap;
+	}
+	if (2 * (ix->n + 1) > ix->n_slots) {
+		size_t n = ix->n_slots ? 2 * ix->n_slots : 2048, j;
+		uint64_t *hs = cp_calloc(n, sizeof *hs);
+		uint32_t *os = cp_calloc(n, sizeof *os);
+
+		if (!hs || !os) {
+			cp_free(hs);
+			cp_free(os);
+			return SIZE_MAX;
+		}
+		for (j = 0; j < ix->n_slots; j++)
+			if (ix->hash[j]) {
+				for (i = ix->hash[j] & (n - 1); hs[i]; i = (i + 1) & (n - 1))
+					;
+				hs[i] = ix->hash[j];
+				os[i] = ix->ord[j];
+			}
+		cp_free(ix->hash);
+		cp_free(ix->ord);
+		ix->hash = hs;
+		ix->ord = os;
+		ix->n_slots = n;
+	}
+	for (i = h & (ix->n_slots - 1); ix->hash[i]; i = (i + 1) & (ix->n_slots - 1))
+		;
+	ix->hash[i] = h;
+	ix->ord[i] = (uint32_t)ix->n;
+	ix->o[ix->n].first = off;
+	ix->o[ix->n].end = off;
+	ix->o[ix->n].line = line;
+	ix->o[ix->n].rows = 0;
+	return ix->n++;
+}
+
+/* The row [p, eol) (truncated: only its first bytes) of line, at offset
+ * off, ending before next: counted to its observation.  CP_EINPUT when
+ * its observation is not plain (the loader alone knows it then). */
+static int ix_row(struct index *ix, const char *p, const char *eol, int truncated,
+		  unsigned line, uint64_t off, uint64_t next)
+{
+	struct ix_block *b;
+	size_t len, o;
+	uint64_t h;
+	int k;
+
+	if (!truncated && eol > p && eol[-1] == '\r')
+		eol--;
+	k = stats_row_observation(p, eol, &len);
+	if (k == 0 && !truncated)
+		return CP_OK;
+	if (k != 1 || (truncated && len == (size_t)(eol - p)) || ix->n >= UINT32_MAX)
+		return CP_EINPUT;
+	if (len == ix->last_len && !memcmp(p, ix->last, len)) {
+		o = ix->last_o;            /* as the row before (most rows) */
+	} else {
+		h = name_hash_n(p, len);
+		if ((o = ix_find(ix, h)) == SIZE_MAX &&
+		    (o = ix_add(ix, h, off, line)) == SIZE_MAX)
+			return CP_ENOMEM;
+		if (len <= sizeof ix->last) {
+			memcpy(ix->last, p, len);
+			ix->last_len = len;
+			ix->last_o = o;
+		}
+	}
+	ix->o[o].rows++;
+	ix->o[o].end = next;
+	b = &ix->blk[ix->n_blk - 1];
+	if (o < b->min)
+		b->min = (uint32_t)o;
+	if (o > b->max)
+		b->max = (uint32_t)o;
+	return CP_OK;
+}
+
+/* A new block from line at offset off; CP_ENOMEM. */
+static int ix_block(struct index *ix, uint64_t off, unsigned line)
+{
+	if (ix->n_blk == ix->cap_blk) {
+		size_t cap = ix->cap_blk ? 2 * ix->cap_blk : 256;
+		struct ix_block *b = cp_reallocarray(ix->blk, cap, sizeof *b);
+
+		if (!b)
+			return CP_ENOMEM;
+		ix->blk = b;
+		ix->cap_blk = cap;
+	}
+	ix->blk[ix->n_blk++] = (struct ix_block){ off, line, UINT32_MAX, 0 };
+	return CP_OK;
+}
+
+/* Read the body once: where each observation's rows are. */
+static int ix_scan(struct stats_reader *r, struct index *ix, struct cp_error *err)
+{
+	char carry[NO_CUT_FIELD];
+	size_t nc = 0;
+	uint64_t at = r->body_off, start = at;   /* the line's offset */
+	uint64_t bound = at + SCAN_BLOCK;         /* the next block's least */
+	unsigned line = 2;
+	int long_line = 0, rc;
+
+	if (ix_block(ix, at, line))
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	while (at < r->size) {
+		size_t n = r->size - at < SCAN_BLOCK ? (size_t)(r->size - at) : SCAN_BLOCK;
+		const char *p = r->blk, *e = r->blk + n;
+
+		if ((rc = read_body(r, (size_t)(at - r->body_off), n, err)))
+			return rc;
+		while (p < e) {
+			const char *nl = memchr(p, '\n', (size_t)(e - p));
+			const char *q = nl ? nl : e;
+			size_t take = (size_t)(q - p);
+
+			if (nc || !nl) {        /* a line across blocks */
+				if (take > sizeof carry - nc) {
+					take = sizeof carry - nc;
+					long_line = 1;
+				}
+				memcpy(carry + nc, p, take);
+				nc += take;
+			}
+			if (!nl)
+				break;
+			if (line == UINT32_MAX - 1)
+				return CP_EINPUT;
+			if (start >= bound) {
+				if (ix_block(ix, start, line))
+					return cp_error_set(err, CP_ENOMEM, "out of memory "
+							    "reading '%s'", r->name);
+				bound = start + SCAN_BLOCK;
+			}
+			rc = nc ? ix_row(ix, carry, carry + nc, long_line, line, start,
+					 at + (uint64_t)(nl + 1 - r->blk)) :
+				ix_row(ix, p, nl, 0, line, start,
+				       at + (uint64_t)(nl + 1 - r->blk));
+			if (rc)
+				return rc == CP_ENOMEM ? cp_error_set(err, CP_ENOMEM,
+					"out of memory reading '%s'", r->name) : rc;
+			line++;
+			nc = 0;
+			long_line = 0;
+			p = nl + 1;
+			start = at + (uint64_t)(p - r->blk);
+		}
+		at += n;
+	}
+	if (nc && (rc = ix_row(ix, carry, carry + nc, long_line, line, start, r->size)))
+		return rc == CP_ENOMEM ? cp_error_set(err, CP_ENOMEM,
+			"out of memory reading '%s'", r->name) : rc;
+	return CP_OK;
+}
+
+/* The end of the run of observations that a load holds from a on: at
+ * least ix->min_obs of them, then as many as fit in ix->rows rows, at
+ * most max, among the n observations at[] (at NULL: every observation). */
+static size_t ix_span(const struct index *ix, const size_t *at, size_t a, size_t n,
+		      size_t max)
+{
+	size_t b, rows = 0;
+
+	for (b = a; b < n && b - a < max; b++) {
+		size_t o = at ? at[b] : b;
+
+		if (b - a >= ix->min_obs && rows + ix->o[o].rows > ix->rows)
+			break;
+		rows += ix->o[o].rows;
+	}
+	return b;
+}
+
+/* Whether block k may hold a row of the observations at[a, b) (at NULL:
+ * a to b), ascending. */
+static int ix_block_has(const struct ix_block *k, const size_t *at, size_t a, size_t b)
+{
+	size_t lo = a, hi = b;
+
+	if (k->min > k->max)
+		return 0;
+	if (!at)
+		return k->min < b && k->max >= a;
+	while (lo < hi) {             /* the first of them at or above min */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at[mid] < k->min)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b && at[lo] <= k->max;
+}
+
+/* The runs of blocks that may hold rows of at[a, b) into ix->run: their
+ * number, and the bytes they cover added to *bytes. */
+static size_t ix_runs(const struct index *ix, const size_t *at, size_t a, size_t b,
+		      uint64_t size, uint64_t *bytes)
+{
+	size_t n = 0, k;
+
+	for (k = 0; k < ix->n_blk; k++) {
+		uint64_t end = k + 1 < ix->n_blk ? ix->blk[k + 1].off : size;
+
+		if (!ix_block_has(&ix->blk[k], at, a, b))
+			continue;
+		*bytes += end - ix->blk[k].off;
+		if (n && ix->run[n - 1].to == ix->blk[k].off)
+			ix->run[n - 1].to = end;
+		else
+			ix->run[n++] = (struct stats_run){ ix->blk[k].off, end,
+							   ix->blk[k].line };
+	}
+	return n;
+}
+
+int stats_reader_index(struct stats_reader *r, size_t min_obs, size_t *loads,
+		       double *reads, struct cp_error *err)
+{
+	struct index *ix;
+	uint64_t bytes = 0;
+	size_t a;
+	int rc;
+
+	*loads = 0;
+	*reads = 0;
+	if (!r->regular || r->pipe_in || r->ix || r->d)
+		return cp_error_set(err, CP_EINTERNAL, "only a regular file, before its "
+				    "first part, is read by observation");
+	if (!r->head && (rc = read_head(r, err)))
+		return rc;
+	if (!r->blk && !(r->blk = cp_malloc(SCAN_BLOCK)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	if (!(ix = r->ix = cp_calloc(1, sizeof *ix)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	ix->rows = r->part / IX_ROW_BYTES;
+	ix->min_obs = min_obs ? min_obs : 1;
+	/* the first column must be the observation, its names plain */
+	if (r->hdr < 13 || memcmp(r->head, "observation,", 12) ||
+	    (rc = ix_scan(r, ix, err)) == CP_EINPUT)
+		return cp_error_at(err, CP_EINPUT, r->name, 1, 0, "not grouped by "
+				   "observation, and not plain enough to be read by "
+				   "observation (quoted names, or the observation not "
+				   "the first column)");
+	if (rc)
+		return rc;
+	if (!(ix->sel = cp_calloc(ix->n / 8 + 1, 1)) ||
+	    !(ix->run = cp_calloc(ix->n_blk, sizeof *ix->run)))
+		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	for (a = 0; a < ix->n; (*loads)++) {
+		size_t b = ix_span(ix, NULL, a, ix->n, SIZE_MAX);
+
+		ix_runs(ix, NULL, a, b, r->size, &bytes);
+		a = b;
+	}
+	*reads = r->size > r->body_off ? (double)bytes / (double)(r->size - r->body_off) : 1;
+	return CP_OK;
+}
+
+/* struct stats_only's test for a load by observation. */
+static int ix_keeps(const void *arg, const char *name, size_t len)
+{
+	const struct index *ix = arg;
+	size_t o = ix_find(ix, name_hash_n(name, len));
+
+	return o == SIZE_MAX ? -1 : (ix->sel[o / 8] >> (o % 8)) & 1;
+}
+
+/* Load the observations at[a, b) (at NULL: a to b), ascending: the runs
+ * of blocks that may hold their rows, the others' rows read past. */
+static int ix_load(struct stats_reader *r, const size_t *at, size_t a, size_t b,
+		   struct cp_error *err)
+{
+	struct index *ix = r->ix;
+	uint64_t bytes = 0;
+	struct stats_only only = { ix_keeps, ix, ix->run,
+				   ix_runs(ix, at, a, b, r->size, &bytes) };
+	struct stats_dataset *d = NULL;
+	size_t i;
+	int rc;
+
+	for (i = a; i < b; i++) {
+		size_t o = at ? at[i] : i;
+
+		ix->sel[o / 8] |= (unsigned char)(1u << (o % 8));
+	}
+	rc = stats_dataset_read_part(r->name, r->head, r->hdr, r->fd, NULL,
+				     ix->run[0].from, ix->run[only.n_run - 1].to,
+				     r->threads, ix->run[0].line - 2, r->d, &only, &d,
+				     NULL, err);
+	for (i = a; i < b; i++) {
+		size_t o = at ? at[i] : i;
+
+		ix->sel[o / 8] &= (unsigned char)~(1u << (o % 8));
+	}
+	if (rc)
+		return rc;
+	stats_dataset_free(r->d);
+	r->d = d;
+	if (d->obs.n != b - a)
+		return cp_error_set(err, CP_EIO, "cannot read '%s' again: it changed "
+				    "while it was read", r->name);
+	return find_cuts(r, 1) ? cp_error_set(err, CP_ENOMEM, "out of memory reading "
+					      "'%s'", r->name) : CP_OK;
+}
+
+static int ix_next(struct stats_reader *r, const struct stats_dataset **out,
+		   size_t *n_whole, struct cp_error *err)
+{
+	struct index *ix = r->ix;
+	size_t b = ix_span(ix, NULL, ix->start, ix->n, SIZE_MAX);
+	int rc;
+
+	if (ix->start >= ix->n) {
+		r->done = 1;
+		return CP_OK;
+	}
+	if ((rc = ix_load(r, NULL, ix->start, b, err)))
+		return rc;
+	r->whole = b == ix->n;
+	*n_whole = b - ix->start;
+	*out = r->d;
+	return CP_OK;
+}
+
 /* Body bytes [at, end), at most NO_CUT_FIELD of them: *p (in the body
  * held, or read into tmp) and their number *n. */
 static int body_bytes(struct stats_reader *r, size_t at, size_t end, char *tmp,
@@ -620,6 +1029,8 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 	*n_whole = 0;
 	if (r->done)
 		return CP_OK;
+	if (r->ix)
+		return ix_next(r, out, n_whole, err);
 	for (;;) {
 		struct stats_dataset *d = NULL;
 		size_t end, i;
@@ -665,8 +1076,8 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 						  r->regular ? NULL : r->buf + r->hdr,
 						  r->regular ? r->body_off : 0,
 						  (r->regular ? r->body_off : 0) + end - r->hdr,
-						  r->threads, r->first_line - 2, r->d, &d,
-						  NULL, err)))
+						  r->threads, r->first_line - 2, r->d, NULL,
+						  &d, NULL, err)))
 			return rc;
 		stats_dataset_free(r->d);
 		r->d = d;
@@ -687,6 +1098,16 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 		if (*n_whole || whole) {
 			*out = d;
 			return CP_OK;
+		}
+		if (!r->pipe_in && d->obs.n > 1 && r->want >= 2 * r->part) {
+			/* observations taking turns in groups larger than two
+			 * parts: by observation, not held together */
+			r->ungrouped = 1;
+			return cp_error_at(err, CP_EINPUT, r->name, r->first_line, 0,
+					   "the %zu observations from here on take turns "
+					   "in groups longer than %zu bytes: this input "
+					   "can be read only by observation", d->obs.n,
+					   r->want);
 		}
 		if ((rc = grow(r, err)))   /* one observation is larger than a part */
 			return rc;
@@ -795,13 +1216,59 @@ static int keep_text(struct stats_reader *r, size_t a, size_t b, struct cp_error
 	return CP_OK;
 }
 
+/* stats_reader_keep and _kept by observation: the observations kept by
+ * their index, loaded again as the parts were. */
+static int ix_keep(struct index *ix, const size_t *obs, size_t n, struct cp_error *err)
+{
+	size_t i;
+
+	if (ix->n_kept + n > ix->cap_kept) {
+		size_t cap = ix->cap_kept ? 2 * ix->cap_kept : 256, *k;
+
+		while (cap < ix->n_kept + n)
+			cap *= 2;
+		if (!(k = cp_reallocarray(ix->kept, cap, sizeof *k)))
+			return cp_error_set(err, CP_ENOMEM, "out of memory");
+		ix->kept = k;
+		ix->cap_kept = cap;
+	}
+	for (i = 0; i < n; i++)
+		ix->kept[ix->n_kept++] = ix->start + obs[i];
+	return CP_OK;
+}
+
+static int ix_kept(struct stats_reader *r, const struct stats_dataset **out,
+		   size_t *idx, size_t max, size_t *n, struct cp_error *err)
+{
+	struct index *ix = r->ix;
+	size_t a = r->next_kept, b, i;
+	int rc;
+
+	if (a >= ix->n_kept)
+		return CP_OK;
+	b = ix_span(ix, ix->kept, a, ix->n_kept, max);
+	if ((rc = ix_load(r, ix->kept, a, b, err)))
+		return rc;
+	for (i = a; i < b; i++)
+		idx[i - a] = i - a;
+	r->next_kept = b;
+	*n = b - a;
+	*out = r->d;
+	return CP_OK;
+}
+
 int stats_reader_keep(struct stats_reader *r, const size_t *obs, size_t n,
 		      struct cp_error *err)
 {
-	unsigned *at = cp_calloc(2 * n + 1, sizeof *at), *lo = cp_calloc(2 * n + 1, sizeof *lo);
-	size_t *off = cp_calloc(2 * n + 1, sizeof *off), i, j;
+	unsigned *at, *lo;
+	size_t *off, i, j;
 	int rc = CP_OK;
 
+	if (r->ix)
+		return ix_keep(r->ix, obs, n, err);
+	at = cp_calloc(2 * n + 1, sizeof *at);
+	lo = cp_calloc(2 * n + 1, sizeof *lo);
+	off = cp_calloc(2 * n + 1, sizeof *off);
 	if (!at || !lo || !off)
 		goto nomem;
 	for (i = 0; i < n; i++) {
@@ -872,6 +1339,12 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	unsigned line;
 	int rc;
 
+	if (r->ix) {          /* nothing whole yet: a larger load */
+		if (!m)
+			r->ix->min_obs *= 2;
+		r->done = (r->ix->start += m) >= r->ix->n;
+		return CP_OK;
+	}
 	if (!m && !r->whole)          /* nothing whole yet: a larger part */
 		return grow(r, err);
 	for (i = 0; i < m; i++)
@@ -910,6 +1383,8 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 
 	*out = NULL;
 	*n = 0;
+	if (r->ix)
+		return ix_kept(r, out, idx, max, n, err);
 	if (a >= r->n_kept)
 		return CP_OK;
 	/* spans adjacent in the input (their lines numbered on), up to a
@@ -923,8 +1398,8 @@ int stats_reader_kept(struct stats_reader *r, const struct stats_dataset **out,
 	r->d = NULL;
 	if ((rc = stats_dataset_read_part(r->name, head(r), r->hdr, fd, NULL,
 					  r->kept[a].off, r->kept[a].off + len,
-					  r->threads, r->kept[a].line - 2, NULL, &r->d,
-					  NULL, err)))
+					  r->threads, r->kept[a].line - 2, NULL, NULL,
+					  &r->d, NULL, err)))
 		return rc;
 	for (i = a; i < b; i++)
 		if ((idx[i - a] = stats_dataset_find_observation(r->d, r->kept[i].name)) ==

@@ -63,8 +63,8 @@ void stats_dataset_free(struct stats_dataset *d);
  * A file whose observations are grouped (sim, record and import write
  * them so), or whose observations take turns in groups, is read in
  * parts; when an observation taken comes back later, stats_reader_next
- * fails (CP_EINPUT) and stats_reader_grouped says 0: such a file is
- * loaded whole.  path "-" reads standard input, named STATS_STDIN_NAME
+ * fails (CP_EINPUT) and stats_reader_grouped says 0: such a file is read
+ * by observation (stats_reader_index) or loaded whole.  path "-" reads standard input, named STATS_STDIN_NAME
  * in messages; from it, or any pipe or device, the text of an observation
  * that cannot be cut is held up to cp_stream_max() bytes (CP_EINPUT at
  * the line where that is reached).  The datasets belong to the reader. */
@@ -91,6 +91,21 @@ int stats_reader_grouped(const struct stats_reader *r);
  * instead); standard input redirected from a file is read as a file but
  * cannot be loaded again from its name. */
 int stats_reader_rereadable(const struct stats_reader *r);
+/* 1 when the input can be read at offsets (a regular file, standard
+ * input redirected from one): it can be read by observation. */
+int stats_reader_seekable(const struct stats_reader *r);
+/* A regular file not grouped by observation read by observation, on a
+ * new reader: one pass finds where each observation's rows are, and
+ * each part is then a run of observations (in the order of the whole
+ * file's dataset) loaded from the blocks of lines that hold their rows
+ * (on one thread), the others' rows read past; a part holds at least min_obs observations (twice as
+ * many after a take of none), then as many as fit in about the memory a
+ * part of a grouped file takes.  *loads: the parts that makes; *reads:
+ * the bytes they read, over the file's.  CP_EINPUT when the file's
+ * first column is not the observation or a name is not plain (quoted,
+ * or with blanks at its ends): such a file is loaded whole. */
+int stats_reader_index(struct stats_reader *r, size_t min_obs, size_t *loads,
+		       double *reads, struct cp_error *err);
 /* How much of a regular file the parts taken have read, 0 to 1; -1 for
  * other input (its length is not known). */
 double stats_reader_fraction(const struct stats_reader *r);

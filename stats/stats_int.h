@@ -116,10 +116,32 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err);
 
+/* Which observations a load keeps: keep(arg, name, len) is 1 for a name
+ * kept, 0 for one left out (its rows read as blank lines, so every line
+ * keeps its number), -1 for a name not known (an error). */
+struct stats_run {
+	uint64_t from, to;    /* the lines that start in [from, to) */
+	unsigned line;        /* the first one's number */
+};
+struct stats_only {
+	int (*keep)(const void *arg, const char *name, size_t len);
+	const void *arg;
+	/* the runs of lines that may hold their rows, in order, read on one
+	 * thread (n_run 0: every line from `from` to `to`) */
+	const struct stats_run *run;
+	size_t n_run;
+};
+/* The observation of a row whose first column is the observation: 1 and
+ * its length (the bytes before the first comma) when it is plain (not
+ * quoted, no blank at either end: what the loader reads as it is), 0 for
+ * a blank line, -1 otherwise. */
+int stats_row_observation(const char *p, const char *eol, size_t *len);
+
 /* stats/dataset.c: a part of a file, its rows only (the file's header
  * line apart, in head): the lines of text[from, to) (fd -1), or those
  * that start in [from, to) of the regular file fd, read in blocks; its
- * first row at line skip + 2, the events of seed (may be NULL) first. */
+ * first row at line skip + 2, the events of seed (may be NULL) first, the
+ * rows of the observations only keeps (NULL: every row). */
 /* Why a file read again, or in parts, gave fewer bytes than it had. */
 #define STATS_SHORTER "it is shorter than when it was opened (another program changed it)"
 
@@ -127,6 +149,7 @@ int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
 			    int fd, const char *text, uint64_t from, uint64_t to,
 			    size_t threads, unsigned skip,
 			    const struct stats_dataset *seed,
+			    const struct stats_only *only,
 			    struct stats_dataset **out, struct cp_buf *diag,
 			    struct cp_error *err);
 

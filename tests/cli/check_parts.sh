@@ -4,9 +4,10 @@
 # and writes the report a check of the whole dataset writes, byte for byte:
 # text, --json and -o, at one and two threads, on a file grouped by
 # observation, on one whose observations take turns in groups of three,
-# and on both through standard input; a file whose observations take
-# turns throughout is loaded whole, and through standard input is an
-# error; observations longer than a part, in parts and in one.  The
+# and on both through standard input; a file not grouped by observation
+# (observations taking turns throughout, rows sorted by event, shuffled)
+# is read by observation, and through a pipe is an error; observations
+# longer than a part, in parts and in one.  The
 # reference is a check with --html, which loads the dataset whole.  Small parts (COUNTERPOINT_PART_BYTES) cut these small files
 # into many.  Last, a file larger than the address space allowed by
 # `ulimit -v` checks in parts, where the whole-file load runs out, and so
@@ -51,12 +52,21 @@ PY
 gen 700 5 1 > "$tmp/grouped.csv" || fail "generating the data"
 gen 700 5 3 > "$tmp/turns.csv"
 gen 700 5 700 > "$tmp/mixed.csv"
+# the grouped rows sorted by event (stable), and shuffled
+python3 - "$tmp" <<'PY' || fail "reordering the data"
+import sys, random
+d = sys.argv[1]
+head, *rows = open(d + '/grouped.csv').read().splitlines(True)
+open(d + '/byevent.csv', 'w').write(head + ''.join(sorted(rows, key=lambda r: r.split(',')[2])))
+random.Random(7).shuffle(rows)
+open(d + '/shuffled.csv', 'w').write(head + ''.join(rows))
+PY
 
 cd "$tmp" || fail "cd"
 case $CP in /*) ;; *) CP=$OLDPWD/$CP ;; esac
 M=$OLDPWD/$M
 export COUNTERPOINT_PART_BYTES=200000
-for f in grouped turns mixed; do
+for f in grouped turns mixed byevent shuffled; do
 	for out in text json; do
 		o=; [ $out = json ] && o=--json
 		"$CP" check "$M" $f.csv $W $o --html whole.html >whole.$f.$out 2>/dev/null
@@ -65,6 +75,9 @@ for f in grouped turns mixed; do
 			"$CP" check "$M" $f.csv $W $o --threads $t >parts 2>err; rc=$?
 			[ $rc = 1 ] || { cat err; fail "$f $out threads $t: exit $rc"; }
 			cmp -s whole.$f.$out parts || fail "$f $out threads $t: report differs"
+			case $f in grouped|turns) by=0 ;; *) by=1 ;; esac
+			[ "$(grep -c "^counterpoint check: note: $f.csv is not grouped by observation: read by observation in [0-9]* parts" err)" = $by ] ||
+				{ cat err; fail "$f $out threads $t: read by observation is not said (or said wrongly)"; }
 			"$CP" check "$M" $f.csv $W $o --threads $t -o parts.o 2>/dev/null
 			cmp -s whole.$f.$out parts.o || fail "$f $out threads $t: -o differs"
 		done
@@ -106,6 +119,22 @@ COUNTERPOINT_PART_BYTES=80 TMPDIR="$tmp/none" "$CP" check "$M" grouped.csv $W >p
 { IFS= read -r skip; "$CP" check "$M" - $W >parts 2>err; } <prefixed.csv
 sed "s|its rows from grouped.csv:|its rows from <stdin>:|" whole.grouped.text | cmp -s - parts ||
 	{ cat err; fail "standard input after a line read by the shell: report differs"; }
+# not grouped: from standard input redirected from the file, by
+# observation; names quoted, loaded whole; a bad row, the whole file's
+# messages; from a pipe, an error
+"$CP" check "$M" - $W <shuffled.csv >parts 2>err
+sed "s|its rows from shuffled.csv:|its rows from <stdin>:|" whole.shuffled.text | cmp -s - parts ||
+	{ cat err; fail "standard input (a file) not grouped: report differs"; }
+sed 's/^\(j[^,]*\),/"\1",/' mixed.csv >quoted.csv
+"$CP" check "$M" quoted.csv $W >parts 2>err
+sed "s|its rows from mixed.csv:|its rows from quoted.csv:|" whole.mixed.text | cmp -s - parts ||
+	{ cat err; fail "quoted names not grouped: report differs"; }
+grep -q 'read by observation' err && fail "quoted names read by observation"
+awk 'NR == 20000 { sub(/,[0-9]+,/, ",x,") } { print }' shuffled.csv >bad.csv
+"$CP" check "$M" bad.csv $W --html whole.html >/dev/null 2>err.whole
+"$CP" check "$M" bad.csv $W >/dev/null 2>err; rc=$?
+[ $rc = 2 ] && grep -q '^counterpoint check: bad.csv:20000:' err && cmp -s err.whole err ||
+	{ cat err; fail "a bad row in a file not grouped: exit $rc, or not the whole file's messages"; }
 cat mixed.csv | "$CP" check "$M" - $W >parts 2>err; rc=$?
 [ $rc = 2 ] || fail "stdin of observations taking turns: exit $rc, expected 2"
 grep -q "<stdin>:[0-9]*: observation 'j[0-9]*-.*' has rows after other observations' rows" err ||
@@ -164,6 +193,18 @@ grep -q '^8000 observations, [0-9]* infeasible, 1 unusable' big.out ||
 (ulimit -v 80000; "$CP" check "$M" big.csv $W --threads 1 --html big.html \
 	>/dev/null 2>&1); rc=$?
 [ $rc = 3 ] || fail "the whole-file load within ulimit -v 80000 exited $rc, not 3 (out of memory): the limit tests nothing"
+# the same observations taking turns throughout: read by observation
+# within 60 MB, where loading it whole (names quoted) runs out
+gen 8000 5 8000 > bigturns.csv
+(ulimit -v 60000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" bigturns.csv $W \
+	--threads 1 >bigturns.out 2>big.err); rc=$?
+[ $rc = 1 ] || { cat big.err; fail "a file not grouped beyond ulimit -v: exit $rc, expected 1"; }
+"$CP" check "$M" bigturns.csv $W --threads 1 --html big.html >bigturns.whole 2>/dev/null
+cmp -s bigturns.whole bigturns.out || fail "a file not grouped beyond ulimit -v: report differs"
+sed 's/^\(j[^,]*\),/"\1",/' bigturns.csv >bigquoted.csv
+(ulimit -v 60000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" bigquoted.csv $W \
+	--threads 1 >/dev/null 2>&1); rc=$?
+[ $rc = 3 ] || fail "loading the file not grouped whole within ulimit -v 60000 exited $rc, not 3: the limit tests nothing"
 
 # One observation of 30,000 intervals (48 MB) from a pipe, in parts of
 # 4 MB: past its first part it goes on in a temporary file, so it checks
