@@ -10,7 +10,8 @@ Figures are medians of R runs (default 5; 20 for start-up), CPU time
 from a monotonic clock around it: on a shared machine read CPU.  The data
 are made here, in build/bench/goals: N observations (default 10000) of 10
 intervals x 28 events cut from datasets/sim-sweep-all.csv
-(build/bench/obsgen), one observation of 100000 intervals (obsgen --long),
+(build/bench/obsgen), the same taking turns throughout (obsgen
+--interleave N: a file not grouped by observation), one observation of 100000 intervals (obsgen --long),
 and one observation of 20 intervals from `counterpoint sim`.  The cone
 against Normaliz is bench/cone_normaliz.py on its two smallest cases.
 """
@@ -78,7 +79,9 @@ def main():
     d = "build/bench/goals"
     os.makedirs(d, exist_ok=True)
     many, long_, one = ("%s/obs%d.csv" % (d, obs), "%s/long%d.csv" % (d, LONG), "%s/one.csv" % d)
+    turns = "%s/turns%d.csv" % (d, obs)
     make(many, ["build/bench/obsgen", TEMPLATE, str(obs)])
+    make(turns, ["build/bench/obsgen", TEMPLATE, str(obs), "--interleave", str(obs)])
     make(long_, ["build/bench/obsgen", TEMPLATE, str(LONG), "--long"])
     if not os.path.exists(one):
         subprocess.run([cp, "sim", "--intervals", "20", "--interval-uops", "10000",
@@ -92,6 +95,11 @@ def main():
     line("check, %d observations: peak RSS" % obs, "%.0f MiB" % peak, "<= 256 MiB", cmd)
     line("check, %d observations: CPU each" % obs, "%.1f us/obs (%.2f s)" % (1e6 * cpu / obs, cpu),
          "<= 50 us/obs", cmd)
+
+    cmd = [cp, "check", M, turns, "--with", WITH, "--threads", "1"]
+    cpu, wall, peak = measure(cmd, runs)
+    line("the same taking turns (read by observation)",
+         "%.0f MiB, %.1f us/obs" % (peak, 1e6 * cpu / obs), "<= 256 MiB", cmd)
 
     samples = LONG * EVENTS * 8 / 2**20
     cmd = [cp, "region", long_, "--threads", "1"]
