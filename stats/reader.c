@@ -933,6 +933,9 @@ static int ix_load(struct stats_reader *r, const size_t *at, size_t a, size_t b,
 	size_t i;
 	int rc;
 
+	if (!only.n_run)
+		return cp_error_set(err, CP_EIO, "cannot read '%s' again: it changed "
+				    "while it was read", r->name);
 	for (i = a; i < b; i++) {
 		size_t o = at ? at[i] : i;
 
