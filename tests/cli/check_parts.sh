@@ -60,13 +60,16 @@ head, *rows = open(d + '/grouped.csv').read().splitlines(True)
 open(d + '/byevent.csv', 'w').write(head + ''.join(sorted(rows, key=lambda r: r.split(',')[2])))
 random.Random(7).shuffle(rows)
 open(d + '/shuffled.csv', 'w').write(head + ''.join(rows))
+# shuffled again with CRLF line ends and blank lines among the rows
+rows = [r.replace('\n', '\r\n') + ('\r\n' if i % 97 == 0 else '') for i, r in enumerate(rows)]
+open(d + '/crlf.csv', 'w', newline='').write(head.replace('\n', '\r\n') + ''.join(rows))
 PY
 
 cd "$tmp" || fail "cd"
 case $CP in /*) ;; *) CP=$OLDPWD/$CP ;; esac
 M=$OLDPWD/$M
 export COUNTERPOINT_PART_BYTES=200000
-for f in grouped turns mixed byevent shuffled; do
+for f in grouped turns mixed byevent shuffled crlf; do
 	for out in text json; do
 		o=; [ $out = json ] && o=--json
 		"$CP" check "$M" $f.csv $W $o --html whole.html >whole.$f.$out 2>/dev/null
