@@ -1631,23 +1631,101 @@ static int load_head(struct ctx *c, const struct source *s, uint64_t *next,
 			  1, &rest);
 }
 
-/* Load the runs of lines s->only names, in turn, each numbered as given. */
-static int load_runs(const struct source *s, struct stats_dataset **out,
-		     struct cp_buf *diag, struct cp_error *err)
+/* Runs [a, b) of s->only, loaded by one thread into a fragment whose
+ * lines count from base (the line before run a). */
+struct run_part {
+	struct ctx f;
+	const struct source *s;
+	size_t a, b;
+	unsigned base;
+	int rc;
+	struct cp_error err;          /* an I/O error */
+};
+
+static void *run_part_work(void *arg)
 {
-	struct ctx c;
+	struct run_part *p = arg;
+	const struct stats_only *o = p->s->only;
 	uint64_t next;
 	size_t i;
+
+	for (i = p->a; !p->rc && !p->f.stop && i < p->b; i++) {
+		p->f.line = o->run[i].line - 1 - p->base;
+		p->rc = load_range(&p->f, p->s, o->run[i].from, o->run[i].to, &next, &p->err);
+	}
+	return NULL;
+}
+
+/* Load the runs of lines s->only names, each numbered as given: on up to
+ * `threads` threads (runs of about equal bytes each, joined in order)
+ * when they hold at least two ranges of min_range bytes. */
+static int load_runs(const struct source *s, size_t threads, size_t min_range,
+		     struct stats_dataset **out, struct cp_buf *diag,
+		     struct cp_error *err)
+{
+	const struct stats_only *o = s->only;
+	struct run_part *p;
+	pthread_t *tid;
+	struct ctx c;
+	uint64_t next, all = 0, sum = 0;
+	size_t n = threads < 256 ? threads : 256, np = 0, i, started = 0;
 	int rc;
 
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
 	c.d->huge = s->size - s->from >= HUGE_RANGE;
-	rc = load_head(&c, s, &next, err);
-	for (i = 0; !rc && !c.stop && i < s->only->n_run; i++) {
-		c.line = s->only->run[i].line - 1;
-		rc = load_range(&c, s, s->only->run[i].from, s->only->run[i].to, &next, err);
+	if ((rc = load_head(&c, s, &next, err)) || c.stop)
+		return ctx_finish(&c, rc, out, diag, err);
+	for (i = 0; i < o->n_run; i++)
+		all += o->run[i].to - o->run[i].from;
+	if (all / min_range < 2 || n < 2 || o->n_run < 2) {
+		for (i = 0; !rc && !c.stop && i < o->n_run; i++) {
+			c.line = o->run[i].line - 1;
+			rc = load_range(&c, s, o->run[i].from, o->run[i].to, &next, err);
+		}
+		return ctx_finish(&c, rc, out, diag, err);
 	}
+	if (n > o->n_run)
+		n = o->n_run;
+	p = cp_calloc(n, sizeof *p);
+	tid = cp_calloc(n, sizeof *tid);
+	if (!p || !tid) {
+		cp_free(p);
+		cp_free(tid);
+		return ctx_finish(&c, CP_ENOMEM, out, diag, err);
+	}
+	for (i = 0; i < o->n_run && !rc; np++) {     /* a share of the bytes each */
+		p[np].s = s;
+		p[np].a = i;
+		p[np].base = o->run[i].line - 1;
+		do
+			sum += o->run[i].to - o->run[i].from;
+		while (++i < o->n_run && sum < all / n * (np + 1));
+		p[np].b = i;
+		rc = ctx_fragment(&p[np].f, &c, c.d->huge);
+	}
+	for (i = 1; !rc && i < np; i++)
+		if (!pthread_create(&tid[started], NULL, run_part_work, &p[i]))
+			started++;
+		else
+			run_part_work(&p[i]);
+	if (!rc)
+		run_part_work(&p[0]);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < np; i++) {    /* joined in order, up to a stop */
+		if (!rc && !c.stop) {
+			if ((rc = p[i].rc) == CP_EIO)
+				*err = p[i].err;
+			else if (!rc) {
+				c.line = p[i].base;
+				rc = join_fragment(&c, &p[i].f);
+			}
+		}
+		ctx_release(&p[i].f);
+	}
+	cp_free(p);
+	cp_free(tid);
 	return ctx_finish(&c, rc, out, diag, err);
 }
 
@@ -1663,7 +1741,7 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 
 	*out = NULL;
 	if (s->only && s->only->n_run && s->head)
-		return load_runs(s, out, diag, err);
+		return load_runs(s, threads, min_range, out, diag, err);
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
 	c.d->huge = s->size - s->from >= HUGE_RANGE;   /* as a fragment that large */

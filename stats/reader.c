@@ -859,8 +859,10 @@ static size_t ix_runs(const struct index *ix, const size_t *at, size_t a, size_t
 		if (!ix_block_has(&ix->blk[k], at, a, b))
 			continue;
 		*bytes += end - ix->blk[k].off;
-		if (n && ix->run[n - 1].to == ix->blk[k].off)
-			ix->run[n - 1].to = end;
+		if (n && ix->run[n - 1].to == ix->blk[k].off &&
+		    end - ix->run[n - 1].from <= 16 * SCAN_BLOCK)
+			ix->run[n - 1].to = end;     /* runs of 16 MB or less, for
+						      * threads to share */
 		else
 			ix->run[n++] = (struct stats_run){ ix->blk[k].off, end,
 							   ix->blk[k].line };

@@ -98,10 +98,11 @@ int stats_reader_seekable(const struct stats_reader *r);
  * new reader: one pass finds where each observation's rows are, and
  * each part is then a run of observations (in the order of the whole
  * file's dataset) loaded from the blocks of lines that hold their rows
- * (on one thread), the others' rows read past; a part holds at least min_obs observations (twice as
- * many after a take of none), then as many as fit in about the memory a
- * part of a grouped file takes.  *loads: the parts that makes; *reads:
- * the bytes they read, over the file's.  CP_EINPUT when the file's
+ * (on threads, as a file is), the others' rows read past; a part holds
+ * at least min_obs observations (twice as many after a take of none),
+ * then as many as fit in about the memory a part of a grouped file
+ * takes.  *loads: the parts that makes; *reads: the bytes they read,
+ * over the file's.  CP_EINPUT when the file's
  * first column is not the observation or a name is not plain (quoted,
  * or with blanks at its ends): such a file is loaded whole. */
 int stats_reader_index(struct stats_reader *r, size_t min_obs, size_t *loads,

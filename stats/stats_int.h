@@ -126,8 +126,9 @@ struct stats_run {
 struct stats_only {
 	int (*keep)(const void *arg, const char *name, size_t len);
 	const void *arg;
-	/* the runs of lines that may hold their rows, in order, read on one
-	 * thread (n_run 0: every line from `from` to `to`) */
+	/* the runs of lines that may hold their rows, in order, shared out
+	 * to threads by their bytes (n_run 0: every line from `from` to
+	 * `to`) */
 	const struct stats_run *run;
 	size_t n_run;
 };

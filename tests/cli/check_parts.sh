@@ -204,6 +204,9 @@ gen 8000 5 8000 > bigturns.csv
 [ $rc = 1 ] || { cat big.err; fail "a file not grouped beyond ulimit -v: exit $rc, expected 1"; }
 "$CP" check "$M" bigturns.csv $W --threads 1 --html big.html >bigturns.whole 2>/dev/null
 cmp -s bigturns.whole bigturns.out || fail "a file not grouped beyond ulimit -v: report differs"
+# its parts' blocks loaded on two threads
+COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" bigturns.csv $W --threads 2 >bigturns.out 2>big.err
+cmp -s bigturns.whole bigturns.out || { cat big.err; fail "a file not grouped on two threads: report differs"; }
 sed 's/^\(j[^,]*\),/"\1",/' bigturns.csv >bigquoted.csv
 (ulimit -v 60000; COUNTERPOINT_PART_BYTES=4000000 "$CP" check "$M" bigquoted.csv $W \
 	--threads 1 >/dev/null 2>&1); rc=$?
