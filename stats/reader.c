@@ -46,13 +46,9 @@
 #define IX_ROW_BYTES 32
 
 /* A file not grouped by observation, read by observation
- * (stats_reader_index): where each observation's rows are, in order of
- * first appearance, and the ones the load in hand keeps. */
-struct ix_obs {
-	uint64_t first, end;  /* offsets: of its first row, past its last */
-	unsigned line;        /* of its first row */
-	uint32_t rows;
-};
+ * (stats_reader_index): its observations in order of first appearance,
+ * each one's rows, which blocks of lines hold rows of which, and the
+ * observations the load in hand keeps. */
 struct ix_block {      /* about SCAN_BLOCK bytes of whole lines */
 	uint64_t off;         /* of its first line */
 	unsigned line;
@@ -65,7 +61,7 @@ struct index {
 	uint64_t *hash;       /* slots: the name's hash (0: empty), */
 	uint32_t *ord;        /* and its observation */
 	size_t n_slots;
-	struct ix_obs *o;
+	uint32_t *rows_of;    /* per observation: its rows */
 	size_t n, cap;
 	unsigned char *sel;   /* a bit an observation: kept by the load */
 	size_t start;         /* the first observation not taken */
@@ -181,7 +177,7 @@ void stats_reader_close(struct stats_reader *r)
 	if (r->ix) {
 		cp_free(r->ix->hash);
 		cp_free(r->ix->ord);
-		cp_free(r->ix->o);
+		cp_free(r->ix->rows_of);
 		cp_free(r->ix->sel);
 		cp_free(r->ix->kept);
 		cp_free(r->ix->blk);
@@ -639,19 +635,19 @@ static size_t ix_find(const struct index *ix, uint64_t h)
 	return SIZE_MAX;
 }
 
-/* A new observation, hashing to h, whose first row is line at offset
- * off: its index, or SIZE_MAX out of memory. */
-static size_t ix_add(struct index *ix, uint64_t h, uint64_t off, unsigned line)
+/* A new observation, hashing to h: its index, or SIZE_MAX out of
+ * memory. */
+static size_t ix_add(struct index *ix, uint64_t h)
 {
 	size_t i;
 
 	if (ix->n == ix->cap) {
 		size_t cap = ix->cap ? 2 * ix->cap : 1024;
-		struct ix_obs *o = cp_reallocarray(ix->o, cap, sizeof *o);
+		uint32_t *o = cp_reallocarray(ix->rows_of, cap, sizeof *o);
 
 		if (!o)
 			return SIZE_MAX;
-		ix->o = o;
+		ix->rows_of = o;
 		ix->cap = cap;
 	}
 	if (2 * (ix->n + 1) > ix->n_slots) {
@@ -681,18 +677,14 @@ static size_t ix_add(struct index *ix, uint64_t h, uint64_t off, unsigned line)
 		;
 	ix->hash[i] = h;
 	ix->ord[i] = (uint32_t)ix->n;
-	ix->o[ix->n].first = off;
-	ix->o[ix->n].end = off;
-	ix->o[ix->n].line = line;
-	ix->o[ix->n].rows = 0;
+	ix->rows_of[ix->n] = 0;
 	return ix->n++;
 }
 
-/* The row [p, eol) (truncated: only its first bytes) of line, at offset
- * off, ending before next: counted to its observation.  CP_EINPUT when
- * its observation is not plain (the loader alone knows it then). */
-static int ix_row(struct index *ix, const char *p, const char *eol, int truncated,
-		  unsigned line, uint64_t off, uint64_t next)
+/* The row [p, eol) (truncated: only its first bytes): counted to its
+ * observation and the last block.  CP_EINPUT when its observation is not
+ * plain (the loader alone knows it then). */
+static int ix_row(struct index *ix, const char *p, const char *eol, int truncated)
 {
 	struct ix_block *b;
 	size_t len, o;
@@ -711,7 +703,7 @@ static int ix_row(struct index *ix, const char *p, const char *eol, int truncate
 	} else {
 		h = name_hash_n(p, len);
 		if ((o = ix_find(ix, h)) == SIZE_MAX &&
-		    (o = ix_add(ix, h, off, line)) == SIZE_MAX)
+		    (o = ix_add(ix, h)) == SIZE_MAX)
 			return CP_ENOMEM;
 		if (len <= sizeof ix->last) {
 			memcpy(ix->last, p, len);
@@ -719,8 +711,7 @@ static int ix_row(struct index *ix, const char *p, const char *eol, int truncate
 			ix->last_o = o;
 		}
 	}
-	ix->o[o].rows++;
-	ix->o[o].end = next;
+	ix->rows_of[o]++;
 	b = &ix->blk[ix->n_blk - 1];
 	if (o < b->min)
 		b->min = (uint32_t)o;
@@ -786,10 +777,8 @@ static int ix_scan(struct stats_reader *r, struct index *ix, struct cp_error *er
 							    "reading '%s'", r->name);
 				bound = start + SCAN_BLOCK;
 			}
-			rc = nc ? ix_row(ix, carry, carry + nc, long_line, line, start,
-					 at + (uint64_t)(nl + 1 - r->blk)) :
-				ix_row(ix, p, nl, 0, line, start,
-				       at + (uint64_t)(nl + 1 - r->blk));
+			rc = nc ? ix_row(ix, carry, carry + nc, long_line) :
+				ix_row(ix, p, nl, 0);
 			if (rc)
 				return rc == CP_ENOMEM ? cp_error_set(err, CP_ENOMEM,
 					"out of memory reading '%s'", r->name) : rc;
@@ -801,7 +790,7 @@ static int ix_scan(struct stats_reader *r, struct index *ix, struct cp_error *er
 		}
 		at += n;
 	}
-	if (nc && (rc = ix_row(ix, carry, carry + nc, long_line, line, start, r->size)))
+	if (nc && (rc = ix_row(ix, carry, carry + nc, long_line)))
 		return rc == CP_ENOMEM ? cp_error_set(err, CP_ENOMEM,
 			"out of memory reading '%s'", r->name) : rc;
 	return CP_OK;
@@ -818,9 +807,9 @@ static size_t ix_span(const struct index *ix, const size_t *at, size_t a, size_t
 	for (b = a; b < n && b - a < max; b++) {
 		size_t o = at ? at[b] : b;
 
-		if (b - a >= ix->min_obs && rows + ix->o[o].rows > ix->rows)
+		if (b - a >= ix->min_obs && rows + ix->rows_of[o] > ix->rows)
 			break;
-		rows += ix->o[o].rows;
+		rows += ix->rows_of[o];
 	}
 	return b;
 }
