@@ -170,6 +170,7 @@ struct ctx {
 	/* the rows before: to predict the names and to extend groups */
 	uint32_t prev_obs, prev_ev;
 	unsigned prev_line;
+	uint64_t row_off;         /* the offset of the line being read */
 	uint32_t *next_ev;        /* per event: the event that followed it */
 	size_t *seen;             /* per event: its last sample + 1 */
 	size_t ev_cap;
@@ -296,6 +297,22 @@ static int append_sample(struct stats_dataset *d, uint32_t e, double value,
 	return CP_OK;
 }
 
+/* The offset of observation d->obs.n - 1, new: its first row's. */
+static int obs_off_add(struct stats_dataset *d, uint64_t off)
+{
+	if (d->obs.n > d->cap_off) {
+		size_t cap = d->cap_off ? 2 * d->cap_off : 256;
+		uint64_t *o = cp_reallocarray(d->obs_off, cap, sizeof *o);
+
+		if (!o)
+			return CP_ENOMEM;
+		d->obs_off = o;
+		d->cap_off = cap;
+	}
+	d->obs_off[d->obs.n - 1] = off;
+	return CP_OK;
+}
+
 /* Intern the row's names (predicted from the rows before) and append its
  * sample, extending the current group or starting one. */
 static int store_row(struct ctx *c, const struct row *r)
@@ -307,7 +324,10 @@ static int store_row(struct ctx *c, const struct row *r)
 
 	if (o == UINT32_MAX || d->obs.len[o] != r->obs_len ||
 	    memcmp(d->obs.name[o], r->obs, r->obs_len)) {
-		if ((i = names_intern(&d->obs, r->obs, r->obs_len)) == (size_t)-1)
+		size_t n0 = d->obs.n;
+
+		if ((i = names_intern(&d->obs, r->obs, r->obs_len)) == (size_t)-1 ||
+		    (d->obs.n > n0 && obs_off_add(d, c->row_off)))
 			return CP_ENOMEM;
 		o = (uint32_t)i;
 	}
@@ -720,8 +740,9 @@ static int load_header(struct ctx *c, const char *p, const char *eol)
  * and the last one even without its newline when final; *rest = the
  * first byte not loaded. */
 static int load_lines(struct ctx *c, const char *p, const char *end,
-		      const char *limit, int final, const char **rest)
+		      const char *limit, int final, uint64_t at, const char **rest)
 {
+	const char *p0 = p;         /* at offset at */
 	const char *nul = memchr(p, '\0', (size_t)(end - p));
 	int rc = CP_OK;
 
@@ -740,6 +761,7 @@ static int load_lines(struct ctx *c, const char *p, const char *end,
 			break;
 		}
 		eol = nl ? nl : end;
+		c->row_off = at + (uint64_t)(p - p0);
 		if (c->line == UINT32_MAX - 1) {
 			diag_add(&c->l, c->line, "more than %u lines", c->line);
 			c->stop = 1;
@@ -1170,7 +1192,7 @@ static int load_file_range(struct ctx *c, const struct source *s,
 		}
 		rc = load_lines(c, p, buf + have,
 				to - at < have ? buf + (to - at) : buf + have,
-				final, &rest);
+				final, at + (uint64_t)(p - buf), &rest);
 		*next = at + (uint64_t)(rest - buf);
 		if (over && !rc && !c->stop) {
 			char size[32];
@@ -1210,7 +1232,8 @@ static int load_range(struct ctx *c, const struct source *s, uint64_t from,
 
 		p = nl ? nl + 1 : end;
 	}
-	rc = load_lines(c, p, end, to < s->size ? s->text + to : end, 1, &rest);
+	rc = load_lines(c, p, end, to < s->size ? s->text + to : end, 1,
+			(uint64_t)(p - s->text), &rest);
 	*next = (uint64_t)(rest - s->text);
 	return rc;
 }
@@ -1311,9 +1334,9 @@ static int join_fragment(struct ctx *c, struct ctx *f)
 		}
 	}
 	for (i = 0; i < e->obs.n; i++) {
-		size_t j = names_intern(&d->obs, e->obs.name[i], e->obs.len[i]);
+		size_t n0 = d->obs.n, j = names_intern(&d->obs, e->obs.name[i], e->obs.len[i]);
 
-		if (j == (size_t)-1)
+		if (j == (size_t)-1 || (d->obs.n > n0 && obs_off_add(d, e->obs_off[i])))
 			goto out;
 		obs_map[i] = (uint32_t)j;
 	}
@@ -1628,7 +1651,7 @@ static int load_head(struct ctx *c, const struct source *s, uint64_t *next,
 		return load_range(c, s, 0, 1, next, err);
 	*next = s->from;
 	return load_lines(c, s->head, s->head + s->head_len, s->head + s->head_len,
-			  1, &rest);
+			  1, 0, &rest);
 }
 
 /* Runs [a, b) of s->only, loaded by one thread into a fragment whose
@@ -1869,6 +1892,7 @@ void stats_dataset_free(struct stats_dataset *d)
 	cp_free(d->obs_g);
 	cp_free(d->obs_nint);
 	cp_free(d->obs_line);
+	cp_free(d->obs_off);
 	cp_free(d->sr);
 	cp_free(d->obs_runs);
 	cp_free(d->path);

@@ -59,6 +59,9 @@ struct stats_dataset {
 	size_t *obs_g;            /* n_obs + 1 offsets into g */
 	size_t *obs_nint;         /* distinct intervals per observation */
 	unsigned *obs_line;       /* per observation: the line of its first row */
+	uint64_t *obs_off;        /* and that line's offset in the text loaded
+				   * (a file's, or of the text in memory) */
+	size_t cap_off;
 	struct summary_row *sr;   /* rows with runs,se_pct, by line */
 	size_t n_sr, cap_sr;
 	uint32_t *obs_runs;       /* per observation: the runs of its summary,

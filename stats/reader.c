@@ -1348,10 +1348,9 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 		r->done = 1;
 		return CP_OK;
 	}
-	if (m < d->obs.n) {
+	if (m < d->obs.n) {           /* where the loader met it */
 		line = d->obs_line[m];
-		if ((rc = line_offsets(r, &line, 1, &off, err)))
-			return rc;
+		off = (size_t)(d->obs_off[m] - (r->regular ? r->body_off : 0));
 	} else {                      /* to the end of what was loaded */
 		off = r->parsed - r->hdr;
 		if ((rc = count_lines(r, off, 1, &line, err)))
