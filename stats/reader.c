@@ -45,6 +45,15 @@
  * (a row's sample and group take 52 bytes when each row is a group). */
 #define IX_ROW_BYTES 32
 
+/* Names by their 64-bit hash (name_hash, never 0: 0 is an empty slot),
+ * each with a value: the observations taken (the grouped reading), or
+ * each observation's index (the reading by observation). */
+struct hashes {
+	uint64_t *h;
+	uint32_t *v;
+	size_t n, n_slots;
+};
+
 /* A file not grouped by observation, read by observation
  * (stats_reader_index): its observations in order of first appearance,
  * each one's rows, which blocks of lines hold rows of which, and the
@@ -58,9 +67,7 @@ struct index {
 	struct ix_block *blk; /* the body cut in blocks, in order */
 	size_t n_blk, cap_blk;
 	struct stats_run *run;     /* a load's runs of blocks */
-	uint64_t *hash;       /* slots: the name's hash (0: empty), */
-	uint32_t *ord;        /* and its observation */
-	size_t n_slots;
+	struct hashes names;  /* each observation's index */
 	uint32_t *rows_of;    /* per observation: its rows */
 	size_t n, cap;
 	unsigned char *sel;   /* a bit an observation: kept by the load */
@@ -107,8 +114,7 @@ struct stats_reader {
 	int whole;            /* the part holds the rest of the input */
 	struct stats_dataset *d;
 	size_t *cut;          /* cut[m]: the largest m' <= m that is a cut */
-	uint64_t *seen;       /* hashes of the names taken (0: empty) */
-	size_t n_seen, n_slots;
+	struct hashes seen;   /* the observations taken */
 	int spool;            /* kept text of an input read once (-1: none) */
 	uint64_t spool_len;
 	struct kept *kept;
@@ -175,8 +181,8 @@ void stats_reader_close(struct stats_reader *r)
 		cp_free(r->kept[i].name);
 	cp_free(r->kept);
 	if (r->ix) {
-		cp_free(r->ix->hash);
-		cp_free(r->ix->ord);
+		cp_free(r->ix->names.h);
+		cp_free(r->ix->names.v);
 		cp_free(r->ix->rows_of);
 		cp_free(r->ix->sel);
 		cp_free(r->ix->kept);
@@ -185,7 +191,8 @@ void stats_reader_close(struct stats_reader *r)
 		cp_free(r->ix);
 	}
 	cp_free(r->cut);
-	cp_free(r->seen);
+	cp_free(r->seen.h);
+	cp_free(r->seen.v);
 	cp_free(r->blk);
 	cp_free(r->head);
 	cp_free(r->buf);
@@ -532,48 +539,58 @@ static int grow(struct stats_reader *r, struct cp_error *err)
 	return CP_OK;
 }
 
-static int seen_has(const struct stats_reader *r, uint64_t h)
+/* The value of the name hashing to h, or SIZE_MAX. */
+static size_t hashes_find(const struct hashes *t, uint64_t h)
 {
 	size_t i;
 
-	if (!r->n_slots)
-		return 0;
-	for (i = h & (r->n_slots - 1); r->seen[i]; i = (i + 1) & (r->n_slots - 1))
-		if (r->seen[i] == h)
-			return 1;
-	return 0;
+	if (!t->n_slots)
+		return SIZE_MAX;
+	for (i = h & (t->n_slots - 1); t->h[i]; i = (i + 1) & (t->n_slots - 1))
+		if (t->h[i] == h)
+			return t->v[i];
+	return SIZE_MAX;
 }
 
-static int seen_add(struct stats_reader *r, uint64_t h)
+/* A name hashing to h (not there yet) with value v; CP_ENOMEM. */
+static int hashes_add(struct hashes *t, uint64_t h, uint32_t v)
 {
 	size_t i;
 
-	if (2 * (r->n_seen + 1) > r->n_slots) {
-		size_t n = r->n_slots ? 2 * r->n_slots : 1024, j;
-		uint64_t *s = cp_calloc(n, sizeof *s);
+	if (2 * (t->n + 1) > t->n_slots) {
+		size_t n = t->n_slots ? 2 * t->n_slots : 1024, j;
+		uint64_t *hs = cp_calloc(n, sizeof *hs);
+		uint32_t *vs = cp_calloc(n, sizeof *vs);
 
-		if (!s)
+		if (!hs || !vs) {
+			cp_free(hs);
+			cp_free(vs);
 			return CP_ENOMEM;
-		for (j = 0; j < r->n_slots; j++)
-			if (r->seen[j]) {
-				for (i = r->seen[j] & (n - 1); s[i]; i = (i + 1) & (n - 1))
+		}
+		for (j = 0; j < t->n_slots; j++)
+			if (t->h[j]) {
+				for (i = t->h[j] & (n - 1); hs[i]; i = (i + 1) & (n - 1))
 					;
-				s[i] = r->seen[j];
+				hs[i] = t->h[j];
+				vs[i] = t->v[j];
 			}
-		cp_free(r->seen);
-		r->seen = s;
-		r->n_slots = n;
+		cp_free(t->h);
+		cp_free(t->v);
+		t->h = hs;
+		t->v = vs;
+		t->n_slots = n;
 	}
-	for (i = h & (r->n_slots - 1); r->seen[i]; i = (i + 1) & (r->n_slots - 1))
+	for (i = h & (t->n_slots - 1); t->h[i]; i = (i + 1) & (t->n_slots - 1))
 		;
-	r->seen[i] = h;
-	r->n_seen++;
+	t->h[i] = h;
+	t->v[i] = v;
+	t->n++;
 	return CP_OK;
 }
 
-static uint64_t name_hash(const char *s)
+static uint64_t name_hash(const char *s, size_t len)
 {
-	uint64_t h = cp_hash(CP_HASH_SEED, s, strlen(s));
+	uint64_t h = cp_hash(CP_HASH_SEED, s, len);
 
 	return h ? h : 1;
 }
@@ -615,32 +632,10 @@ static int find_cuts(struct stats_reader *r, int whole)
 
 /* ---- a file not grouped by observation, read by observation ---- */
 
-static uint64_t name_hash_n(const char *s, size_t len)
-{
-	uint64_t h = cp_hash(CP_HASH_SEED, s, len);
-
-	return h ? h : 1;
-}
-
-/* The observation whose name hashes to h, or SIZE_MAX. */
-static size_t ix_find(const struct index *ix, uint64_t h)
-{
-	size_t i;
-
-	if (!ix->n_slots)
-		return SIZE_MAX;
-	for (i = h & (ix->n_slots - 1); ix->hash[i]; i = (i + 1) & (ix->n_slots - 1))
-		if (ix->hash[i] == h)
-			return ix->ord[i];
-	return SIZE_MAX;
-}
-
 /* A new observation, hashing to h: its index, or SIZE_MAX out of
  * memory. */
 static size_t ix_add(struct index *ix, uint64_t h)
 {
-	size_t i;
-
 	if (ix->n == ix->cap) {
 		size_t cap = ix->cap ? 2 * ix->cap : 1024;
 		uint32_t *o = cp_reallocarray(ix->rows_of, cap, sizeof *o);
@@ -650,33 +645,8 @@ static size_t ix_add(struct index *ix, uint64_t h)
 		ix->rows_of = o;
 		ix->cap = cap;
 	}
-	if (2 * (ix->n + 1) > ix->n_slots) {
-		size_t n = ix->n_slots ? 2 * ix->n_slots : 2048, j;
-		uint64_t *hs = cp_calloc(n, sizeof *hs);
-		uint32_t *os = cp_calloc(n, sizeof *os);
-
-		if (!hs || !os) {
-			cp_free(hs);
-			cp_free(os);
-			return SIZE_MAX;
-		}
-		for (j = 0; j < ix->n_slots; j++)
-			if (ix->hash[j]) {
-				for (i = ix->hash[j] & (n - 1); hs[i]; i = (i + 1) & (n - 1))
-					;
-				hs[i] = ix->hash[j];
-				os[i] = ix->ord[j];
-			}
-		cp_free(ix->hash);
-		cp_free(ix->ord);
-		ix->hash = hs;
-		ix->ord = os;
-		ix->n_slots = n;
-	}
-	for (i = h & (ix->n_slots - 1); ix->hash[i]; i = (i + 1) & (ix->n_slots - 1))
-		;
-	ix->hash[i] = h;
-	ix->ord[i] = (uint32_t)ix->n;
+	if (hashes_add(&ix->names, h, (uint32_t)ix->n))
+		return SIZE_MAX;
 	ix->rows_of[ix->n] = 0;
 	return ix->n++;
 }
@@ -701,8 +671,8 @@ static int ix_row(struct index *ix, const char *p, const char *eol, int truncate
 	if (len == ix->last_len && !memcmp(p, ix->last, len)) {
 		o = ix->last_o;            /* as the row before (most rows) */
 	} else {
-		h = name_hash_n(p, len);
-		if ((o = ix_find(ix, h)) == SIZE_MAX &&
+		h = name_hash(p, len);
+		if ((o = hashes_find(&ix->names, h)) == SIZE_MAX &&
 		    (o = ix_add(ix, h)) == SIZE_MAX)
 			return CP_ENOMEM;
 		if (len <= sizeof ix->last) {
@@ -906,7 +876,7 @@ int stats_reader_index(struct stats_reader *r, size_t min_obs, size_t *loads,
 static int ix_keeps(const void *arg, const char *name, size_t len)
 {
 	const struct index *ix = arg;
-	size_t o = ix_find(ix, name_hash_n(name, len));
+	size_t o = hashes_find(&ix->names, name_hash(name, len));
 
 	return o == SIZE_MAX ? -1 : (ix->sel[o / 8] >> (o % 8)) & 1;
 }
@@ -1080,7 +1050,8 @@ int stats_reader_next(struct stats_reader *r, const struct stats_dataset **out,
 			return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'",
 					    r->name);
 		for (i = 0; i < d->obs.n; i++)
-			if (seen_has(r, name_hash(d->obs.name[i]))) {
+			if (hashes_find(&r->seen, name_hash(d->obs.name[i], d->obs.len[i])) !=
+			    SIZE_MAX) {
 				r->ungrouped = 1;
 				return cp_error_at(err, CP_EINPUT, r->name, d->obs_line[i], 0,
 						   "observation '%s' has rows after other "
@@ -1342,7 +1313,7 @@ int stats_reader_take(struct stats_reader *r, size_t m, struct cp_error *err)
 	if (!m && !r->whole)          /* nothing whole yet: a larger part */
 		return grow(r, err);
 	for (i = 0; i < m; i++)
-		if (seen_add(r, name_hash(d->obs.name[i])))
+		if (hashes_add(&r->seen, name_hash(d->obs.name[i], d->obs.len[i]), 0))
 			return cp_error_set(err, CP_ENOMEM, "out of memory");
 	if (m >= d->obs.n && r->whole) {
 		r->done = 1;
