@@ -1036,7 +1036,7 @@ int cli_check(int argc, char **argv)
 	struct pipe_options po;
 	struct pipe_budget budget = PIPE_BUDGET_CHECK;
 	size_t threads, i, n = 0, plots;
-	int json, strict = 0, opt, rc = CLI_OK;
+	int json, strict = 0, opt, rc = CLI_OK, by_index;
 	struct udd_model *model = NULL;
 	struct stats_dataset *data = NULL;
 	struct pipe_data *pd = NULL;
@@ -1136,34 +1136,24 @@ int cli_check(int argc, char **argv)
 	cli_progress_init(&prog.line, "check");
 	prog.what = "regions ";
 	phase_mark(&phases, NULL);
-	if (po.stream) {
-		/* in parts; a file that must be loaded whole comes back (-1) */
-		int by_index;
-
-		/* in parts; a file not grouped by observation comes back (-2),
-		 * to be read by observation; one that must be loaded whole
-		 * comes back (-1) */
-		for (by_index = 0, rc = -2; rc == -2 && by_index < 2; by_index++) {
-			if (by_index) {
-				report_reset(&rep);
-				cp_error_clear(&err);
-				if (phases.on)
-					cp_buf_release(&phases.line);
-				phase_mark(&phases, NULL);
-			}
-			rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
-					 family_confidence, threads, by_index, output,
-					 &phases, &err);
-		}
-		if (rc != -1)
+	/* in parts; a file not grouped by observation comes back (-2), to
+	 * be read by observation; one that must be loaded whole comes back
+	 * (-1), to be loaded below */
+	for (by_index = 0; po.stream && by_index < 2; by_index++) {
+		rc = check_parts(&rep, json, strict, model, sel, &po, &budget,
+				 family_confidence, threads, by_index, output,
+				 &phases, &err);
+		if (rc >= 0)
 			goto out;
 		report_reset(&rep);
 		cp_error_clear(&err);
-		rc = CLI_OK;
 		if (phases.on)
 			cp_buf_release(&phases.line);
 		phase_mark(&phases, NULL);
+		if (rc == -1)
+			break;
 	}
+	rc = CLI_OK;
 	if (stats_dataset_load_threads(rep.data_path, po.threads, &data, NULL, &err))
 		goto fail;
 	phase_mark(&phases, "load");
