@@ -45,13 +45,14 @@
  * (a row's sample and group take 52 bytes when each row is a group). */
 #define IX_ROW_BYTES 32
 
-/* Names by their 64-bit hash (name_hash, never 0: 0 is an empty slot),
- * each with a value: the observations taken (the grouped reading), or
- * each observation's index (the reading by observation). */
+/* Names by their 64-bit hash (name_hash, never 0: 0 is an empty slot):
+ * the observations taken (the grouped reading), or, with values, each
+ * observation's index (the reading by observation). */
 struct hashes {
 	uint64_t *h;
-	uint32_t *v;
+	uint32_t *v;          /* with_values: each one's value */
 	size_t n, n_slots;
+	int with_values;
 };
 
 /* A file not grouped by observation, read by observation
@@ -539,7 +540,8 @@ static int grow(struct stats_reader *r, struct cp_error *err)
 	return CP_OK;
 }
 
-/* The value of the name hashing to h, or SIZE_MAX. */
+/* The value of the name hashing to h (0 without values), or SIZE_MAX
+ * when it is not there. */
 static size_t hashes_find(const struct hashes *t, uint64_t h)
 {
 	size_t i;
@@ -548,11 +550,12 @@ static size_t hashes_find(const struct hashes *t, uint64_t h)
 		return SIZE_MAX;
 	for (i = h & (t->n_slots - 1); t->h[i]; i = (i + 1) & (t->n_slots - 1))
 		if (t->h[i] == h)
-			return t->v[i];
+			return t->v ? t->v[i] : 0;
 	return SIZE_MAX;
 }
 
-/* A name hashing to h (not there yet) with value v; CP_ENOMEM. */
+/* A name hashing to h (not there yet), with value v when the table keeps
+ * values; CP_ENOMEM. */
 static int hashes_add(struct hashes *t, uint64_t h, uint32_t v)
 {
 	size_t i;
@@ -560,9 +563,9 @@ static int hashes_add(struct hashes *t, uint64_t h, uint32_t v)
 	if (2 * (t->n + 1) > t->n_slots) {
 		size_t n = t->n_slots ? 2 * t->n_slots : 1024, j;
 		uint64_t *hs = cp_calloc(n, sizeof *hs);
-		uint32_t *vs = cp_calloc(n, sizeof *vs);
+		uint32_t *vs = t->with_values ? cp_calloc(n, sizeof *vs) : NULL;
 
-		if (!hs || !vs) {
+		if (!hs || (t->with_values && !vs)) {
 			cp_free(hs);
 			cp_free(vs);
 			return CP_ENOMEM;
@@ -572,7 +575,8 @@ static int hashes_add(struct hashes *t, uint64_t h, uint32_t v)
 				for (i = t->h[j] & (n - 1); hs[i]; i = (i + 1) & (n - 1))
 					;
 				hs[i] = t->h[j];
-				vs[i] = t->v[j];
+				if (vs)
+					vs[i] = t->v[j];
 			}
 		cp_free(t->h);
 		cp_free(t->v);
@@ -583,7 +587,8 @@ static int hashes_add(struct hashes *t, uint64_t h, uint32_t v)
 	for (i = h & (t->n_slots - 1); t->h[i]; i = (i + 1) & (t->n_slots - 1))
 		;
 	t->h[i] = h;
-	t->v[i] = v;
+	if (t->v)
+		t->v[i] = v;
 	t->n++;
 	return CP_OK;
 }
@@ -848,6 +853,7 @@ int stats_reader_index(struct stats_reader *r, size_t min_obs, size_t *loads,
 		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
 	if (!(ix = r->ix = cp_calloc(1, sizeof *ix)))
 		return cp_error_set(err, CP_ENOMEM, "out of memory reading '%s'", r->name);
+	ix->names.with_values = 1;
 	ix->rows = r->part / IX_ROW_BYTES;
 	ix->min_obs = min_obs ? min_obs : 1;
 	/* the first column must be the observation, its names plain */
