@@ -52,15 +52,17 @@ LIBS     = $(REFBLAS_DIRS:%=-L%) -Wl,-Bstatic -lglpk -lqhullstatic_r -lgmp \
            -lgfortran $(QUADMATH) -Wl,-Bdynamic -ldl -lpthread -lm
 
 # Debian packages: every one the project needs, in one place.  normaliz
-# is for `make bench` only: the peer the cone is timed against
-# (bench/cone_normaliz.py); nothing else runs it.
+# and time are for `make bench` only: the peer the cone is timed against
+# (bench/cone_normaliz.py), and /usr/bin/time for a command's peak memory
+# (bench/); nothing else runs them.
 DEPS_PKGS = build-essential flex bison libglpk-dev libqhull-dev libgmp-dev \
             gfortran libltdl-dev zlib1g-dev \
             liblapacke-dev liblapack-dev libblas-dev libgsl-dev libpfm4-dev graphviz \
             clang libclang-rt-14-dev linux-perf valgrind binutils python3 \
             xz-utils chromium pkgconf groff-base python3-numpy \
             python3-venv python3-pip python3-setuptools python3-wheel \
-            python3-pandas python3-jsonschema libopenmpi-dev openmpi-bin normaliz
+            python3-pandas python3-jsonschema libopenmpi-dev openmpi-bin normaliz \
+            time
 
 # ---- sources ----
 MODULES  = common dsl geometry stats solver pipeline explore report hw hw/sim capi

@@ -234,8 +234,8 @@ static int obs_region_build(struct obs_region *o, const struct stats_dataset *d,
 	cp_free(counts);
 	if (labels)
 		ro.names = labels;
-	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)) ||
-	    (rc = stats_correlations(&o->cr, d, obs, o->ev, o->k, err)))
+	ro.correlations = &o->cr;
+	if ((rc = stats_observation_region(d, obs, o->ev, o->k, &ro, &o->r, err)))
 		return rc;
 	if (labels)          /* print the model's counter names */
 		for (j = 0; j < o->k; j++)

@@ -7,6 +7,7 @@
 
 #include "common/cp.h"
 #include "stats/region.h"
+#include "stats/stats_int.h"
 
 void stats_correlations_release(struct stats_correlations *cr)
 {
@@ -70,14 +71,26 @@ int stats_correlations(struct stats_correlations *cr,
 		       const struct stats_dataset *d, size_t obs,
 		       const char *const *events, size_t k, struct cp_error *err)
 {
-	size_t m = 0, i, j, n = 0;
-	double *x = NULL, *w = NULL, *v = NULL;
-	double total = 0, acc = 0;
+	double *x = NULL;
+	size_t n = 0;
 	int rc;
 
 	memset(cr, 0, sizeof *cr);
-	if ((rc = stats_observation_rates(d, obs, events, k, &x, &n, err)))
-		return rc;
+	if (!(rc = stats_observation_rates(d, obs, events, k, &x, &n, err)))
+		rc = stats_correlations_rates(cr, x, n, k, err);
+	cp_free(x);
+	return rc;
+}
+
+int stats_correlations_rates(struct stats_correlations *cr, const double *x,
+			     size_t n, size_t k, struct cp_error *err)
+{
+	size_t m = 0, i, j;
+	double *w = NULL, *v = NULL;
+	double total = 0, acc = 0;
+	int rc = CP_OK;
+
+	memset(cr, 0, sizeof *cr);
 	cr->idx = cp_calloc(k ? k : 1, sizeof *cr->idx);
 	cr->c = cp_calloc(k ? k * k : 1, sizeof *cr->c);
 	w = cp_calloc(k ? k : 1, sizeof *w);
@@ -113,7 +126,6 @@ int stats_correlations(struct stats_correlations *cr,
 		}
 	}
 out:
-	cp_free(x);
 	cp_free(w);
 	cp_free(v);
 	return rc;

@@ -1076,6 +1076,8 @@ static int ctx_finish(struct ctx *c, int rc, struct stats_dataset **out,
 
 /* Blocks of the file; a line longer than the buffer doubles it. */
 #define LOAD_BLOCK (1u << 20)
+/* The bytes read past a range's end, where its last line ends. */
+#define LOAD_TAIL 4096
 /* The least a thread's range holds: below it a thread costs more than it
  * saves, so files under two of them are read on one thread. */
 #define LOAD_MIN_RANGE ((size_t)2 << 20)
@@ -1097,6 +1099,8 @@ struct source {
 	uint64_t from;          /* with head: the offset of the first row (of
 				 * the file; the text's is 0), size the end */
 	const struct stats_only *only;   /* the observations kept, or NULL */
+	int lazy;               /* one long observation may stay in the file
+				 * (which outlives the dataset, as it is) */
 };
 
 /* Up to n bytes of the file at offset at (its next bytes when seq). */
@@ -1119,7 +1123,8 @@ static int load_file_range(struct ctx *c, const struct source *s,
 			   uint64_t from, uint64_t to, uint64_t *next,
 			   struct cp_error *err)
 {
-	size_t cap = LOAD_BLOCK, have = 0;
+	size_t cap = to - from < LOAD_BLOCK - LOAD_TAIL ? (size_t)(to - from) + LOAD_TAIL :
+		LOAD_BLOCK, have = 0;
 	uint64_t at = from ? from - 1 : 0;     /* the offset of buf[0] */
 	/* from a pipe or a device, which may never end, the text read (what
 	 * its samples are made of) has a limit */
@@ -1133,6 +1138,7 @@ static int load_file_range(struct ctx *c, const struct source *s,
 	for (;;) {
 		const char *p, *rest;
 		ssize_t got;
+		size_t n;
 		int final, over;
 
 		if (have == cap) {
@@ -1156,9 +1162,18 @@ static int load_file_range(struct ctx *c, const struct source *s,
 			buf = nb;
 			cap *= 2;
 		}
+		/* a range's reading ends soon after its end (a piece of a
+		 * long observation is a few blocks) */
+		n = cap - have;
+		if (!s->seq && to != TO_END) {
+			uint64_t left = to > at + have ? to - (at + have) : 0;
+
+			if (left + LOAD_TAIL < n)
+				n = (size_t)left + LOAD_TAIL;
+		}
 		/* at most one byte past the limit, which says it is reached */
-		got = read_at(s, buf + have, max - at - have < cap - have ?
-			      (size_t)(max - at - have + 1) : cap - have, at + have);
+		got = read_at(s, buf + have, max - at - have < n ?
+			      (size_t)(max - at - have + 1) : n, at + have);
 		if (got < 0) {
 			rc = cp_error_set(err, CP_EIO, "cannot read '%s': %s",
 					  s->name, strerror(errno));
@@ -1752,6 +1767,322 @@ static int load_runs(const struct source *s, size_t threads, size_t min_range,
 	return ctx_finish(&c, rc, out, diag, err);
 }
 
+/* ==== one long observation, kept in its file ==== */
+
+/* Rows of one observation that take at least LAZY_BYTES of a file (about
+ * 10^5 intervals of 26 events) are not held: a first reading checks them
+ * in pieces of a 256th of that (256 KB), each loaded as a dataset of its own and
+ * dropped once counted (intervals, each event's counted ones); every
+ * read of the rates loads the pieces again (stats_lazy_pieces).  Two
+ * readings of the text buy holding the rates asked for and one piece
+ * instead of 20 bytes a sample, and anything the pieces cannot say as
+ * the whole would (a bad row, an interval out of order or split by an
+ * event twice, a summary, a second observation) loads it whole. */
+#define LAZY_BYTES ((uint64_t)64 << 20)
+#define LAZY_EDGE 4096
+
+static void lazy_free(struct lazy *z)
+{
+	if (!z)
+		return;
+	if (z->fd >= 0)
+		close(z->fd);
+	cp_free(z->head);
+	cp_free(z->piece);
+	cp_free(z->counted);
+	cp_free(z);
+}
+
+/* The size and modification time of fd. */
+static int lazy_stamp(int fd, int64_t *size, int64_t *mtime_ns)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	*size = (int64_t)st.st_size;
+	*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return 0;
+}
+
+/* The lines of z's file that start in [from, to), numbered after line,
+ * their events seed's first: *next = the offset after them, *last = the
+ * last one's number. */
+static int lazy_piece(const char *name, const struct lazy *z,
+		      const struct stats_dataset *seed, uint64_t from, uint64_t to,
+		      unsigned line, struct stats_dataset **out, uint64_t *next,
+		      unsigned *last, struct cp_error *err)
+{
+	struct source s = { name, z->fd, 0, NULL, z->end, 0, seed, z->head,
+			    z->head_len, from, NULL, 0 };
+	struct ctx c;
+	uint64_t at;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ctx_start(&c, &s, err)))
+		return rc;
+	if (!(rc = load_head(&c, &s, &at, err)) && !c.stop) {
+		c.line = line;
+		rc = load_range(&c, &s, from, to, next, err);
+		*last = c.line;
+	}
+	return ctx_finish(&c, rc, out, NULL, err);
+}
+
+/* The observation of the first row in [from, to) of s's file (last: of
+ * the last row), when LAZY_EDGE bytes show it and it is plain: in buf,
+ * *p and *len. */
+static int lazy_edge(const struct source *s, uint64_t from, uint64_t to, int last,
+		     char *buf, const char **p, size_t *len)
+{
+	uint64_t at = last && to - from > LAZY_EDGE ? to - LAZY_EDGE : from;
+	size_t n = to - at < LAZY_EDGE ? (size_t)(to - at) : LAZY_EDGE;
+	ssize_t got = read_at(s, buf, n, at);
+	const char *a = buf, *e, *end;
+	int r;
+
+	if (got <= 0)
+		return 0;
+	end = buf + got;
+	if (!last) {
+		for (; a < end && (e = memchr(a, '\n', (size_t)(end - a))); a = e + 1)
+			if ((r = stats_row_observation(a, e, len)))
+				return (*p = a, r == 1);
+		return 0;
+	}
+	for (e = end; e > buf && e[-1] == '\n'; e--)
+		;
+	while (e > buf) {            /* the line [a, e) */
+		for (a = e; a > buf && a[-1] != '\n'; a--)
+			;
+		if (a == buf && at > from)
+			return 0;            /* it starts before the bytes read */
+		if ((r = stats_row_observation(a, e, len)))
+			return (*p = a, r == 1);
+		e = a > buf ? a - 1 : a;
+	}
+	return 0;
+}
+
+/* The first reading of the pieces of [from, s->size), whose lines come
+ * after line: the lazy dataset, or *out NULL when they are not one
+ * observation that pieces read as the whole would. */
+static int lazy_pieces_check(const struct source *s, struct lazy *z,
+			     uint64_t from, unsigned line, uint64_t piece,
+			     struct stats_dataset **out)
+{
+	struct stats_dataset *p = NULL, *prev = NULL, *d = NULL;
+	unsigned char *mark = NULL;
+	uint32_t *marked = NULL;
+	size_t n_marked = 0, cap = 0, nint = 0, cap_piece = 0, i, j;
+	uint64_t cur = 0, next;
+	unsigned first_line = 0;
+	uint64_t first_off = 0;
+	int ok = 1;
+
+	*out = NULL;
+	while (ok && from < s->size) {
+		struct cp_error e;
+		unsigned last;
+
+		cp_error_clear(&e);
+		if (lazy_piece(s->name, z, prev ? prev : s->seed, from, from + piece,
+			       line, &p, &next, &last, &e) || p->obs.n != 1 || p->n_sr ||
+		    (prev && (p->obs.len[0] != prev->obs.len[0] ||
+			      memcmp(p->obs.name[0], prev->obs.name[0], p->obs.len[0])))) {
+			ok = 0;
+			break;
+		}
+		if (p->ev.n > cap) {
+			unsigned char *m = cp_realloc(mark, p->ev.n);
+			uint32_t *l = cp_reallocarray(marked, p->ev.n, sizeof *l);
+			size_t *c = cp_reallocarray(z->counted, p->ev.n, sizeof *c);
+
+			if (m)
+				mark = m;
+			if (l)
+				marked = l;
+			if (c)
+				z->counted = c;
+			if (!m || !l || !c) {
+				ok = 0;
+				break;
+			}
+			memset(mark + cap, 0, p->ev.n - cap);
+			memset(z->counted + cap, 0, (p->ev.n - cap) * sizeof *c);
+			cap = p->ev.n;
+		}
+		if (!prev) {
+			first_line = p->obs_line[0];
+			first_off = p->obs_off[0];
+		}
+		/* the groups are in interval order: a row goes on across the
+		 * pieces' edge only with other events */
+		for (i = 0; ok && i < p->n_g; i++) {
+			const struct group *g = &p->g[i];
+
+			if (nint && g->interval < cur)
+				ok = 0;
+			else if (!nint || g->interval > cur) {
+				nint++;
+				cur = g->interval;
+				while (n_marked)
+					mark[marked[--n_marked]] = 0;
+			}
+			for (j = g->start; ok && j < g->start + g->n; j++) {
+				uint32_t ev = S_EV(p, j);
+
+				if (mark[ev])
+					ok = 0;
+				mark[ev] = 1;
+				marked[n_marked++] = ev;
+				z->counted[ev] += S_RUNNING(p, j) > 0;
+			}
+			if (g->line + g->n - 1 > z->last_line)
+				z->last_line = g->line + g->n - 1;
+		}
+		if (ok && z->n_piece == cap_piece) {
+			size_t nc = cap_piece ? 2 * cap_piece : 64;
+			struct lazy_piece *q = cp_reallocarray(z->piece, nc, sizeof *q);
+
+			if (!q)
+				ok = 0;
+			else {
+				z->piece = q;
+				cap_piece = nc;
+			}
+		}
+		if (ok) {
+			z->piece[z->n_piece].from = from;
+			z->piece[z->n_piece].to = from + piece;
+			z->piece[z->n_piece++].line = line;
+		}
+		stats_dataset_free(prev);
+		prev = p;
+		p = NULL;
+		from = next;
+		line = last;
+	}
+	stats_dataset_free(p);
+	cp_free(mark);
+	cp_free(marked);
+	if (ok && prev && (d = cp_calloc(1, sizeof *d)) &&
+	    (d->path = cp_strdup(s->name)) &&
+	    names_intern(&d->obs, prev->obs.name[0], prev->obs.len[0]) == 0 &&
+	    !obs_off_add(d, first_off) &&
+	    (d->obs_g = cp_calloc(2, sizeof *d->obs_g)) &&
+	    (d->obs_nint = cp_calloc(2, sizeof *d->obs_nint)) &&
+	    (d->obs_line = cp_calloc(2, sizeof *d->obs_line))) {
+		for (i = 0; i < prev->ev.n; i++)
+			if (names_intern(&d->ev, prev->ev.name[i], prev->ev.len[i]) != i)
+				break;
+		if (i == prev->ev.n) {
+			d->obs_nint[0] = nint;
+			d->obs_line[0] = first_line;
+			d->lazy = z;
+			*out = d;
+			d = NULL;
+		}
+	}
+	stats_dataset_free(prev);
+	stats_dataset_free(d);
+	return CP_OK;
+}
+
+/* s as a lazy dataset (*out), or *out NULL: not a file, or not rows of
+ * one observation taking LAZY_BYTES (COUNTERPOINT_LAZY_BYTES, for the
+ * tests), or rows the pieces cannot read as the whole. */
+static int lazy_try(const struct source *s, struct stats_dataset **out,
+		    struct cp_error *err)
+{
+	const char *env = getenv("COUNTERPOINT_LAZY_BYTES");
+	uint64_t min = env ? strtoull(env, NULL, 10) : LAZY_BYTES, rows;
+	char a[LAZY_EDGE], b[LAZY_EDGE];
+	const char *pa, *pb;
+	size_t na, nb;
+	struct lazy *z = NULL;
+	struct ctx c;
+	unsigned line;
+	int rc;
+
+	*out = NULL;
+	if (!s->lazy || s->fd < 0 || s->seq || s->only || !min)
+		return CP_OK;
+	if ((rc = ctx_start(&c, s, err)))
+		return rc;
+	rc = load_head(&c, s, &rows, err);
+	line = c.line + s->skip;
+	if (rc || c.stop || c.l.ds.n || c.col[COL_OBS] != 0 || rows > s->size ||
+	    s->size - rows < (min > 1 ? min : 1) ||
+	    !lazy_edge(s, rows, s->size, 0, a, &pa, &na) ||
+	    !lazy_edge(s, rows, s->size, 1, b, &pb, &nb) ||
+	    na != nb || memcmp(pa, pb, na) || !(z = cp_calloc(1, sizeof *z))) {
+		ctx_release(&c);
+		return rc == CP_EIO ? CP_OK : rc;
+	}
+	ctx_release(&c);
+	z->end = s->size;
+	if (lazy_stamp(s->fd, &z->size, &z->mtime_ns)) {
+		lazy_free(z);
+		return CP_OK;
+	}
+	z->head_len = s->head ? s->head_len : (size_t)rows;
+	if ((z->fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    !(z->head = cp_malloc(z->head_len + 1)) ||
+	    (s->head ? (memcpy(z->head, s->head, z->head_len), 0) :
+	     read_at(s, z->head, z->head_len, 0) != (ssize_t)z->head_len) ||
+	    memcmp(z->head, "observation,", z->head_len < 12 ? z->head_len : 12) ||
+	    z->head_len < 12) {
+		lazy_free(z);
+		return CP_OK;
+	}
+	lazy_pieces_check(s, z, rows, line, min / 256 > 256 ? min / 256 : 256, out);
+	if (!*out)
+		lazy_free(z);
+	return CP_OK;
+}
+
+int stats_lazy_pieces(const struct stats_dataset *d,
+		      int (*fn)(void *arg, const struct stats_dataset *piece,
+				size_t row),
+		      void *arg, struct cp_error *err)
+{
+	const struct lazy *z = d->lazy;
+	size_t i, row = 0, nint = d->obs_nint[0];
+	uint64_t cur = 0, next;
+	int64_t size, mtime_ns;
+	int rc = CP_OK;
+
+	/* read again: the same text, or an error */
+	if (lazy_stamp(z->fd, &size, &mtime_ns) || size != z->size ||
+	    mtime_ns != z->mtime_ns)
+		return cp_error_set(err, CP_EIO, "cannot read '%s': it changed after "
+				    "it was first read", d->path);
+	for (i = 0; !rc && i < z->n_piece; i++) {
+		const struct lazy_piece *q = &z->piece[i];
+		struct stats_dataset *p;
+		size_t first;
+		unsigned last;
+
+		if ((rc = lazy_piece(d->path, z, d, q->from, q->to, q->line, &p, &next,
+				     &last, err)))
+			break;
+		first = i && p->n_g && p->g[0].interval == cur ? row : i ? row + 1 : 0;
+		if (p->obs.n != 1 || p->ev.n != d->ev.n || !p->n_g ||
+		    first + p->obs_nint[0] > nint ||
+		    (i + 1 < z->n_piece && next != z->piece[i + 1].from))
+			rc = cp_error_set(err, CP_EIO, "cannot read '%s': it changed after "
+					  "it was first read", d->path);
+		else
+			rc = fn(arg, p, first);
+		row = first + (p->obs_nint ? p->obs_nint[0] : 1) - 1;
+		cur = p->n_g ? p->g[p->n_g - 1].interval : 0;
+		stats_dataset_free(p);
+	}
+	return rc;
+}
+
 /* Load s on up to `threads` threads, each range at least min_range bytes. */
 static int load(const struct source *s, size_t threads, size_t min_range,
 		struct stats_dataset **out, struct cp_buf *diag,
@@ -1765,6 +2096,8 @@ static int load(const struct source *s, size_t threads, size_t min_range,
 	*out = NULL;
 	if (s->only && s->only->n_run && s->head)
 		return load_runs(s, threads, min_range, out, diag, err);
+	if ((rc = lazy_try(s, out, err)) || *out)
+		return rc;
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
 	c.d->huge = s->size - s->from >= HUGE_RANGE;   /* as a fragment that large */
@@ -1803,7 +2136,7 @@ int stats_dataset_parse(const char *name, const char *text, size_t len,
 			struct stats_dataset **out, struct cp_buf *diag,
 			struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL, NULL, 0, 0, NULL };
+	struct source s = { name, -1, 0, text ? text : "", len, 0, NULL, NULL, 0, 0, NULL, 0 };
 
 	return load(&s, 1, LOAD_MIN_RANGE, out, diag, err);
 }
@@ -1817,7 +2150,7 @@ int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
 			    struct cp_error *err)
 {
 	struct source s = { name, fd, 0, text, to, skip, seed, head, head_len, from,
-			    only };
+			    only, fd >= 0 };
 
 	if (threads == 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1832,7 +2165,7 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		       struct stats_dataset **out, struct cp_buf *diag,
 		       struct cp_error *err)
 {
-	struct source s = { name, -1, 0, text, len, 0, NULL, NULL, 0, 0, NULL };
+	struct source s = { name, -1, 0, text, len, 0, NULL, NULL, 0, 0, NULL, 0 };
 	struct stat st;
 	int rc;
 
@@ -1853,6 +2186,7 @@ int stats_dataset_read(const char *name, const char *text, size_t len,
 		s.size = (uint64_t)st.st_size;
 	else
 		s.seq = 1;
+	s.lazy = 1;
 	rc = load(&s, threads, min_range, out, diag, err);
 	close(s.fd);
 	return rc;
@@ -1883,6 +2217,7 @@ void stats_dataset_free(struct stats_dataset *d)
 
 	if (!d)
 		return;
+	lazy_free(d->lazy);
 	names_release(&d->obs);
 	names_release(&d->ev);
 	for (i = 0; i < d->n_ch; i++)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cp_error;
+
 /* Names interned in order of first appearance, found through an
  * open-addressing hash table (slots hold index + 1, 0 = empty). */
 struct names {
@@ -48,8 +50,28 @@ struct summary_row {
 	double se_pct;
 };
 
+/* One observation whose rows take LAZY_BYTES or more of a file: not
+ * held, but read again from the file, a piece at a time, whenever its
+ * rates are asked for (stats_lazy_pieces); a first reading checked it
+ * and counted what the accessors say without its samples. */
+struct lazy {
+	int fd;                   /* the file (a duplicate), */
+	int64_t size, mtime_ns;   /* its size and time when first read */
+	char *head;               /* its header line */
+	size_t head_len;
+	uint64_t end;             /* the end of the rows read */
+	struct lazy_piece {
+		uint64_t from, to;    /* the lines that start in [from, to), */
+		unsigned line;        /* the line before the first */
+	} *piece;
+	size_t n_piece;
+	unsigned last_line;       /* the observation's last row */
+	size_t *counted;          /* per event: the intervals counting it */
+};
+
 struct stats_dataset {
 	char *path;
+	struct lazy *lazy;        /* one long observation, or NULL */
 	struct names obs, ev;
 	struct chunk **ch;        /* the samples, SAMPLE_CHUNK a chunk */
 	size_t n_s, n_ch, cap_ch;
@@ -71,6 +93,14 @@ struct stats_dataset {
 /* stats/dataset.c: the summary row read from line, or NULL. */
 const struct summary_row *stats_summary_row(const struct stats_dataset *d,
 					    unsigned line);
+
+/* stats/dataset.c: the pieces of a lazy dataset d loaded in order, each
+ * one observation whose events are d's (the same indices), passed to fn
+ * with the row (interval) of d's observation its first interval is. */
+int stats_lazy_pieces(const struct stats_dataset *d,
+		      int (*fn)(void *arg, const struct stats_dataset *piece,
+				size_t row),
+		      void *arg, struct cp_error *err);
 
 /* stats/dataset.c: a name's index in t, or (size_t)-1 */
 size_t stats_names_find(const struct names *t, const char *s, size_t len,

@@ -93,6 +93,8 @@ size_t stats_dataset_n_counted(const struct stats_dataset *d, size_t obs,
 
 	if (obs >= d->obs.n)
 		return 0;
+	if (d->lazy)
+		return e < d->ev.n ? d->lazy->counted[e] : 0;
 	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
 		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
 			if (S_EV(d, j) == e && S_RUNNING(d, j) > 0)
@@ -114,6 +116,10 @@ void stats_dataset_counted(const struct stats_dataset *d, size_t obs,
 	memset(counts, 0, d->ev.n * sizeof *counts);
 	if (obs >= d->obs.n)
 		return;
+	if (d->lazy) {
+		memcpy(counts, d->lazy->counted, d->ev.n * sizeof *counts);
+		return;
+	}
 	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
 		for (j = d->g[g].start; j < d->g[g].start + d->g[g].n; j++)
 			if (S_RUNNING(d, j) > 0)
@@ -202,6 +208,9 @@ static int resolve_events(const struct stats_dataset *d, size_t obs,
 			m->first[c] = m->col[i];
 	}
 	/* how often each column's event was counted, in one pass */
+	for (c = 0; d->lazy && c < k; c++)
+		if (m->id[c] != (size_t)-1 && m->first[c] == c)
+			cnt[c] = d->lazy->counted[m->id[c]];
 	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++)
 		for (i = d->g[g].start; i < d->g[g].start + d->g[g].n; i++)
 			if (S_RUNNING(d, i) > 0 &&
@@ -231,6 +240,55 @@ out:
 	return rc;
 }
 
+/* Observation obs's groups from row on: its rates into r (when not
+ * NULL), and each column's sum of squared rate steps and counted
+ * intervals (when res is not NULL). */
+static void read_rows(const struct stats_dataset *d, size_t obs,
+		      const struct columns *m, size_t k, size_t row, double *r,
+		      double *res, size_t *cnt)
+{
+	size_t g, i, c;
+
+	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
+		const struct group *gr = &d->g[g];
+
+		if (g > d->obs_g[obs] && gr->interval != gr[-1].interval)
+			row++;
+		for (i = gr->start; i < gr->start + gr->n; i++) {
+			double step;
+
+			if (!S_RUNNING(d, i) || (c = columns_find(m, S_EV(d, i))) == SIZE_MAX)
+				continue;
+			/* the rate: the scaled count value*enabled/running
+			 * over the enabled time in seconds = value*1e9/running;
+			 * one count is a rate step of 1e9/running */
+			step = 1e9 / (double)S_RUNNING(d, i);
+			if (r)
+				r[row * k + c] = S_VALUE(d, i) * 1e9 / (double)S_RUNNING(d, i);
+			if (res) {
+				res[c] += step * step;
+				cnt[c]++;
+			}
+		}
+	}
+}
+
+/* read_rows on the pieces of a lazy dataset. */
+struct rows_arg {
+	const struct columns *m;
+	size_t k;
+	double *r, *res;
+	size_t *cnt;
+};
+
+static int piece_rows(void *arg, const struct stats_dataset *piece, size_t row)
+{
+	const struct rows_arg *a = arg;
+
+	read_rows(piece, 0, a->m, a->k, row, a->r, a->res, a->cnt);
+	return CP_OK;
+}
+
 /* One pass over observation obs's samples: the per-interval rates (when
  * rates is not NULL) and the resolutions (when res is not NULL). */
 int stats_observation_read(const struct stats_dataset *d, size_t obs,
@@ -239,7 +297,7 @@ int stats_observation_read(const struct stats_dataset *d, size_t obs,
 			   struct cp_error *err)
 {
 	struct columns m;
-	size_t i, c, g, row, nint, *cnt = NULL;
+	size_t i, c, nint, *cnt = NULL;
 	double *r = NULL;
 	int rc;
 
@@ -261,29 +319,13 @@ int stats_observation_read(const struct stats_dataset *d, size_t obs,
 	if (res)
 		for (c = 0; c < k; c++)
 			res[c] = 0;
-	row = 0;
-	for (g = d->obs_g[obs]; g < d->obs_g[obs + 1]; g++) {
-		const struct group *gr = &d->g[g];
+	if (d->lazy) {
+		struct rows_arg a = { &m, k, r, res, cnt };
 
-		if (g > d->obs_g[obs] && gr->interval != gr[-1].interval)
-			row++;
-		for (i = gr->start; i < gr->start + gr->n; i++) {
-			double step;
-
-			if (!S_RUNNING(d, i) || (c = columns_find(&m, S_EV(d, i))) == SIZE_MAX)
-				continue;
-			/* the rate: the scaled count value*enabled/running
-			 * over the enabled time in seconds = value*1e9/running;
-			 * one count is a rate step of 1e9/running */
-			step = 1e9 / (double)S_RUNNING(d, i);
-			if (r)
-				r[row * k + c] = S_VALUE(d, i) * 1e9 / (double)S_RUNNING(d, i);
-			if (res) {
-				res[c] += step * step;
-				cnt[c]++;
-			}
-		}
-	}
+		if ((rc = stats_lazy_pieces(d, piece_rows, &a, err)))
+			goto out;
+	} else
+		read_rows(d, obs, &m, k, 0, r, res, cnt);
 	for (c = 0; c < k; c++) {
 		if (r && m.first[c] != c)
 			for (i = 0; i < nint; i++)

@@ -766,7 +766,9 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 			goto out;
 		}
 		if (!(rc = stats_observation_summary(d, obs, events, k, mu, mu + k,
-						     mu + 2 * k, err))) {
+						     mu + 2 * k, err)) &&
+		    (!o.correlations ||
+		     !(rc = stats_correlations(o.correlations, d, obs, events, k, err)))) {
 			if (!o.resolution)
 				o.resolution = mu + 2 * k;
 			rc = built = region_build_summary(mu, mu + k,
@@ -775,7 +777,9 @@ int stats_observation_region(const struct stats_dataset *d, size_t obs,
 		}
 		cp_free(mu);
 	} else if (!(rc = stats_observation_read(d, obs, events, k, &rates, &n, res,
-						 err))) {
+						 err)) &&
+		   (!o.correlations ||     /* before build makes them its scratch */
+		    !(rc = stats_correlations_rates(o.correlations, rates, n, k, err)))) {
 		if (res)
 			o.resolution = res;
 		rc = built = build(rates, rates, n, k, &o, out, err);

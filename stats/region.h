@@ -266,6 +266,9 @@ struct region_options {
 	 * the counters (pca_on_counters), so are box_axes and half_pca.  A region of 26 counters then holds 6 KB to 11 KB
 	 * instead of 22 KB, which 10^5 observations feel. */
 	int lean;
+	/* When not NULL (stats_observation_region): the rates' correlations
+	 * (stats_correlations) too, from the same reading of them. */
+	struct stats_correlations *correlations;
 };
 
 struct region {           /* public, read by the solver */

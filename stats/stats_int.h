@@ -154,6 +154,11 @@ int stats_dataset_read_part(const char *name, const char *head, size_t head_len,
 			    struct stats_dataset **out, struct cp_buf *diag,
 			    struct cp_error *err);
 
+/* stats/correlations.c: stats_correlations of the n x k rates x. */
+struct stats_correlations;
+int stats_correlations_rates(struct stats_correlations *cr, const double *x,
+			     size_t n, size_t k, struct cp_error *err);
+
 /* stats/observation.c: stats_observation_rates (rates not NULL) and
  * stats_observation_resolution (res not NULL) in one pass. */
 struct stats_dataset;

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tests/unit/test_stats_dataset.c: the long CSV loader (every validation
  * error, all bad rows reported), accessors, rates and resolution. */
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/cp.h"
 #include "dsl/udd.h"
 #include "stats/region.h"
+#include "stats/stats_int.h"
+#include "stats/dataset_int.h"
 #include "check.h"
 
 #define HEADER "observation,interval,event,value,enabled_ns,running_ns\n"
@@ -433,6 +439,132 @@ static void test_file_blocks(void)
 	cp_buf_release(&b);
 }
 
+/* Write text to path; 0 on success. */
+static int write_file(const char *path, const char *text, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+	int ok = fp && fwrite(text, 1, len, fp) == len;
+
+	if (fp && fclose(fp))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* path loaded with COUNTERPOINT_LAZY_BYTES lazy (1: every file of one
+ * observation is read in pieces, "0": never). */
+static int load_lazy(const char *path, const char *lazy, struct stats_dataset **d,
+		     struct cp_error *err)
+{
+	int rc;
+
+	setenv("COUNTERPOINT_LAZY_BYTES", lazy, 1);
+	cp_error_clear(err);
+	rc = stats_dataset_load(path, d, err);
+	unsetenv("COUNTERPOINT_LAZY_BYTES");
+	return rc;
+}
+
+/* One long observation read in pieces (pieces of 256 bytes here: rows
+ * of an interval on both sides of an edge, an event first counted late,
+ * intervals not counted, blank lines) says what the whole file says:
+ * intervals, events in order, counts, rates and resolutions to the bit,
+ * its lines; what pieces cannot read as the whole would (an interval
+ * out of order, an event twice across an edge, a second observation)
+ * loads whole, and a file changed after the first reading is an error. */
+static void test_lazy(void)
+{
+	const char *path = "build/tests/test_stats_dataset.lazy.csv";
+	const char *ev[] = { "late", "a", "b", "a" };
+	struct stats_dataset *d1 = NULL, *d2 = NULL;
+	struct cp_error err;
+	struct cp_buf b;
+	size_t i, e, n1 = 0, n2 = 0, c1[3], c2[3], f1, f2, l1, l2;
+	double *r1 = NULL, *r2 = NULL, s1[4], s2[4];
+
+	cp_buf_init(&b);
+	cp_buf_puts(&b, HEADER);
+	for (i = 0; i < 400; i++) {
+		cp_buf_printf(&b, "L,%zu,a,%zu,1000,%zu\n", i, i * 7 % 13, 900 + i % 100);
+		if (i % 9)
+			cp_buf_printf(&b, "L,%zu,b,%zu,1000,1000\n", i, i % 5);
+		else
+			cp_buf_printf(&b, "L,%zu,b,0,1000,0\n", i);
+		if (i >= 250)
+			cp_buf_printf(&b, "L,%zu,late,%zu,1000,1000\n", i, i % 3);
+		if (i % 50 == 7)
+			cp_buf_puts(&b, "\n");
+	}
+	CHECK(!b.failed && write_file(path, b.data, b.len) == 0);
+	CHECK(load_lazy(path, "1", &d1, &err) == 0);
+	CHECK(load_lazy(path, "0", &d2, &err) == 0);
+	CHECK(d1 && d2 && d1->lazy && !d2->lazy);
+	if (d1 && d2) {
+		CHECK(stats_dataset_n_observations(d1) == 1);
+		CHECK(stats_dataset_n_intervals(d1, 0) == 400);
+		CHECK(stats_dataset_n_events(d1) == 3);
+		for (e = 0; e < 3; e++) {
+			CHECK_STR(stats_dataset_event(d1, e), stats_dataset_event(d2, e));
+			CHECK(stats_dataset_n_counted(d1, 0, e) == stats_dataset_n_counted(d2, 0, e));
+		}
+		CHECK(stats_dataset_n_counted(d1, 0, 1) == 400 - 45);
+		stats_dataset_counted(d1, 0, c1);
+		stats_dataset_counted(d2, 0, c2);
+		CHECK(!memcmp(c1, c2, sizeof c1));
+		CHECK(stats_dataset_observation_line(d1, 0) == 2);
+		CHECK(stats_observation_read(d1, 0, ev, 4, &r1, &n1, s1, &err) == 0);
+		CHECK(stats_observation_read(d2, 0, ev, 4, &r2, &n2, s2, &err) == 0);
+		CHECK(r1 && r2 && n1 == 400 && n2 == 400 &&
+		      !memcmp(r1, r2, 400 * 4 * sizeof *r1) && !memcmp(s1, s2, sizeof s1));
+		CHECK(r1 && isnan(r1[0]) && !isnan(r1[250 * 4]));
+		CHECK(stats_dataset_n_line_runs(d1, 0) == 1);
+		stats_dataset_line_run(d1, 0, 0, &f1, &l1);
+		stats_dataset_line_run(d2, 0, stats_dataset_n_line_runs(d2, 0) - 1, &f2, &l2);
+		CHECK(f1 == 2 && f1 + l1 == f2 + l2);
+	}
+	cp_free(r1);
+	cp_free(r2);
+	r1 = r2 = NULL;
+	stats_dataset_free(d2);
+	d2 = NULL;
+	/* written again after the first reading: an error, not other rates */
+	CHECK(write_file(path, b.data, b.len) == 0);
+	{
+		struct timespec t[2] = { { 1, 0 }, { 1, 0 } };
+
+		CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+	}
+	CHECK(d1 && stats_observation_rates(d1, 0, ev, 2, &r1, &n1, &err) == CP_EIO);
+	CHECK(strstr(err.msg, "changed after it was first read") != NULL);
+	stats_dataset_free(d1);
+	d1 = NULL;
+
+	/* an interval out of order, an event twice across pieces' edge,
+	 * a second observation: whole, as without pieces */
+	for (i = 0; i < 3; i++) {
+		struct cp_error e1, e2;
+		int rc1, rc2;
+
+		if (i == 0)
+			cp_buf_puts(&b, "L,3,c,1,1000,1000\n");
+		else if (i == 1)
+			cp_buf_puts(&b, "L,399,a,1,1000,1000\n");
+		else
+			cp_buf_puts(&b, "M,0,a,1,1000,1000\n");
+		CHECK(write_file(path, b.data, b.len) == 0);
+		rc1 = load_lazy(path, "1", &d1, &e1);
+		rc2 = load_lazy(path, "0", &d2, &e2);
+		CHECK(rc1 == rc2 && !strcmp(e1.msg, e2.msg));
+		CHECK(rc1 || (d1 && !d1->lazy));
+		CHECK(i != 1 || rc1 == CP_EINPUT);
+		stats_dataset_free(d1);
+		stats_dataset_free(d2);
+		d1 = d2 = NULL;
+		b.len -= 18;
+	}
+	remove(path);
+	cp_buf_release(&b);
+}
+
 /* A NUL byte inside: strlen would stop early, so pass the length. */
 static void test_nul_byte(void)
 {
@@ -659,6 +791,7 @@ int main(void)
 	RUN(test_interleaved_and_repeated);
 	RUN(test_duplicates_anywhere);
 	RUN(test_file_blocks);
+	RUN(test_lazy);
 	RUN(test_nul_byte);
 	RUN(test_every_bad_row_reported);
 	RUN(test_load_files);
