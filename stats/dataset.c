@@ -1163,14 +1163,11 @@ static int load_file_range(struct ctx *c, const struct source *s,
 			cap *= 2;
 		}
 		/* a range's reading ends soon after its end (a piece of a
-		 * long observation is a few blocks) */
+		 * long observation is a few blocks), its last line whole */
 		n = cap - have;
-		if (!s->seq && to != TO_END) {
-			uint64_t left = to > at + have ? to - (at + have) : 0;
-
-			if (left + LOAD_TAIL < n)
-				n = (size_t)left + LOAD_TAIL;
-		}
+		if (!s->seq && to != TO_END && to > at + have &&
+		    to - (at + have) + LOAD_TAIL < n)
+			n = (size_t)(to - (at + have)) + LOAD_TAIL;
 		/* at most one byte past the limit, which says it is reached */
 		got = read_at(s, buf + have, max - at - have < n ?
 			      (size_t)(max - at - have + 1) : n, at + have);
