@@ -13,8 +13,8 @@ intervals x 28 events cut from datasets/sim-sweep-all.csv
 (build/bench/obsgen), the same taking turns throughout (obsgen
 --interleave N: a file not grouped by observation), one observation of
 100000 intervals (obsgen --long: its memory is given beyond the same
-command's on the short observation below, against its samples once as
-8-byte rates), and one observation of 20 intervals from `counterpoint sim`.  The cone
+command's on 100 of its intervals, against its samples once as 8-byte
+rates), and one observation of 20 intervals from `counterpoint sim`.  The cone
 against Normaliz is bench/cone_normaliz.py on its two smallest cases.
 """
 import os
@@ -112,13 +112,16 @@ def main():
     line("the same taking turns (read by observation)",
          "%.0f MiB, %.1f us/obs" % (peak, 1e6 * cpu / obs), "<= 256 MiB", cmd)
 
-    # its memory beyond what the same command takes on one short
-    # observation (start-up: the program, its libraries, the model)
+    # its memory beyond what the same command takes on 100 of its
+    # intervals (start-up: the program, the libraries and code it runs,
+    # the model; those intervals' own 0.1 MB)
     samples = LONG * EVENTS * 8 / 2**20
+    short = "%s/long100.csv" % d
+    make(short, ["build/bench/obsgen", TEMPLATE, "100", "--long"])
     for name, args in (("region", ["region", "%s", "--threads", "1"]),
                        ("check", ["check", M, "%s", "--with", WITH, "--threads", "1"])):
         cmd = [cp] + [a % long_ if a == "%s" else a for a in args]
-        base = statistics.median(peak_alone([cp] + [a % one if a == "%s" else a
+        base = statistics.median(peak_alone([cp] + [a % short if a == "%s" else a
                                                     for a in args]) for _ in range(5))
         cpu, wall, peak = measure(cmd, runs)
         line("one observation of %d intervals: %s" % (LONG, name),
