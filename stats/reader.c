@@ -1155,13 +1155,15 @@ static int uint_cmp(const void *a, const void *b)
 static void obs_lines(const struct stats_dataset *d, size_t i, unsigned *lo,
 		      unsigned *hi)
 {
-	size_t g;
+	size_t j, first, n;
 
 	*lo = d->obs_line[i];
 	*hi = *lo;
-	for (g = d->obs_g[i]; g < d->obs_g[i + 1]; g++)
-		if (d->g[g].line + d->g[g].n > *hi)
-			*hi = d->g[g].line + d->g[g].n;
+	for (j = 0; j < stats_dataset_n_line_runs(d, i); j++) {
+		stats_dataset_line_run(d, i, j, &first, &n);
+		if (first + n > *hi)
+			*hi = (unsigned)(first + n);
+	}
 }
 
 /* Body bytes [a, b) of an input read once appended to the kept text. */
