@@ -1865,9 +1865,9 @@ static int lazy_edge(const struct source *s, uint64_t from, uint64_t to, int las
 /* The first reading of the pieces of [from, s->size), whose lines come
  * after line: the lazy dataset, or *out NULL when they are not one
  * observation that pieces read as the whole would. */
-static int lazy_pieces_check(const struct source *s, struct lazy *z,
-			     uint64_t from, unsigned line, uint64_t piece,
-			     struct stats_dataset **out)
+static void lazy_pieces_check(const struct source *s, struct lazy *z,
+			      uint64_t from, unsigned line, uint64_t piece,
+			      struct stats_dataset **out)
 {
 	struct stats_dataset *p = NULL, *prev = NULL, *d = NULL;
 	unsigned char *mark = NULL;
@@ -1984,7 +1984,6 @@ static int lazy_pieces_check(const struct source *s, struct lazy *z,
 	}
 	stats_dataset_free(prev);
 	stats_dataset_free(d);
-	return CP_OK;
 }
 
 /* s as a lazy dataset (*out), or *out NULL: not a file, or not rows of
@@ -2020,17 +2019,13 @@ static int lazy_try(const struct source *s, struct stats_dataset **out,
 	}
 	ctx_release(&c);
 	z->end = s->size;
-	if (lazy_stamp(s->fd, &z->size, &z->mtime_ns)) {
-		lazy_free(z);
-		return CP_OK;
-	}
 	z->head_len = s->head ? s->head_len : (size_t)rows;
 	if ((z->fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    lazy_stamp(z->fd, &z->size, &z->mtime_ns) ||
 	    !(z->head = cp_malloc(z->head_len + 1)) ||
 	    (s->head ? (memcpy(z->head, s->head, z->head_len), 0) :
 	     read_at(s, z->head, z->head_len, 0) != (ssize_t)z->head_len) ||
-	    memcmp(z->head, "observation,", z->head_len < 12 ? z->head_len : 12) ||
-	    z->head_len < 12) {
+	    z->head_len < 12 || memcmp(z->head, "observation,", 12)) {
 		lazy_free(z);
 		return CP_OK;
 	}

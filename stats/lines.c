@@ -19,13 +19,14 @@ size_t stats_dataset_n_line_runs(const struct stats_dataset *d, size_t obs)
 void stats_dataset_line_run(const struct stats_dataset *d, size_t obs, size_t j,
 			    size_t *first_line, size_t *n_lines)
 {
-	const struct group *g = d->lazy ? NULL : &d->g[d->obs_g[obs] + j];
+	const struct group *g;
 
 	if (d->lazy) {       /* its lines, from the first row to the last */
 		*first_line = d->obs_line[obs];
 		*n_lines = d->lazy->last_line - d->obs_line[obs] + 1;
 		return;
 	}
+	g = &d->g[d->obs_g[obs] + j];
 	*first_line = g->line;
 	*n_lines = g->n;
 }
