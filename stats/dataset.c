@@ -1768,7 +1768,8 @@ static int load_runs(const struct source *s, size_t threads, size_t min_range,
 
 /* Rows of one observation that take at least LAZY_BYTES of a file (about
  * 10^5 intervals of 26 events) are not held: a first reading checks them
- * in pieces of a 256th of that (256 KB), each loaded as a dataset of its own and
+ * in pieces of a 1024th of that (64 KB; at 256 KB a check is 4% faster
+ * and holds 0.5 MiB more), each loaded as a dataset of its own and
  * dropped once counted (intervals, each event's counted ones); every
  * read of the rates loads the pieces again (stats_lazy_pieces).  Two
  * readings of the text buy holding the rates asked for and one piece
@@ -2029,7 +2030,7 @@ static int lazy_try(const struct source *s, struct stats_dataset **out,
 		lazy_free(z);
 		return CP_OK;
 	}
-	lazy_pieces_check(s, z, rows, line, min / 256 > 256 ? min / 256 : 256, out);
+	lazy_pieces_check(s, z, rows, line, min / 1024 > 256 ? min / 1024 : 256, out);
 	if (!*out)
 		lazy_free(z);
 	return CP_OK;
