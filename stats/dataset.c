@@ -2004,7 +2004,9 @@ static int lazy_try(const struct source *s, struct stats_dataset **out,
 	int rc;
 
 	*out = NULL;
-	if (!s->lazy || s->fd < 0 || s->seq || s->only || !min)
+	/* the header apart, the rows are no more than the bytes after from */
+	if (!s->lazy || s->fd < 0 || s->seq || s->only || !min ||
+	    s->size - (s->head ? s->from : 0) < min)
 		return CP_OK;
 	if ((rc = ctx_start(&c, s, err)))
 		return rc;
