@@ -1931,8 +1931,10 @@ static void lazy_pieces_check(const struct source *s, struct lazy *z,
 			for (j = g->start; ok && j < g->start + g->n; j++) {
 				uint32_t ev = S_EV(p, j);
 
-				if (mark[ev])
-					ok = 0;
+				if (mark[ev]) {
+					ok = 0;       /* an event twice in one row */
+					break;
+				}
 				mark[ev] = 1;
 				marked[n_marked++] = ev;
 				z->counted[ev] += S_RUNNING(p, j) > 0;
